@@ -1,0 +1,398 @@
+package metadata
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+
+	"github.com/kraftlab/kraftlab/engine/config"
+)
+
+// Topic is a topic's registration. A deleted topic keeps its slot (so partition indexes stay
+// stable) with Deleted set.
+type Topic struct {
+	Name    string
+	ID      string
+	Deleted bool
+	// First is the index in Image.Partitions of partition 0; the partitions are consecutive.
+	First, Count int32
+	Configs      config.Values
+	hash         uint32
+}
+
+// Broker is a broker's registration plus the per-broker indexes the controller keeps. A broker
+// named as a replica but never registered has a slot with Registered false.
+type Broker struct {
+	ID                   int32
+	Registered           bool
+	Epoch                int64
+	IncarnationID        string
+	LogDirs              []string
+	Fenced               bool
+	InControlledShutdown bool
+	// RegisterOffset is the offset of the broker's RegisterBrokerRecord: a broker has caught up
+	// (and may be unfenced) once its metadata offset reaches it.
+	RegisterOffset int64
+
+	replicaOf  []int32 // partitions where the broker is a replica
+	imbalanced []int32 // imbalanced partitions whose preferred replica is this broker
+	preferred  int32   // partitions whose preferred replica is this broker
+}
+
+// Image is the metadata state built by replaying the log.
+type Image struct {
+	Topics     []Topic
+	Partitions []Partition
+	Cluster    config.Values
+	// ElrVersion is the eligible.leader.replicas.version feature level.
+	ElrVersion int16
+
+	topicByID, topicByName map[string]int32
+	brokers                []Broker
+	slotOf                 map[int32]int32
+	sortedSlots            []int32 // broker slots in broker-id order
+	imbPos                 []int32 // position in the preferred broker's imbalanced list, or -1
+	noLeader, noLeaderPos  []int32
+}
+
+// NewImage returns an empty image with the features at their defaults.
+func NewImage() *Image {
+	return &Image{
+		ElrVersion:  1,
+		topicByID:   map[string]int32{},
+		topicByName: map[string]int32{},
+		slotOf:      map[int32]int32{},
+	}
+}
+
+// ElrEnabled reports whether KIP-966's Eligible Leader Replicas are on.
+func (im *Image) ElrEnabled() bool { return im.ElrVersion >= 1 }
+
+// TopicByName returns a live topic's index.
+func (im *Image) TopicByName(name string) (int32, bool) {
+	i, ok := im.topicByName[name]
+	return i, ok
+}
+
+// PartitionIndex returns the index in Partitions of a topic's partition.
+func (im *Image) PartitionIndex(topic string, partition int32) (int32, bool) {
+	t, ok := im.topicByName[topic]
+	if !ok || partition < 0 || partition >= im.Topics[t].Count {
+		return 0, false
+	}
+	return im.Topics[t].First + partition, true
+}
+
+// TopicName returns the name of a partition's topic.
+func (im *Image) TopicName(p *Partition) string { return im.Topics[p.Topic].Name }
+
+// Broker returns a broker's registration, or nil if the broker was never seen.
+func (im *Image) Broker(id int32) *Broker {
+	s, ok := im.slotOf[id]
+	if !ok {
+		return nil
+	}
+	return &im.brokers[s]
+}
+
+// BrokerIDs returns the ids of every broker seen (registered or named as a replica), sorted.
+func (im *Image) BrokerIDs() []int32 {
+	out := make([]int32, len(im.sortedSlots))
+	for i, s := range im.sortedSlots {
+		out[i] = im.brokers[s].ID
+	}
+	return out
+}
+
+// ReplicaPartitions returns the partitions where broker id is a replica (aliases the image).
+func (im *Image) ReplicaPartitions(id int32) []int32 {
+	if b := im.Broker(id); b != nil {
+		return b.replicaOf
+	}
+	return nil
+}
+
+// ImbalancedPreferring returns the imbalanced partitions whose preferred replica is broker id,
+// in no particular order (aliases the image).
+func (im *Image) ImbalancedPreferring(id int32) []int32 {
+	if b := im.Broker(id); b != nil {
+		return b.imbalanced
+	}
+	return nil
+}
+
+// PreferredCount is the number of partitions whose preferred replica is broker id.
+func (im *Image) PreferredCount(id int32) int {
+	if b := im.Broker(id); b != nil {
+		return int(b.preferred)
+	}
+	return 0
+}
+
+// ImbalancedCount is the size of Kafka's imbalancedPartitions set, which is also the
+// PreferredReplicaImbalanceCount gauge: partitions whose leader is not replicas[0], leaderless
+// ones included.
+func (im *Image) ImbalancedCount() int {
+	n := 0
+	for i := range im.brokers {
+		n += len(im.brokers[i].imbalanced)
+	}
+	return n
+}
+
+// Leaderless returns the partitions with no leader (aliases the image).
+func (im *Image) Leaderless() []int32 { return im.noLeader }
+
+// IterationKey orders partitions the way Kafka's timeline hash set iterates them: by a
+// multiplicative hash of the topic id and partition. The order is pseudo-random but stable,
+// not grouped by topic or broker, as in Kafka.
+func (im *Image) IterationKey(p int32) uint32 {
+	part := &im.Partitions[p]
+	return (im.Topics[part.Topic].hash*31 + uint32(part.ID)) * 0x9E3779B9
+}
+
+// Replay applies one record to the image.
+func (im *Image) Replay(e Entry) error {
+	switch r := e.Record.(type) {
+	case *RegisterBrokerRecord:
+		b := im.slot(r.BrokerID)
+		b.Registered = true
+		b.Epoch = r.BrokerEpoch
+		b.IncarnationID = r.IncarnationID
+		b.LogDirs = append([]string(nil), r.LogDirs...)
+		b.Fenced = r.Fenced
+		b.InControlledShutdown = r.InControlledShutdown
+		b.RegisterOffset = e.Offset
+	case *BrokerRegistrationChangeRecord:
+		b := im.Broker(r.BrokerID)
+		if b == nil || !b.Registered || b.Epoch != r.BrokerEpoch {
+			return fmt.Errorf("offset %d: BrokerRegistrationChangeRecord for broker %d epoch %d, which is not registered", e.Offset, r.BrokerID, r.BrokerEpoch)
+		}
+		switch r.Fenced {
+		case FenceFence:
+			b.Fenced = true
+		case FenceUnfence:
+			b.Fenced = false
+		}
+		if r.InControlledShutdown == 1 {
+			b.InControlledShutdown = true
+		}
+		if r.LogDirs != nil {
+			b.LogDirs = append([]string(nil), r.LogDirs...)
+		}
+	case *TopicRecord:
+		if _, dup := im.topicByName[r.Name]; dup {
+			return fmt.Errorf("offset %d: TopicRecord for existing topic %q", e.Offset, r.Name)
+		}
+		h := fnv.New32a()
+		h.Write([]byte(r.TopicID))
+		idx := int32(len(im.Topics))
+		im.Topics = append(im.Topics, Topic{Name: r.Name, ID: r.TopicID, First: int32(len(im.Partitions)), hash: h.Sum32()})
+		im.topicByID[r.TopicID] = idx
+		im.topicByName[r.Name] = idx
+	case *PartitionRecord:
+		return im.replayPartition(e.Offset, r)
+	case *PartitionChangeRecord:
+		return im.replayPartitionChange(e.Offset, r)
+	case *RemoveTopicRecord:
+		return im.removeTopic(e.Offset, r)
+	case *ClearElrRecord:
+		im.clearElr(r)
+	case *ConfigRecord:
+		return im.replayConfig(e.Offset, r)
+	case *FeatureLevelRecord:
+		if r.Name == config.EligibleLeaderReplicasVersion {
+			im.ElrVersion = r.FeatureLevel
+		}
+	case *NoOpRecord, *LeaderChangeMessage:
+	default:
+		return fmt.Errorf("offset %d: unknown record %T", e.Offset, e.Record)
+	}
+	return nil
+}
+
+func (im *Image) slot(id int32) *Broker {
+	if s, ok := im.slotOf[id]; ok {
+		return &im.brokers[s]
+	}
+	s := int32(len(im.brokers))
+	im.brokers = append(im.brokers, Broker{ID: id})
+	im.slotOf[id] = s
+	at := sort.Search(len(im.sortedSlots), func(i int) bool { return im.brokers[im.sortedSlots[i]].ID > id })
+	im.sortedSlots = append(im.sortedSlots, 0)
+	copy(im.sortedSlots[at+1:], im.sortedSlots[at:])
+	im.sortedSlots[at] = s
+	return &im.brokers[s]
+}
+
+func (im *Image) replayPartition(off int64, r *PartitionRecord) error {
+	t, ok := im.topicByID[r.TopicID]
+	if !ok {
+		return fmt.Errorf("offset %d: PartitionRecord for unknown topic id %s", off, r.TopicID)
+	}
+	top := &im.Topics[t]
+	if top.First+top.Count != int32(len(im.Partitions)) || r.PartitionID != top.Count {
+		return fmt.Errorf("offset %d: PartitionRecord %s-%d is out of order", off, top.Name, r.PartitionID)
+	}
+	if len(r.Replicas) == 0 || len(r.Replicas) > MaxReplicas {
+		return fmt.Errorf("offset %d: PartitionRecord %s-%d has %d replicas; the model allows 1 to %d", off, top.Name, r.PartitionID, len(r.Replicas), MaxReplicas)
+	}
+	p := Partition{Topic: t, ID: r.PartitionID, Leader: r.Leader, LeaderEpoch: r.LeaderEpoch,
+		PartitionEpoch: r.PartitionEpoch, Recovery: r.LeaderRecoveryState, nReplicas: uint8(len(r.Replicas))}
+	copy(p.replicas[:], r.Replicas)
+	if !p.setList(&p.isr, r.Isr) || !p.setList(&p.elr, r.Elr) || !p.setList(&p.lke, r.LastKnownElr) {
+		return fmt.Errorf("offset %d: PartitionRecord %s-%d names a broker that is not a replica", off, top.Name, r.PartitionID)
+	}
+	idx := int32(len(im.Partitions))
+	im.Partitions = append(im.Partitions, p)
+	im.imbPos = append(im.imbPos, -1)
+	im.noLeaderPos = append(im.noLeaderPos, -1)
+	top.Count++
+	for _, b := range r.Replicas {
+		br := im.slot(b)
+		br.replicaOf = append(br.replicaOf, idx)
+	}
+	im.slot(r.Replicas[0]).preferred++
+	im.updateIndexes(idx)
+	return nil
+}
+
+func (im *Image) replayPartitionChange(off int64, r *PartitionChangeRecord) error {
+	t, ok := im.topicByID[r.TopicID]
+	if !ok || r.PartitionID < 0 || r.PartitionID >= im.Topics[t].Count {
+		return fmt.Errorf("offset %d: PartitionChangeRecord for unknown partition %s-%d", off, r.Topic, r.PartitionID)
+	}
+	idx := im.Topics[t].First + r.PartitionID
+	p := &im.Partitions[idx]
+	next := *p
+	next.PartitionEpoch++
+	if r.Leader != NoLeaderChange {
+		next.Leader = r.Leader
+		next.LeaderEpoch++
+	}
+	ok = true
+	if r.Isr != nil {
+		ok = ok && next.setList(&next.isr, r.Isr)
+	}
+	if r.Elr != nil {
+		ok = ok && next.setList(&next.elr, r.Elr)
+	}
+	if r.LastKnownElr != nil {
+		ok = ok && next.setList(&next.lke, r.LastKnownElr)
+	}
+	if !ok {
+		return fmt.Errorf("offset %d: PartitionChangeRecord %s-%d names a broker that is not a replica", off, r.Topic, r.PartitionID)
+	}
+	if r.LeaderRecoveryState != NoRecoveryChange {
+		next.Recovery = r.LeaderRecoveryState
+	}
+	*p = next
+	im.updateIndexes(idx)
+	return nil
+}
+
+// updateIndexes keeps the imbalanced and leaderless sets in step with a partition, as Kafka
+// does at the end of every partition replay.
+func (im *Image) updateIndexes(idx int32) {
+	p := &im.Partitions[idx]
+	pref := im.Broker(p.Preferred())
+	if p.HasPreferredLeader() {
+		if pos := im.imbPos[idx]; pos >= 0 {
+			removeAt(&pref.imbalanced, im.imbPos, pos)
+		}
+	} else if im.imbPos[idx] < 0 {
+		im.imbPos[idx] = int32(len(pref.imbalanced))
+		pref.imbalanced = append(pref.imbalanced, idx)
+	}
+	if p.Leader == NoLeader {
+		if im.noLeaderPos[idx] < 0 {
+			im.noLeaderPos[idx] = int32(len(im.noLeader))
+			im.noLeader = append(im.noLeader, idx)
+		}
+	} else if pos := im.noLeaderPos[idx]; pos >= 0 {
+		removeAt(&im.noLeader, im.noLeaderPos, pos)
+	}
+}
+
+// removeAt deletes the element at pos from a dense set by moving the last element into its
+// place, keeping the position index of the moved element right.
+func removeAt(set *[]int32, posOf []int32, pos int32) {
+	s := *set
+	gone := s[pos]
+	last := s[len(s)-1]
+	s[pos] = last
+	posOf[last] = pos
+	posOf[gone] = -1
+	*set = s[:len(s)-1]
+}
+
+func (im *Image) removeTopic(off int64, r *RemoveTopicRecord) error {
+	t, ok := im.topicByID[r.TopicID]
+	if !ok {
+		return fmt.Errorf("offset %d: RemoveTopicRecord for unknown topic id %s", off, r.TopicID)
+	}
+	top := &im.Topics[t]
+	for idx := top.First; idx < top.First+top.Count; idx++ {
+		p := &im.Partitions[idx]
+		if pos := im.imbPos[idx]; pos >= 0 {
+			removeAt(&im.Broker(p.Preferred()).imbalanced, im.imbPos, pos)
+		}
+		if pos := im.noLeaderPos[idx]; pos >= 0 {
+			removeAt(&im.noLeader, im.noLeaderPos, pos)
+		}
+		im.Broker(p.Preferred()).preferred--
+	}
+	// Each broker's replica list is compacted once, rather than once per partition.
+	for i := range im.brokers {
+		b := &im.brokers[i]
+		kept := b.replicaOf[:0]
+		for _, idx := range b.replicaOf {
+			if idx < top.First || idx >= top.First+top.Count {
+				kept = append(kept, idx)
+			}
+		}
+		b.replicaOf = kept
+	}
+	top.Deleted = true
+	delete(im.topicByName, top.Name)
+	delete(im.topicByID, top.ID)
+	return nil
+}
+
+func (im *Image) clearElr(r *ClearElrRecord) {
+	clear := func(idx int32) {
+		p := &im.Partitions[idx]
+		if p.elr.n > 0 || p.lke.n > 0 {
+			p.elr.n, p.lke.n = 0, 0
+			p.PartitionEpoch++
+		}
+	}
+	for t := range im.Topics {
+		top := &im.Topics[t]
+		if top.Deleted || (r.TopicID != "" && top.ID != r.TopicID) {
+			continue
+		}
+		for idx := top.First; idx < top.First+top.Count; idx++ {
+			clear(idx)
+		}
+	}
+}
+
+func (im *Image) replayConfig(off int64, r *ConfigRecord) error {
+	level, scope := &im.Cluster, config.Cluster
+	if r.ResourceType == ResourceTopic {
+		t, ok := im.topicByName[r.ResourceName]
+		if !ok {
+			return fmt.Errorf("offset %d: ConfigRecord for unknown topic %q", off, r.ResourceName)
+		}
+		level, scope = &im.Topics[t].Configs, config.Topic
+	}
+	if r.Value == nil {
+		level.Delete(r.Name)
+		return nil
+	}
+	if err := level.Set(r.Name, *r.Value, scope); err != nil {
+		return fmt.Errorf("offset %d: %w", off, err)
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package metadata
+
+import "fmt"
+
+// Entry is a record at its offset in the metadata log.
+type Entry struct {
+	Offset int64
+	Record Record
+}
+
+// Log is the metadata log as the active controller writes it: records at consecutive offsets
+// from StartOffset. The prefix below StartOffset may be dropped once a snapshot covers it.
+type Log struct {
+	start   int64
+	entries []Entry
+}
+
+// NextOffset is the offset the next appended record gets (Kafka's nextWriteOffset).
+func (l *Log) NextOffset() int64 { return l.start + int64(len(l.entries)) }
+
+// StartOffset is the offset of the first record still held.
+func (l *Log) StartOffset() int64 { return l.start }
+
+// Append adds a record at the next offset and returns its entry.
+func (l *Log) Append(r Record) Entry {
+	e := Entry{Offset: l.NextOffset(), Record: r}
+	l.entries = append(l.entries, e)
+	return e
+}
+
+// Since returns the entries from offset (inclusive) to the end. The slice aliases the log.
+func (l *Log) Since(offset int64) []Entry {
+	i := offset - l.start
+	if i < 0 {
+		i = 0
+	}
+	if i > int64(len(l.entries)) {
+		return nil
+	}
+	return l.entries[i:]
+}
+
+// DropBefore forgets the entries below offset, as a snapshot at that offset allows.
+func (l *Log) DropBefore(offset int64) error {
+	if offset < l.start || offset > l.NextOffset() {
+		return fmt.Errorf("metadata log: cannot drop before offset %d: the log holds [%d, %d)", offset, l.start, l.NextOffset())
+	}
+	n := offset - l.start
+	l.entries = append([]Entry(nil), l.entries[n:]...)
+	l.start = offset
+	return nil
+}
+
+// TruncateTo removes the entries at and above offset, as a controller does when it loses
+// leadership and reverts to its last committed offset.
+func (l *Log) TruncateTo(offset int64) error {
+	if offset < l.start || offset > l.NextOffset() {
+		return fmt.Errorf("metadata log: cannot truncate to offset %d: the log holds [%d, %d)", offset, l.start, l.NextOffset())
+	}
+	l.entries = l.entries[:offset-l.start]
+	return nil
+}
