@@ -1,0 +1,306 @@
+// Package balance holds the preferred-leader policies that the controller's electPreferred task
+// runs: `immediate`, today's Kafka pass over the imbalanced partitions, and `wait-for-sync`,
+// the proposal of KIP-1358 / apache/kafka PR #22934 (a per-broker gate with a threshold,
+// two-run hysteresis and a max-wait escape hatch, and round-robin across the eligible brokers).
+// Both stop at a per-run cap.
+//
+// A policy decides which partitions to try and in what order; the controller performs each
+// PREFERRED election and says whether it wrote a record, because Kafka counts records, not
+// partitions examined, against the cap. This package imports engine/metadata and engine/config
+// only.
+package balance
+
+import (
+	"slices"
+
+	"github.com/kraftlab/kraftlab/engine/config"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// Settings are the policy configs as they stand at the start of a run.
+type Settings struct {
+	Algorithm        string // config.AlgorithmImmediate or config.AlgorithmWaitForSync
+	ThresholdPercent int64
+	MaxWaitMs        int64 // 0 disables the escape hatch
+	MaxPerRun        int
+	// Denominator is config.DenominatorImbalanced (the KIP) or config.DenominatorPreferred (the PR).
+	Denominator string
+}
+
+// SettingsFrom reads the policy configs from the cluster-level values.
+func SettingsFrom(cluster *config.Values) Settings {
+	return Settings{
+		Algorithm:        config.Str(config.LeaderImbalanceElectionAlgorithm, cluster),
+		ThresholdPercent: config.Int64(config.WaitForSyncThresholdPercent, cluster),
+		MaxWaitMs:        config.Int64(config.WaitForSyncMaxWaitMs, cluster),
+		MaxPerRun:        int(config.Int64(config.LeaderImbalanceElectionMaxPerRun, cluster)),
+		Denominator:      config.Str(config.ModelGateDenominator, cluster),
+	}
+}
+
+// Elector performs a PREFERRED election on a partition (an index into the image's partitions)
+// and reports whether it wrote a record.
+type Elector func(partition int32) bool
+
+// BrokerCount is a per-broker figure in a run report.
+type BrokerCount struct {
+	Broker int32
+	Count  int
+}
+
+// Run reports one electPreferred run.
+type Run struct {
+	TimeMs int64
+	// Elected lists the partitions whose election wrote a record, in order.
+	Elected []int32
+	// MoreWork is Kafka's "reschedule immediately": the run wrote as many records as the cap.
+	MoreWork bool
+	// GatedBrokers are the brokers the gate held back in this run.
+	GatedBrokers []int32
+	// OutOfSync gives, for each gated broker, its out-of-sync preferred partitions.
+	OutOfSync []BrokerCount
+	// EscapeHatchBrokers are the brokers released by the escape hatch in this run.
+	EscapeHatchBrokers []int32
+	// SkippedByGate counts the partitions a gated broker could have been elected for (it is in
+	// their ISR) but was not, because of the gate.
+	SkippedByGate int
+	// DeferredByCap counts the candidate partitions left unexamined because the cap was reached.
+	DeferredByCap int
+	// NextRunMs is when the controller scheduled the next run (-1: not scheduled); the
+	// controller fills it in after rescheduling the task.
+	NextRunMs int64
+}
+
+// gate is one broker's wait-for-sync state.
+type gate struct {
+	gated       bool
+	sinceMs     int64 // when the broker was gated
+	ungatedRuns int   // consecutive evaluations under the threshold while gated
+	escaped     bool  // released by the escape hatch: only in-sync partitions are elected
+}
+
+// Balancer runs the policies and keeps their state between runs: each broker's gate and the
+// round-robin position.
+type Balancer struct {
+	gates map[int32]*gate
+	// cursor is the broker id the next round-robin pass starts from, so that an odd cap does
+	// not always favour the same broker.
+	cursor int32
+	// EscapeHatchCount counts escape-hatch releases (PreferredLeaderElectionEscapeHatchCount).
+	EscapeHatchCount int64
+	scratch          []int32
+	queues           []queue
+}
+
+type queue struct {
+	broker int32
+	cands  []int32
+	next   int
+}
+
+// New returns a balancer with no broker gated.
+func New() *Balancer { return &Balancer{gates: map[int32]*gate{}} }
+
+// Gated reports whether a broker is gated now.
+func (b *Balancer) Gated(broker int32) bool {
+	g := b.gates[broker]
+	return g != nil && g.gated
+}
+
+// GatedCount is the number of brokers gated now (GatedPreferredLeaderBrokerCount).
+func (b *Balancer) GatedCount() int {
+	n := 0
+	for _, g := range b.gates {
+		if g.gated {
+			n++
+		}
+	}
+	return n
+}
+
+// Reset forgets a broker's gate, as a new incarnation of the broker starts afresh.
+func (b *Balancer) Reset(broker int32) { delete(b.gates, broker) }
+
+// Run performs one electPreferred run at nowMs. active reports whether a broker is registered,
+// unfenced and not shutting down: only active brokers are gated, since no other broker can be
+// elected anyway.
+func (b *Balancer) Run(im *metadata.Image, s Settings, nowMs int64, active func(int32) bool, elect Elector) Run {
+	run := Run{TimeMs: nowMs}
+	if s.MaxPerRun < 1 {
+		s.MaxPerRun = 1
+	}
+	if s.Algorithm == config.AlgorithmWaitForSync {
+		b.waitForSync(im, s, nowMs, active, elect, &run)
+	} else {
+		b.immediate(im, s, elect, &run)
+	}
+	run.MoreWork = len(run.Elected) >= s.MaxPerRun
+	return run
+}
+
+// immediate walks every imbalanced partition in Kafka's iteration order until the cap.
+func (b *Balancer) immediate(im *metadata.Image, s Settings, elect Elector, run *Run) {
+	cands := b.scratch[:0]
+	for _, id := range im.BrokerIDs() {
+		cands = append(cands, im.ImbalancedPreferring(id)...)
+	}
+	sortByIteration(im, cands)
+	for i, p := range cands {
+		if len(run.Elected) >= s.MaxPerRun {
+			run.DeferredByCap = len(cands) - i
+			break
+		}
+		if elect(p) {
+			run.Elected = append(run.Elected, p)
+		}
+	}
+	b.scratch = cands
+}
+
+// waitForSync evaluates each broker's gate, then elects round-robin across the eligible ones.
+func (b *Balancer) waitForSync(im *metadata.Image, s Settings, nowMs int64, active func(int32) bool, elect Elector, run *Run) {
+	cands := b.scratch[:0]
+	b.queues = b.queues[:0]
+	seen := map[int32]bool{}
+	for _, id := range im.BrokerIDs() {
+		list := im.ImbalancedPreferring(id)
+		if len(list) == 0 {
+			continue
+		}
+		seen[id] = true
+		start := len(cands)
+		if !active(id) {
+			// An inactive preferred replica cannot be elected; its leaderless partitions may
+			// still get another leader from this PREFERRED pass, as in Kafka.
+			delete(b.gates, id)
+			cands = append(cands, list...)
+		} else {
+			oos := 0
+			for _, p := range list {
+				if !im.Partitions[p].InIsr(id) {
+					oos++
+				}
+			}
+			denom := len(list)
+			if s.Denominator == config.DenominatorPreferred {
+				denom = im.PreferredCount(id)
+			}
+			over := int64(oos)*100 > s.ThresholdPercent*int64(denom)
+			eligible, onlyInSync := b.evaluate(id, over, s, nowMs, run)
+			if !eligible {
+				run.GatedBrokers = append(run.GatedBrokers, id)
+				run.OutOfSync = append(run.OutOfSync, BrokerCount{Broker: id, Count: oos})
+				run.SkippedByGate += len(list) - oos
+				continue
+			}
+			for _, p := range list {
+				if !onlyInSync || im.Partitions[p].InIsr(id) {
+					cands = append(cands, p)
+				}
+			}
+		}
+		sortByIteration(im, cands[start:])
+		b.queues = append(b.queues, queue{broker: id, cands: cands[start:len(cands):len(cands)]})
+	}
+	// Brokers with nothing left to balance start afresh next time.
+	for id := range b.gates {
+		if !seen[id] {
+			delete(b.gates, id)
+		}
+	}
+	b.scratch = cands
+	b.roundRobin(s.MaxPerRun, elect, run)
+}
+
+// evaluate advances a broker's gate by one evaluation. It returns whether the broker's
+// partitions may be elected in this run, and whether only those where it is in the ISR may.
+func (b *Balancer) evaluate(id int32, over bool, s Settings, nowMs int64, run *Run) (eligible, onlyInSync bool) {
+	g := b.gates[id]
+	if g == nil {
+		g = &gate{}
+		b.gates[id] = g
+	}
+	switch {
+	case g.escaped:
+		if over {
+			return true, true
+		}
+		*g = gate{}
+		return true, false
+	case g.gated:
+		if over {
+			g.ungatedRuns = 0
+			if s.MaxWaitMs > 0 && nowMs-g.sinceMs >= s.MaxWaitMs {
+				*g = gate{escaped: true}
+				b.EscapeHatchCount++
+				run.EscapeHatchBrokers = append(run.EscapeHatchBrokers, id)
+				return true, true
+			}
+			return false, false
+		}
+		g.ungatedRuns++
+		if g.ungatedRuns >= 2 {
+			*g = gate{}
+			return true, false
+		}
+		return false, false
+	case over:
+		*g = gate{gated: true, sinceMs: nowMs}
+		return false, false
+	}
+	return true, false
+}
+
+// roundRobin takes one election from each eligible broker in turn, starting after the broker
+// served last, until the cap is reached or nothing is left.
+func (b *Balancer) roundRobin(maxPerRun int, elect Elector, run *Run) {
+	qs := b.queues
+	if len(qs) == 0 {
+		return
+	}
+	first := 0
+	for first < len(qs) && qs[first].broker < b.cursor {
+		first++
+	}
+	if first == len(qs) {
+		first = 0
+	}
+	for {
+		progressed := false
+		for k := 0; k < len(qs); k++ {
+			q := &qs[(first+k)%len(qs)]
+			if len(run.Elected) >= maxPerRun {
+				for _, r := range qs {
+					run.DeferredByCap += len(r.cands) - r.next
+				}
+				return
+			}
+			for q.next < len(q.cands) {
+				p := q.cands[q.next]
+				q.next++
+				if elect(p) {
+					run.Elected = append(run.Elected, p)
+					progressed = true
+					b.cursor = q.broker + 1
+					break
+				}
+			}
+		}
+		if !progressed {
+			return
+		}
+	}
+}
+
+func sortByIteration(im *metadata.Image, ps []int32) {
+	slices.SortFunc(ps, func(a, c int32) int {
+		ka, kc := im.IterationKey(a), im.IterationKey(c)
+		switch {
+		case ka < kc:
+			return -1
+		case ka > kc:
+			return 1
+		}
+		return int(a - c)
+	})
+}

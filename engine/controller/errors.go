@@ -1,0 +1,46 @@
+package controller
+
+import "fmt"
+
+// ErrorCode is a Kafka protocol error, named as Kafka's Errors enum names it.
+type ErrorCode string
+
+// The error codes the controller returns.
+const (
+	None                        ErrorCode = "NONE"
+	InvalidRequest              ErrorCode = "INVALID_REQUEST"
+	NotController               ErrorCode = "NOT_CONTROLLER"
+	FencedLeaderEpoch           ErrorCode = "FENCED_LEADER_EPOCH"
+	InvalidUpdateVersion        ErrorCode = "INVALID_UPDATE_VERSION"
+	IneligibleReplica           ErrorCode = "INELIGIBLE_REPLICA"
+	StaleBrokerEpoch            ErrorCode = "STALE_BROKER_EPOCH"
+	BrokerIDNotRegistered       ErrorCode = "BROKER_ID_NOT_REGISTERED"
+	DuplicateBrokerRegistration ErrorCode = "DUPLICATE_BROKER_REGISTRATION"
+	UnknownTopicOrPartition     ErrorCode = "UNKNOWN_TOPIC_OR_PARTITION"
+	ElectionNotNeeded           ErrorCode = "ELECTION_NOT_NEEDED"
+	PreferredLeaderNotAvailable ErrorCode = "PREFERRED_LEADER_NOT_AVAILABLE"
+	EligibleLeadersNotAvailable ErrorCode = "ELIGIBLE_LEADERS_NOT_AVAILABLE"
+	TopicAlreadyExists          ErrorCode = "TOPIC_ALREADY_EXISTS"
+	InvalidTopic                ErrorCode = "INVALID_TOPIC_EXCEPTION"
+	InvalidPartitions           ErrorCode = "INVALID_PARTITIONS"
+	InvalidReplicationFactor    ErrorCode = "INVALID_REPLICATION_FACTOR"
+	InvalidReplicaAssignment    ErrorCode = "INVALID_REPLICA_ASSIGNMENT"
+	InvalidConfig               ErrorCode = "INVALID_CONFIG"
+)
+
+// APIError is an error a request gets back: Kafka's code and a message for people.
+type APIError struct {
+	Code    ErrorCode
+	Message string
+}
+
+func (e *APIError) Error() string {
+	if e.Message == "" {
+		return string(e.Code)
+	}
+	return string(e.Code) + ": " + e.Message
+}
+
+func apiErr(code ErrorCode, format string, args ...any) *APIError {
+	return &APIError{Code: code, Message: fmt.Sprintf(format, args...)}
+}

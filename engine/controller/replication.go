@@ -1,0 +1,206 @@
+package controller
+
+import (
+	"slices"
+
+	"github.com/kraftlab/kraftlab/engine/config"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// minIsr is the topic's effective min.insync.replicas: min(configured, replication factor).
+func (c *Controller) minIsr(p *metadata.Partition) int {
+	top := &c.image.Topics[p.Topic]
+	v := int(config.Int64(config.MinInsyncReplicas, &top.Configs, &c.image.Cluster))
+	return min(v, len(p.Replicas()))
+}
+
+func (c *Controller) uncleanEnabled(p *metadata.Partition) bool {
+	top := &c.image.Topics[p.Topic]
+	return config.Bool(config.UncleanLeaderElectionEnable, &top.Configs, &c.image.Cluster)
+}
+
+// newBuilder prepares a PartitionChangeBuilder for partition idx.
+func (c *Controller) newBuilder(idx int32, election Election) *changeBuilder {
+	p := &c.image.Partitions[idx]
+	top := &c.image.Topics[p.Topic]
+	return &changeBuilder{part: p, topic: top.Name, topicID: top.ID, election: election,
+		recovery: metadata.NoRecoveryChange, minIsr: c.minIsr(p), elrEnabled: c.image.ElrEnabled(),
+		acceptable: c.isActive}
+}
+
+// write appends a built change, if any, and keeps the election meters.
+func (c *Controller) write(res buildResult) bool {
+	if !res.changed {
+		return false
+	}
+	rec := res.record
+	c.append(&rec)
+	if rec.LeaderRecoveryState == metadata.Recovering {
+		c.counts.UncleanLeaderElections++
+	}
+	if res.fromElr && !res.unclean {
+		c.counts.ElectionsFromElr++
+	}
+	return true
+}
+
+// generateLeaderAndIsrUpdates is Kafka's method of the same name: for each partition, remove
+// brokerToRemove from the ISR (it is never an acceptable leader), accept brokerToAdd even if its
+// registration is still fenced, and elect ONLINE (UNCLEAN where the topic allows it).
+func (c *Controller) generateLeaderAndIsrUpdates(brokerToRemove, brokerToAdd int32, partitions []int32, uncleanShutdown []int32) {
+	acceptable := func(r int32) bool {
+		return r != brokerToRemove && (r == brokerToAdd || c.isActive(r))
+	}
+	for _, idx := range partitions {
+		p := &c.image.Partitions[idx]
+		election := ElectionOnline
+		if c.uncleanEnabled(p) {
+			election = ElectionUnclean
+		}
+		b := c.newBuilder(idx, election)
+		b.acceptable = acceptable
+		b.uncleanShutdown = uncleanShutdown
+		if brokerToRemove >= 0 && p.InIsr(brokerToRemove) {
+			b.targetIsr = without(p.Isr(), brokerToRemove)
+		}
+		c.write(b.build())
+	}
+}
+
+// electPartition runs one election of the given kind on a partition and writes its record.
+// It returns nil if a record was written.
+func (c *Controller) electPartition(idx int32, election Election) *APIError {
+	p := &c.image.Partitions[idx]
+	if (election == ElectionPreferred && p.HasPreferredLeader()) || (election == ElectionUnclean && p.Leader >= 0) {
+		return &APIError{Code: ElectionNotNeeded}
+	}
+	if c.write(c.newBuilder(idx, election).build()) {
+		return nil
+	}
+	if election == ElectionPreferred {
+		return &APIError{Code: PreferredLeaderNotAvailable, Message: "The preferred leader was not available."}
+	}
+	return &APIError{Code: EligibleLeadersNotAvailable, Message: "Eligible topic partition leaders are not available."}
+}
+
+// maybeElectUncleanLeaders is the electUnclean task: UNCLEAN elections for leaderless
+// partitions of topics that allow them, at most 1,000 per run.
+func (c *Controller) maybeElectUncleanLeaders() bool {
+	const maxElections = 1000
+	leaderless := slices.Clone(c.image.Leaderless())
+	slices.Sort(leaderless)
+	written := 0
+	for _, idx := range leaderless {
+		if written >= maxElections {
+			break
+		}
+		if c.uncleanEnabled(&c.image.Partitions[idx]) && c.electPartition(idx, ElectionUnclean) == nil {
+			written++
+		}
+	}
+	return written >= maxElections
+}
+
+// TopicPartition names a partition in a request.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+// ElectionResult is one partition's outcome in an ElectLeaders response.
+type ElectionResult struct {
+	TopicPartition
+	Error *APIError // nil for NONE
+}
+
+// ElectLeaders handles an ElectLeaders request. An empty partition list means every partition,
+// as kafka-leader-election.sh --all-topic-partitions asks.
+func (c *Controller) ElectLeaders(election Election, partitions []TopicPartition, nowMs int64) []ElectionResult {
+	defer c.afterWrite(nowMs)
+	if len(partitions) == 0 {
+		for _, top := range c.image.Topics {
+			if top.Deleted {
+				continue
+			}
+			for i := int32(0); i < top.Count; i++ {
+				partitions = append(partitions, TopicPartition{top.Name, i})
+			}
+		}
+	}
+	out := make([]ElectionResult, 0, len(partitions))
+	for _, tp := range partitions {
+		idx, ok := c.image.PartitionIndex(tp.Topic, tp.Partition)
+		if !ok {
+			out = append(out, ElectionResult{tp, apiErr(UnknownTopicOrPartition, "No such partition as %s-%d", tp.Topic, tp.Partition)})
+			continue
+		}
+		out = append(out, ElectionResult{tp, c.electPartition(idx, election)})
+	}
+	return out
+}
+
+// AlterPartitionRequest is one partition of an AlterPartition request from its leader.
+type AlterPartitionRequest struct {
+	BrokerID       int32
+	BrokerEpoch    int64
+	Topic          string
+	Partition      int32
+	LeaderEpoch    int32
+	PartitionEpoch int32
+	NewIsr         []int32
+	// LeaderRecoveryState is what the leader reports; RECOVERED after an unclean leader has
+	// recovered, or NoRecoveryChange to keep the current state.
+	LeaderRecoveryState int8
+}
+
+// AlterPartition validates and applies a leader's ISR change, in Kafka's order of checks.
+func (c *Controller) AlterPartition(req AlterPartitionRequest, nowMs int64) error {
+	b := c.image.Broker(req.BrokerID)
+	if b == nil || !b.Registered || b.Epoch != req.BrokerEpoch {
+		return apiErr(StaleBrokerEpoch, "Broker %d epoch %d is not the registered one", req.BrokerID, req.BrokerEpoch)
+	}
+	idx, ok := c.image.PartitionIndex(req.Topic, req.Partition)
+	if !ok {
+		return apiErr(UnknownTopicOrPartition, "No such partition as %s-%d", req.Topic, req.Partition)
+	}
+	p := &c.image.Partitions[idx]
+	switch {
+	case req.LeaderEpoch > p.LeaderEpoch || req.PartitionEpoch > p.PartitionEpoch:
+		return apiErr(NotController, "epochs newer than the controller's")
+	case req.LeaderEpoch < p.LeaderEpoch:
+		return apiErr(FencedLeaderEpoch, "leader epoch %d is older than %d", req.LeaderEpoch, p.LeaderEpoch)
+	case req.BrokerID != p.Leader:
+		return apiErr(InvalidRequest, "broker %d is not the leader of %s-%d (leader %d)", req.BrokerID, req.Topic, req.Partition, p.Leader)
+	case req.PartitionEpoch < p.PartitionEpoch:
+		return apiErr(InvalidUpdateVersion, "partition epoch %d is older than %d", req.PartitionEpoch, p.PartitionEpoch)
+	}
+	for i, r := range req.NewIsr {
+		if !p.IsReplica(r) || slices.Contains(req.NewIsr[:i], r) {
+			return apiErr(InvalidRequest, "ISR %v is not a set of the replicas %v", req.NewIsr, p.Replicas())
+		}
+	}
+	if !slices.Contains(req.NewIsr, p.Leader) {
+		return apiErr(InvalidRequest, "ISR %v does not contain the leader %d", req.NewIsr, p.Leader)
+	}
+	if req.LeaderRecoveryState == metadata.Recovering && len(req.NewIsr) > 1 {
+		return apiErr(InvalidRequest, "a RECOVERING leader cannot have more than one ISR member")
+	}
+	if p.Recovery == metadata.Recovered && req.LeaderRecoveryState == metadata.Recovering {
+		return apiErr(InvalidRequest, "RECOVERED cannot change back to RECOVERING")
+	}
+	for _, r := range req.NewIsr {
+		if !c.isActive(r) {
+			return apiErr(IneligibleReplica, "replica %d is fenced, shutting down or not registered", r)
+		}
+	}
+	defer c.afterWrite(nowMs)
+	election := ElectionOnline
+	if c.uncleanEnabled(p) {
+		election = ElectionUnclean
+	}
+	bld := c.newBuilder(idx, election)
+	bld.targetIsr = slices.Clone(req.NewIsr)
+	bld.recovery = req.LeaderRecoveryState
+	c.write(bld.build())
+	return nil
+}
