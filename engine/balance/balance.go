@@ -27,14 +27,14 @@ type Settings struct {
 	Denominator string
 }
 
-// SettingsFrom reads the policy configs from the cluster-level values.
-func SettingsFrom(cluster *config.Values) Settings {
+// SettingsFrom resolves the policy configs from the given levels, first match wins.
+func SettingsFrom(levels ...*config.Values) Settings {
 	return Settings{
-		Algorithm:        config.Str(config.LeaderImbalanceElectionAlgorithm, cluster),
-		ThresholdPercent: config.Int64(config.WaitForSyncThresholdPercent, cluster),
-		MaxWaitMs:        config.Int64(config.WaitForSyncMaxWaitMs, cluster),
-		MaxPerRun:        int(config.Int64(config.LeaderImbalanceElectionMaxPerRun, cluster)),
-		Denominator:      config.Str(config.ModelGateDenominator, cluster),
+		Algorithm:        config.Str(config.LeaderImbalanceElectionAlgorithm, levels...),
+		ThresholdPercent: config.Int64(config.WaitForSyncThresholdPercent, levels...),
+		MaxWaitMs:        config.Int64(config.WaitForSyncMaxWaitMs, levels...),
+		MaxPerRun:        int(config.Int64(config.LeaderImbalanceElectionMaxPerRun, levels...)),
+		Denominator:      config.Str(config.ModelGateDenominator, levels...),
 	}
 }
 
@@ -89,6 +89,7 @@ type Balancer struct {
 	// EscapeHatchCount counts escape-hatch releases (PreferredLeaderElectionEscapeHatchCount).
 	EscapeHatchCount int64
 	scratch          []int32
+	keys             []uint64
 	queues           []queue
 }
 
@@ -144,7 +145,7 @@ func (b *Balancer) immediate(im *metadata.Image, s Settings, elect Elector, run 
 	for _, id := range im.BrokerIDs() {
 		cands = append(cands, im.ImbalancedPreferring(id)...)
 	}
-	sortByIteration(im, cands)
+	b.sortByIteration(im, cands)
 	for i, p := range cands {
 		if len(run.Elected) >= s.MaxPerRun {
 			run.DeferredByCap = len(cands) - i
@@ -199,7 +200,7 @@ func (b *Balancer) waitForSync(im *metadata.Image, s Settings, nowMs int64, acti
 				}
 			}
 		}
-		sortByIteration(im, cands[start:])
+		b.sortByIteration(im, cands[start:])
 		b.queues = append(b.queues, queue{broker: id, cands: cands[start:len(cands):len(cands)]})
 	}
 	// Brokers with nothing left to balance start afresh next time.
@@ -292,15 +293,17 @@ func (b *Balancer) roundRobin(maxPerRun int, elect Elector, run *Run) {
 	}
 }
 
-func sortByIteration(im *metadata.Image, ps []int32) {
-	slices.SortFunc(ps, func(a, c int32) int {
-		ka, kc := im.IterationKey(a), im.IterationKey(c)
-		switch {
-		case ka < kc:
-			return -1
-		case ka > kc:
-			return 1
-		}
-		return int(a - c)
-	})
+// sortByIteration orders partitions as Kafka's hash set iterates them. Each key is computed
+// once and packed with its partition index, so the sort compares plain integers instead of
+// reaching into the image (scattered over a large array) at every comparison.
+func (b *Balancer) sortByIteration(im *metadata.Image, ps []int32) {
+	keys := b.keys[:0]
+	for _, p := range ps {
+		keys = append(keys, uint64(im.IterationKey(p))<<32|uint64(uint32(p)))
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		ps[i] = int32(uint32(k))
+	}
+	b.keys = keys
 }

@@ -31,7 +31,10 @@ const (
 
 // Controller is one active KRaft controller.
 type Controller struct {
-	image *metadata.Image
+	// static holds the configs the controller started with (its server.properties); dynamic
+	// cluster configs are ConfigRecords in the image and take precedence.
+	static config.Values
+	image  *metadata.Image
 	log   metadata.Log
 	rng   *rand.Rand
 
@@ -57,9 +60,11 @@ const (
 	imbalanceScheduled
 )
 
-// New returns a controller with an empty image. cluster holds the cluster-level configs it
-// starts with (static ones can only be set here). The controller is not active until Activate.
-func New(seed uint64, cluster config.Values) *Controller {
+// New returns a controller with an empty image. static holds the cluster-level configs it
+// starts with, as a controller's server.properties does: static configs can only be set here,
+// and dynamic ones set later (ConfigRecords) override them. The controller is not active
+// until Activate.
+func New(seed uint64, static config.Values) *Controller {
 	c := &Controller{
 		image:    metadata.NewImage(),
 		rng:      rand.New(rand.NewPCG(seed, seed^0x6b72616674)),
@@ -67,7 +72,7 @@ func New(seed uint64, cluster config.Values) *Controller {
 		tasks:    map[string]*periodicTask{},
 		balancer: balance.New(),
 	}
-	c.image.Cluster = cluster.Clone()
+	c.static = static.Clone()
 	c.registerTasks()
 	return c
 }
@@ -121,12 +126,21 @@ func (c *Controller) append(r metadata.Record) metadata.Entry {
 	return e
 }
 
-func (c *Controller) cfg(name string) any { return config.Resolve(name, &c.image.Cluster) }
+func (c *Controller) cfg(name string) any { return config.Resolve(name, c.levels(nil)...) }
+
+// levels lists where a config is looked up, first match wins: the topic's configs (if any),
+// the dynamic cluster configs, then the static ones; Kafka resolves them in this order.
+func (c *Controller) levels(topic *metadata.Topic) []*config.Values {
+	if topic == nil {
+		return []*config.Values{&c.image.Cluster, &c.static}
+	}
+	return []*config.Values{&topic.Configs, &c.image.Cluster, &c.static}
+}
 
 func (c *Controller) cfgInt(name string) int64 { return c.cfg(name).(int64) }
 
 func (c *Controller) writeTriggered() bool {
-	return config.Str(config.ModelLeaderImbalanceSchedule, &c.image.Cluster) == config.ScheduleWriteTriggered
+	return config.Str(config.ModelLeaderImbalanceSchedule, c.levels(nil)...) == config.ScheduleWriteTriggered
 }
 
 // registerTasks registers the periodic tasks as QuorumController's constructor does.
@@ -146,7 +160,7 @@ func (c *Controller) registerTasks() {
 	add(&periodicTask{name: TaskFenceStaleBroker, immediateMs: fixedImmediate,
 		periodMs: func() int64 { return max(1, c.cfgInt(config.BrokerSessionTimeoutMs)/8) },
 		run:      func(now int64) taskResult { return taskResult{moreWork: c.maybeFenceOneStaleBroker(now)} }})
-	if config.Bool(config.AutoLeaderRebalanceEnable, &c.image.Cluster) {
+	if config.Bool(config.AutoLeaderRebalanceEnable, c.levels(nil)...) {
 		add(&periodicTask{name: TaskElectPreferred,
 			periodMs:    func() int64 { return c.cfgInt(config.LeaderImbalanceCheckIntervalSeconds) * 1000 },
 			immediateMs: func() int64 { return c.cfgInt(config.LeaderImbalanceElectionImmediateMs) },
@@ -235,7 +249,7 @@ func (c *Controller) afterWrite(nowMs int64) {
 
 // electPreferred is the electPreferred task: one run of the configured policy.
 func (c *Controller) electPreferred(nowMs int64) taskResult {
-	s := balance.SettingsFrom(&c.image.Cluster)
+	s := balance.SettingsFrom(c.levels(nil)...)
 	run := c.balancer.Run(c.image, s, nowMs, c.isActive, func(p int32) bool {
 		return c.electPartition(p, ElectionPreferred) == nil
 	})

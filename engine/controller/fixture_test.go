@@ -16,6 +16,8 @@ import (
 type fixture struct {
 	t *testing.T
 	c *Controller
+	// afterTask, if set, is called by runLive after every periodic task it runs.
+	afterTask func(name string, at int64)
 }
 
 func newFixture(t *testing.T, cfg map[string]any, brokers ...int32) *fixture {
@@ -119,3 +121,47 @@ func (f *fixture) electedBy(r balance.Run) map[int32]int {
 }
 
 func (f *fixture) entriesSince(off int64) []metadata.Entry { return f.c.Log().Since(off) }
+
+// heartbeat sends a heartbeat from a broker that has applied the whole log.
+func (f *fixture) heartbeat(id int32, now int64, wantFence, wantShutDown bool) HeartbeatReply {
+	f.t.Helper()
+	b := f.c.Image().Broker(id)
+	require.NotNil(f.t, b)
+	reply, err := f.c.Heartbeat(HeartbeatRequest{BrokerID: id, BrokerEpoch: b.Epoch,
+		CurrentMetadataOffset: f.c.Log().NextOffset() - 1, WantFence: wantFence, WantShutDown: wantShutDown}, now)
+	require.NoError(f.t, err)
+	return reply
+}
+
+// runLive advances from `from` to `until`, with the live brokers heartbeating every 2000 ms
+// (first at from) and every periodic task running when due, heartbeats first at equal times.
+func (f *fixture) runLive(from, until int64, live ...int32) {
+	f.t.Helper()
+	nextBeat := from
+	for {
+		task, hasTask := f.c.NextDeadline()
+		if nextBeat <= until && (!hasTask || nextBeat <= task) {
+			for _, id := range live {
+				f.heartbeat(id, nextBeat, false, false)
+			}
+			nextBeat += 2000
+			continue
+		}
+		if !hasTask || task > until {
+			return
+		}
+		name := f.c.RunNextTask(task)
+		if f.afterTask != nil {
+			f.afterTask(name, task)
+		}
+	}
+}
+
+// types lists the record types of entries.
+func types(es []metadata.Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Record.Type()
+	}
+	return out
+}

@@ -10,13 +10,13 @@ import (
 // minIsr is the topic's effective min.insync.replicas: min(configured, replication factor).
 func (c *Controller) minIsr(p *metadata.Partition) int {
 	top := &c.image.Topics[p.Topic]
-	v := int(config.Int64(config.MinInsyncReplicas, &top.Configs, &c.image.Cluster))
+	v := int(config.Int64(config.MinInsyncReplicas, c.levels(top)...))
 	return min(v, len(p.Replicas()))
 }
 
 func (c *Controller) uncleanEnabled(p *metadata.Partition) bool {
 	top := &c.image.Topics[p.Topic]
-	return config.Bool(config.UncleanLeaderElectionEnable, &top.Configs, &c.image.Cluster)
+	return config.Bool(config.UncleanLeaderElectionEnable, c.levels(top)...)
 }
 
 // newBuilder prepares a PartitionChangeBuilder for partition idx.
