@@ -35,8 +35,8 @@ type Controller struct {
 	// cluster configs are ConfigRecords in the image and take precedence.
 	static config.Values
 	image  *metadata.Image
-	log   metadata.Log
-	rng   *rand.Rand
+	log    metadata.Log
+	rng    *rand.Rand
 
 	sessions map[int32]*session
 	sched    scheduler
