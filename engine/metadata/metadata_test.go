@@ -1,0 +1,128 @@
+package metadata
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEntryJSONCarriesOnlyTheFieldsARecordSets(t *testing.T) {
+	change := NewPartitionChange("orders", "id", 3)
+	change.Isr = []int32{}
+	change.Elr = []int32{1}
+	got, err := json.Marshal(Entry{Offset: 42, Record: &change})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"offset":42,"type":"PartitionChangeRecord","topic":"orders","partition":3,"isr":[],"elr":[1]}`, string(got),
+		"an empty ISR is a change and is written; an unchanged leader is not")
+
+	change = NewPartitionChange("orders", "id", 3)
+	change.Leader = NoLeader
+	change.LeaderRecoveryState = Recovering
+	got, _ = json.Marshal(Entry{Offset: 1, Record: &change})
+	assert.JSONEq(t, `{"offset":1,"type":"PartitionChangeRecord","topic":"orders","partition":3,"leader":-1,"leader_recovery_state":1}`, string(got))
+
+	got, _ = json.Marshal(Entry{Offset: 7, Record: &BrokerRegistrationChangeRecord{BrokerID: 1, BrokerEpoch: 5, Fenced: FenceUnfence}})
+	assert.JSONEq(t, `{"offset":7,"type":"BrokerRegistrationChangeRecord","broker":1,"broker_epoch":5,"fenced":false}`, string(got))
+	got, _ = json.Marshal(Entry{Offset: 8, Record: &BrokerRegistrationChangeRecord{BrokerID: 1, BrokerEpoch: 5, InControlledShutdown: 1}})
+	assert.JSONEq(t, `{"offset":8,"type":"BrokerRegistrationChangeRecord","broker":1,"broker_epoch":5,"in_controlled_shutdown":true}`, string(got))
+
+	got, _ = json.Marshal(Entry{Offset: 9, Record: &NoOpRecord{}})
+	assert.JSONEq(t, `{"offset":9,"type":"NoOpRecord"}`, string(got))
+
+	got, _ = json.Marshal(Entry{Offset: 10, Record: &RegisterBrokerRecord{BrokerID: 2, IncarnationID: "x", BrokerEpoch: 10, LogDirs: []string{"d"}, Fenced: true}})
+	assert.JSONEq(t, `{"offset":10,"type":"RegisterBrokerRecord","broker":2,"incarnation_id":"x","broker_epoch":10,"log_dirs":["d"],"fenced":true,"in_controlled_shutdown":false}`, string(got))
+}
+
+func TestLogOffsetsSnapshotsAndTruncation(t *testing.T) {
+	var l Log
+	for i := 0; i < 5; i++ {
+		assert.Equal(t, int64(i), l.Append(&NoOpRecord{}).Offset)
+	}
+	require.NoError(t, l.DropBefore(3))
+	assert.Equal(t, int64(3), l.StartOffset())
+	assert.Equal(t, int64(5), l.NextOffset())
+	assert.Len(t, l.Since(0), 2, "the dropped prefix is gone")
+	assert.Equal(t, int64(4), l.Since(4)[0].Offset)
+	assert.Nil(t, l.Since(9))
+	require.NoError(t, l.TruncateTo(4))
+	assert.Equal(t, int64(4), l.NextOffset())
+	assert.Error(t, l.TruncateTo(2), "below the log start")
+	assert.Error(t, l.DropBefore(7), "past the end")
+}
+
+func TestReplayRejectsInconsistentRecords(t *testing.T) {
+	im := NewImage()
+	require.NoError(t, im.Replay(Entry{0, &TopicRecord{Name: "t", TopicID: "a"}}))
+	cases := []Record{
+		&PartitionRecord{TopicID: "zz", Replicas: []int32{0}},
+		&PartitionRecord{TopicID: "a", PartitionID: 1, Replicas: []int32{0}},
+		&PartitionRecord{TopicID: "a", Replicas: []int32{0}, Isr: []int32{5}},
+		&PartitionRecord{TopicID: "a", Replicas: []int32{}},
+		&PartitionChangeRecord{TopicID: "a", PartitionID: 0, Leader: NoLeaderChange},
+		&TopicRecord{Name: "t", TopicID: "b"},
+		&BrokerRegistrationChangeRecord{BrokerID: 3},
+		&RemoveTopicRecord{TopicID: "zz"},
+	}
+	for _, r := range cases {
+		assert.Error(t, im.Replay(Entry{1, r}), "%#v", r)
+	}
+}
+
+// TestIndexesMatchABruteForceCount replays random leader changes and topic deletions and
+// checks the imbalanced and leaderless sets against a full recount after each record.
+func TestIndexesMatchABruteForceCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	im := NewImage()
+	off := int64(0)
+	replay := func(r Record) {
+		require.NoError(t, im.Replay(Entry{off, r}))
+		off++
+	}
+	for topic := 0; topic < 3; topic++ {
+		name, id := string(rune('a'+topic)), string(rune('A'+topic))
+		replay(&TopicRecord{Name: name, TopicID: id})
+		for p := 0; p < 50; p++ {
+			reps := []int32{int32(p % 4), int32((p + 1) % 4), int32((p + 2) % 4)}
+			replay(&PartitionRecord{TopicID: id, Topic: name, PartitionID: int32(p), Replicas: reps, Isr: reps, Leader: reps[0]})
+		}
+	}
+	for step := 0; step < 2000; step++ {
+		if step == 1000 {
+			replay(&RemoveTopicRecord{Topic: "b", TopicID: "B"})
+		}
+		topic := []string{"a", "b", "c"}[rng.IntN(3)]
+		if _, ok := im.TopicByName(topic); !ok {
+			continue
+		}
+		idx, _ := im.PartitionIndex(topic, int32(rng.IntN(50)))
+		p := &im.Partitions[idx]
+		change := NewPartitionChange(topic, im.Topics[p.Topic].ID, p.ID)
+		change.Leader = append(p.Replicas(), NoLeader)[rng.IntN(4)]
+		replay(&change)
+
+		imbalanced, leaderless := 0, 0
+		for i := range im.Partitions {
+			q := &im.Partitions[i]
+			if im.Topics[q.Topic].Deleted {
+				continue
+			}
+			if !q.HasPreferredLeader() {
+				imbalanced++
+			}
+			if q.Leader == NoLeader {
+				leaderless++
+			}
+		}
+		require.Equal(t, imbalanced, im.ImbalancedCount(), "step %d", step)
+		require.Len(t, im.Leaderless(), leaderless, "step %d", step)
+		for _, b := range im.BrokerIDs() {
+			for _, q := range im.ImbalancedPreferring(b) {
+				require.Equal(t, b, im.Partitions[q].Preferred())
+				require.False(t, im.Partitions[q].HasPreferredLeader())
+			}
+		}
+	}
+}
