@@ -114,10 +114,12 @@ type ElectionResult struct {
 }
 
 // ElectLeaders handles an ElectLeaders request. An empty partition list means every partition,
-// as kafka-leader-election.sh --all-topic-partitions asks.
+// as kafka-leader-election.sh --all-topic-partitions asks; the answer then leaves out the
+// partitions that needed no election, as Kafka's does.
 func (c *Controller) ElectLeaders(election Election, partitions []TopicPartition, nowMs int64) []ElectionResult {
 	defer c.afterWrite(nowMs)
-	if len(partitions) == 0 {
+	all := len(partitions) == 0
+	if all {
 		for _, top := range c.image.Topics {
 			if top.Deleted {
 				continue
@@ -129,12 +131,20 @@ func (c *Controller) ElectLeaders(election Election, partitions []TopicPartition
 	}
 	out := make([]ElectionResult, 0, len(partitions))
 	for _, tp := range partitions {
+		if _, ok := c.image.TopicByName(tp.Topic); !ok {
+			out = append(out, ElectionResult{tp, apiErr(UnknownTopicOrPartition, "No such topic as %s", tp.Topic)})
+			continue
+		}
 		idx, ok := c.image.PartitionIndex(tp.Topic, tp.Partition)
 		if !ok {
 			out = append(out, ElectionResult{tp, apiErr(UnknownTopicOrPartition, "No such partition as %s-%d", tp.Topic, tp.Partition)})
 			continue
 		}
-		out = append(out, ElectionResult{tp, c.electPartition(idx, election)})
+		err := c.electPartition(idx, election)
+		if all && err != nil && err.Code == ElectionNotNeeded {
+			continue
+		}
+		out = append(out, ElectionResult{tp, err})
 	}
 	return out
 }
