@@ -1,0 +1,45 @@
+//go:build ignore
+
+// Command build writes KRaft Lab's static site to dist/ (see web/build for what it contains):
+//
+//	go run build.go                 # dist/, with .gz and .br copies
+//	go run build.go -out /tmp/site -version v0.1.0
+//	go run build.go -brotli=false   # quicker: brotli at its best quality takes seconds
+//
+// It prints the size of every asset, raw and compressed. Serve the result with
+// `go run ./web/cmd/serve` (or `make run`), or from any static host.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/kraftlab/kraftlab/web/build"
+)
+
+func main() {
+	out := flag.String("out", "dist", "output directory (replaced if it holds a previous build)")
+	version := flag.String("version", "dev", "version stamped into the wasm and the page")
+	gz := flag.Bool("gzip", true, "write .gz copies")
+	br := flag.Bool("brotli", true, "write .br copies")
+	quiet := flag.Bool("q", false, "print nothing but errors")
+	flag.Parse()
+
+	start := time.Now()
+	opts := build.Options{Out: *out, Version: *version, Gzip: *gz, Brotli: *br}
+	if !*quiet {
+		opts.Log = os.Stderr
+	}
+	assets, err := build.Build(context.Background(), opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if !*quiet {
+		build.WriteSizes(os.Stdout, assets)
+		fmt.Printf("built %s in %.1fs\n", *out, time.Since(start).Seconds())
+	}
+}

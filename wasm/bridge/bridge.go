@@ -1,0 +1,242 @@
+// Package bridge is KRaft Lab's message API between the page and the simulation: one JSON
+// request in, one JSON reply out. It imports no JavaScript, so it builds and tests natively;
+// wasm/worker carries its messages to and from the browser. The protocol is documented in
+// web/PROTOCOL.md, which must change together with this package.
+//
+// This package may import engine/ and cluster/; nothing of KRaft Lab's may import it except
+// the wasm/ room.
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sort"
+)
+
+// ProtocolVersion is bumped whenever a message changes incompatibly, so that a page served
+// from a cache never talks to a newer worker without noticing.
+const ProtocolVersion = 1
+
+// Error codes of a failed reply. They are part of the protocol: the page branches on them.
+const (
+	// CodeBadRequest: the message is not a JSON request envelope, or its body does not match
+	// the message type.
+	CodeBadRequest = "bad_request"
+	// CodeUnknownType: no handler is registered for the message type.
+	CodeUnknownType = "unknown_type"
+	// CodeInternal: the handler panicked or its result could not be encoded. It is a bug in
+	// KRaft Lab; Detail carries the Go stack for the report.
+	CodeInternal = "internal"
+	// CodeFailed: the handler ran and returned an ordinary error.
+	CodeFailed = "failed"
+)
+
+// Error is the error of a failed reply. Handlers return it to choose the code; any other
+// error becomes CodeFailed.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Detail is extra text for a bug report (a stack trace), never shown as the main message.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Error returns "code: message", for logs; the page shows Message.
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// BadRequest returns a CodeBadRequest error.
+func BadRequest(format string, args ...any) *Error {
+	return &Error{Code: CodeBadRequest, Message: fmt.Sprintf(format, args...)}
+}
+
+// Request is the envelope of every message the page sends.
+type Request struct {
+	// ID is chosen by the sender (a positive integer) and echoed in the reply, which is how
+	// the page matches replies to requests.
+	ID   int64           `json:"id"`
+	Type string          `json:"type"`
+	Body json.RawMessage `json:"body,omitempty"`
+}
+
+// Reply is the envelope of every answer. Exactly one of Body and Error is set: OK says which.
+type Reply struct {
+	ID    int64  `json:"id"`
+	Type  string `json:"type"`
+	OK    bool   `json:"ok"`
+	Body  any    `json:"body,omitempty"`
+	Error *Error `json:"error,omitempty"`
+}
+
+// Event is a message the worker sends unasked (it has no id), such as "ready".
+type Event struct {
+	Type string `json:"type"`
+	Body any    `json:"body,omitempty"`
+}
+
+// Handler answers one message type. body is the request's raw body (nil when absent); the
+// result is encoded as the reply's body. Use Decode to read body strictly.
+type Handler func(body json.RawMessage) (any, error)
+
+// Info describes the running program for the hello message.
+type Info struct {
+	// Version is KRaft Lab's version, stamped at build time (see build.go's -version flag).
+	Version string
+}
+
+// Bridge dispatches requests to handlers. It is not safe for concurrent use: the worker feeds
+// it one message at a time, in arrival order, which is also what keeps a run deterministic.
+type Bridge struct {
+	info     Info
+	handlers map[string]Handler
+}
+
+// New returns a bridge with every built-in message registered (see web/PROTOCOL.md).
+func New(info Info) *Bridge {
+	b := &Bridge{info: info, handlers: map[string]Handler{}}
+	b.Register("hello", b.hello)
+	b.Register("config.defs", configDefs)
+	b.Register("config.validate", configValidate)
+	return b
+}
+
+// Register adds a handler for a message type. Registering a type twice is a programming error
+// and panics at start-up, long before any message arrives.
+func (b *Bridge) Register(typ string, h Handler) {
+	if typ == "" || h == nil {
+		panic("bridge: Register needs a type and a handler")
+	}
+	if _, dup := b.handlers[typ]; dup {
+		panic("bridge: message type registered twice: " + typ)
+	}
+	b.handlers[typ] = h
+}
+
+// Types returns the registered message types, sorted.
+func (b *Bridge) Types() []string {
+	out := make([]string, 0, len(b.handlers))
+	for t := range b.handlers {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Handle answers one request. It never panics and always returns a JSON reply: a malformed
+// request, an unknown type, a handler error and a handler panic all become a failed reply, so
+// a bug in one message can never take the worker (and with it the page) down.
+func (b *Bridge) Handle(msg []byte) []byte {
+	var req Request
+	reply := b.dispatch(msg, &req)
+	out, err := marshal(reply)
+	if err != nil {
+		// The body could not be encoded (or its MarshalJSON panicked): still answer.
+		out, _ = json.Marshal(Reply{ID: req.ID, Type: req.Type, Error: &Error{
+			Code: CodeInternal, Message: "cannot encode reply: " + err.Error()}})
+	}
+	return out
+}
+
+func (b *Bridge) dispatch(msg []byte, req *Request) (reply Reply) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(req); err != nil {
+		*req = Request{}
+		return failed(*req, BadRequest("message is not a request envelope: %v", err))
+	}
+	if dec.More() {
+		return failed(*req, BadRequest("trailing data after the request"))
+	}
+	if req.ID <= 0 {
+		return failed(*req, BadRequest("id must be a positive integer"))
+	}
+	h, ok := b.handlers[req.Type]
+	if !ok {
+		return failed(*req, &Error{Code: CodeUnknownType, Message: fmt.Sprintf("unknown message type %q", req.Type)})
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			reply = failed(*req, &Error{Code: CodeInternal,
+				Message: fmt.Sprintf("%s handler panicked: %v", req.Type, p), Detail: string(debug.Stack())})
+		}
+	}()
+	body, err := h(req.Body)
+	if err != nil {
+		return failed(*req, err)
+	}
+	return Reply{ID: req.ID, Type: req.Type, OK: true, Body: body}
+}
+
+func failed(req Request, err error) Reply {
+	var e *Error
+	if !errors.As(err, &e) {
+		e = &Error{Code: CodeFailed, Message: err.Error()}
+	}
+	return Reply{ID: req.ID, Type: req.Type, Error: e}
+}
+
+// marshal encodes v, turning a panic inside a MarshalJSON method into an error.
+func marshal(v any) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic while encoding: %v", p)
+		}
+	}()
+	return json.Marshal(v)
+}
+
+// ErrorReply encodes a failed reply for a message that never reached Handle, such as a
+// worker message whose data is not a string.
+func ErrorReply(id int64, typ string, e *Error) []byte {
+	out, _ := json.Marshal(Reply{ID: id, Type: typ, Error: e})
+	return out
+}
+
+// ReadyEvent is the event the worker posts once it listens for requests. The page sends
+// nothing before it arrives.
+func ReadyEvent() []byte {
+	out, _ := json.Marshal(Event{Type: "ready", Body: ReadyBody{Protocol: ProtocolVersion}})
+	return out
+}
+
+// ReadyBody is the body of the ready event.
+type ReadyBody struct {
+	Protocol int `json:"protocol"`
+}
+
+// Decode reads a request body strictly: unknown fields are refused (they are usually a typo on
+// the page side), numbers stay exact (json.Number) when decoded into an interface, and an
+// absent body decodes as {}.
+func Decode(body json.RawMessage, v any) error {
+	if len(body) == 0 {
+		body = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return BadRequest("invalid body: %v", err)
+	}
+	if dec.More() {
+		return BadRequest("invalid body: trailing data")
+	}
+	return nil
+}
+
+// HelloBody is the reply to hello.
+type HelloBody struct {
+	Version   string `json:"version"`
+	GoVersion string `json:"goVersion"`
+	Protocol  int    `json:"protocol"`
+	// Types lists the message types this worker answers, so the page can feature-detect.
+	Types []string `json:"types"`
+}
+
+func (b *Bridge) hello(body json.RawMessage) (any, error) {
+	if err := Decode(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	return HelloBody{Version: b.info.Version, GoVersion: runtime.Version(), Protocol: ProtocolVersion, Types: b.Types()}, nil
+}

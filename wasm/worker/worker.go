@@ -1,0 +1,159 @@
+//go:build js && wasm
+
+// Package worker connects a bridge.Bridge to a Web Worker: requests arrive through the worker's
+// onmessage, replies leave through postMessage. It is the thin js&&wasm layer of wasm/ and,
+// with wasm/cmd/kraftlab-wasm, the only code that touches JavaScript, always through safejs so
+// that a JavaScript exception is a Go error rather than a panic.
+//
+// Messages are JSON text strings in both directions (see web/PROTOCOL.md). The onmessage
+// callback only queues the text and returns: the bridge runs on a separate goroutine, in
+// arrival order, because a js.FuncOf callback must not block (syscall/js documents that a
+// blocking callback deadlocks the event loop) and later messages such as a long simulation
+// run may take a while.
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hack-pad/safejs"
+
+	"github.com/kraftlab/kraftlab/wasm/bridge"
+)
+
+// Server is a running connection between one scope and one bridge.
+type Server struct {
+	scope  safejs.Value
+	bridge *bridge.Bridge
+	fn     safejs.Func
+
+	mu     sync.Mutex
+	queue  []string
+	closed bool
+	wake   chan struct{} // capacity 1: "the queue may be non-empty"
+	done   chan struct{} // closed when the dispatch goroutine has returned
+}
+
+// Serve installs b as scope's onmessage handler, starts dispatching, and posts the ready event.
+// scope is the worker's global scope (safejs.Global() inside a Web Worker); in tests it is any
+// object with a postMessage method.
+func Serve(scope safejs.Value, b *bridge.Bridge) (*Server, error) {
+	s := &Server{scope: scope, bridge: b, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	fn, err := safejs.FuncOf(s.onMessage)
+	if err != nil {
+		return nil, fmt.Errorf("worker: wrapping onmessage: %w", err)
+	}
+	s.fn = fn
+	if err := scope.Set("onmessage", fn.Value()); err != nil {
+		fn.Release()
+		return nil, fmt.Errorf("worker: setting onmessage: %w", err)
+	}
+	// Posting ready is also the check that postMessage works at all: better to fail here,
+	// where main can exit with a message, than to drop every reply later.
+	if err := s.post(bridge.ReadyEvent()); err != nil {
+		_ = scope.Set("onmessage", nil)
+		fn.Release()
+		return nil, err
+	}
+	go s.dispatch()
+	return s, nil
+}
+
+// onMessage is the JavaScript onmessage callback. It must return promptly and must never let a
+// panic escape: an unrecovered panic in a callback ends the Go program, which would leave the
+// page with a dead worker.
+func (s *Server) onMessage(_ safejs.Value, args []safejs.Value) any {
+	defer func() {
+		if p := recover(); p != nil {
+			s.postOrLog(bridge.ErrorReply(0, "", &bridge.Error{Code: bridge.CodeInternal,
+				Message: fmt.Sprintf("onmessage panicked: %v", p)}))
+		}
+	}()
+	text, err := messageText(args)
+	if err != nil {
+		s.postOrLog(bridge.ErrorReply(0, "", bridge.BadRequest("%v", err)))
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.queue = append(s.queue, text)
+	select {
+	case s.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+	return nil
+}
+
+func messageText(args []safejs.Value) (string, error) {
+	if len(args) == 0 {
+		return "", errors.New("onmessage called without an event")
+	}
+	data, err := args[0].Get("data")
+	if err != nil {
+		return "", fmt.Errorf("reading event.data: %w", err)
+	}
+	if data.Type() != safejs.TypeString {
+		return "", fmt.Errorf("message data must be a JSON string, got a %s", data.Type())
+	}
+	return data.String()
+}
+
+// dispatch answers queued messages one at a time, in arrival order.
+func (s *Server) dispatch() {
+	defer close(s.done)
+	for range s.wake {
+		for {
+			s.mu.Lock()
+			if s.closed {
+				s.mu.Unlock()
+				return
+			}
+			if len(s.queue) == 0 {
+				s.mu.Unlock()
+				break
+			}
+			msg := s.queue[0]
+			s.queue[0] = ""
+			s.queue = s.queue[1:]
+			s.mu.Unlock()
+			// Handle never panics; it turns handler panics into error replies.
+			s.postOrLog(s.bridge.Handle([]byte(msg)))
+		}
+	}
+}
+
+func (s *Server) post(msg []byte) error {
+	if _, err := s.scope.Call("postMessage", string(msg)); err != nil {
+		return fmt.Errorf("worker: postMessage: %w", err)
+	}
+	return nil
+}
+
+// postOrLog posts msg; if even that fails there is no one left to tell but the console.
+func (s *Server) postOrLog(msg []byte) {
+	if err := s.post(msg); err != nil {
+		println("kraftlab worker:", err.Error())
+	}
+}
+
+// Close stops listening: onmessage is cleared, queued messages are dropped and the dispatch
+// goroutine ends. It is for tests and for a future restart; a worker normally just ends.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.queue = nil
+	close(s.wake) // under mu, so onMessage never sends on a closed channel
+	s.mu.Unlock()
+	err := s.scope.Set("onmessage", nil)
+	<-s.done
+	s.fn.Release()
+	return err
+}

@@ -1,0 +1,168 @@
+//go:build js && wasm
+
+package worker
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hack-pad/safejs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/wasm/bridge"
+)
+
+// fakeScope is a plain JavaScript object standing in for a worker's global scope: Node has no
+// Web Worker, but Serve only needs onmessage and postMessage.
+type fakeScope struct {
+	t      *testing.T
+	value  safejs.Value
+	posted chan string
+}
+
+func newFakeScope(t *testing.T, withPost bool) *fakeScope {
+	t.Helper()
+	object, err := safejs.Global().Get("Object")
+	require.NoError(t, err)
+	scope, err := object.New()
+	require.NoError(t, err)
+	f := &fakeScope{t: t, value: scope, posted: make(chan string, 64)}
+	if withPost {
+		fn, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+			s, err := args[0].String()
+			if err != nil {
+				s = "NOT A STRING: " + err.Error()
+			}
+			f.posted <- s
+			return nil
+		})
+		require.NoError(t, err)
+		t.Cleanup(fn.Release)
+		require.NoError(t, scope.Set("postMessage", fn.Value()))
+	}
+	return f
+}
+
+// send delivers a MessageEvent-like object to the scope's onmessage, as the browser would.
+func (f *fakeScope) send(data any) {
+	f.t.Helper()
+	object, err := safejs.Global().Get("Object")
+	require.NoError(f.t, err)
+	ev, err := object.New()
+	require.NoError(f.t, err)
+	require.NoError(f.t, ev.Set("data", data))
+	onmessage, err := f.value.Get("onmessage")
+	require.NoError(f.t, err)
+	_, err = onmessage.Invoke(ev)
+	require.NoError(f.t, err)
+}
+
+// next waits for the next posted message and decodes it.
+func (f *fakeScope) next() map[string]any {
+	f.t.Helper()
+	select {
+	case s := <-f.posted:
+		var m map[string]any
+		require.NoError(f.t, json.Unmarshal([]byte(s), &m), "posted message must be JSON: %s", s)
+		return m
+	case <-time.After(5 * time.Second):
+		f.t.Fatal("no message posted within 5s")
+		return nil
+	}
+}
+
+func serve(t *testing.T, b *bridge.Bridge) *fakeScope {
+	t.Helper()
+	f := newFakeScope(t, true)
+	s, err := Serve(f.value, b)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	ready := f.next()
+	assert.Equal(t, "ready", ready["type"], "the first message is the ready event")
+	assert.Equal(t, map[string]any{"protocol": float64(bridge.ProtocolVersion)}, ready["body"])
+	return f
+}
+
+func TestRequestsGetReplies(t *testing.T) {
+	f := serve(t, bridge.New(bridge.Info{Version: "test"}))
+
+	f.send(`{"id":1,"type":"hello"}`)
+	r := f.next()
+	assert.Equal(t, float64(1), r["id"])
+	assert.Equal(t, true, r["ok"])
+	assert.Equal(t, "test", r["body"].(map[string]any)["version"])
+
+	f.send(`{"id":2,"type":"config.validate","body":{"name":"leader.imbalance.election.wait.for.sync.threshold.percent","value":105}}`)
+	r = f.next()
+	body := r["body"].(map[string]any)
+	assert.Equal(t, false, body["valid"])
+	assert.Equal(t, "Value must be no more than 100", body["reason"])
+}
+
+func TestHandlerPanicIsAnErrorReplyAndTheWorkerLivesOn(t *testing.T) {
+	b := bridge.New(bridge.Info{})
+	b.Register("test.panic", func(json.RawMessage) (any, error) {
+		var p *struct{ X int }
+		return p.X, nil // nil dereference: a real runtime panic under wasm
+	})
+	f := serve(t, b)
+	f.send(`{"id":9,"type":"test.panic"}`)
+	r := f.next()
+	assert.Equal(t, float64(9), r["id"])
+	assert.Equal(t, false, r["ok"])
+	e := r["error"].(map[string]any)
+	assert.Equal(t, bridge.CodeInternal, e["code"])
+	assert.Contains(t, e["message"], "nil pointer dereference")
+
+	f.send(`{"id":10,"type":"hello"}`)
+	assert.Equal(t, true, f.next()["ok"], "the worker still answers after a panic")
+}
+
+func TestNonStringDataIsABadRequest(t *testing.T) {
+	f := serve(t, bridge.New(bridge.Info{}))
+	f.send(42)
+	r := f.next()
+	assert.Equal(t, false, r["ok"])
+	e := r["error"].(map[string]any)
+	assert.Equal(t, bridge.CodeBadRequest, e["code"])
+	assert.Contains(t, e["message"], "must be a JSON string, got a number")
+
+	f.send(`not json`)
+	assert.Equal(t, bridge.CodeBadRequest, f.next()["error"].(map[string]any)["code"])
+}
+
+func TestRepliesKeepArrivalOrder(t *testing.T) {
+	f := serve(t, bridge.New(bridge.Info{}))
+	const n = 40
+	for i := 1; i <= n; i++ {
+		f.send(fmt.Sprintf(`{"id":%d,"type":"hello"}`, i))
+	}
+	for i := 1; i <= n; i++ {
+		assert.Equal(t, float64(i), f.next()["id"])
+	}
+}
+
+func TestServeFailsWithoutPostMessage(t *testing.T) {
+	f := newFakeScope(t, false)
+	_, err := Serve(f.value, bridge.New(bridge.Info{}))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "postMessage")
+	onmessage, err := f.value.Get("onmessage")
+	require.NoError(t, err)
+	assert.True(t, onmessage.IsNull() || onmessage.IsUndefined(), "a failed Serve leaves no handler behind")
+}
+
+func TestCloseRemovesTheHandler(t *testing.T) {
+	f := newFakeScope(t, true)
+	s, err := Serve(f.value, bridge.New(bridge.Info{}))
+	require.NoError(t, err)
+	f.next() // ready
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close(), "Close is idempotent")
+	onmessage, err := f.value.Get("onmessage")
+	require.NoError(t, err)
+	assert.True(t, onmessage.IsNull())
+}

@@ -1,0 +1,439 @@
+// Package build writes KRaft Lab's static site (dist/): the WebAssembly worker program, Go's
+// wasm_exec.js, the bundled and minified TypeScript and CSS, the HTML page rendered from templ,
+// and precompressed .br/.gz copies. The repository's build.go is a thin command around Build;
+// the end-to-end tests call Build directly to get a fresh site.
+//
+// The result is plain files that any static host can serve; web/server serves them with the
+// right headers for local use.
+package build
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/kraftlab/kraftlab/web"
+	"github.com/kraftlab/kraftlab/web/server"
+)
+
+// WasmPackage is the Go program built into kraftlab.wasm.
+const WasmPackage = "./wasm/cmd/kraftlab-wasm"
+
+// Marker is the file that marks a directory as Build's output. Build clears an existing output
+// directory only when it carries the marker, so a mistyped -out can never delete someone's
+// files. The server does not serve dot-files, so the marker stays private.
+const Marker = ".kraftlab-dist"
+
+var versionPattern = regexp.MustCompile(`^[A-Za-z0-9._+-]{1,64}$`)
+
+// Options configures Build.
+type Options struct {
+	// Root is the module root (the directory holding go.mod). Empty means: search upwards
+	// from the working directory.
+	Root string
+	// Out is the output directory, relative to the working directory. It is created, or
+	// emptied if it holds a previous build.
+	Out string
+	// Version is stamped into the wasm (hello reply) and the page. Empty means "dev".
+	Version string
+	// Gzip and Brotli write name.gz / name.br next to every compressible file. Brotli at its
+	// best quality takes seconds on the wasm, so tests that do not need it leave it off.
+	Gzip, Brotli bool
+	// Go is the go command used for the wasm build and for locating wasm_exec.js. Empty means
+	// "go" from PATH. Both must come from the same toolchain: wasm_exec.js is tied to the Go
+	// release that compiled the binary.
+	Go string
+	// Log receives progress lines; nil discards them.
+	Log io.Writer
+}
+
+// Asset is one file of the site with its sizes; Gzip and Brotli are 0 when no such copy was
+// written (not asked for, or not smaller than the original).
+type Asset struct {
+	Name              string
+	Raw, Gzip, Brotli int64
+}
+
+// Build writes the site and returns its files (without the compressed copies), sorted by name.
+func Build(ctx context.Context, o Options) ([]Asset, error) {
+	if o.Out == "" {
+		return nil, errors.New("build: no output directory")
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if !versionPattern.MatchString(o.Version) {
+		// It travels through -ldflags, where a space or quote would split or break the flag.
+		return nil, fmt.Errorf("build: version %q: use letters, digits and . _ + - only", o.Version)
+	}
+	if o.Go == "" {
+		o.Go = "go"
+	}
+	logw := o.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(logw, format+"\n", args...) }
+	root := o.Root
+	if root == "" {
+		var err error
+		if root, err = FindRoot(); err != nil {
+			return nil, err
+		}
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	out, err := filepath.Abs(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareOut(out); err != nil {
+		return nil, err
+	}
+
+	step := func(name string, f func() error) error {
+		start := time.Now()
+		if err := f(); err != nil {
+			return fmt.Errorf("build: %s: %w", name, err)
+		}
+		logf("%-10s %6.2fs", name, time.Since(start).Seconds())
+		return nil
+	}
+	steps := []struct {
+		name string
+		f    func() error
+	}{
+		{"wasm", func() error { return buildWasm(ctx, o.Go, root, out, o.Version) }},
+		{"wasm_exec", func() error { return copyWasmExec(ctx, o.Go, root, out) }},
+		{"bundle", func() error { return bundle(root, out) }},
+		{"html", func() error { return renderHTML(ctx, out, o.Version) }},
+		{"static", func() error { return copyTree(filepath.Join(root, "web", "static"), out) }},
+	}
+	for _, s := range steps {
+		if err := step(s.name, s.f); err != nil {
+			return nil, err
+		}
+	}
+	var assets []Asset
+	err = step("compress", func() error {
+		var err error
+		assets, err = compressAll(out, o.Gzip, o.Brotli)
+		return err
+	})
+	return assets, err
+}
+
+// FindRoot returns the nearest directory at or above the working directory that holds go.mod.
+func FindRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("build: no go.mod at or above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// prepareOut creates out, or empties it if it holds a previous build (see Marker).
+func prepareOut(out string) error {
+	entries, err := os.ReadDir(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("build: %w", err)
+	case len(entries) == 0:
+	default:
+		if _, err := os.Stat(filepath.Join(out, Marker)); err != nil {
+			return fmt.Errorf("build: refusing to empty %s: it is not empty and has no %s marker, so it is not a previous build", out, Marker)
+		}
+		if err := os.RemoveAll(out); err != nil {
+			return fmt.Errorf("build: %w", err)
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	return os.WriteFile(filepath.Join(out, Marker), []byte("written by KRaft Lab's build.go; the directory is replaced by the next build\n"), 0o644)
+}
+
+func run(ctx context.Context, dir string, env []string, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout, nil
+}
+
+// buildWasm compiles the worker program. -s -w saves only ~2%, but there is no reason to ship
+// symbol tables; -trimpath keeps local paths out of the binary and its panics.
+func buildWasm(ctx context.Context, goCmd, root, out, version string) error {
+	_, err := run(ctx, root, []string{"GOOS=js", "GOARCH=wasm"}, goCmd, "build", "-trimpath",
+		"-ldflags=-s -w -X main.version="+version, "-o", filepath.Join(out, "kraftlab.wasm"), WasmPackage)
+	return err
+}
+
+func copyWasmExec(ctx context.Context, goCmd, root, out string) error {
+	goroot, err := run(ctx, root, nil, goCmd, "env", "GOROOT")
+	if err != nil {
+		return err
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, "wasm_exec.js"), b, 0o644)
+}
+
+// bundle runs esbuild twice: the page as an ES module, the worker as a classic script (it
+// loads wasm_exec.js with importScripts, which module workers lack). ES2022 keeps class fields
+// native instead of lowering them to helpers.
+func bundle(root, out string) error {
+	common := api.BuildOptions{
+		AbsWorkingDir:     root,
+		Bundle:            true,
+		MinifyWhitespace:  true,
+		MinifyIdentifiers: true,
+		MinifySyntax:      true,
+		Target:            api.ES2022,
+		Sourcemap:         api.SourceMapLinked,
+		Outdir:            out,
+		LogLevel:          api.LogLevelSilent,
+		Write:             false,
+	}
+	page := common
+	page.Format = api.FormatESModule
+	page.EntryPointsAdvanced = []api.EntryPoint{
+		{InputPath: "web/ts/main.ts", OutputPath: "app"},
+		{InputPath: "web/css/app.css", OutputPath: "app"},
+	}
+	worker := common
+	worker.Format = api.FormatIIFE
+	worker.EntryPointsAdvanced = []api.EntryPoint{{InputPath: "web/ts/worker.ts", OutputPath: "worker"}}
+
+	for _, opts := range []api.BuildOptions{page, worker} {
+		res := api.Build(opts)
+		if len(res.Errors) > 0 {
+			msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
+			return errors.New(strings.Join(msgs, ""))
+		}
+		if len(res.Warnings) > 0 {
+			// Warnings in our own small code base are bugs in waiting: fail the build.
+			msgs := api.FormatMessages(res.Warnings, api.FormatMessagesOptions{Kind: api.WarningMessage})
+			return errors.New(strings.Join(msgs, ""))
+		}
+		for _, f := range res.OutputFiles {
+			if err := os.WriteFile(f.Path, f.Contents, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func renderHTML(ctx context.Context, out, version string) error {
+	f, err := os.Create(filepath.Join(out, "index.html"))
+	if err != nil {
+		return err
+	}
+	err = web.Page(web.PageData{Version: version, CSP: server.MetaContentSecurityPolicy()}).Render(ctx, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// copyTree copies the files under src (web/static) into out, keeping relative paths.
+func copyTree(src, out string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		dst := filepath.Join(out, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+}
+
+// compressible lists the extensions worth compressing; images like PNG already are.
+var compressible = map[string]bool{
+	".html": true, ".js": true, ".css": true, ".wasm": true, ".svg": true, ".map": true,
+	".json": true, ".txt": true, ".md": true,
+}
+
+// compressAll writes the .gz/.br copies, one goroutine per file (the wasm dominates, so the
+// parallelism mostly overlaps it with everything else), and lists every file with its sizes.
+func compressAll(out string, gz, br bool) ([]Asset, error) {
+	var assets []Asset
+	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			return err
+		}
+		rel, err := filepath.Rel(out, p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		assets = append(assets, Asset{Name: filepath.ToSlash(rel), Raw: info.Size()})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(assets, func(i, j int) bool { return assets[i].Name < assets[j].Name })
+
+	var wg sync.WaitGroup
+	errs := make([]error, len(assets))
+	for i := range assets {
+		a := &assets[i]
+		if !compressible[strings.ToLower(filepath.Ext(a.Name))] {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = compressOne(filepath.Join(out, filepath.FromSlash(a.Name)), a, gz, br)
+		}()
+	}
+	wg.Wait()
+	return assets, errors.Join(errs...)
+}
+
+func compressOne(path string, a *Asset, gz, br bool) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if gz {
+		var b bytes.Buffer
+		// A zero header (no name, no time) keeps the output byte-identical across builds, so
+		// ETags and caches survive a rebuild that changed nothing.
+		w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		if _, err := w.Write(raw); err != nil {
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		if a.Gzip, err = writeIfSmaller(path+".gz", b.Bytes(), len(raw)); err != nil {
+			return err
+		}
+	}
+	if br {
+		var b bytes.Buffer
+		w := brotli.NewWriterLevel(&b, brotli.BestCompression)
+		if _, err := w.Write(raw); err != nil {
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		if a.Brotli, err = writeIfSmaller(path+".br", b.Bytes(), len(raw)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeIfSmaller writes a compressed copy only when it saves bytes: for a tiny file the
+// container overhead can exceed the gain, and then the original is the better thing to send.
+func writeIfSmaller(path string, b []byte, raw int) (int64, error) {
+	if len(b) >= raw {
+		return 0, nil
+	}
+	return int64(len(b)), os.WriteFile(path, b, 0o644)
+}
+
+// WriteSizes prints the assets as a table of raw, gzip and brotli sizes, and the total a
+// browser downloads on a page load (source maps are fetched only by developer tools).
+func WriteSizes(w io.Writer, assets []Asset) {
+	fmt.Fprintf(w, "%-22s %12s %12s %12s\n", "asset", "raw", "gzip", "brotli")
+	var total Asset
+	var anyGzip, anyBrotli bool
+	for _, a := range assets {
+		fmt.Fprintf(w, "%-22s %12s %12s %12s\n", a.Name, size(a.Raw), size(a.Gzip), size(a.Brotli))
+		anyGzip = anyGzip || a.Gzip > 0
+		anyBrotli = anyBrotli || a.Brotli > 0
+		if strings.HasSuffix(a.Name, ".map") {
+			continue
+		}
+		total.Raw += a.Raw
+		total.Gzip += sent(a.Gzip, a.Raw)
+		total.Brotli += sent(a.Brotli, sent(a.Gzip, a.Raw))
+	}
+	// A column of a build without that encoding stays empty rather than repeating another.
+	if !anyGzip {
+		total.Gzip = 0
+	}
+	if !anyBrotli {
+		total.Brotli = 0
+	}
+	fmt.Fprintf(w, "%-22s %12s %12s %12s\n", "page load (no .map)", size(total.Raw), size(total.Gzip), size(total.Brotli))
+}
+
+// sent is what a client that accepts the encoding downloads: the copy if there is one.
+func sent(compressed, fallback int64) int64 {
+	if compressed > 0 {
+		return compressed
+	}
+	return fallback
+}
+
+func size(n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,165 @@
+package build
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/andybalholm/brotli"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/web/server"
+)
+
+func root(t *testing.T) string {
+	t.Helper()
+	r, err := FindRoot()
+	require.NoError(t, err)
+	return r
+}
+
+func TestPrepareOutNeverEmptiesAForeignDirectory(t *testing.T) {
+	dir := t.TempDir()
+	precious := filepath.Join(dir, "thesis.tex")
+	require.NoError(t, os.WriteFile(precious, []byte("years of work"), 0o644))
+	err := prepareOut(dir)
+	require.ErrorContains(t, err, "refusing to empty")
+	_, err = os.Stat(precious)
+	assert.NoError(t, err, "the file must survive")
+
+	// A previous build (it has the marker) is replaced.
+	out := filepath.Join(t.TempDir(), "dist")
+	require.NoError(t, prepareOut(out))
+	require.NoError(t, os.WriteFile(filepath.Join(out, "stale.js"), []byte("old"), 0o644))
+	require.NoError(t, prepareOut(out))
+	_, err = os.Stat(filepath.Join(out, "stale.js"))
+	assert.True(t, os.IsNotExist(err), "a rebuild starts from an empty directory")
+	_, err = os.Stat(filepath.Join(out, Marker))
+	assert.NoError(t, err)
+}
+
+// TestBundleAndPage runs the fast steps on the real sources: esbuild must bundle web/ts and
+// web/css without errors or warnings, and the page must reference exactly what was bundled.
+func TestBundleAndPage(t *testing.T) {
+	out := t.TempDir()
+	require.NoError(t, bundle(root(t), out))
+	require.NoError(t, renderHTML(context.Background(), out, "v-test"))
+	for _, name := range []string{"app.js", "app.js.map", "app.css", "app.css.map", "worker.js", "worker.js.map", "index.html"} {
+		info, err := os.Stat(filepath.Join(out, name))
+		require.NoError(t, err, name)
+		assert.Positive(t, info.Size(), name)
+	}
+	worker, err := os.ReadFile(filepath.Join(out, "worker.js"))
+	require.NoError(t, err)
+	assert.Contains(t, string(worker), `importScripts("wasm_exec.js")`)
+	assert.NotContains(t, string(worker), "export ", "the worker is a classic script, not a module")
+	app, err := os.ReadFile(filepath.Join(out, "app.js"))
+	require.NoError(t, err)
+	assert.Contains(t, string(app), `"worker.js"`)
+	assert.Contains(t, string(app), "sourceMappingURL=app.js.map")
+
+	html, err := os.ReadFile(filepath.Join(out, "index.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), `src="app.js"`)
+	assert.Contains(t, string(html), `href="app.css"`)
+	assert.Contains(t, string(html), "wasm-unsafe-eval", "the meta CSP is there")
+	assert.NotContains(t, string(html), "frame-ancestors")
+	assert.Less(t, len(html), 4096)
+}
+
+func TestBundleReportsErrors(t *testing.T) {
+	r := t.TempDir()
+	for _, d := range []string{"web/ts", "web/css"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(r, d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(r, "web/ts/main.ts"), []byte("import { x } from './nowhere';\nconsole.log(x);\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(r, "web/ts/worker.ts"), []byte("export {};\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(r, "web/css/app.css"), []byte("body{}\n"), 0o644))
+	err := bundle(r, t.TempDir())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "nowhere")
+}
+
+func TestCompressedCopiesRoundTripAndAreReproducible(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "app.js")
+	content := []byte(strings.Repeat("function kraft(){return 42}\n", 200))
+	require.NoError(t, os.WriteFile(big, content, 0o644))
+	tiny := filepath.Join(dir, "t.svg")
+	require.NoError(t, os.WriteFile(tiny, []byte("<svg/>"), 0o644))
+	png := filepath.Join(dir, "x.png")
+	require.NoError(t, os.WriteFile(png, bytes.Repeat([]byte{0}, 1000), 0o644))
+
+	assets, err := compressAll(dir, true, true)
+	require.NoError(t, err)
+	require.Len(t, assets, 3)
+	assert.Equal(t, "app.js", assets[0].Name)
+	assert.Equal(t, int64(len(content)), assets[0].Raw)
+	assert.Positive(t, assets[0].Gzip)
+	assert.Positive(t, assets[0].Brotli)
+	assert.Less(t, assets[0].Brotli, assets[0].Gzip)
+	assert.Zero(t, assets[1].Gzip, "a tiny file gets no copy: it would be larger")
+	assert.Zero(t, assets[2].Gzip, "PNGs are not compressed again")
+
+	gz, err := os.ReadFile(big + ".gz")
+	require.NoError(t, err)
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	require.NoError(t, err)
+	got, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	assert.Equal(t, content, got)
+	br, err := os.ReadFile(big + ".br")
+	require.NoError(t, err)
+	got, err = io.ReadAll(brotli.NewReader(bytes.NewReader(br)))
+	require.NoError(t, err)
+	assert.Equal(t, content, got)
+
+	// Identical input, identical bytes: the server's ETags survive a no-op rebuild.
+	require.NoError(t, os.Remove(big+".gz"))
+	_, err = compressAll(dir, true, false)
+	require.NoError(t, err)
+	gz2, err := os.ReadFile(big + ".gz")
+	require.NoError(t, err)
+	assert.Equal(t, gz, gz2)
+	_, err = os.Stat(tiny + ".gz")
+	assert.True(t, os.IsNotExist(err))
+}
+
+func TestWriteSizes(t *testing.T) {
+	var b strings.Builder
+	WriteSizes(&b, []Asset{
+		{Name: "kraftlab.wasm", Raw: 3_550_212, Gzip: 993_995, Brotli: 738_018},
+		{Name: "app.js", Raw: 8840, Gzip: 3592, Brotli: 3139},
+		{Name: "app.js.map", Raw: 31118, Gzip: 10762, Brotli: 9389},
+		{Name: "favicon.svg", Raw: 227},
+	})
+	out := b.String()
+	assert.Contains(t, out, "kraftlab.wasm             3,550,212      993,995      738,018")
+	assert.Contains(t, out, "favicon.svg                     227            -            -")
+	// The page-load total leaves out the source map and counts the raw favicon.
+	assert.Contains(t, out, "page load (no .map)       3,559,279      997,814      741,384")
+
+	b.Reset()
+	WriteSizes(&b, []Asset{{Name: "a.js", Raw: 100, Gzip: 50}})
+	assert.Contains(t, b.String(), "page load (no .map)             100           50            -")
+}
+
+func TestContentTypesCoverEveryCompressibleExtension(t *testing.T) {
+	// Every file Build compresses must be served with an exact type, not a guess.
+	for ext := range compressible {
+		assert.NotEqual(t, "application/octet-stream", server.ContentType("x"+ext), ext)
+	}
+}
+
+func TestBuildRefusesBadOptions(t *testing.T) {
+	_, err := Build(context.Background(), Options{})
+	assert.ErrorContains(t, err, "no output directory")
+	_, err = Build(context.Background(), Options{Out: t.TempDir(), Version: "1.0 -X main.evil=1"})
+	assert.ErrorContains(t, err, "version")
+}
