@@ -4,7 +4,7 @@ PORT ?= 8080
 
 .PHONY: test fmt-check vet unit bench run
 
-test: fmt-check vet unit
+test: fmt-check vet unit wasm-test
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); \
@@ -20,5 +20,27 @@ unit:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./engine/...
 
+# Build dist/ and serve it on 127.0.0.1 (the playground page; see web/).
 run:
-	@echo "The playground is coming (issue 4); for now use: go run ./cmd/kraftlab run FILE"
+	$(GO) run build.go && $(GO) run ./web/cmd/serve -addr 127.0.0.1:$${PORT:-8080}
+
+# --- web pipeline: build.go, web/, wasm/ ---------------------------------------------------------
+.PHONY: dist wasm-test templ check-ts
+
+# The static site, with .gz/.br copies and a size table (go run build.go -h for options).
+dist:
+	$(GO) run build.go
+
+# The js/wasm layer (wasm/worker, wasm/bridge) under Node; native `go vet ./...` cannot see
+# js-only files, so they are vetted here too.
+wasm-test:
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/...
+
+# Regenerate web/*_templ.go after editing a .templ file (a test fails while they are stale).
+templ:
+	$(GO) tool templ generate -path web
+
+# Type-check the TypeScript (esbuild strips types without checking them). Needs npm.
+check-ts:
+	npx --yes -p typescript@5.9.3 tsc -p web/ts

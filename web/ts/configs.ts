@@ -1,0 +1,142 @@
+// The Configs panel: one entry per config definition from the worker, with its source label,
+// default and allowed values, and an input that is validated by the worker (so the rules are
+// the engine's, never re-implemented here) as the reader types.
+
+import { ProtocolError, type ConfigDef, type ValidateBody, type ValidateRequest } from "./protocol";
+import { S } from "./strings";
+
+/** Sends one config.validate request. */
+export type Validator = (req: ValidateRequest) => Promise<ValidateBody>;
+
+/** Receives a validation request that failed for a reason other than a dead worker. */
+export type FailureHandler = (err: Error) => void;
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  e.append(...children);
+  return e;
+}
+
+/**
+ * The value to send for a field's text. Integers are sent as JSON numbers when JavaScript can
+ * hold them exactly, so Kafka-style messages read `Invalid value 105` rather than `"105"`;
+ * anything else goes as text and the engine parses it as it would a server.properties line.
+ */
+export function valueOf(def: ConfigDef, input: HTMLInputElement | HTMLSelectElement): boolean | number | string {
+  if (def.type === "boolean" && input instanceof HTMLInputElement && input.type === "checkbox") return input.checked;
+  const text = input.value.trim();
+  if ((def.type === "int" || def.type === "long") && /^-?\d+$/.test(text)) {
+    const n = Number(text);
+    if (Number.isSafeInteger(n)) return n;
+  }
+  return input.value;
+}
+
+function field(def: ConfigDef, id: string): HTMLInputElement | HTMLSelectElement {
+  if (def.choices && def.choices.length > 0) {
+    const sel = el("select", { id });
+    for (const c of def.choices) {
+      const o = el("option", { value: c }, c);
+      if (c === def.defaultText) o.selected = true;
+      sel.append(o);
+    }
+    return sel;
+  }
+  if (def.type === "boolean") {
+    const box = el("input", { id, type: "checkbox" });
+    box.checked = def.default === true;
+    return box;
+  }
+  const numeric = def.type === "int" || def.type === "long";
+  const input = el("input", {
+    id,
+    type: "text",
+    autocomplete: "off",
+    spellcheck: "false",
+    ...(numeric ? { inputmode: "numeric" } : {}),
+  });
+  input.value = def.defaultText;
+  return input;
+}
+
+function entry(def: ConfigDef, index: number, validate: Validator, onFailure: FailureHandler): HTMLLIElement {
+  const id = `cfg-${index}`;
+  const ids = { err: `${id}-err`, allowed: `${id}-allowed`, doc: `${id}-doc`, note: `${id}-note` };
+  const input = field(def, id);
+  const error = el("p", { id: ids.err, class: "config-error", "aria-live": "polite" });
+  const describedBy = [ids.err, ids.allowed, ids.doc];
+
+  const head = el(
+    "div",
+    { class: "config-head" },
+    el("label", { for: id, class: "config-name" }, el("code", {}, def.name)),
+    el("span", { class: `badge source source-${def.sourceKey}`, title: def.source }, def.source),
+    el(
+      "span",
+      { class: "badge plain", title: S.configDynamicHint },
+      def.dynamic ? S.configDynamic : S.configStatic,
+    ),
+  );
+  const meta = el(
+    "dl",
+    { class: "config-meta" },
+    el("dt", {}, S.configType),
+    el("dd", {}, def.type),
+    el("dt", {}, S.configDefault),
+    el("dd", {}, el("code", {}, def.defaultText)),
+    el("dt", {}, S.configAllowed),
+    el("dd", { id: ids.allowed }, def.allowed),
+    el("dt", {}, S.configScope),
+    el("dd", {}, def.scope === "topic" ? S.scopeTopic : S.scopeCluster),
+  );
+  const li = el(
+    "li",
+    { class: "config", "data-config": def.name, "data-source": def.sourceKey },
+    head,
+    el("div", { class: "config-input" }, input, error),
+    el("p", { id: ids.doc, class: "config-doc" }, def.doc),
+  );
+  if (def.note) {
+    li.append(el("p", { id: ids.note, class: "config-note" }, el("strong", {}, S.configNote), " ", def.note));
+    describedBy.push(ids.note);
+  }
+  li.append(meta);
+  input.setAttribute("aria-describedby", describedBy.join(" "));
+  input.setAttribute("aria-invalid", "false");
+
+  // Replies can arrive after the reader has typed on; only the latest request may set the state.
+  let seq = 0;
+  const check = async () => {
+    const mine = ++seq;
+    let res: ValidateBody;
+    try {
+      res = await validate({ name: def.name, value: valueOf(def, input) });
+    } catch (e) {
+      // A dead worker is already on the error panel; any other failure is a bug to report.
+      if (!(e instanceof ProtocolError && e.code === "worker_dead")) onFailure(e instanceof Error ? e : new Error(String(e)));
+      return;
+    }
+    if (mine !== seq) return;
+    input.setAttribute("aria-invalid", res.valid ? "false" : "true");
+    li.classList.toggle("invalid", !res.valid);
+    error.textContent = res.valid ? "" : (res.error ?? "");
+  };
+  input.addEventListener("input", check);
+  input.addEventListener("change", check);
+  return li;
+}
+
+/** Renders every definition into list, replacing what was there. */
+export function renderConfigs(
+  list: HTMLElement,
+  defs: ConfigDef[],
+  validate: Validator,
+  onFailure: FailureHandler,
+): void {
+  list.replaceChildren(...defs.map((d, i) => entry(d, i, validate, onFailure)));
+}

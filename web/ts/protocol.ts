@@ -1,0 +1,194 @@
+// The page's side of the worker protocol (web/PROTOCOL.md; Go side: wasm/bridge). Every
+// message is one JSON text string; this module owns the encoding, the request ids and the
+// matching of replies, so the rest of the page sees typed promises.
+
+import { S } from "./strings";
+
+/** The protocol version this page speaks; the worker announces its own in the ready event. */
+export const PROTOCOL = 1;
+
+export interface ReplyError {
+  code: string;
+  message: string;
+  detail?: string;
+}
+
+export interface ReadyBody {
+  protocol: number;
+}
+
+export interface HelloBody {
+  version: string;
+  goVersion: string;
+  protocol: number;
+  types: string[];
+}
+
+export type ConfigType = "boolean" | "int" | "long" | "string";
+export type SourceKey = "kafka" | "kip-1358" | "pr-22934" | "model";
+
+export interface ConfigDef {
+  name: string;
+  type: ConfigType;
+  default: boolean | number | string;
+  defaultText: string;
+  allowed: string;
+  choices?: string[];
+  min?: number;
+  max?: number;
+  dynamic: boolean;
+  scope: "cluster" | "topic";
+  source: string;
+  sourceKey: SourceKey;
+  doc: string;
+  note?: string;
+}
+
+export interface ConfigDefsBody {
+  configs: ConfigDef[];
+}
+
+export interface ValidateRequest {
+  name: string;
+  value: boolean | number | string | null;
+  scope?: "cluster" | "topic";
+}
+
+export interface ValidateBody {
+  valid: boolean;
+  value?: boolean | number | string;
+  text?: string;
+  error?: string;
+  reason?: string;
+}
+
+/** Request and reply body types, by message type. */
+export interface Messages {
+  hello: { req: Record<string, never>; res: HelloBody };
+  "config.defs": { req: Record<string, never>; res: ConfigDefsBody };
+  "config.validate": { req: ValidateRequest; res: ValidateBody };
+}
+
+/** A failed reply, or a request that could not be sent. */
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+    this.name = "ProtocolError";
+  }
+}
+
+/** Something that ends or endangers the session, for the error panel. */
+export interface Problem {
+  message: string;
+  detail?: string;
+}
+
+interface Pending {
+  type: string;
+  resolve: (body: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+interface Envelope {
+  id?: number;
+  type: string;
+  ok?: boolean;
+  body?: unknown;
+  error?: ReplyError;
+}
+
+/**
+ * WorkerClient starts the worker and talks to it. Requests made before the worker is ready are
+ * held back until it is (the worker drops messages that arrive before Go listens).
+ */
+export class WorkerClient {
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private dead: Problem | undefined;
+  /** Resolves with the ready event's body; rejects if the worker dies first. */
+  readonly ready: Promise<ReadyBody>;
+  private markReady!: (b: ReadyBody) => void;
+  private failReady!: (e: Error) => void;
+
+  constructor(
+    url: string,
+    private readonly onProblem: (p: Problem, fatal: boolean) => void,
+  ) {
+    this.ready = new Promise<ReadyBody>((resolve, reject) => {
+      this.markReady = resolve;
+      this.failReady = reject;
+    });
+    // Keep an unobserved rejection from surfacing as a second, duplicate page error.
+    this.ready.catch(() => undefined);
+    this.worker = new Worker(url, { name: "kraftlab" });
+    this.worker.addEventListener("message", (e) => this.receive(e.data));
+    this.worker.addEventListener("error", (e) => {
+      e.preventDefault();
+      this.die({ message: S.problemWorkerError(e.message || "could not load " + url) });
+    });
+    this.worker.addEventListener("messageerror", () => this.onProblem({ message: S.problemMessageError }, false));
+  }
+
+  /** Sends one request and resolves with the reply's body, or rejects with a ProtocolError. */
+  async request<K extends keyof Messages>(type: K, body?: Messages[K]["req"]): Promise<Messages[K]["res"]> {
+    await this.ready;
+    if (this.dead) throw new ProtocolError("worker_dead", S.workerUnavailable);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { type, resolve: resolve as (b: unknown) => void, reject });
+      this.worker.postMessage(JSON.stringify(body === undefined ? { id, type } : { id, type, body }));
+    });
+  }
+
+  private receive(data: unknown): void {
+    let msg: Envelope;
+    try {
+      if (typeof data !== "string") throw new Error("not a string");
+      msg = JSON.parse(data) as Envelope;
+    } catch {
+      this.onProblem({ message: S.problemMessageError, detail: String(data).slice(0, 2000) }, false);
+      return;
+    }
+    if (msg.type === "ready" && msg.id === undefined) {
+      const body = msg.body as ReadyBody;
+      if (body.protocol !== PROTOCOL) {
+        this.die({ message: S.problemProtocol(PROTOCOL, body.protocol) });
+        return;
+      }
+      this.markReady(body);
+      return;
+    }
+    if (msg.type === "fatal" && msg.id === undefined) {
+      this.die({ message: S.problemWorkerFatal(msg.error?.message ?? "?"), detail: msg.error?.detail });
+      return;
+    }
+    const p = msg.id ? this.pending.get(msg.id) : undefined;
+    if (!p) {
+      // A reply to nothing we sent (id 0): the worker could not read one of our messages. That
+      // is a bug on one side or the other, so make it visible.
+      const e = msg.error ?? { code: "?", message: data as string };
+      this.onProblem({ message: S.problemUnmatchedReply(e.code, e.message), detail: e.detail }, false);
+      return;
+    }
+    this.pending.delete(msg.id!);
+    if (msg.ok) p.resolve(msg.body);
+    else p.reject(new ProtocolError(msg.error?.code ?? "?", msg.error?.message ?? "?", msg.error?.detail));
+  }
+
+  /** Marks the worker dead: every pending and future request fails, and the page is told once. */
+  private die(p: Problem): void {
+    if (this.dead) return;
+    this.dead = p;
+    this.worker.terminate();
+    const err = new ProtocolError("worker_dead", p.message, p.detail);
+    this.failReady(err);
+    for (const q of this.pending.values()) q.reject(err);
+    this.pending.clear();
+    this.onProblem(p, true);
+  }
+}
