@@ -1,0 +1,74 @@
+package quorum
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// epochsLog builds a log whose entries have the given epochs, one byte each, ids = offsets.
+func epochsLog(epochs ...int32) *replicaLog {
+	l := &replicaLog{}
+	for i, e := range epochs {
+		l.append(int64(i), e, 1)
+	}
+	return l
+}
+
+func TestEndOffsetForEpochIsWhereTheNextEpochStarts(t *testing.T) {
+	l := epochsLog(1, 1, 3, 3, 3, 4)
+	cases := []struct {
+		ask       int32
+		wantEpoch int32
+		wantEnd   int64
+		ok        bool
+	}{
+		{0, 0, 0, false},
+		{1, 1, 2, true},
+		{2, 1, 2, true}, // no epoch 2 here: the largest below it is 1, which ends at 2
+		{3, 3, 5, true},
+		{4, 4, 6, true},
+		{9, 4, 6, true},
+	}
+	for _, c := range cases {
+		e, end, ok := l.endOffsetForEpoch(c.ask)
+		assert.Equal(t, c.ok, ok, "epoch %d", c.ask)
+		if c.ok {
+			assert.Equal(t, c.wantEpoch, e, "epoch %d", c.ask)
+			assert.Equal(t, c.wantEnd, end, "epoch %d", c.ask)
+		}
+	}
+	assert.Equal(t, int32(4), l.lastEpoch())
+	assert.Equal(t, int32(3), l.epochAt(4))
+}
+
+func TestTruncateAndPrefixDeleteKeepTheEpochCacheHonest(t *testing.T) {
+	l := epochsLog(1, 1, 3, 3, 3, 4)
+	l.truncate(3, 3)
+	assert.Equal(t, int64(3), l.end())
+	assert.Equal(t, int64(3), l.bytes)
+	assert.Equal(t, []epochStart{{1, 0}, {3, 2}}, l.epochs)
+
+	l.deletePrefix(2, 2)
+	assert.Equal(t, int64(2), l.start)
+	assert.Equal(t, []int64{2}, l.ids)
+	assert.Equal(t, int32(1), l.epochAt(1), "the epoch of the entry just below the log start is kept")
+
+	l.deletePrefix(3, 1)
+	assert.Equal(t, int32(3), l.lastEpoch(), "an empty log still knows its last epoch")
+	assert.Equal(t, []epochStart{{3, 2}}, l.epochs)
+}
+
+func TestResetToSnapshotStartsTheLogAtItsEnd(t *testing.T) {
+	l := epochsLog(1, 2, 2)
+	l.resetTo(SnapshotID{EndOffset: 10, Epoch: 5})
+	assert.Equal(t, int64(10), l.start)
+	assert.Equal(t, int64(10), l.end())
+	assert.Equal(t, int32(5), l.lastEpoch())
+	assert.Equal(t, int32(5), l.epochAt(9))
+	l.append(99, 6, 1)
+	e, end, ok := l.endOffsetForEpoch(5)
+	assert.True(t, ok)
+	assert.Equal(t, int32(5), e)
+	assert.Equal(t, int64(10), end)
+}
