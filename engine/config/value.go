@@ -224,6 +224,9 @@ func (v *Values) Names() []string {
 
 // Clone returns an independent copy.
 func (v *Values) Clone() Values {
+	if v.set == nil {
+		return Values{}
+	}
 	c := Values{set: make(map[string]any, len(v.set))}
 	for k, x := range v.set {
 		c.set[k] = x

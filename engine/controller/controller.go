@@ -77,6 +77,22 @@ func New(seed uint64, static config.Values) *Controller {
 	return c
 }
 
+// Restore returns a controller that takes over image (which it now owns: pass a clone) as the
+// state replayed from the log up to nextOffset, the offset its first record will get. This is
+// how a controller that wins a quorum election starts: from its committed log, not from records
+// it wrote itself. It is not active until Activate.
+func Restore(seed uint64, static config.Values, image *metadata.Image, nextOffset int64) *Controller {
+	c := New(seed, static)
+	c.image = image
+	c.log.StartAt(nextOffset)
+	// Tasks were registered against the empty image's configs; register them again against
+	// the restored image, whose dynamic configs may differ.
+	c.sched = scheduler{}
+	c.tasks = map[string]*periodicTask{}
+	c.registerTasks()
+	return c
+}
+
 // Image is the controller's metadata image. Callers must treat it as read-only.
 func (c *Controller) Image() *metadata.Image { return c.image }
 

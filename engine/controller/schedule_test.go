@@ -171,3 +171,29 @@ func TestReplayingTheLogRebuildsTheSameImage(t *testing.T) {
 	}
 	assert.Equal(t, f.c.Image(), rebuilt, "a standby or new active controller replays to the same state")
 }
+
+func TestARestoredControllerCarriesOnFromTheImage(t *testing.T) {
+	f := newFixture(t, nil, 0, 1, 2)
+	f.topic("t", part{replicas: []int32{0, 1, 2}, leader: 1, isr: []int32{1, 2, 0}})
+	require.NoError(t, f.c.SetConfig("", config.LeaderImbalanceElectionAlgorithm, config.AlgorithmWaitForSync, 1))
+	next := f.c.Log().NextOffset()
+
+	var static config.Values
+	require.NoError(t, static.Set(config.BrokerSessionTimeoutMs, int64(1<<31-1), config.Cluster))
+	r := Restore(9, static, f.c.Image().Clone(), next+1) // +1: the quorum's LeaderChangeMessage
+	r.Activate(1000)
+	at, ok := r.TaskDeadline(TaskElectPreferred)
+	require.True(t, ok)
+	assert.Equal(t, int64(301_000), at, "tasks are first due one period after the new activation")
+	r.RunNextTask(at)
+	for r.RunNextTask(at) != "" {
+	}
+	runs := r.TakeBalancerRuns()
+	require.Len(t, runs, 1)
+	assert.Len(t, runs[0].Elected, 1)
+	assert.Equal(t, next+1, r.Log().StartOffset())
+	assert.Equal(t, next+1, r.Log().Since(0)[0].Offset, "the first record lands where the restore said")
+	assert.Contains(t, types(r.Log().Since(0)), "PartitionChangeRecord")
+	assert.Equal(t, int32(0), r.Image().Partitions[0].Leader)
+	assert.Equal(t, int32(1), f.c.Image().Partitions[0].Leader, "the old controller's image is not shared")
+}

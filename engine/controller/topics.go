@@ -2,8 +2,6 @@ package controller
 
 import (
 	"encoding/base64"
-	"fmt"
-	"strconv"
 
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
@@ -236,10 +234,7 @@ func (c *Controller) SetFeature(name string, level any, nowMs int64) error {
 func configRecord(resType int8, resName, name string, v any) *metadata.ConfigRecord {
 	rec := &metadata.ConfigRecord{ResourceType: resType, ResourceName: resName, Name: name}
 	if v != nil {
-		s := fmt.Sprint(v)
-		if n, ok := v.(int64); ok {
-			s = strconv.FormatInt(n, 10)
-		}
+		s := metadata.ConfigText(v)
 		rec.Value = &s
 	}
 	return rec

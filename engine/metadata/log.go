@@ -60,3 +60,10 @@ func (l *Log) TruncateTo(offset int64) error {
 	l.entries = l.entries[:offset-l.start]
 	return nil
 }
+
+// StartAt empties the log and makes the next appended record land at offset, as a controller's
+// log does when it starts writing after the records it replayed (or after a snapshot).
+func (l *Log) StartAt(offset int64) {
+	l.entries = nil
+	l.start = offset
+}

@@ -6,6 +6,11 @@
 // This package imports only engine/config. It does no I/O and keeps no clock.
 package metadata
 
+import (
+	"fmt"
+	"strconv"
+)
+
 // Record is one metadata record. Type returns the name Kafka gives the record's schema.
 type Record interface {
 	Type() string
@@ -183,3 +188,22 @@ func (FeatureLevelRecord) Type() string { return "FeatureLevelRecord" }
 
 // Type implements Record.
 func (LeaderChangeMessage) Type() string { return "LeaderChangeMessage" }
+
+// configText writes a typed config value as the string Kafka stores in a ConfigRecord.
+func configText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case bool:
+		if x {
+			return "true"
+		}
+		return "false"
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return fmt.Sprint(v)
+}
+
+// ConfigText is configText for the controller, which writes ConfigRecords too.
+func ConfigText(v any) string { return configText(v) }
