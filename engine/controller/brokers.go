@@ -278,13 +278,11 @@ func (c *Controller) handleDirectoriesOffline(id int32, offline []string) {
 	if !newlyOffline {
 		return
 	}
-	// The model keeps one directory per replica implicitly: a broker with a single log
-	// directory loses every replica when it goes offline. With several, replicas are spread
-	// over them by partition number, as a broker's log manager would place them.
+	// Each replica's directory is fixed for the incarnation (Image.ReplicaDir): a broker with a
+	// single log directory loses every replica when it goes offline.
 	var touched []int32
 	for _, p := range c.image.ReplicaPartitions(id) {
-		dir := b.LogDirs[int(c.image.Partitions[p].ID)%len(b.LogDirs)]
-		if slices.Contains(offline, dir) && c.image.Partitions[p].InIsr(id) {
+		if slices.Contains(offline, c.image.ReplicaDir(id, p)) && c.image.Partitions[p].InIsr(id) {
 			touched = append(touched, p)
 		}
 	}

@@ -255,3 +255,18 @@ func TestNoOpRecordsEveryMetadataMaxIdleInterval(t *testing.T) {
 	}
 	assert.Equal(t, 4, n, "at 500, 1000, 1500 and 2000 ms")
 }
+
+func TestAReplicaInAnOfflineDirectoryCannotLead(t *testing.T) {
+	f := newFixture(t, nil, 0, 1)
+	f.topic("t", part{replicas: []int32{0, 1}, leader: 0, isr: []int32{0, 1}})
+	require.NoError(t, f.c.SetConfig("t", config.MinInsyncReplicas, 2.0, 1))
+	b := f.c.Image().Broker(1)
+	_, err := f.c.Heartbeat(HeartbeatRequest{BrokerID: 1, BrokerEpoch: b.Epoch, CurrentMetadataOffset: f.c.Log().NextOffset() - 1,
+		OfflineLogDirs: []string{"dir-1"}}, 5)
+	require.NoError(t, err)
+	assert.Equal(t, []int32{0}, f.p("t", 0).Isr())
+	assert.Equal(t, []int32{1}, f.p("t", 0).Elr(), "below min.insync.replicas, broker 1 moves to the ELR")
+
+	require.NoError(t, f.c.ExpireSession(0, 10))
+	assert.Equal(t, metadata.NoLeader, f.p("t", 0).Leader, "broker 1's replica is in an offline directory: not an acceptable leader")
+}

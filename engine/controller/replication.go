@@ -25,7 +25,13 @@ func (c *Controller) newBuilder(idx int32, election Election) *changeBuilder {
 	top := &c.image.Topics[p.Topic]
 	return &changeBuilder{part: p, topic: top.Name, topicID: top.ID, election: election,
 		recovery: metadata.NoRecoveryChange, minIsr: c.minIsr(p), elrEnabled: c.image.ElrEnabled(),
-		acceptable: c.isActive}
+		acceptable: func(r int32) bool { return c.acceptableLeader(r, idx) }}
+}
+
+// acceptableLeader is Kafka's LeaderAcceptor: the broker is active and its replica of the
+// partition is in an online log directory.
+func (c *Controller) acceptableLeader(r, idx int32) bool {
+	return c.isActive(r) && c.image.ReplicaDirOnline(r, idx)
 }
 
 // write appends a built change, if any, and keeps the election meters.
@@ -48,10 +54,10 @@ func (c *Controller) write(res buildResult) bool {
 // brokerToRemove from the ISR (it is never an acceptable leader), accept brokerToAdd even if its
 // registration is still fenced, and elect ONLINE (UNCLEAN where the topic allows it).
 func (c *Controller) generateLeaderAndIsrUpdates(brokerToRemove, brokerToAdd int32, partitions []int32, uncleanShutdown []int32) {
-	acceptable := func(r int32) bool {
-		return r != brokerToRemove && (r == brokerToAdd || c.isActive(r))
-	}
 	for _, idx := range partitions {
+		acceptable := func(r int32) bool {
+			return r != brokerToRemove && (r == brokerToAdd || c.isActive(r)) && c.image.ReplicaDirOnline(r, idx)
+		}
 		p := &c.image.Partitions[idx]
 		election := ElectionOnline
 		if c.uncleanEnabled(p) {

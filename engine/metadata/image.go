@@ -23,10 +23,13 @@ type Topic struct {
 // Broker is a broker's registration plus the per-broker indexes the controller keeps. A broker
 // named as a replica but never registered has a slot with Registered false.
 type Broker struct {
-	ID                   int32
-	Registered           bool
-	Epoch                int64
-	IncarnationID        string
+	ID            int32
+	Registered    bool
+	Epoch         int64
+	IncarnationID string
+	// RegisteredDirs are the log directories the incarnation registered with; LogDirs are those
+	// still online (a BrokerRegistrationChangeRecord replaces them when a directory fails).
+	RegisteredDirs       []string
 	LogDirs              []string
 	Fenced               bool
 	InControlledShutdown bool
@@ -104,6 +107,33 @@ func (im *Image) BrokerIDs() []int32 {
 	return out
 }
 
+// ReplicaDir returns the log directory that holds broker id's replica of partition p. The model
+// does not record directories per partition: a broker with several directories spreads its
+// replicas over them by partition number, as its log manager would, and the assignment stays
+// fixed for the incarnation. It returns "" for a broker with no directories.
+func (im *Image) ReplicaDir(id int32, p int32) string {
+	b := im.Broker(id)
+	if b == nil || len(b.RegisteredDirs) == 0 {
+		return ""
+	}
+	return b.RegisteredDirs[int(im.Partitions[p].ID)%len(b.RegisteredDirs)]
+}
+
+// ReplicaDirOnline reports whether broker id's replica of partition p is in an online log
+// directory (Kafka's ClusterControlManager.hasOnlineDir).
+func (im *Image) ReplicaDirOnline(id int32, p int32) bool {
+	dir := im.ReplicaDir(id, p)
+	if dir == "" {
+		return true
+	}
+	for _, d := range im.Broker(id).LogDirs {
+		if d == dir {
+			return true
+		}
+	}
+	return false
+}
+
 // ReplicaPartitions returns the partitions where broker id is a replica (aliases the image).
 func (im *Image) ReplicaPartitions(id int32) []int32 {
 	if b := im.Broker(id); b != nil {
@@ -160,6 +190,7 @@ func (im *Image) Replay(e Entry) error {
 		b.Epoch = r.BrokerEpoch
 		b.IncarnationID = r.IncarnationID
 		b.LogDirs = append([]string(nil), r.LogDirs...)
+		b.RegisteredDirs = append([]string(nil), r.LogDirs...)
 		b.Fenced = r.Fenced
 		b.InControlledShutdown = r.InControlledShutdown
 		b.RegisterOffset = e.Offset

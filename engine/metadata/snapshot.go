@@ -23,6 +23,7 @@ func (im *Image) Clone() *Image {
 	for i := range c.brokers {
 		b := &c.brokers[i]
 		b.LogDirs = slices.Clone(b.LogDirs)
+		b.RegisteredDirs = slices.Clone(b.RegisteredDirs)
 		b.replicaOf = slices.Clone(b.replicaOf)
 		b.imbalanced = slices.Clone(b.imbalanced)
 	}
