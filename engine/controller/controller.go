@@ -128,6 +128,11 @@ func (c *Controller) Activate(nowMs int64) {
 		if b.Registered && !b.Fenced {
 			s := c.session(id)
 			s.lastContactMs, s.tracked = nowMs, true
+			// A broker replayed in controlled shutdown is released only once every active
+			// broker has seen everything up to here, as its shutdown record is in that range.
+			if b.InControlledShutdown && s.controlledShutdownOffset < 0 {
+				s.controlledShutdownOffset = c.log.NextOffset() - 1
+			}
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package controller
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // ErrorCode is a Kafka protocol error, named as Kafka's Errors enum names it.
 type ErrorCode string
@@ -43,4 +47,13 @@ func (e *APIError) Error() string {
 
 func apiErr(code ErrorCode, format string, args ...any) *APIError {
 	return &APIError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// list writes broker ids as Java prints a List<Integer>, "[1, 2, 3]", the form Kafka's messages use.
+func list(ids []int32) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.Itoa(int(id))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }

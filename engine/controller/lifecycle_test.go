@@ -270,3 +270,16 @@ func TestAReplicaInAnOfflineDirectoryCannotLead(t *testing.T) {
 	require.NoError(t, f.c.ExpireSession(0, 10))
 	assert.Equal(t, metadata.NoLeader, f.p("t", 0).Leader, "broker 1's replica is in an offline directory: not an acceptable leader")
 }
+
+func TestABrokerReplayedInControlledShutdownWaitsForActiveBrokers(t *testing.T) {
+	f := newFixture(t, nil, 0, 1)
+	b := f.c.Image().Broker(1)
+	require.NoError(t, f.c.Bootstrap([]metadata.Record{&metadata.BrokerRegistrationChangeRecord{BrokerID: 1, BrokerEpoch: b.Epoch, InControlledShutdown: 1}}))
+	f.c.Activate(10) // a new active controller replays broker 1 in controlled shutdown
+	reply, err := f.c.Heartbeat(HeartbeatRequest{BrokerID: 1, BrokerEpoch: b.Epoch, CurrentMetadataOffset: f.c.Log().NextOffset() - 1, WantShutDown: true}, 20)
+	require.NoError(t, err)
+	assert.False(t, reply.ShouldShutDown, "broker 0 has not reported the controlled-shutdown records yet")
+	f.heartbeat(0, 30, false, false)
+	reply = f.heartbeat(1, 40, false, true)
+	assert.True(t, reply.ShouldShutDown)
+}

@@ -208,3 +208,37 @@ func TestStaticConfigsCannotChangeWhileRunning(t *testing.T) {
 	assert.ErrorContains(t, err, "Value must be no more than 100")
 	assert.Equal(t, UnknownTopicOrPartition, code(f.c.SetConfig("nope", config.MinInsyncReplicas, 2.0, 1)))
 }
+
+func TestClusterMinInsyncReplicasCannotBeRemovedUnderElr(t *testing.T) {
+	f := newFixture(t, nil, 0)
+	require.NoError(t, f.c.SetConfig("", config.MinInsyncReplicas, 2.0, 1))
+	err := f.c.SetConfig("", config.MinInsyncReplicas, nil, 2)
+	assert.Equal(t, InvalidConfig, code(err))
+	assert.ErrorContains(t, err, "Cluster-level min.insync.replicas cannot be removed while ELR is enabled.")
+
+	require.NoError(t, f.c.SetFeature(config.EligibleLeaderReplicasVersion, 0.0, 3))
+	assert.NoError(t, f.c.SetConfig("", config.MinInsyncReplicas, nil, 4), "without ELR it can be removed")
+}
+
+func TestEnablingElrWritesTheClusterMinInsyncReplicasFirst(t *testing.T) {
+	var static config.Values
+	require.NoError(t, static.Set(config.MinInsyncReplicas, 2.0, config.Cluster))
+	c := New(1, static)
+	require.NoError(t, c.Bootstrap([]metadata.Record{&metadata.FeatureLevelRecord{Name: config.EligibleLeaderReplicasVersion, FeatureLevel: 0}}))
+	c.Activate(0)
+	start := c.Log().NextOffset()
+	require.NoError(t, c.SetFeature(config.EligibleLeaderReplicasVersion, 1.0, 1))
+	es := c.Log().Since(start)
+	require.Equal(t, []string{"ConfigRecord", "FeatureLevelRecord"}, types(es))
+	rec := es[0].Record.(*metadata.ConfigRecord)
+	assert.Equal(t, config.MinInsyncReplicas, rec.Name)
+	assert.Equal(t, "2", *rec.Value, "the controller's own value")
+	assert.True(t, c.Image().ElrEnabled())
+}
+
+func TestAlterPartitionMessagesPrintListsAsKafkaDoes(t *testing.T) {
+	f := newFixture(t, nil, 0, 1, 2)
+	f.topic("t", part{replicas: []int32{0, 1, 2}, leader: 0, isr: []int32{0, 1}})
+	err := f.alterIsr("t", 0, []int32{0, 3}, 1)
+	assert.EqualError(t, err, "INVALID_REQUEST: ISR [0, 3] is not a set of the replicas [0, 1, 2]")
+}

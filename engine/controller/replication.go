@@ -192,11 +192,11 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest, nowMs int64) erro
 	}
 	for i, r := range req.NewIsr {
 		if !p.IsReplica(r) || slices.Contains(req.NewIsr[:i], r) {
-			return apiErr(InvalidRequest, "ISR %v is not a set of the replicas %v", req.NewIsr, p.Replicas())
+			return apiErr(InvalidRequest, "ISR %s is not a set of the replicas %s", list(req.NewIsr), list(p.Replicas()))
 		}
 	}
 	if !slices.Contains(req.NewIsr, p.Leader) {
-		return apiErr(InvalidRequest, "ISR %v does not contain the leader %d", req.NewIsr, p.Leader)
+		return apiErr(InvalidRequest, "ISR %s does not contain the leader %d", list(req.NewIsr), p.Leader)
 	}
 	if req.LeaderRecoveryState == metadata.Recovering && len(req.NewIsr) > 1 {
 		return apiErr(InvalidRequest, "a RECOVERING leader cannot have more than one ISR member")

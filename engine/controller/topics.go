@@ -203,6 +203,9 @@ func (c *Controller) SetConfig(topic, name string, value any, nowMs int64) error
 	if !def.Dynamic && scope == config.Cluster {
 		return apiErr(InvalidRequest, "Cannot update these configs dynamically: Set(%s)", name)
 	}
+	if name == config.MinInsyncReplicas && value == nil && topic == "" && c.image.ElrEnabled() {
+		return apiErr(InvalidConfig, "Cluster-level min.insync.replicas cannot be removed while ELR is enabled.")
+	}
 	var parsed any
 	if value != nil {
 		probe := level.Clone()
@@ -226,6 +229,13 @@ func (c *Controller) SetFeature(name string, level any, nowMs int64) error {
 		return &APIError{Code: InvalidRequest, Message: err.Error()}
 	}
 	defer c.afterWrite(nowMs)
+	if name == config.EligibleLeaderReplicasVersion && lvl >= 1 && !c.image.ElrEnabled() {
+		// maybeGenerateElrSafetyRecords: ELR needs a cluster-level min.insync.replicas, so the
+		// controller writes its own value before turning the feature on.
+		if _, set := c.image.Cluster.Get(config.MinInsyncReplicas); !set {
+			c.append(configRecord(metadata.ResourceBroker, "", config.MinInsyncReplicas, config.Resolve(config.MinInsyncReplicas, &c.static)))
+		}
+	}
 	c.append(&metadata.FeatureLevelRecord{Name: name, FeatureLevel: lvl})
 	return nil
 }

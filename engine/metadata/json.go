@@ -73,13 +73,16 @@ func partitionChangeJSON(r *PartitionChangeRecord) ([]byte, error) {
 
 func brokerChangeJSON(r *BrokerRegistrationChangeRecord) ([]byte, error) {
 	type out struct {
-		BrokerID             int32    `json:"broker"`
-		BrokerEpoch          int64    `json:"broker_epoch"`
-		Fenced               *bool    `json:"fenced,omitempty"`
-		InControlledShutdown *bool    `json:"in_controlled_shutdown,omitempty"`
-		LogDirs              []string `json:"log_dirs,omitempty"`
+		BrokerID             int32     `json:"broker"`
+		BrokerEpoch          int64     `json:"broker_epoch"`
+		Fenced               *bool     `json:"fenced,omitempty"`
+		InControlledShutdown *bool     `json:"in_controlled_shutdown,omitempty"`
+		LogDirs              *[]string `json:"log_dirs,omitempty"`
 	}
-	o := out{BrokerID: r.BrokerID, BrokerEpoch: r.BrokerEpoch, LogDirs: r.LogDirs}
+	o := out{BrokerID: r.BrokerID, BrokerEpoch: r.BrokerEpoch}
+	if r.LogDirs != nil { // an empty list (no directory left online) is a change too
+		o.LogDirs = &r.LogDirs
+	}
 	yes, no := true, false
 	switch r.Fenced {
 	case FenceFence:

@@ -29,6 +29,10 @@ func TestEntryJSONCarriesOnlyTheFieldsARecordSets(t *testing.T) {
 	got, _ = json.Marshal(Entry{Offset: 8, Record: &BrokerRegistrationChangeRecord{BrokerID: 1, BrokerEpoch: 5, InControlledShutdown: 1}})
 	assert.JSONEq(t, `{"offset":8,"type":"BrokerRegistrationChangeRecord","broker":1,"broker_epoch":5,"in_controlled_shutdown":true}`, string(got))
 
+	got, _ = json.Marshal(Entry{Offset: 8, Record: &BrokerRegistrationChangeRecord{BrokerID: 1, BrokerEpoch: 5, LogDirs: []string{}}})
+	assert.JSONEq(t, `{"offset":8,"type":"BrokerRegistrationChangeRecord","broker":1,"broker_epoch":5,"log_dirs":[]}`, string(got),
+		"no directory left online is written as an empty list")
+
 	got, _ = json.Marshal(Entry{Offset: 9, Record: &NoOpRecord{}})
 	assert.JSONEq(t, `{"offset":9,"type":"NoOpRecord"}`, string(got))
 
