@@ -2,7 +2,7 @@
 GO ?= go
 PORT ?= 8080
 
-.PHONY: test fmt-check vet unit bench run
+.PHONY: test fmt-check vet unit bench bench-wasm run
 
 test: fmt-check vet unit wasm-test
 
@@ -19,6 +19,10 @@ unit:
 # Benchmarks of the hot paths; figures are recorded in the README.
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./engine/...
+
+# The engine's hot path compiled to WebAssembly and run under Node, as the page runs it.
+bench-wasm:
+	GOOS=js GOARCH=wasm $(GO) test -run='^$$' -bench=ElectPreferredRun -benchtime=50x -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./engine/controller
 
 # Build dist/ and serve it on 127.0.0.1 (the playground page; see web/).
 run:

@@ -31,7 +31,22 @@ type changeBuilder struct {
 	elrEnabled bool
 	// uncleanShutdown lists replicas that restarted uncleanly: they lose ELR eligibility.
 	uncleanShutdown []int32
-	acceptable      func(broker int32) bool
+
+	// The LeaderAcceptor: the controller's rule for partition idx, with brokerToRemove never
+	// acceptable and brokerToAdd acceptable even while still fenced (-1: none). accept, when
+	// set, replaces the rule; only tests of the builder alone set it. The rule is a method over
+	// fields rather than a closure so that a build allocates nothing.
+	ctl                         *Controller
+	idx                         int32
+	brokerToRemove, brokerToAdd int32
+	accept                      func(broker int32) bool
+}
+
+func (b *changeBuilder) acceptable(r int32) bool {
+	if b.accept != nil {
+		return b.accept(r)
+	}
+	return r != b.brokerToRemove && (r == b.brokerToAdd || b.ctl.isActive(r)) && b.ctl.image.ReplicaDirOnline(r, b.idx)
 }
 
 // buildResult is the record (if any) and facts about the election for metrics.
@@ -45,22 +60,29 @@ type buildResult struct {
 
 func (b *changeBuilder) build() buildResult {
 	p := b.part
-	curIsr, curElr, curLke := p.Isr(), p.Elr(), p.LastKnownElr()
+	// The lists live in stack buffers: most builds (a balancer examining a partition whose
+	// preferred replica is out of sync) write nothing, and must not allocate. The record gets
+	// owned copies at the end, and only if it is written; no buffer is ever stored in it, or
+	// escape analysis would move every buffer to the heap.
+	var isrBuf, elrBuf, lkeBuf, targetElrBuf, withoutBuf, oneBuf [metadata.MaxReplicas]int32
+	curIsr, curElr, curLke := p.AppendIsr(isrBuf[:0]), p.AppendElr(elrBuf[:0]), p.AppendLastKnownElr(lkeBuf[:0])
 	targetIsr := b.targetIsr
 	if targetIsr == nil {
 		targetIsr = curIsr
 	}
+	empty := targetElrBuf[:0:0]
 	// 2. maybePopulateTargetElr.
 	targetElr, targetLke := curElr, curLke
 	if b.elrEnabled {
 		if len(targetIsr) >= b.minIsr {
-			targetElr, targetLke = []int32{}, []int32{}
+			targetElr, targetLke = empty, empty
 		} else {
-			targetElr = electableElr(curIsr, curElr, targetIsr, b.uncleanShutdown)
+			targetElr = electableElr(targetElrBuf[:0], curIsr, curElr, targetIsr, b.uncleanShutdown)
 		}
 	}
 	// 3. tryElection.
-	rec := metadata.NewPartitionChange(b.topic, b.topicID, p.ID)
+	leader, recovery := metadata.NoLeaderChange, metadata.NoRecoveryChange
+	var recIsr []int32 // set when the election forces the ISR
 	res := buildResult{}
 	valid := func(r int32) bool {
 		if r < 0 {
@@ -71,54 +93,73 @@ func (b *changeBuilder) build() buildResult {
 	}
 	winner, unclean := b.elect(valid, targetIsr, targetElr, targetLke)
 	if winner != p.Leader {
-		rec.Leader = winner
+		leader = winner
 		res.newLeads = true
 		if unclean {
-			rec.Isr = []int32{winner}
+			oneBuf[0] = winner
+			recIsr = oneBuf[:1]
 			if p.Recovery != metadata.Recovering {
-				rec.LeaderRecoveryState = metadata.Recovering
+				recovery = metadata.Recovering
 			}
 		} else if winner >= 0 && len(targetIsr) == 0 && slices.Contains(targetElr, winner) {
-			targetIsr = []int32{winner}
-			targetElr = without(targetElr, winner)
+			oneBuf[0] = winner
+			targetIsr = oneBuf[:1]
+			targetElr = without(withoutBuf[:0], targetElr, winner)
 		}
 		res.unclean = unclean
 		res.fromElr = winner >= 0 && slices.Contains(curElr, winner)
 	}
 	// 5. maybeUpdateRecordElr: an unclean election or disabled ELR clears ELR and LastKnownElr.
-	if rec.Isr != nil || !b.elrEnabled {
-		targetElr, targetLke = []int32{}, []int32{}
+	if recIsr != nil || !b.elrEnabled {
+		targetElr, targetLke = empty, empty
 	}
 	// 6. The ISR: without ELR it never becomes empty, so the last member stays even if fenced.
-	if rec.Isr == nil && !slices.Equal(targetIsr, curIsr) && (len(targetIsr) > 0 || b.elrEnabled) {
-		rec.Isr = targetIsr
+	if recIsr == nil && !slices.Equal(targetIsr, curIsr) && (len(targetIsr) > 0 || b.elrEnabled) {
+		recIsr = targetIsr
 	}
 	// 8. maybeUpdateLastKnownLeader (4.1 rule).
+	var lastLeader [1]int32
 	if b.elrEnabled && !unclean {
 		newLeader := p.Leader
-		if rec.Leader != metadata.NoLeaderChange {
-			newLeader = rec.Leader
+		if leader != metadata.NoLeaderChange {
+			newLeader = leader
 		}
 		if newLeader == metadata.NoLeader && len(targetLke) == 0 && p.Leader != metadata.NoLeader {
-			targetLke = []int32{p.Leader}
+			lastLeader[0] = p.Leader
+			targetLke = lastLeader[:]
 		} else if newLeader >= 0 && len(targetLke) > 0 {
-			targetLke = []int32{}
+			targetLke = empty
 		}
 	}
-	if !slices.Equal(targetElr, curElr) {
-		rec.Elr = targetElr
-	}
-	if !slices.Equal(targetLke, curLke) {
-		rec.LastKnownElr = targetLke
-	}
+	setElr, setLke := !slices.Equal(targetElr, curElr), !slices.Equal(targetLke, curLke)
 	// 9. The leader recovery state target (an AlterPartition may report RECOVERED).
-	if b.recovery != metadata.NoRecoveryChange && rec.LeaderRecoveryState == metadata.NoRecoveryChange && b.recovery != p.Recovery {
-		rec.LeaderRecoveryState = b.recovery
+	if b.recovery != metadata.NoRecoveryChange && recovery == metadata.NoRecoveryChange && b.recovery != p.Recovery {
+		recovery = b.recovery
 	}
 	// 10. A no-op writes nothing.
+	res.changed = leader != metadata.NoLeaderChange || recIsr != nil || setElr || setLke || recovery != metadata.NoRecoveryChange
+	if !res.changed {
+		return res
+	}
+	rec := metadata.NewPartitionChange(b.topic, b.topicID, p.ID)
+	rec.Leader, rec.LeaderRecoveryState = leader, recovery
+	if recIsr != nil {
+		rec.Isr = own(recIsr)
+	}
+	if setElr {
+		rec.Elr = own(targetElr)
+	}
+	if setLke {
+		rec.LastKnownElr = own(targetLke)
+	}
 	res.record = rec
-	res.changed = !rec.IsNoOp()
 	return res
+}
+
+// own copies a list into the heap for a record that is written; an empty list stays a non-nil
+// empty list, because in a record it means "now empty", not "unchanged".
+func own(list []int32) []int32 {
+	return append(make([]int32, 0, len(list)), list...)
 }
 
 // elect picks the leader as electPreferredLeader / electAnyLeader do.
@@ -162,10 +203,9 @@ func (b *changeBuilder) elect(valid func(int32) bool, targetIsr, targetElr, targ
 	return metadata.NoLeader, false
 }
 
-// electableElr is (ISR ∪ ELR) − targetIsr − uncleanShutdown, in ascending broker order as
-// Kafka's HashSet of small integers iterates.
-func electableElr(isr, elr, targetIsr, unclean []int32) []int32 {
-	out := make([]int32, 0, len(isr)+len(elr))
+// electableElr appends (ISR ∪ ELR) − targetIsr − uncleanShutdown to out, in ascending broker
+// order as Kafka's HashSet of small integers iterates.
+func electableElr(out, isr, elr, targetIsr, unclean []int32) []int32 {
 	for _, list := range [][]int32{isr, elr} {
 		for _, r := range list {
 			if !slices.Contains(targetIsr, r) && !slices.Contains(unclean, r) && !slices.Contains(out, r) {
@@ -177,8 +217,8 @@ func electableElr(isr, elr, targetIsr, unclean []int32) []int32 {
 	return out
 }
 
-func without(list []int32, x int32) []int32 {
-	out := make([]int32, 0, len(list))
+// without appends list minus x to out.
+func without(out, list []int32, x int32) []int32 {
 	for _, r := range list {
 		if r != x {
 			out = append(out, r)

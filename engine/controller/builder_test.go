@@ -23,7 +23,7 @@ func registration(t *testing.T, replicas, isr, elr, lke []int32, leader int32) *
 
 func elrBuilder(p *metadata.Partition, acceptable func(int32) bool, targetIsr []int32) *changeBuilder {
 	return &changeBuilder{part: p, topic: "foo", topicID: "id", election: ElectionPreferred, targetIsr: targetIsr,
-		recovery: metadata.NoRecoveryChange, minIsr: 3, elrEnabled: true, acceptable: acceptable}
+		recovery: metadata.NoRecoveryChange, minIsr: 3, elrEnabled: true, accept: acceptable}
 }
 
 func TestBuilderIsrCanShrinkToZeroAndRemembersTheLastLeader(t *testing.T) {

@@ -19,19 +19,14 @@ func (c *Controller) uncleanEnabled(p *metadata.Partition) bool {
 	return config.Bool(config.UncleanLeaderElectionEnable, c.levels(top)...)
 }
 
-// newBuilder prepares a PartitionChangeBuilder for partition idx.
-func (c *Controller) newBuilder(idx int32, election Election) *changeBuilder {
+// newBuilder prepares a PartitionChangeBuilder for partition idx. It is a value, not a pointer,
+// so that a build that writes nothing (the common case in a balancer run) allocates nothing.
+func (c *Controller) newBuilder(idx int32, election Election) changeBuilder {
 	p := &c.image.Partitions[idx]
 	top := &c.image.Topics[p.Topic]
-	return &changeBuilder{part: p, topic: top.Name, topicID: top.ID, election: election,
+	return changeBuilder{part: p, topic: top.Name, topicID: top.ID, election: election,
 		recovery: metadata.NoRecoveryChange, minIsr: c.minIsr(p), elrEnabled: c.image.ElrEnabled(),
-		acceptable: func(r int32) bool { return c.acceptableLeader(r, idx) }}
-}
-
-// acceptableLeader is Kafka's LeaderAcceptor: the broker is active and its replica of the
-// partition is in an online log directory.
-func (c *Controller) acceptableLeader(r, idx int32) bool {
-	return c.isActive(r) && c.image.ReplicaDirOnline(r, idx)
+		ctl: c, idx: idx, brokerToRemove: -1, brokerToAdd: -1}
 }
 
 // write appends a built change, if any, and keeps the election meters.
@@ -55,19 +50,16 @@ func (c *Controller) write(res buildResult) bool {
 // registration is still fenced, and elect ONLINE (UNCLEAN where the topic allows it).
 func (c *Controller) generateLeaderAndIsrUpdates(brokerToRemove, brokerToAdd int32, partitions []int32, uncleanShutdown []int32) {
 	for _, idx := range partitions {
-		acceptable := func(r int32) bool {
-			return r != brokerToRemove && (r == brokerToAdd || c.isActive(r)) && c.image.ReplicaDirOnline(r, idx)
-		}
 		p := &c.image.Partitions[idx]
 		election := ElectionOnline
 		if c.uncleanEnabled(p) {
 			election = ElectionUnclean
 		}
 		b := c.newBuilder(idx, election)
-		b.acceptable = acceptable
+		b.brokerToRemove, b.brokerToAdd = brokerToRemove, brokerToAdd
 		b.uncleanShutdown = uncleanShutdown
 		if brokerToRemove >= 0 && p.InIsr(brokerToRemove) {
-			b.targetIsr = without(p.Isr(), brokerToRemove)
+			b.targetIsr = without([]int32{}, p.Isr(), brokerToRemove) // non-nil: nil means "unchanged"
 		}
 		c.write(b.build())
 	}
@@ -78,16 +70,26 @@ func (c *Controller) generateLeaderAndIsrUpdates(brokerToRemove, brokerToAdd int
 func (c *Controller) electPartition(idx int32, election Election) *APIError {
 	p := &c.image.Partitions[idx]
 	if (election == ElectionPreferred && p.HasPreferredLeader()) || (election == ElectionUnclean && p.Leader >= 0) {
-		return &APIError{Code: ElectionNotNeeded}
+		return errElectionNotNeeded
 	}
-	if c.write(c.newBuilder(idx, election).build()) {
+	bld := c.newBuilder(idx, election)
+	if c.write(bld.build()) {
 		return nil
 	}
 	if election == ElectionPreferred {
-		return &APIError{Code: PreferredLeaderNotAvailable, Message: "The preferred leader was not available."}
+		return errPreferredNotAvailable
 	}
-	return &APIError{Code: EligibleLeadersNotAvailable, Message: "Eligible topic partition leaders are not available."}
+	return errEligibleNotAvailable
 }
+
+// The answers of an election that wrote nothing. They carry no per-call detail, so they are
+// shared values: the balancer gets one for every partition it examines in vain, and allocating
+// each would load the garbage collector (which blocks the page in WebAssembly).
+var (
+	errElectionNotNeeded     = &APIError{Code: ElectionNotNeeded}
+	errPreferredNotAvailable = &APIError{Code: PreferredLeaderNotAvailable, Message: "The preferred leader was not available."}
+	errEligibleNotAvailable  = &APIError{Code: EligibleLeadersNotAvailable, Message: "Eligible topic partition leaders are not available."}
+)
 
 // maybeElectUncleanLeaders is the electUnclean task: UNCLEAN elections for leaderless
 // partitions of topics that allow them, at most 1,000 per run.

@@ -49,6 +49,22 @@ func (p *Partition) Elr() []int32 { return p.ids(&p.elr) }
 // LastKnownElr returns the last known ELR (a new slice).
 func (p *Partition) LastKnownElr() []int32 { return p.ids(&p.lke) }
 
+// AppendIsr appends the ISR to dst and returns it: the allocation-free form of Isr.
+func (p *Partition) AppendIsr(dst []int32) []int32 { return p.appendIDs(dst, &p.isr) }
+
+// AppendElr appends the ELR to dst and returns it.
+func (p *Partition) AppendElr(dst []int32) []int32 { return p.appendIDs(dst, &p.elr) }
+
+// AppendLastKnownElr appends the last known ELR to dst and returns it.
+func (p *Partition) AppendLastKnownElr(dst []int32) []int32 { return p.appendIDs(dst, &p.lke) }
+
+func (p *Partition) appendIDs(dst []int32, l *replicaPositions) []int32 {
+	for i := uint8(0); i < l.n; i++ {
+		dst = append(dst, p.replicas[l.pos[i]])
+	}
+	return dst
+}
+
 // InIsr reports whether broker b is in the ISR.
 func (p *Partition) InIsr(b int32) bool { return p.has(&p.isr, b) }
 
