@@ -1,0 +1,110 @@
+// Package check holds the invariant checkers that watch a run of the toy cluster and stop it at
+// the first violation, with the seed, the time and the two facts that disagree, so that a
+// failing seed can be replayed exactly (the approach of TigerBeetle's simulator).
+//
+// The checkers here need only the controller's view: committed metadata images and the
+// balancer's run reports. They observe; they never change what they watch. This package imports
+// engine/ only.
+package check
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kraftlab/kraftlab/engine/balance"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// Violation is a broken invariant: which rule, when, and the two facts that disagree.
+type Violation struct {
+	Seed     uint64
+	AtMs     int64
+	Rule     string
+	Fact     string
+	Conflict string
+}
+
+func (v *Violation) Error() string {
+	return fmt.Sprintf("invariant %q broken at %d ms (seed %d): %s, but %s", v.Rule, v.AtMs, v.Seed, v.Fact, v.Conflict)
+}
+
+// Rules checked here.
+const (
+	RuleLeaderInIsr          = "leader-in-isr"
+	RuleLeaderEpochMonotonic = "leader-epoch-never-decreases"
+	RulePartitionEpochs      = "partition-epoch-never-decreases"
+	RuleGateHolds            = "gated-broker-gains-no-preferred-leadership"
+	RuleCap                  = "run-elects-at-most-max-per-run"
+)
+
+// Metadata checks committed images over time: a leader is always in its partition's ISR (an
+// unclean election forces the ISR to the new leader, so this holds in KRaft too), and leader
+// and partition epochs never go down. It remembers each partition's last epochs by topic id
+// and partition, so a deleted and recreated topic starts afresh.
+type Metadata struct {
+	Seed uint64
+	last map[string][]epochs
+}
+
+type epochs struct{ leader, partition int32 }
+
+// Observe checks an image as committed at nowMs and returns the first violation, if any.
+func (m *Metadata) Observe(nowMs int64, im *metadata.Image) *Violation {
+	if m.last == nil {
+		m.last = map[string][]epochs{}
+	}
+	for t := range im.Topics {
+		top := &im.Topics[t]
+		if top.Deleted {
+			continue
+		}
+		seen := m.last[top.ID]
+		if len(seen) < int(top.Count) {
+			seen = append(seen, make([]epochs, int(top.Count)-len(seen))...)
+		}
+		for i := int32(0); i < top.Count; i++ {
+			p := &im.Partitions[top.First+i]
+			name := fmt.Sprintf("%s-%d", top.Name, i)
+			if p.Leader >= 0 && !p.InIsr(p.Leader) {
+				return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RuleLeaderInIsr,
+					Fact: fmt.Sprintf("%s is led by broker %d", name, p.Leader), Conflict: fmt.Sprintf("its ISR is %v", p.Isr())}
+			}
+			prev := seen[i]
+			if p.LeaderEpoch < prev.leader {
+				return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RuleLeaderEpochMonotonic,
+					Fact: fmt.Sprintf("%s had leader epoch %d", name, prev.leader), Conflict: fmt.Sprintf("it now has %d", p.LeaderEpoch)}
+			}
+			if p.PartitionEpoch < prev.partition {
+				return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RulePartitionEpochs,
+					Fact: fmt.Sprintf("%s had partition epoch %d", name, prev.partition), Conflict: fmt.Sprintf("it now has %d", p.PartitionEpoch)}
+			}
+			seen[i] = epochs{p.LeaderEpoch, p.PartitionEpoch}
+		}
+		m.last[top.ID] = seen
+	}
+	return nil
+}
+
+// Balancer checks electPreferred runs: no run elects more than the cap in force, and a broker the
+// gate holds back gains no preferred leadership in that run, except through the escape hatch.
+type Balancer struct {
+	Seed uint64
+}
+
+// Observe checks one run. im is the image after the run; s the settings the run used.
+func (b *Balancer) Observe(run balance.Run, s balance.Settings, im *metadata.Image) *Violation {
+	if len(run.Elected) > s.MaxPerRun {
+		return &Violation{Seed: b.Seed, AtMs: run.TimeMs, Rule: RuleCap,
+			Fact:     fmt.Sprintf("leader.imbalance.election.max.per.run is %d", s.MaxPerRun),
+			Conflict: fmt.Sprintf("the run elected %d", len(run.Elected))}
+	}
+	for _, p := range run.Elected {
+		part := &im.Partitions[p]
+		if part.Leader == part.Preferred() && slices.Contains(run.GatedBrokers, part.Leader) && !slices.Contains(run.EscapeHatchBrokers, part.Leader) {
+			return &Violation{Seed: b.Seed, AtMs: run.TimeMs, Rule: RuleGateHolds,
+				Fact:     fmt.Sprintf("broker %d is gated in this run", part.Leader),
+				Conflict: fmt.Sprintf("the run made it leader of %s-%d, its preferred partition", im.TopicName(part), part.ID)}
+		}
+	}
+	return nil
+}
