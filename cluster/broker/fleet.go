@@ -1,0 +1,440 @@
+package broker
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kraftlab/kraftlab/cluster/sim"
+	"github.com/kraftlab/kraftlab/engine/config"
+	"github.com/kraftlab/kraftlab/engine/controller"
+)
+
+// State is a broker's lifecycle state, as Kafka's BrokerState names it.
+type State uint8
+
+// The lifecycle states, in the order a broker goes through them.
+const (
+	NotRunning State = iota
+	// Starting: the process is up, registers, then heartbeats every 10 ms until the controller
+	// says its metadata has caught up to its registration.
+	Starting
+	// Recovery: logs are loaded or recovered; heartbeats carry WantFence=true until done.
+	Recovery
+	// Running: unfenced (or asking to be), heartbeating every broker.heartbeat.interval.ms.
+	Running
+	// PendingControlledShutdown: asked to shut down; waits for the controller to move its
+	// leaderships and release it.
+	PendingControlledShutdown
+	// ShuttingDown: released, closing logs and writing the clean-shutdown file.
+	ShuttingDown
+)
+
+var stateNames = [...]string{"NOT_RUNNING", "STARTING", "RECOVERY", "RUNNING", "PENDING_CONTROLLED_SHUTDOWN", "SHUTTING_DOWN"}
+
+// String returns Kafka's name for the state.
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("State(%d)", s)
+}
+
+// Replica states (rstate). A replica's log-end offset is read from different places depending
+// on it; see Fleet.pos.
+const (
+	rsDead     uint8 = iota // its broker's replicas are not active: LEO frozen in leo[r]
+	rsStalled               // active but not fetching (no leader, epoch mismatch, link cut): frozen
+	rsLeader                // the partition's serving leader: LEO = L(p, t)
+	rsTracking              // in sync and fetching: LEO = L − λ·InSyncLagMs
+	rsCatching              // fetching a backlog in a session group: LEO = L − (key + A_g(t))
+)
+
+// AlterPartition states of a partition's leader (alterState).
+const (
+	alNone   uint8 = iota
+	alQueued       // waiting in the leader broker's next batch
+	alSent         // in the batch in flight
+	alAwait        // accepted; waiting for the metadata record that carries it
+)
+
+// Event kinds the Fleet schedules on the sim.
+const (
+	evStart int32 = iota + 1
+	evComm
+	evRegReply
+	evHbReply
+	evRecoveryDone
+	evShutdownDone
+	evIsrTick
+	evAlterFlush
+	evAlterReply
+	evSession
+	evAlloc
+)
+
+// peerView is one broker's knowledge of another broker's registration, from its own metadata.
+type peerView struct {
+	epoch      int64
+	registered bool
+	fenced     bool
+	inCS       bool
+}
+
+// change is one decoded metadata record queued for a broker: the full resulting state of a
+// partition, or of a broker registration, at offset off.
+type change struct {
+	off         int64
+	epoch       int64 // broker changes: the broker epoch
+	part        int32 // partition index, or broker slot for broker changes
+	leaderEpoch int32
+	partEpoch   int32
+	kind        uint8
+	leader      int8  // replica position of the leader, -1 none
+	isr         uint8 // ISR as a mask of replica positions
+	flags       uint8 // broker changes: registered|fenced|inCS bits
+}
+
+const (
+	chPartition uint8 = iota + 1
+	chBroker
+)
+
+const (
+	flRegistered uint8 = 1 << iota
+	flFenced
+	flInCS
+)
+
+// broker is one broker's lifecycle, metadata view and per-broker bookkeeping.
+type broker struct {
+	id    int32
+	state State
+	// gen changes on every kill and start, so events of an older incarnation are ignored.
+	gen uint32
+	rng *sim.Rand
+
+	epoch        int64
+	registered   bool
+	incarnations int
+	// prevEpoch is the clean-shutdown file's broker epoch; -1 when there is none.
+	prevEpoch    int64
+	logDirGen    int
+	needRecovery bool // the last stop was hard: logs must be recovered
+	emptyDisk    bool // the disk was replaced: start with empty logs
+	ready        bool // readyToUnfence: logs recovered
+	active       bool // replicas act as leaders and followers
+	clientUp     bool // producers can reach it
+	slow         float64
+	throttleL    float64
+	throttleF    float64
+
+	// Heartbeat channel, as BrokerLifecycleManager's single "communication" event.
+	comm          sim.Handle
+	inFlight      bool
+	nextImmediate bool
+	gotCSReply    bool
+	regEpoch      int64
+	regErr        error
+	hbReply       controller.HeartbeatReply
+	hbErr         error
+
+	// Metadata.
+	applied int64
+	queue   []change
+	qhead   int
+	peers   []peerView // by broker slot
+
+	// ISR maintenance as a leader.
+	isrTick     sim.Handle
+	isrTickAt   int64
+	watch       []int32 // replica slots whose ISR membership may need a change
+	alterQueue  []int32 // partitions queued for the next AlterPartition batch
+	alterBatch  []int32 // partitions of the batch in flight
+	alterReqs   []controller.AlterPartitionRequest
+	alterErrs   []error
+	alterIsrBuf []int32
+	alterBusy   bool
+	alterFlush  bool
+	alterErr    error
+
+	// Loads by rate class: producing partitions led, tracking followers held, and tracking
+	// followers served as a leader. Bytes are counts × class rates.
+	leadCnt  []int32
+	trackCnt []int32
+	replCnt  []int32
+	catchIn  float64 // catch-up bytes/s fetched as a follower
+	catchOut float64 // catch-up bytes/s served as a leader
+}
+
+// noHandle is the zero sim.Handle: no event.
+var noHandle sim.Handle
+
+// Fleet is every broker of the cluster and every replica they hold. It is a sim.Handler: it
+// schedules its own timers (heartbeats, recovery, isr-expiration, AlterPartition batches,
+// catch-up) on the sim it was given.
+type Fleet struct {
+	sim    *sim.Sim
+	p      Params
+	static config.Values
+	client ControllerClient
+	rates  Rates
+	lis    Listener
+
+	brokers []broker
+	slotOf  map[int32]int16
+
+	// The committed metadata log decoded once for all brokers, and its last offset.
+	cat       catalog
+	published int64
+
+	// Rate classes: K real classes plus class K with rate 0 (partitions not taking writes).
+	k       int
+	clsRate []float64
+	clsReq  []float64
+	clsVol  []float64
+	volAt   int64
+
+	// Per partition.
+	rbase    []int32 // first replica slot
+	rf       []uint8
+	cls      []uint8
+	fetcher  []uint8
+	leader   []int8 // serving leader's replica position, -1 none
+	lastLd   []int8 // the last serving leader, kept while there is none
+	produce  []bool // the serving leader accepts writes
+	deleted  []bool
+	leoBase  []float64
+	volBase  []float64
+	epochSt  []float64 // leader-epoch start offset
+	hwFrozen []bool
+	hwVal    []float64
+	isrMax   []uint8 // the serving leader's maximal ISR
+	alterSt  []uint8
+	alterNew []uint8
+	alterLE  []int32
+	alterPE  []int32
+	alterExp []bool  // the pending proposal is an expansion
+	servEp   []int32 // the leader epoch the serving leader runs with, -1 none
+	changed  []int64 // when the serving leader last changed
+	mark     []uint32
+	tmark    []uint32 // applyUpTo's per-batch dedupe of touched partitions
+	tkind    []uint8
+
+	// Per replica slot.
+	rpart  []int32
+	rb     []int16 // broker slot, -1 for a broker outside the fleet
+	rstate []uint8
+	leo    []float64
+	grp    []int32
+	hgen   []uint32
+	lastCU []int64
+	vLead  []int8
+	vIsr   []uint8
+	vLE    []int32
+	vPE    []int32
+	inView []bool // the broker has seen the partition
+	watch  []bool
+
+	// cut[a*n+b] is set while the link between broker slots a and b is down (nil: none).
+	cut []bool
+
+	// Catch-up sessions: (follower slot, leader slot, fetcher) → session.
+	sessions []session
+	active   []int32
+	allocEv  sim.Handle
+	allocAt  int64
+	scratch  allocScratch
+
+	// topicMinIsr caches min.insync.replicas per topic index (-1: not resolved yet).
+	topicMinIsr []int32
+
+	markGen  uint32
+	tgen     uint32
+	touchBuf []int32
+	peerBuf  []int16
+	stats    Stats
+}
+
+// Stats are cumulative counters of what the brokers did.
+type Stats struct {
+	// IsrShrinks and IsrExpands count AlterPartition proposals the controller accepted.
+	IsrShrinks, IsrExpands int64
+	// AlterPartitionErrors counts partitions an AlterPartition answer refused.
+	AlterPartitionErrors int64
+	// AlterPartitionTimeouts counts batches that got no answer and were resent.
+	AlterPartitionTimeouts int64
+	// LeaderChanges counts takeovers by a serving leader other than the previous one (the
+	// first leader of a partition is not a change).
+	LeaderChanges int64
+	// Rejoins counts catch-up completions: followers that were catching up a backlog in a
+	// fetch session and reached the leader's log end. (Followers within one fetch of the leader
+	// when they start fetching are in sync at once and not counted.)
+	Rejoins int64
+	// TruncatedBytes is log data removed from replicas above a new leader's log end.
+	TruncatedBytes float64
+	// LostAckedRecords counts acknowledged records that were truncated away: acks=1 records
+	// above the new leader's log end, and acks=all records only after an unclean election.
+	LostAckedRecords float64
+	// UncleanTakeovers counts new leaders whose log ended below the old high watermark.
+	UncleanTakeovers int64
+	// HeartbeatsSent counts BrokerHeartbeat requests of all brokers.
+	HeartbeatsSent int64
+}
+
+// New returns a fleet of brokers with the given ids, all NOT_RUNNING, talking to the
+// controller through client and producing at the rates of rates. static holds cluster-level
+// configs the brokers know from their own server.properties (for example min.insync.replicas);
+// committed ConfigRecords override them.
+func New(s *sim.Sim, p Params, ids []int32, static config.Values, client ControllerClient, rates Rates) (*Fleet, error) {
+	if s == nil {
+		return nil, fmt.Errorf("broker: sim is nil; a Fleet needs the run's sim for its clock and events")
+	}
+	if client == nil {
+		return nil, fmt.Errorf("broker: ControllerClient is nil; brokers need a way to the controller")
+	}
+	if rates == nil {
+		return nil, fmt.Errorf("broker: Rates is nil; brokers need the produce workload")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 || len(ids) > math.MaxInt16 {
+		return nil, fmt.Errorf("broker: %d broker ids; must be between 1 and %d", len(ids), math.MaxInt16)
+	}
+	k := rates.NumClasses()
+	if k < 1 || k > MaxClasses {
+		return nil, fmt.Errorf("broker: Rates.NumClasses() = %d; must be in [1, %d]", k, MaxClasses)
+	}
+	f := &Fleet{sim: s, p: p, static: static.Clone(), client: client, rates: rates,
+		slotOf: make(map[int32]int16, len(ids)), cat: newCatalog(len(ids)), published: -1, k: k}
+	f.clsRate = make([]float64, k+1)
+	f.clsReq = make([]float64, k+1)
+	f.clsVol = make([]float64, k+1)
+	if err := f.loadRates(); err != nil {
+		return nil, err
+	}
+	root := s.Rand().Child("broker")
+	n := len(ids)
+	f.brokers = make([]broker, n)
+	for i, id := range ids {
+		if id < 0 {
+			return nil, fmt.Errorf("broker: broker id %d is negative; ids must be 0 or more", id)
+		}
+		if _, dup := f.slotOf[id]; dup {
+			return nil, fmt.Errorf("broker: broker id %d is listed twice", id)
+		}
+		f.slotOf[id] = int16(i)
+		f.brokers[i] = broker{id: id, epoch: -1, prevEpoch: -1, applied: -1, clientUp: true, slow: 1,
+			rng: root.ChildID("broker", int64(id)), peers: make([]peerView, n),
+			throttleL: p.LeaderThrottleBytesPerSec, throttleF: p.FollowerThrottleBytesPerSec,
+			leadCnt: make([]int32, k+1), trackCnt: make([]int32, k+1), replCnt: make([]int32, k+1)}
+	}
+	f.sessions = make([]session, n*n*p.NumReplicaFetchers)
+	for i := range f.sessions {
+		f.sessions[i].pos = -1
+	}
+	return f, nil
+}
+
+// loadRates reads the class rates from Rates and checks them.
+func (f *Fleet) loadRates() error {
+	for c := 0; c < f.k; c++ {
+		r, q := f.rates.ClassBytesPerSec(c), f.rates.ClassRequestsPerSec(c)
+		if !(r >= 0) || math.IsInf(r, 0) {
+			return fmt.Errorf("broker: Rates.ClassBytesPerSec(%d) = %g; must be a finite number ≥ 0", c, r)
+		}
+		if !(q >= 0) || math.IsInf(q, 0) {
+			return fmt.Errorf("broker: Rates.ClassRequestsPerSec(%d) = %g; must be a finite number ≥ 0", c, q)
+		}
+		f.clsRate[c], f.clsReq[c] = r, q
+	}
+	if rb := f.rates.RecordBytes(); !(rb > 0) {
+		return fmt.Errorf("broker: Rates.RecordBytes() = %g; must be positive", rb)
+	}
+	return nil
+}
+
+// SetListener installs the lifecycle listener (nil removes it).
+func (f *Fleet) SetListener(l Listener) { f.lis = l }
+
+// Params returns the parameters the fleet runs with.
+func (f *Fleet) Params() Params { return f.p }
+
+// NumBrokers is the number of brokers; broker slots are 0..NumBrokers()-1 in the order of the
+// ids given to New.
+func (f *Fleet) NumBrokers() int { return len(f.brokers) }
+
+// BrokerID is the id of the broker in slot.
+func (f *Fleet) BrokerID(slot int) int32 { return f.brokers[slot].id }
+
+// Slot returns the slot of broker id.
+func (f *Fleet) Slot(id int32) (int, bool) {
+	s, ok := f.slotOf[id]
+	return int(s), ok
+}
+
+// NumPartitions is the number of partitions published so far (deleted ones included).
+func (f *Fleet) NumPartitions() int { return len(f.rbase) }
+
+// Stats returns the cumulative counters.
+func (f *Fleet) Stats() Stats { return f.stats }
+
+func (f *Fleet) slot(id int32) (*broker, int, error) {
+	s, ok := f.slotOf[id]
+	if !ok {
+		return nil, 0, fmt.Errorf("broker: unknown broker id %d; the fleet has %d brokers", id, len(f.brokers))
+	}
+	return &f.brokers[s], int(s), nil
+}
+
+func (f *Fleet) now() int64 { return f.sim.Now() }
+
+// at schedules one of the fleet's events; scheduling at or after now cannot fail.
+func (f *Fleet) at(t int64, kind int32, id int32, arg int64) sim.Handle {
+	if t < f.now() {
+		t = f.now()
+	}
+	h, err := f.sim.Schedule(t, sim.Event{Target: f, Kind: kind, ID: id, Arg: arg})
+	if err != nil {
+		panic("broker: " + err.Error())
+	}
+	return h
+}
+
+// HandleEvent runs one of the fleet's timers. It implements sim.Handler.
+func (f *Fleet) HandleEvent(ev sim.Event) {
+	switch ev.Kind {
+	case evSession:
+		f.sessionEvent(int(ev.ID))
+		return
+	case evAlloc:
+		f.allocEv = sim.Handle{}
+		f.realloc()
+		return
+	}
+	b := &f.brokers[ev.ID]
+	if uint32(ev.Arg) != b.gen {
+		return // an event of an earlier incarnation
+	}
+	switch ev.Kind {
+	case evStart:
+		f.sendRegistration(int(ev.ID))
+	case evComm:
+		f.communicate(int(ev.ID))
+	case evRegReply:
+		f.registrationReply(int(ev.ID))
+	case evHbReply:
+		f.heartbeatReply(int(ev.ID))
+	case evRecoveryDone:
+		f.recoveryDone(int(ev.ID))
+	case evShutdownDone:
+		f.stop(int(ev.ID), true)
+	case evIsrTick:
+		f.isrTick(int(ev.ID))
+	case evAlterFlush:
+		b.alterFlush = false
+		f.flushAlter(int(ev.ID))
+	case evAlterReply:
+		f.alterReply(int(ev.ID))
+	}
+}

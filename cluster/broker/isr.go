@@ -1,0 +1,285 @@
+package broker
+
+import (
+	"errors"
+
+	"github.com/kraftlab/kraftlab/engine/controller"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// watchIfIsr puts a follower that stopped being caught up on its leader's watch list if it is
+// in the maximal ISR, so the isr-expiration task looks at it.
+func (f *Fleet) watchIfIsr(r int32) {
+	p := f.rpart[r]
+	if ld := f.leader[p]; ld >= 0 && f.isrMax[p]&(1<<(r-f.rbase[p])) != 0 {
+		f.addWatch(int(f.rb[f.rbase[p]+int32(ld)]), r)
+	}
+}
+
+func (f *Fleet) addWatch(slot int, r int32) {
+	if f.watch[r] {
+		return
+	}
+	f.watch[r] = true
+	b := &f.brokers[slot]
+	b.watch = append(b.watch, r)
+}
+
+// watchRelevant reports whether replica r still needs its leader (broker slot) to act: an ISR
+// member that is not caught up (shrink candidate) or a caught-up follower outside the ISR
+// (expansion candidate).
+func (f *Fleet) watchRelevant(slot int, r int32) bool {
+	p := f.rpart[r]
+	ld := f.leader[p]
+	if ld < 0 || int(f.rb[f.rbase[p]+int32(ld)]) != slot || r == f.rbase[p]+int32(ld) {
+		return false
+	}
+	in := f.isrMax[p]&(1<<(r-f.rbase[p])) != 0
+	return in != (f.rstate[r] == rsTracking)
+}
+
+// isrTick is the isr-expiration task (every replica.lag.time.max.ms / 2): shrink the ISR of
+// every led partition with members not caught up for more than replica.lag.time.max.ms. Only
+// the watched replicas can be such members, so the task costs what changed, not what is led.
+func (f *Fleet) isrTick(slot int) {
+	b := &f.brokers[slot]
+	b.isrTickAt = f.now() + f.isrPeriod()
+	b.isrTick = f.at(b.isrTickAt, evIsrTick, int32(slot), int64(b.gen))
+	f.markGen++
+	// maybeShrink may append to b.watch (through addWatch) while this loop compacts it in
+	// place; index b.watch afresh each time, since an append may move it.
+	n, kept := len(b.watch), 0
+	for i := 0; i < n; i++ {
+		r := b.watch[i]
+		if !f.watchRelevant(slot, r) {
+			f.watch[r] = false
+			continue
+		}
+		b.watch[kept] = r
+		kept++
+		if p := f.rpart[r]; f.mark[p] != f.markGen {
+			f.mark[p] = f.markGen
+			f.maybeShrink(p)
+		}
+	}
+	added := copy(b.watch[kept:], b.watch[n:])
+	b.watch = b.watch[:kept+added]
+}
+
+// maybeShrink is Partition.maybeShrinkIsr: drop ISR members whose lastCaughtUpTime is older
+// than replica.lag.time.max.ms, unless an ISR change is in flight.
+func (f *Fleet) maybeShrink(p int32) {
+	if f.alterSt[p] != alNone || f.leader[p] < 0 {
+		return
+	}
+	now := f.now()
+	base, n, ld := f.rbase[p], int32(f.rf[p]), int32(f.leader[p])
+	var out uint8
+	for i := int32(0); i < n; i++ {
+		r := base + i
+		if i == ld || f.isrMax[p]&(1<<i) == 0 {
+			continue
+		}
+		if f.rstate[r] != rsTracking && now-f.lastCU[r] > f.p.ReplicaLagTimeMaxMs {
+			out |= 1 << i
+		}
+	}
+	if out != 0 {
+		f.propose(p, f.isrMax[p]&^out, false)
+		return
+	}
+	f.maybeExpand(p)
+}
+
+// maybeExpand is Partition.maybeExpandIsr: add one caught-up, ISR-eligible follower (not
+// fenced, not in controlled shutdown, with the broker epoch the leader's metadata has), unless
+// an ISR change is in flight. Ineligible caught-up followers are watched until their broker's
+// registration changes.
+func (f *Fleet) maybeExpand(p int32) {
+	ld := f.leader[p]
+	if ld < 0 || f.alterSt[p] != alNone {
+		return
+	}
+	base, n := f.rbase[p], int32(f.rf[p])
+	lb := int(f.rb[base+int32(ld)])
+	for i := int32(0); i < n; i++ {
+		r := base + i
+		if int8(i) == ld || f.isrMax[p]&(1<<i) != 0 || f.rstate[r] != rsTracking {
+			continue
+		}
+		if !f.eligible(lb, int(f.rb[r])) {
+			f.addWatch(lb, r)
+			continue
+		}
+		f.propose(p, f.isrMax[p]|1<<i, true)
+		return
+	}
+}
+
+// eligible is isReplicaIsrEligible as the leader (broker slot lb) sees follower broker fb.
+func (f *Fleet) eligible(lb, fb int) bool {
+	pv := &f.brokers[lb].peers[fb]
+	fbr := &f.brokers[fb]
+	return pv.registered && !pv.fenced && !pv.inCS && fbr.registered && pv.epoch == fbr.epoch
+}
+
+// recheckWatch retries expansions for followers on broker peer after the leader (slot) saw
+// peer's registration change.
+func (f *Fleet) recheckWatch(slot int, peer int16) {
+	b := &f.brokers[slot]
+	for i := 0; i < len(b.watch); i++ {
+		r := b.watch[i]
+		if f.rb[r] == peer && f.rstate[r] == rsTracking {
+			f.maybeExpand(f.rpart[r])
+		}
+	}
+}
+
+// propose queues an AlterPartition for p with the ISR mask. An expansion enlarges the maximal
+// ISR at once (prepareIsrExpand); a shrink keeps it until the change is committed.
+func (f *Fleet) propose(p int32, mask uint8, expand bool) {
+	lr := f.rbase[p] + int32(f.leader[p])
+	slot := int(f.rb[lr])
+	f.alterSt[p], f.alterNew[p], f.alterLE[p], f.alterPE[p], f.alterExp[p] = alQueued, mask, f.vLE[lr], f.vPE[lr], expand
+	if expand {
+		f.isrMax[p] = mask
+	}
+	b := &f.brokers[slot]
+	b.alterQueue = append(b.alterQueue, p)
+	if !b.alterBusy && !b.alterFlush {
+		b.alterFlush = true
+		f.at(f.now(), evAlterFlush, int32(slot), int64(b.gen))
+	}
+}
+
+// flushAlter sends the queued proposals as one AlterPartition request; one request is in flight
+// per broker at a time, as DefaultAlterPartitionManager does.
+func (f *Fleet) flushAlter(slot int) {
+	b := &f.brokers[slot]
+	if b.alterBusy || len(b.alterQueue) == 0 || !b.active {
+		return
+	}
+	b.alterBatch, b.alterReqs, b.alterIsrBuf = b.alterBatch[:0], b.alterReqs[:0], b.alterIsrBuf[:0]
+	for _, p := range b.alterQueue {
+		if f.alterSt[p] != alQueued || f.leader[p] < 0 {
+			continue
+		}
+		lr := f.rbase[p] + int32(f.leader[p])
+		if int(f.rb[lr]) != slot || f.vLE[lr] != f.alterLE[p] {
+			f.alterSt[p] = alNone
+			continue
+		}
+		reps := f.replicas(p)
+		for i := range reps {
+			if f.alterNew[p]&(1<<i) != 0 {
+				b.alterIsrBuf = append(b.alterIsrBuf, reps[i])
+			}
+		}
+		b.alterBatch = append(b.alterBatch, p)
+		f.alterSt[p] = alSent
+	}
+	b.alterQueue = b.alterQueue[:0]
+	if len(b.alterBatch) == 0 {
+		return
+	}
+	// NewIsr slices point into alterIsrBuf, which is complete now (no more appends).
+	off := 0
+	for _, p := range b.alterBatch {
+		k := popcount(f.alterNew[p])
+		rs := metadata.NoRecoveryChange
+		if f.cat.recov[p] == metadata.Recovering {
+			rs = metadata.Recovered
+		}
+		b.alterReqs = append(b.alterReqs, controller.AlterPartitionRequest{BrokerID: b.id, BrokerEpoch: b.epoch,
+			Topic: f.topicName(p), Partition: f.cat.pnum[p], LeaderEpoch: f.alterLE[p], PartitionEpoch: f.alterPE[p],
+			NewIsr: b.alterIsrBuf[off : off+k : off+k], LeaderRecoveryState: rs})
+		off += k
+	}
+	if cap(b.alterErrs) < len(b.alterReqs) {
+		b.alterErrs = make([]error, len(b.alterReqs))
+	}
+	b.alterErrs = b.alterErrs[:len(b.alterReqs)]
+	clear(b.alterErrs)
+	delay, err := f.client.AlterPartition(b.alterReqs, b.alterErrs, f.now())
+	b.alterBusy, b.alterErr = true, err
+	f.at(f.now()+max(0, delay), evAlterReply, int32(slot), int64(b.gen))
+}
+
+func popcount(m uint8) int {
+	n := 0
+	for ; m != 0; m &= m - 1 {
+		n++
+	}
+	return n
+}
+
+// alterReply handles the AlterPartition response: accepted proposals wait for their metadata
+// record; refused ones fall back to the committed ISR and are looked at again when metadata or
+// a broker registration changes; an unanswered request is resent after AlterPartitionRetryMs.
+func (f *Fleet) alterReply(slot int) {
+	b := &f.brokers[slot]
+	b.alterBusy = false
+	if b.alterErr != nil {
+		f.stats.AlterPartitionTimeouts++
+		for _, p := range b.alterBatch {
+			if f.alterSt[p] == alSent {
+				f.alterSt[p] = alQueued
+				b.alterQueue = append(b.alterQueue, p)
+			}
+		}
+		b.alterBatch = b.alterBatch[:0]
+		if len(b.alterQueue) > 0 && !b.alterFlush {
+			b.alterFlush = true
+			f.at(f.now()+f.p.AlterPartitionRetryMs, evAlterFlush, int32(slot), int64(b.gen))
+		}
+		return
+	}
+	for i, p := range b.alterBatch {
+		if f.alterSt[p] != alSent || f.leader[p] < 0 {
+			continue
+		}
+		lr := f.rbase[p] + int32(f.leader[p])
+		if int(f.rb[lr]) != slot {
+			continue
+		}
+		if err := b.alterErrs[i]; err != nil {
+			f.stats.AlterPartitionErrors++
+			f.alterSt[p] = alNone
+			f.isrMax[p] = f.vIsr[lr] | 1<<f.leader[p]
+			var api *controller.APIError
+			if errors.As(err, &api) {
+				f.watchPartition(slot, p)
+			}
+			continue
+		}
+		if f.alterExp[p] {
+			f.stats.IsrExpands++
+		} else {
+			f.stats.IsrShrinks++
+		}
+		f.alterSt[p] = alAwait
+		if f.vPE[lr] > f.alterPE[p] {
+			f.leaderViewChanged(p)
+		}
+	}
+	if cap(b.alterReqs) > bigBuffer && len(b.alterQueue) == 0 {
+		// A burst of ISR changes grew them and nothing more is queued: release them rather
+		// than keep that much per broker for good.
+		b.alterBatch, b.alterReqs, b.alterErrs, b.alterIsrBuf = nil, nil, nil, nil
+	}
+	b.alterBatch = b.alterBatch[:0]
+	if len(b.alterQueue) > 0 && !b.alterFlush {
+		b.alterFlush = true
+		f.at(f.now(), evAlterFlush, int32(slot), int64(b.gen))
+	}
+}
+
+// watchPartition watches every follower of p whose ISR membership and catch-up state disagree.
+func (f *Fleet) watchPartition(slot int, p int32) {
+	base, n := f.rbase[p], int32(f.rf[p])
+	for r := base; r < base+n; r++ {
+		if f.watchRelevant(slot, r) {
+			f.addWatch(slot, r)
+		}
+	}
+}

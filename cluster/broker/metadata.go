@@ -1,0 +1,439 @@
+package broker
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kraftlab/kraftlab/engine/config"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// Publish decodes committed metadata entries into the fleet's shared catalog and queues, for
+// each broker, the changes it must see. Entries already published are skipped, so the assembly may
+// hand the same entries to several brokers. Entries must continue the published log without a
+// gap. ApplyMetadata publishes too; Publish alone is for entries no running broker applies yet
+// (while every broker is down) and for the starting cluster's bootstrap records.
+func (f *Fleet) Publish(entries []metadata.Entry) error {
+	if len(entries) > 1024 {
+		f.reserve(entries)
+	}
+	for i := range entries {
+		e := entries[i]
+		if e.Offset <= f.published {
+			continue
+		}
+		if f.published >= 0 && e.Offset != f.published+1 {
+			return fmt.Errorf("broker: metadata entry at offset %d does not follow the published offset %d; entries must come in log order without gaps", e.Offset, f.published)
+		}
+		if err := f.publishOne(e); err != nil {
+			return err
+		}
+		f.published = e.Offset
+	}
+	return nil
+}
+
+// Published is the offset of the last published metadata entry (-1 before any).
+func (f *Fleet) Published() int64 { return f.published }
+
+// AppliedOffset is the last metadata offset a broker has applied; its heartbeats report it.
+func (f *Fleet) AppliedOffset(id int32) int64 {
+	if s, ok := f.slotOf[id]; ok {
+		return f.brokers[s].applied
+	}
+	return -1
+}
+
+// ApplyMetadata makes broker id apply committed metadata up to the last of entries (which are
+// published first if needed), in log order, as its metadata loader would. The broker's view of
+// its partitions and of the other brokers changes, and its replicas react: becoming leader or
+// follower, truncating, moving between fetchers. A broker that is NOT_RUNNING cannot apply
+// metadata (ErrNotRunning).
+func (f *Fleet) ApplyMetadata(id int32, entries []metadata.Entry) error {
+	b, slot, err := f.slot(id)
+	if err != nil {
+		return err
+	}
+	if b.state == NotRunning {
+		return fmt.Errorf("broker: ApplyMetadata(%d): %w (state %s)", id, ErrNotRunning, b.state)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if err := f.Publish(entries); err != nil {
+		return err
+	}
+	f.applyUpTo(slot, entries[len(entries)-1].Offset)
+	return nil
+}
+
+// LoadSnapshot sets a broker's metadata view to the published state, as loading a metadata
+// snapshot does: the broker skips straight to the newest state.
+func (f *Fleet) LoadSnapshot(id int32) error {
+	b, slot, err := f.slot(id)
+	if err != nil {
+		return err
+	}
+	if b.state == NotRunning {
+		return fmt.Errorf("broker: LoadSnapshot(%d): %w", id, ErrNotRunning)
+	}
+	f.loadView(slot)
+	if b.active {
+		for _, p := range f.replicaParts(b.id) {
+			f.partitionTouched(p)
+		}
+	}
+	return nil
+}
+
+// reserve grows the per-partition slices once for the partitions entries create, so that a
+// bootstrap of a million partitions does not copy them over and over.
+func (f *Fleet) reserve(entries []metadata.Entry) {
+	parts, reps := 0, 0
+	for i := range entries {
+		if r, ok := entries[i].Record.(*metadata.PartitionRecord); ok && entries[i].Offset > f.published {
+			parts++
+			reps += len(r.Replicas)
+		}
+	}
+	if parts == 0 {
+		return
+	}
+	f.rbase = slices.Grow(f.rbase, parts)
+	f.rf = slices.Grow(f.rf, parts)
+	f.cls = slices.Grow(f.cls, parts)
+	f.fetcher = slices.Grow(f.fetcher, parts)
+	f.leader = slices.Grow(f.leader, parts)
+	f.lastLd = slices.Grow(f.lastLd, parts)
+	f.produce = slices.Grow(f.produce, parts)
+	f.deleted = slices.Grow(f.deleted, parts)
+	f.leoBase = slices.Grow(f.leoBase, parts)
+	f.volBase = slices.Grow(f.volBase, parts)
+	f.epochSt = slices.Grow(f.epochSt, parts)
+	f.hwFrozen = slices.Grow(f.hwFrozen, parts)
+	f.hwVal = slices.Grow(f.hwVal, parts)
+	f.isrMax = slices.Grow(f.isrMax, parts)
+	f.alterSt = slices.Grow(f.alterSt, parts)
+	f.alterNew = slices.Grow(f.alterNew, parts)
+	f.alterLE = slices.Grow(f.alterLE, parts)
+	f.alterPE = slices.Grow(f.alterPE, parts)
+	f.alterExp = slices.Grow(f.alterExp, parts)
+	f.servEp = slices.Grow(f.servEp, parts)
+	f.changed = slices.Grow(f.changed, parts)
+	f.mark = slices.Grow(f.mark, parts)
+	f.tmark = slices.Grow(f.tmark, parts)
+	f.tkind = slices.Grow(f.tkind, parts)
+	c := &f.cat
+	c.ptopic = slices.Grow(c.ptopic, parts)
+	c.pnum = slices.Grow(c.pnum, parts)
+	c.leader = slices.Grow(c.leader, parts)
+	c.le = slices.Grow(c.le, parts)
+	c.pe = slices.Grow(c.pe, parts)
+	c.isr = slices.Grow(c.isr, parts)
+	c.elr = slices.Grow(c.elr, parts)
+	c.recov = slices.Grow(c.recov, parts)
+	c.rid = slices.Grow(c.rid, reps)
+	f.rpart = slices.Grow(f.rpart, reps)
+	f.rb = slices.Grow(f.rb, reps)
+	f.rstate = slices.Grow(f.rstate, reps)
+	f.leo = slices.Grow(f.leo, reps)
+	f.grp = slices.Grow(f.grp, reps)
+	f.hgen = slices.Grow(f.hgen, reps)
+	f.lastCU = slices.Grow(f.lastCU, reps)
+	f.vLead = slices.Grow(f.vLead, reps)
+	f.vIsr = slices.Grow(f.vIsr, reps)
+	f.vLE = slices.Grow(f.vLE, reps)
+	f.vPE = slices.Grow(f.vPE, reps)
+	f.inView = slices.Grow(f.inView, reps)
+	f.watch = slices.Grow(f.watch, reps)
+}
+
+// addPartition grows the per-partition and per-replica slices for a new partition of topic t.
+func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
+	c := &f.cat
+	base := int32(len(f.rpart))
+	cl := f.rates.ClassOf(idx)
+	if cl < 0 || cl >= f.k {
+		cl = 0 // a Rates bug; keep the model running with the first class
+	}
+	pnum := c.topics[t].count
+	c.ptopic = append(c.ptopic, t)
+	c.pnum = append(c.pnum, pnum)
+	c.leader = append(c.leader, -1)
+	c.le = append(c.le, 0)
+	c.pe = append(c.pe, 0)
+	c.isr = append(c.isr, 0)
+	c.elr = append(c.elr, 0)
+	c.recov = append(c.recov, 0)
+	f.rbase = append(f.rbase, base)
+	f.rf = append(f.rf, uint8(len(reps)))
+	f.cls = append(f.cls, uint8(cl))
+	f.fetcher = append(f.fetcher, f.fetcherOf(t, pnum))
+	f.leader = append(f.leader, -1)
+	f.lastLd = append(f.lastLd, -1)
+	f.produce = append(f.produce, false)
+	f.deleted = append(f.deleted, false)
+	f.leoBase = append(f.leoBase, 0)
+	f.volBase = append(f.volBase, 0)
+	f.epochSt = append(f.epochSt, 0)
+	f.hwFrozen = append(f.hwFrozen, true)
+	f.hwVal = append(f.hwVal, 0)
+	f.isrMax = append(f.isrMax, 0)
+	f.alterSt = append(f.alterSt, alNone)
+	f.alterNew = append(f.alterNew, 0)
+	f.alterLE = append(f.alterLE, 0)
+	f.alterPE = append(f.alterPE, 0)
+	f.alterExp = append(f.alterExp, false)
+	f.servEp = append(f.servEp, -1)
+	f.changed = append(f.changed, f.now())
+	f.mark = append(f.mark, 0)
+	f.tmark = append(f.tmark, 0)
+	f.tkind = append(f.tkind, 0)
+	for _, id := range reps {
+		s, ok := f.slotOf[id]
+		if !ok {
+			s = -1
+		} else {
+			c.replicaOf[s] = append(c.replicaOf[s], idx)
+		}
+		c.rid = append(c.rid, id)
+		f.rpart = append(f.rpart, idx)
+		f.rb = append(f.rb, s)
+		f.rstate = append(f.rstate, rsDead)
+		f.leo = append(f.leo, 0)
+		f.grp = append(f.grp, -1)
+		f.hgen = append(f.hgen, 0)
+		f.lastCU = append(f.lastCU, f.now())
+		f.vLead = append(f.vLead, -1)
+		f.vIsr = append(f.vIsr, 0)
+		f.vLE = append(f.vLE, -1)
+		f.vPE = append(f.vPE, -1)
+		f.inView = append(f.inView, false)
+		f.watch = append(f.watch, false)
+	}
+}
+
+// Prefill gives every published partition a full local log of LocalRetentionSec seconds of its
+// class's produce (on every replica), as a cluster that has been running for a while has. Call
+// it after publishing the starting cluster's records and before booting brokers.
+func (f *Fleet) Prefill() {
+	now := f.now()
+	for p := range f.rbase {
+		size := f.clsRate[f.cls[p]] * f.p.LocalRetentionSec
+		f.leoBase[p] = size
+		f.volBase[p] = f.vol(int(f.effClass(int32(p))), now)
+		f.epochSt[p] = size
+		f.hwVal[p] = size
+		base, n := f.rbase[p], int32(f.rf[p])
+		for r := base; r < base+n; r++ {
+			if f.rstate[r] == rsDead || f.rstate[r] == rsStalled {
+				f.leo[r] = size
+			}
+		}
+	}
+}
+
+// queuePartition queues a partition's new state for each broker holding a replica of it.
+func (f *Fleet) queuePartition(off int64, idx int32) {
+	c := &f.cat
+	ch := change{off: off, part: idx, kind: chPartition, leader: -1, isr: c.isr[idx],
+		leaderEpoch: c.le[idx], partEpoch: c.pe[idx]}
+	for i, id := range f.replicas(idx) {
+		if id == c.leader[idx] {
+			ch.leader = int8(i)
+		}
+	}
+	base, n := f.rbase[idx], int32(f.rf[idx])
+	for r := base; r < base+n; r++ {
+		if s := f.rb[r]; s >= 0 {
+			b := &f.brokers[s]
+			b.queue = append(b.queue, ch)
+		}
+	}
+}
+
+// queueBroker queues a broker registration's new state for every broker.
+func (f *Fleet) queueBroker(off int64, slot int) {
+	reg := &f.cat.regs[slot]
+	ch := change{off: off, part: int32(slot), kind: chBroker, epoch: reg.epoch}
+	if reg.registered {
+		ch.flags |= flRegistered
+	}
+	if reg.fenced {
+		ch.flags |= flFenced
+	}
+	if reg.inCS {
+		ch.flags |= flInCS
+	}
+	for i := range f.brokers {
+		f.brokers[i].queue = append(f.brokers[i].queue, ch)
+	}
+}
+
+// applyUpTo applies a broker's queued changes up to offset. Like Kafka's metadata publisher,
+// which hands the broker one delta per batch, it first updates the broker's view with every
+// change and only then reacts, so that a leader sees an ISR change and the fencing written in
+// the same batch together.
+func (f *Fleet) applyUpTo(slot int, offset int64) {
+	b := &f.brokers[slot]
+	f.tgen++
+	touched, peers := f.touchBuf[:0], f.peerBuf[:0]
+	for b.qhead < len(b.queue) && b.queue[b.qhead].off <= offset {
+		ch := &b.queue[b.qhead]
+		b.qhead++
+		switch ch.kind {
+		case chPartition:
+			if kind := f.applyPartition(slot, ch); kind > 0 {
+				p := ch.part
+				if f.tmark[p] != f.tgen {
+					f.tmark[p], f.tkind[p] = f.tgen, 0
+					touched = append(touched, p)
+				}
+				f.tkind[p] = max(f.tkind[p], kind)
+			}
+		case chBroker:
+			b.peers[ch.part] = peerView{epoch: ch.epoch, registered: ch.flags&flRegistered != 0,
+				fenced: ch.flags&flFenced != 0, inCS: ch.flags&flInCS != 0}
+			peers = append(peers, int16(ch.part))
+		}
+	}
+	if b.qhead == len(b.queue) {
+		b.queue, b.qhead = b.queue[:0], 0
+		if cap(b.queue) > bigBuffer {
+			b.queue = nil // a bootstrap or a long outage grew it; do not keep that for good
+		}
+	} else if b.qhead > 4096 && b.qhead*2 > len(b.queue) {
+		n := copy(b.queue, b.queue[b.qhead:])
+		b.queue, b.qhead = b.queue[:n], 0
+	}
+	if offset > b.applied {
+		b.applied = offset
+	}
+	f.touchBuf, f.peerBuf = touched, peers
+	if !b.active {
+		return
+	}
+	for _, p := range touched {
+		switch f.tkind[p] {
+		case touchRole:
+			f.partitionTouched(p)
+		case touchLeader:
+			// Only the ISR or partition epoch changed; it matters to the serving leader alone.
+			if ld := f.leader[p]; ld >= 0 && int(f.rb[f.rbase[p]+int32(ld)]) == slot {
+				f.leaderViewChanged(p)
+			}
+		}
+	}
+	for _, q := range peers {
+		f.recheckWatch(slot, q)
+	}
+}
+
+// bigBuffer is the capacity above which a per-broker buffer is released once empty rather
+// than kept for reuse: a million-partition bootstrap fills every broker's queue once.
+const bigBuffer = 4096
+
+// Reactions a partition change asks of the broker that applied it.
+const (
+	touchNone   uint8 = iota
+	touchLeader       // the serving leader's committed ISR or partition epoch changed
+	touchRole         // the leader or leader epoch changed: roles may move
+)
+
+// loadView copies the published state into a broker's view and drops its queue.
+func (f *Fleet) loadView(slot int) {
+	b := &f.brokers[slot]
+	c := &f.cat
+	b.queue, b.qhead = nil, 0
+	b.applied = f.published
+	for q := range f.brokers {
+		reg := &c.regs[q]
+		b.peers[q] = peerView{epoch: reg.epoch, registered: reg.registered, fenced: reg.fenced, inCS: reg.inCS}
+	}
+	for _, p := range c.replicaOf[slot] {
+		r := f.replicaOf(p, slot)
+		if r < 0 || f.deleted[p] {
+			continue
+		}
+		f.vLE[r], f.vPE[r], f.vIsr[r], f.vLead[r] = c.le[p], c.pe[p], c.isr[p], -1
+		for i, id := range f.replicas(p) {
+			if id == c.leader[p] {
+				f.vLead[r] = int8(i)
+			}
+		}
+		f.inView[r] = true
+	}
+}
+
+// replicaOf is the replica slot of broker slot in partition p, or -1.
+func (f *Fleet) replicaOf(p int32, slot int) int32 {
+	base, n := f.rbase[p], int32(f.rf[p])
+	for r := base; r < base+n; r++ {
+		if int(f.rb[r]) == slot {
+			return r
+		}
+	}
+	return -1
+}
+
+// applyPartition updates a broker's view of a partition and says what reaction it needs.
+func (f *Fleet) applyPartition(slot int, ch *change) uint8 {
+	p := ch.part
+	if f.deleted[p] {
+		return touchNone
+	}
+	r := f.replicaOf(p, slot)
+	if r < 0 {
+		return touchNone
+	}
+	roleSame := f.inView[r] && f.vLead[r] == ch.leader && f.vLE[r] == ch.leaderEpoch
+	f.vLead[r], f.vIsr[r], f.vLE[r], f.vPE[r], f.inView[r] = ch.leader, ch.isr, ch.leaderEpoch, ch.partEpoch, true
+	switch {
+	case !roleSame:
+		return touchRole
+	case f.leader[p] >= 0 && f.rbase[p]+int32(f.leader[p]) == r:
+		return touchLeader
+	}
+	// A follower seeing only an ISR change does nothing: its fetching depends on the leader
+	// and epoch alone.
+	return touchNone
+}
+
+// configChanged re-reads min.insync.replicas for the partitions a ConfigRecord touches.
+func (f *Fleet) configChanged(r *metadata.ConfigRecord) {
+	if r.Name != config.MinInsyncReplicas {
+		return
+	}
+	for i := range f.topicMinIsr {
+		f.topicMinIsr[i] = -1 // resolved again on next use
+	}
+	lo, hi := int32(0), int32(len(f.rbase))
+	if r.ResourceType == metadata.ResourceTopic {
+		t, ok := f.cat.byName[r.ResourceName]
+		if !ok {
+			return
+		}
+		lo, hi = f.cat.topics[t].first, f.cat.topics[t].first+f.cat.topics[t].count
+	}
+	for p := lo; p < hi; p++ {
+		if !f.deleted[p] && f.leader[p] >= 0 {
+			f.updateProduce(p)
+		}
+	}
+}
+
+// minIsr resolves min.insync.replicas for a partition: topic, committed cluster configs, then
+// the brokers' static configs, then Kafka's default.
+func (f *Fleet) minIsr(p int32) int {
+	t := f.cat.ptopic[p]
+	for int(t) >= len(f.topicMinIsr) {
+		f.topicMinIsr = append(f.topicMinIsr, -1)
+	}
+	if v := f.topicMinIsr[t]; v >= 0 {
+		return int(v)
+	}
+	top := &f.cat.topics[t]
+	v := int32(config.Int64(config.MinInsyncReplicas, &top.configs, &f.cat.cluster, &f.static))
+	f.topicMinIsr[t] = v
+	return int(v)
+}

@@ -1,0 +1,447 @@
+package broker
+
+import "math/bits"
+
+// vol is class c's cumulative produced bytes per partition at time t: L of a partition that
+// has taken writes since an anchor is the anchor plus vol(t) − vol(anchor).
+func (f *Fleet) vol(c int, t int64) float64 {
+	return f.clsVol[c] + f.clsRate[c]*float64(t-f.volAt)/1000
+}
+
+// effClass is the class a partition produces at now: its rate class, or the zero class k
+// while its leader does not take writes.
+func (f *Fleet) effClass(p int32) int {
+	if f.produce[p] {
+		return int(f.cls[p])
+	}
+	return f.k
+}
+
+// lambda is a partition's current produce rate in bytes/s.
+func (f *Fleet) lambda(p int32) float64 { return f.clsRate[f.effClass(p)] }
+
+// leaderEnd is L(p, t): the serving leader's log-end offset, or the last one's while there is
+// none.
+func (f *Fleet) leaderEnd(p int32, t int64) float64 {
+	if f.produce[p] {
+		return f.leoBase[p] + f.vol(int(f.cls[p]), t) - f.volBase[p]
+	}
+	return f.leoBase[p]
+}
+
+// lagBytes is how far an in-sync follower trails the leader: InSyncLagMs of produce.
+func (f *Fleet) lagBytes(p int32) float64 { return f.lambda(p) * f.p.InSyncLagMs / 1000 }
+
+// logStart is the leader's local log start offset: LocalRetentionSec × TieredLocalShare of the
+// class's produce below its end. A follower below it (an empty disk) restarts from it, as after
+// OFFSET_OUT_OF_RANGE.
+func (f *Fleet) logStart(p int32, t int64) float64 {
+	return f.leaderEnd(p, t) - f.clsRate[f.cls[p]]*f.p.LocalRetentionSec*f.p.TieredLocalShare
+}
+
+// pos is replica r's log-end offset at time t.
+func (f *Fleet) pos(r int32, t int64) float64 {
+	p := f.rpart[r]
+	switch f.rstate[r] {
+	case rsLeader:
+		return f.leaderEnd(p, t)
+	case rsTracking:
+		return f.leaderEnd(p, t) - f.lagBytes(p)
+	case rsCatching:
+		return f.leaderEnd(p, t) - (f.leo[r] + f.groupA(f.grp[r], t))
+	}
+	return f.leo[r]
+}
+
+// hw is the serving leader's high watermark at t: the lowest log end among the maximal ISR
+// and caught-up followers, frozen while there is no leader or the ISR is below
+// min(min.insync.replicas, replicas).
+func (f *Fleet) hw(p int32, t int64) float64 {
+	if f.hwFrozen[p] || f.leader[p] < 0 {
+		return f.hwVal[p]
+	}
+	v := f.leaderEnd(p, t)
+	base, n, ld := f.rbase[p], int32(f.rf[p]), int32(f.leader[p])
+	for i := int32(0); i < n; i++ {
+		if i == ld {
+			continue
+		}
+		r := base + i
+		if f.isrMax[p]&(1<<i) != 0 || f.rstate[r] == rsTracking {
+			v = min(v, f.pos(r, t))
+		}
+	}
+	return v
+}
+
+// committedIsr is the ISR the serving leader has from metadata.
+func (f *Fleet) committedIsr(p int32) uint8 {
+	return f.vIsr[f.rbase[p]+int32(f.leader[p])]
+}
+
+// contrib adds (sign 1) or removes (sign -1) a partition's steady load: produce on its leader,
+// replication on its leader and in-sync followers.
+func (f *Fleet) contrib(p int32, sign int32) {
+	if !f.produce[p] || f.leader[p] < 0 {
+		return
+	}
+	c := f.cls[p]
+	base, n := f.rbase[p], int32(f.rf[p])
+	lb := &f.brokers[f.rb[base+int32(f.leader[p])]]
+	lb.leadCnt[c] += sign
+	for r := base; r < base+n; r++ {
+		if f.rstate[r] == rsTracking {
+			f.brokers[f.rb[r]].trackCnt[c] += sign
+			lb.replCnt[c] += sign
+		}
+	}
+}
+
+// setRState changes a follower's state, keeping the tracking load counts right.
+func (f *Fleet) setRState(r int32, st uint8) {
+	old := f.rstate[r]
+	if old == st {
+		return
+	}
+	p := f.rpart[r]
+	if f.produce[p] && f.leader[p] >= 0 && (old == rsTracking || st == rsTracking) {
+		c := f.cls[p]
+		lb := &f.brokers[f.rb[f.rbase[p]+int32(f.leader[p])]]
+		d := int32(1)
+		if old == rsTracking {
+			d = -1
+		}
+		f.brokers[f.rb[r]].trackCnt[c] += d
+		lb.replCnt[c] += d
+	}
+	f.rstate[r] = st
+}
+
+// freezeAll stops a partition: every replica's log end is frozen where it is now, catching-up
+// followers leave their sessions, and the partition has no serving leader until startLeader.
+// It returns the leader's log end at this moment.
+func (f *Fleet) freezeAll(p int32) float64 {
+	now := f.now()
+	oldL := f.leaderEnd(p, now)
+	f.contrib(p, -1)
+	base, n := f.rbase[p], int32(f.rf[p])
+	for r := base; r < base+n; r++ {
+		switch f.rstate[r] {
+		case rsLeader, rsTracking:
+			f.leo[r] = f.pos(r, now)
+			if f.rstate[r] == rsTracking {
+				f.lastCU[r] = now
+			}
+		case rsCatching:
+			f.leo[r] = f.pos(r, now)
+			f.leaveGroup(r)
+		default:
+			continue
+		}
+		f.rstate[r] = rsStalled
+	}
+	f.leader[p], f.produce[p], f.leoBase[p], f.servEp[p] = -1, false, oldL, -1
+	return oldL
+}
+
+// takeover makes replica position i the partition's serving leader (i = -1: none). Records
+// above the new leader's log end are truncated everywhere; those that were acknowledged count
+// as lost: every one under acks=1, and under acks=all those below the old high watermark,
+// which only an unclean election can lose.
+func (f *Fleet) takeover(p int32, i int8) {
+	now := f.now()
+	hwOld := f.hw(p, now)
+	hadLeader := f.leader[p] >= 0
+	oldL := f.freezeAll(p)
+	if i < 0 {
+		f.hwFrozen[p], f.hwVal[p] = true, hwOld
+		if hadLeader {
+			f.changed[p] = now
+		}
+		f.alterSt[p] = alNone
+		return
+	}
+	r := f.rbase[p] + int32(i)
+	fn := f.leo[r]
+	if fn < oldL {
+		acked := oldL - fn
+		if f.p.Acks == AcksAll {
+			acked = max(0, hwOld-fn)
+		}
+		if hwOld > fn+1e-6*max(1, hwOld) {
+			f.stats.UncleanTakeovers++
+		}
+		f.stats.LostAckedRecords += acked / f.rates.RecordBytes()
+	}
+	f.startLeader(p, i)
+	if last := f.lastLd[p]; last >= 0 && last != i {
+		f.stats.LeaderChanges++
+	}
+	f.lastLd[p] = i
+}
+
+// startLeader sets up replica position i, whose log end is frozen in leo, as the serving
+// leader: the leader-epoch start is its log end, other replicas above it are truncated, the
+// maximal ISR is the committed one, and ISR members get a fresh lastCaughtUpTime, as Kafka's
+// makeLeader gives them.
+func (f *Fleet) startLeader(p int32, i int8) {
+	now := f.now()
+	base, n := f.rbase[p], int32(f.rf[p])
+	r := base + int32(i)
+	fn := f.leo[r]
+	for j := base; j < base+n; j++ {
+		if j != r && f.leo[j] > fn {
+			f.stats.TruncatedBytes += f.leo[j] - fn
+			f.leo[j] = fn
+		}
+	}
+	f.leader[p] = i
+	f.rstate[r] = rsLeader
+	f.leoBase[p], f.epochSt[p], f.hwFrozen[p], f.hwVal[p] = fn, fn, false, fn
+	f.servEp[p] = f.vLE[r]
+	f.isrMax[p] = f.vIsr[r] | 1<<i
+	f.alterSt[p] = alNone
+	f.changed[p] = now
+	for j := int32(0); j < n; j++ {
+		if f.isrMax[p]&(1<<j) != 0 {
+			f.lastCU[base+j] = now
+		}
+	}
+	f.contrib(p, 1)
+	f.updateProduce(p)
+}
+
+// updateProduce decides whether the serving leader takes writes (it runs, producers reach it,
+// and under acks=all its committed ISR is at least min.insync.replicas) and freezes the high
+// watermark while the committed ISR is below min(min.insync.replicas, replicas). A change of
+// rate moves catching-up followers to the group of their new rate.
+func (f *Fleet) updateProduce(p int32) {
+	hwNow := f.hwVal[p]
+	if !f.hwFrozen[p] && f.leader[p] >= 0 {
+		hwNow = f.hw(p, f.now())
+	}
+	f.updateProduceHW(p, hwNow)
+}
+
+// updateProduceHW is updateProduce with the high watermark as it was before the ISR change
+// that prompted the call: a leader that falls below min.insync.replicas keeps that one, as
+// Kafka's maybeIncrementLeaderHW refuses to move it while under min ISR.
+func (f *Fleet) updateProduceHW(p int32, hwBefore float64) {
+	now := f.now()
+	want := false
+	if ld := f.leader[p]; ld >= 0 && !f.deleted[p] {
+		lb := &f.brokers[f.rb[f.rbase[p]+int32(ld)]]
+		isr := bits.OnesCount8(f.committedIsr(p))
+		mi := f.minIsr(p)
+		under := isr < min(mi, int(f.rf[p]))
+		if under && !f.hwFrozen[p] {
+			f.hwVal[p] = hwBefore
+			f.hwFrozen[p] = true
+		} else if !under && f.hwFrozen[p] {
+			f.hwFrozen[p] = false
+		}
+		want = lb.active && lb.clientUp && (f.p.Acks == AcksLeader || isr >= mi)
+	}
+	if want == f.produce[p] {
+		return
+	}
+	// Catching-up followers change rate class: take them out with their backlogs.
+	base, n := f.rbase[p], int32(f.rf[p])
+	var backlog [8]float64
+	var moving uint8
+	lnow := f.leaderEnd(p, now)
+	for j := int32(0); j < n; j++ {
+		r := base + j
+		if f.rstate[r] == rsCatching {
+			backlog[j] = lnow - f.pos(r, now)
+			moving |= 1 << j
+			f.leaveGroup(r)
+			f.rstate[r] = rsStalled
+		}
+	}
+	f.contrib(p, -1)
+	f.leoBase[p], f.produce[p] = lnow, want
+	f.volBase[p] = f.vol(int(f.cls[p]), now)
+	f.contrib(p, 1)
+	for j := int32(0); j < n; j++ {
+		if moving&(1<<j) != 0 {
+			f.joinGroup(base+j, backlog[j])
+		}
+	}
+}
+
+// partitionTouched re-derives a partition's roles after a view or liveness change: the
+// serving leader is the active replica that, in its own view, leads with the highest epoch;
+// followers fetch from it if their view agrees.
+func (f *Fleet) partitionTouched(p int32) {
+	if f.deleted[p] {
+		return
+	}
+	base, n := f.rbase[p], int32(f.rf[p])
+	best, bestEpoch := int8(-1), int32(-1)
+	for i := int32(0); i < n; i++ {
+		r := base + i
+		s := f.rb[r]
+		if s < 0 || !f.brokers[s].active || !f.inView[r] {
+			continue
+		}
+		if f.vLead[r] == int8(i) && f.vLE[r] > bestEpoch {
+			best, bestEpoch = int8(i), f.vLE[r]
+		}
+	}
+	cur := f.leader[p]
+	switch {
+	case best != cur || (best >= 0 && bestEpoch != f.servEp[p]):
+		f.takeover(p, best)
+	case best >= 0:
+		f.leaderViewChanged(p)
+	}
+	for i := int32(0); i < n; i++ {
+		if int8(i) != f.leader[p] {
+			f.refreshFollower(base + i)
+		}
+	}
+}
+
+// leaderViewChanged handles a new committed state seen by the serving leader itself: a
+// pending AlterPartition is settled by a newer partition epoch, and the ISR size may change
+// whether it takes writes.
+func (f *Fleet) leaderViewChanged(p int32) {
+	lr := f.rbase[p] + int32(f.leader[p])
+	// The HW before the change only matters if the change takes the ISR below min ISR.
+	hwBefore := f.hwVal[p]
+	if !f.hwFrozen[p] && bits.OnesCount8(f.vIsr[lr]) < min(f.minIsr(p), int(f.rf[p])) {
+		hwBefore = f.hw(p, f.now())
+	}
+	switch f.alterSt[p] {
+	case alAwait, alQueued:
+		if f.vPE[lr] > f.alterPE[p] {
+			f.alterSt[p] = alNone
+			f.isrMax[p] = f.vIsr[lr] | 1<<f.leader[p]
+		}
+	case alNone:
+		f.isrMax[p] = f.vIsr[lr] | 1<<f.leader[p]
+	}
+	f.updateProduceHW(p, hwBefore)
+	f.maybeExpand(p)
+}
+
+// refreshFollower decides whether a non-leader replica fetches from the serving leader: its
+// broker is active, its view names that leader with the same epoch the leader runs, and the
+// link between them is up. A replica that starts fetching is in sync if its backlog is within
+// one fetch, else it joins its fetch session's catch-up.
+func (f *Fleet) refreshFollower(r int32) {
+	p := f.rpart[r]
+	s := f.rb[r]
+	ld := f.leader[p]
+	fetch := false
+	if s >= 0 && f.brokers[s].active && f.inView[r] && ld >= 0 {
+		lr := f.rbase[p] + int32(ld)
+		fetch = f.vLead[r] == ld && f.vLE[r] == f.vLE[lr] && f.linkUp(int(s), int(f.rb[lr]))
+	}
+	st := f.rstate[r]
+	if !fetch {
+		to := rsStalled
+		if s < 0 || !f.brokers[s].active {
+			to = rsDead
+		}
+		if st == rsTracking || st == rsCatching {
+			now := f.now()
+			f.leo[r] = f.pos(r, now)
+			if st == rsCatching {
+				f.leaveGroup(r)
+			} else {
+				f.lastCU[r] = now
+			}
+			f.setRState(r, to)
+			f.watchIfIsr(r)
+			return
+		}
+		f.rstate[r] = to
+		return
+	}
+	if st == rsTracking || st == rsCatching {
+		return
+	}
+	now := f.now()
+	lnow := f.leaderEnd(p, now)
+	fl := f.leo[r]
+	if ls := f.logStart(p, now); fl < ls {
+		fl = ls
+	}
+	if fl > lnow {
+		f.stats.TruncatedBytes += fl - lnow
+		fl = lnow
+	}
+	f.leo[r] = fl
+	if backlog := lnow - fl; backlog <= f.p.ReplicaFetchMaxBytes {
+		f.setRState(r, rsTracking)
+		f.caughtUp(r)
+	} else {
+		f.joinGroup(r, backlog)
+		f.watchIfIsr(r)
+	}
+}
+
+// caughtUp is a follower reaching the leader's log end: it is caught up now, and the leader
+// considers adding it to the ISR.
+func (f *Fleet) caughtUp(r int32) {
+	f.lastCU[r] = f.now()
+	p := f.rpart[r]
+	if ld := f.leader[p]; ld >= 0 && f.isrMax[p]&(1<<(r-f.rbase[p])) == 0 {
+		f.maybeExpand(p)
+	}
+}
+
+// linkUp reports whether brokers a and b can reach each other.
+func (f *Fleet) linkUp(a, b int) bool {
+	if a == b || f.cut == nil {
+		return true
+	}
+	return !f.cut[a*len(f.brokers)+b]
+}
+
+// activate starts a broker's replicas: each becomes leader or follower per its view, and the
+// isr-expiration task starts (every replica.lag.time.max.ms / 2).
+// A booted broker starts the task at a random phase so that brokers do not act in lockstep.
+func (f *Fleet) activate(slot int, randomPhase bool) {
+	b := &f.brokers[slot]
+	if b.active {
+		return
+	}
+	b.active = true
+	period := f.isrPeriod()
+	b.isrTickAt = f.now() + period
+	if randomPhase {
+		b.isrTickAt = f.now() + b.rng.Between(1, period+1)
+	}
+	b.isrTick = f.at(b.isrTickAt, evIsrTick, int32(slot), int64(b.gen))
+	for _, p := range f.replicaParts(b.id) {
+		f.partitionTouched(p)
+	}
+	f.requestRealloc()
+}
+
+// deactivate stops a broker's replicas: partitions it led stop taking writes until a new
+// leader takes over, its followers stop fetching, and its AlterPartition work is dropped.
+func (f *Fleet) deactivate(slot int) {
+	b := &f.brokers[slot]
+	if !b.active {
+		return
+	}
+	b.active = false
+	f.sim.Cancel(b.isrTick)
+	b.isrTick = noHandle
+	for _, r := range b.watch {
+		f.watch[r] = false
+	}
+	b.watch = b.watch[:0]
+	b.alterQueue, b.alterBatch = b.alterQueue[:0], b.alterBatch[:0]
+	for _, p := range f.replicaParts(b.id) {
+		f.partitionTouched(p)
+	}
+	f.requestRealloc()
+}
+
+// isrPeriod is the isr-expiration task's period.
+func (f *Fleet) isrPeriod() int64 { return max(1, f.p.ReplicaLagTimeMaxMs/2) }
