@@ -1,0 +1,28 @@
+package workload
+
+import "math"
+
+// lnTable holds ln(m) for m on a 1/lnTableSize grid of [0.5, 1], so that a unit exponential
+// draw costs a table lookup instead of math.Log: sampling is the latency model's hot path.
+const lnTableSize = 1024
+
+var lnTable = func() [lnTableSize + 1]float64 {
+	var t [lnTableSize + 1]float64
+	for i := range t {
+		t[i] = math.Log(0.5 + 0.5*float64(i)/lnTableSize)
+	}
+	return t
+}()
+
+// fastLn is ln(v) for v in (0, 1] with a relative error below 1e-7: v = m·2^e with m in
+// [0.5, 1), ln v = e·ln 2 + ln m, ln m interpolated linearly in lnTable.
+func fastLn(v float64) float64 {
+	m, e := math.Frexp(v)
+	x := (m - 0.5) * 2 * lnTableSize
+	i := int(x)
+	if i >= lnTableSize {
+		i = lnTableSize - 1
+	}
+	frac := x - float64(i)
+	return float64(e)*math.Ln2 + lnTable[i] + frac*(lnTable[i+1]-lnTable[i])
+}
