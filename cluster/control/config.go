@@ -1,0 +1,169 @@
+package control
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/cluster/quorum"
+	"github.com/kraftlab/kraftlab/engine/config"
+	"github.com/kraftlab/kraftlab/engine/controller"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// FirstVoterID is the node id of the first controller in VoterIDs; controllers and brokers share
+// one id space, and KRaft Lab numbers controllers from 3000 as Kafka's examples do.
+const FirstVoterID = 3000
+
+// VoterIDs returns n controller ids: 3000, 3001, ...
+func VoterIDs(n int) []quorum.NodeID {
+	ids := make([]quorum.NodeID, n)
+	for i := range ids {
+		ids[i] = quorum.NodeID(FirstVoterID + i)
+	}
+	return ids
+}
+
+// Config is what New needs.
+type Config struct {
+	// Quorum is the Raft layer's configuration; Quorum.Voters are the controller ids.
+	Quorum quorum.Config
+	// Static holds the controllers' static configs (their server.properties), given to every
+	// engine controller that activates. Dynamic configs are ConfigRecords in the log.
+	Static config.Values
+	// Brokers are attached as quorum observers at New; AddBroker attaches more later.
+	Brokers []int32
+	// Bootstrap, when set, writes the cluster's starting records: it runs on the first
+	// controller that activates over a log holding no metadata record, after Restore and
+	// before Activate, as Kafka writes its bootstrap metadata at the first activation. It should
+	// write through c.Bootstrap (or any engine call); its records are the first batch of the
+	// epoch. An error is recorded as a violation (rule "bootstrap"), since the run cannot go on.
+	Bootstrap func(c *controller.Controller, nowMs int64) error
+}
+
+// DefaultConfig returns Kafka's quorum defaults with three voters (3000, 3001, 3002), the
+// engine's defaults as static configs, and no brokers.
+func DefaultConfig() Config {
+	q := quorum.DefaultConfig()
+	q.Voters = VoterIDs(3)
+	return Config{Quorum: q}
+}
+
+// Callbacks are the calls Controllers makes into the embedding layer. Every field is optional.
+// The ones marked "inside a quorum hook" run while the quorum is handling an event: they may
+// send Client requests and operator actions (whose records are then appended a moment later, at
+// the same virtual time), but must not call Kill, Start, Cut, Heal, HealAll, Snapshot or
+// AddBroker, which return an error if they do. Slices passed in are only valid during the call.
+type Callbacks struct {
+	// OnCommitted gets entries as the cluster first commits them (the leader's high watermark
+	// passing them), in log order without gaps, LeaderChangeMessages included (inside a quorum
+	// hook). A broker fleet can publish them to its shared image here.
+	OnCommitted func(entries []CommittedEntry)
+	// OnBrokerCommitted gets the entries broker's observer newly committed, in log order
+	// without gaps, LeaderChangeMessages included, so the broker's applied offset is the last
+	// entry's offset (inside a quorum hook). Entries a broker already had (from before a restart
+	// of its observer, or from a snapshot) are not delivered again.
+	OnBrokerCommitted func(broker int32, entries []metadata.Entry)
+	// OnBrokerSnapshot tells that broker's observer downloaded snap (with FetchSnapshot, being
+	// too far behind the leader's log start) and must replace its metadata view with it; later
+	// entries continue from snap.EndOffset (inside a quorum hook).
+	OnBrokerSnapshot func(broker int32, snap *Snapshot)
+	// OnActivated tells that node activated an engine controller for epoch at nowMs.
+	OnActivated func(node int32, epoch int32, nowMs int64)
+	// OnResigned tells that node's active engine controller of epoch was discarded at nowMs
+	// (inside a quorum hook: the quorum reports every resignation, a Kill's included).
+	OnResigned func(node int32, epoch int32, nowMs int64)
+	// OnViolation tells of an invariant violation as it is found; the caller should stop the run.
+	OnViolation func(v Violation)
+}
+
+// Snapshot is the content of a metadata snapshot a controller took: the records that rebuild its
+// committed image at EndOffset. It is shared by every node that downloads it: treat it as
+// immutable.
+type Snapshot struct {
+	EndOffset int64             // offsets below it are covered
+	Epoch     int32             // quorum epoch of the entry at EndOffset-1
+	Node      int32             // the controller that took it
+	Records   []metadata.Record // from metadata.Image.SnapshotRecords
+	Bytes     int64             // estimated size (records plus batch headers); the quorum uses it
+}
+
+// Entries returns the snapshot's records as log entries, all at offset EndOffset-1: Kafka
+// replays a snapshot's records at its last contained offset, so a broker registered in a
+// snapshot gets that offset as its registration offset.
+func (s *Snapshot) Entries() []metadata.Entry {
+	out := make([]metadata.Entry, len(s.Records))
+	for i, r := range s.Records {
+		out[i] = metadata.Entry{Offset: s.EndOffset - 1, Record: r}
+	}
+	return out
+}
+
+// CommittedEntry is one entry of the committed metadata log as the cluster first committed it.
+// A LeaderChangeMessage's Record is a *metadata.LeaderChangeMessage carrying its epoch and leader.
+type CommittedEntry struct {
+	metadata.Entry
+	Epoch    int32 // the quorum leader epoch the entry was written in
+	CommitMs int64 // when the first node's high watermark passed it (the leader's)
+}
+
+// MarshalJSON writes the entry as metadata.Entry does (offset, type, the record's fields) plus
+// "epoch" and "commit_ms".
+func (e CommittedEntry) MarshalJSON() ([]byte, error) {
+	body, err := e.Entry.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	tail, err := json.Marshal(struct {
+		Epoch    int32 `json:"epoch"`
+		CommitMs int64 `json:"commit_ms"`
+	}{e.Epoch, e.CommitMs})
+	if err != nil {
+		return nil, err
+	}
+	// Splice: {...entry fields} + ,"epoch":..,"commit_ms":..}
+	out := make([]byte, 0, len(body)+len(tail))
+	out = append(out, body[:len(body)-1]...)
+	out = append(out, ',')
+	return append(out, tail[1:]...), nil
+}
+
+// Violation is a broken invariant: the rule, when, under which seed, and the two facts that
+// disagree. Replaying the seed with the same inputs reproduces it.
+type Violation struct {
+	Seed     uint64 // the run's seed
+	AtMs     int64  // virtual time of detection
+	Rule     string // the invariant
+	Fact     string // what was established first
+	Conflict string // what contradicts it
+}
+
+// Error renders the violation.
+func (v Violation) Error() string {
+	return fmt.Sprintf("control invariant %q broken at t=%d ms (seed %d): %s, but %s", v.Rule, v.AtMs, v.Seed, v.Fact, v.Conflict)
+}
+
+// Stats counts what the controllers did, for benchmarks, tests and the UI.
+type Stats struct {
+	Activations  int64 // engine controllers activated
+	Resignations int64 // engine controllers discarded
+	Bootstraps   int64 // activations that wrote Config.Bootstrap's records
+	Requests     int64 // Client requests
+	// NotController counts requests answered or failed with NOT_CONTROLLER: the broker knew no
+	// leader, its leader was unreachable, or the node it reached was not active.
+	NotController int64
+	// Timeouts counts requests whose records could not commit: no majority of voters reachable
+	// from the active controller.
+	Timeouts         int64
+	RecordsWritten   int64 // records the engines appended to the quorum
+	BytesWritten     int64 // their estimated bytes (RecordBytes plus batch headers)
+	SnapshotsTaken   int64 // controller snapshots produced (TakeSnapshot)
+	SnapshotsLoaded  int64 // snapshots loaded after FetchSnapshot, controllers and brokers
+	SnapshotsDropped int64 // broker snapshot loads skipped because the broker was already past them
+	// ShortCommitWaits counts replies whose records committed after the estimated commit wait
+	// (see Client). LateReplies counts the subset that reached the broker before their records
+	// committed, which Kafka never does. LostReplies counts replies delayed for a commit whose
+	// records never committed (the leader was lost within the wait).
+	ShortCommitWaits int64
+	LateReplies      int64
+	LostReplies      int64
+}

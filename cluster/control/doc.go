@@ -1,0 +1,54 @@
+// Package control is KRaft Lab's controller quorum with a real controller on it: N controller
+// nodes (1, 3 or 5 voters) on a cluster/quorum Raft log of engine metadata records, the brokers
+// attached as observers of that log, and the engine/controller state machine running on
+// whichever node is the active controller, as Kafka's QuorumController runs on the Raft leader.
+//
+// # What each node holds
+//
+// Every controller node keeps a committed image: it replays entries as its high watermark moves
+// (the quorum's HighWatermark hook), rebuilds from the records of a snapshot when it loads one,
+// and answers the quorum's TakeSnapshot with its committed image as SnapshotRecords. So a
+// controller's image only ever holds committed records and needs no undo when its uncommitted
+// tail is truncated. Brokers are observers: their committed entries go to the embedding layer
+// through Callbacks.OnBrokerCommitted, in log order, and a snapshot a broker downloads through
+// Callbacks.OnBrokerSnapshot (a separate callback, because a snapshot replaces a broker's view
+// rather than extending it).
+//
+// # Becoming active
+//
+// A node that wins an election (BecameLeader) does not serve requests at once. As Kafka's
+// CompleteActivationEvent, it waits until its LeaderChangeMessage is committed, which commits
+// its whole log, then creates the engine controller with controller.Restore from a clone of its
+// committed image, the quorum's end offset as the next offset, and a seed derived from the run
+// seed and the epoch, and calls Activate: the periodic tasks are first due one period after
+// activation, so their phase moves with every failover. Over a log with no metadata records the
+// first controller to activate writes Config.Bootstrap's records first, as Kafka writes its
+// bootstrap metadata. Resigning, for any reason, discards the engine.
+//
+// # Writes
+//
+// After every engine call the records it wrote are appended to the quorum on the active node,
+// as one batch, and the quorum must assign the offsets the engine gave them. Periodic tasks run
+// from one sim event kept at the engine's NextDeadline. Brokers reach the active controller
+// through Client (cluster/broker's ControllerClient): a request is handled at once by the engine
+// of the controller the broker's observer believes leads, and the reply is delayed by the network
+// there and back plus, when the request leaves records uncommitted, an estimate of the commit
+// wait (see Client). Operators act on the active controller directly (ElectLeaders, CreateTopic,
+// ...), outside the network model.
+//
+// # Invariants
+//
+// As it runs, the package checks that the committed metadata log is one prefix on every node
+// (the same record at each offset, on top of the quorum's own check), that no controller's
+// committed image lowers a partition's leader or partition epoch, that at most one engine
+// controller activates per quorum epoch, that engine and quorum offsets agree, and that every
+// committed record replays. A violation is recorded with the seed, the time and the two facts
+// that disagree (Err, Violations, Callbacks.OnViolation); the caller stops the run.
+//
+// Determinism follows cluster/sim's rules: time only from the sim, randomness only from named
+// streams under the run's seed ("control"), no goroutines, and no iteration over maps.
+//
+// The package imports cluster/sim, cluster/quorum, cluster/broker (for its ControllerClient
+// interface and ErrUnreachable) and engine/. It must not import cluster/scenario, cluster/workload,
+// wasm or web.
+package control

@@ -1,0 +1,203 @@
+package control
+
+import (
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/cluster/quorum"
+	"github.com/kraftlab/kraftlab/engine/controller"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// Everything in this file reads state for observers (results, frames, lesson checks); nothing
+// here changes it.
+
+// NodeView is one node as observers see it: its quorum status plus what this layer adds.
+type NodeView struct {
+	quorum.NodeStatus
+	// Applied: for a controller, the offset its committed image is at (offsets below it are
+	// replayed); for a broker, the next offset OnBrokerCommitted will deliver.
+	Applied int64
+	// Active is true while the node runs an active engine controller, of ActiveEpoch since
+	// ActivatedMs.
+	Active      bool
+	ActiveEpoch int32
+	ActivatedMs int64
+}
+
+// Node describes one controller or broker.
+func (c *Controllers) Node(id int32) (NodeView, error) {
+	m, err := c.member(id)
+	if err != nil {
+		return NodeView{}, err
+	}
+	st, err := c.q.Node(quorum.NodeID(id))
+	if err != nil {
+		return NodeView{}, err
+	}
+	v := NodeView{NodeStatus: st, Applied: m.applied}
+	if !m.voter {
+		v.Applied = m.delivered
+	}
+	if m.engine != nil {
+		v.Active, v.ActiveEpoch, v.ActivatedMs = true, m.engineEpoch, m.activatedAt
+	}
+	return v, nil
+}
+
+// Voters lists the controller ids in configuration order.
+func (c *Controllers) Voters() []int32 {
+	out := make([]int32, len(c.voters))
+	for i, v := range c.voters {
+		out[i] = c.members[v].id
+	}
+	return out
+}
+
+// Brokers lists the attached broker ids in the order attached.
+func (c *Controllers) Brokers() []int32 {
+	var out []int32
+	for _, m := range c.members {
+		if !m.voter {
+			out = append(out, m.id)
+		}
+	}
+	return out
+}
+
+func (c *Controllers) activeMember() *member {
+	var best *member
+	for _, v := range c.voters {
+		if m := c.members[v]; m.engine != nil && (best == nil || m.engineEpoch > best.engineEpoch) {
+			best = m
+		}
+	}
+	return best
+}
+
+// Active returns the node running the active engine controller and its epoch. While a partitioned
+// old leader still believes it leads, two nodes may run engines of different epochs; the higher
+// epoch's is the one returned.
+func (c *Controllers) Active() (node int32, epoch int32, ok bool) {
+	if m := c.activeMember(); m != nil {
+		return m.id, m.engineEpoch, true
+	}
+	return -1, 0, false
+}
+
+// ActiveController is the active engine controller, or nil. Observers must treat it as
+// read-only (Image, Metrics, TaskDeadline, TakeBalancerRuns): every write must go through this
+// package, or its records never reach the quorum.
+func (c *Controllers) ActiveController() *controller.Controller {
+	if m := c.activeMember(); m != nil {
+		return m.engine
+	}
+	return nil
+}
+
+// EngineOf is the engine controller node runs, or nil when it is not active (read-only, as
+// ActiveController). A deposed leader that has not noticed yet still has one.
+func (c *Controllers) EngineOf(node int32) *controller.Controller {
+	if m, err := c.member(node); err == nil {
+		return m.engine
+	}
+	return nil
+}
+
+// CommittedImage is a controller's committed image: the state its committed log replays to, at
+// NodeView.Applied. Read-only.
+func (c *Controllers) CommittedImage(node int32) (*metadata.Image, error) {
+	m, err := c.member(node)
+	if err != nil {
+		return nil, err
+	}
+	if !m.voter {
+		return nil, fmt.Errorf("control: node %d is a broker; only controllers %v keep a committed image here", node, c.cfg.Quorum.Voters)
+	}
+	return m.image, nil
+}
+
+// LatestSnapshot is the content of the latest snapshot a controller took or loaded, or nil.
+func (c *Controllers) LatestSnapshot(node int32) *Snapshot {
+	if m, err := c.member(node); err == nil {
+		return m.snap
+	}
+	return nil
+}
+
+// Committed returns the retained committed log, oldest first, as the cluster first committed it
+// (DropCommittedBefore trims it). The slice aliases internal state: read it, don't keep it across
+// simulation steps.
+func (c *Controllers) Committed() []CommittedEntry { return c.committed }
+
+// CommittedEnd is the offset after the last entry committed anywhere.
+func (c *Controllers) CommittedEnd() int64 { return c.committedBase + int64(len(c.committed)) }
+
+// CommittedSince returns the retained committed entries from offset on (aliasing, as Committed).
+func (c *Controllers) CommittedSince(offset int64) []CommittedEntry {
+	i := max(offset-c.committedBase, 0)
+	if i >= int64(len(c.committed)) {
+		return nil
+	}
+	return c.committed[i:]
+}
+
+// DropCommittedBefore forgets retained committed entries below offset, once the caller has
+// consumed them, so that a long run stays small. Checks that need them (the one-log check of
+// lagging nodes, late-reply accounting) are skipped below the retained range.
+func (c *Controllers) DropCommittedBefore(offset int64) {
+	k := min(offset-c.committedBase, int64(len(c.committed)))
+	if k <= 0 {
+		return
+	}
+	c.committed = append(c.committed[:0:0], c.committed[k:]...)
+	c.committedBase += k
+}
+
+// Stats returns the controllers' counters.
+func (c *Controllers) Stats() Stats { return c.stats }
+
+// QuorumStats returns the Raft layer's counters.
+func (c *Controllers) QuorumStats() quorum.Stats { return c.q.Stats() }
+
+// Config returns the configuration the controllers run with.
+func (c *Controllers) Config() Config {
+	cfg := c.cfg
+	cfg.Quorum = c.q.Config()
+	cfg.Static = c.cfg.Static.Clone()
+	cfg.Brokers = append([]int32(nil), c.cfg.Brokers...)
+	return cfg
+}
+
+// Violations returns this layer's invariant violations, in order; the quorum's are in
+// QuorumViolations.
+func (c *Controllers) Violations() []Violation { return append([]Violation(nil), c.violations...) }
+
+// QuorumViolations returns the Raft layer's invariant violations.
+func (c *Controllers) QuorumViolations() []quorum.Violation { return c.q.Violations() }
+
+// Err returns the first violation of this layer, else the quorum's first, else nil. A runner
+// checks it after each step and stops on the first.
+func (c *Controllers) Err() error {
+	if len(c.violations) > 0 {
+		return c.violations[0]
+	}
+	return c.q.Err()
+}
+
+// Check sweeps for what incremental checks could miss (the quorum's whole-log sweep, and every
+// running controller's committed image against its high watermark) and returns Err.
+func (c *Controllers) Check() error {
+	_ = c.q.Check()
+	for _, v := range c.voters {
+		m := c.members[v]
+		if !m.running {
+			continue
+		}
+		st, _ := c.q.Node(quorum.NodeID(m.id))
+		if m.applied != st.HighWatermark {
+			c.violate("controllers apply the committed log without gaps", fmt.Sprintf("node %d's high watermark is %d", m.id, st.HighWatermark),
+				fmt.Sprintf("its committed image is at offset %d", m.applied))
+		}
+	}
+	return c.Err()
+}
