@@ -91,18 +91,23 @@ type Balancer struct {
 	Seed uint64
 }
 
-// Observe checks one run. im is the image after the run; s the settings the run used.
-func (b *Balancer) Observe(run balance.Run, s balance.Settings, im *metadata.Image) *Violation {
-	if len(run.Elected) > s.MaxPerRun {
+// Observe checks one run from its own report: the cap it applied and the leader each election
+// chose. im names the partitions in the message.
+func (b *Balancer) Observe(run balance.Run, im *metadata.Image) *Violation {
+	if len(run.Elected) > run.MaxPerRun {
 		return &Violation{Seed: b.Seed, AtMs: run.TimeMs, Rule: RuleCap,
-			Fact:     fmt.Sprintf("leader.imbalance.election.max.per.run is %d", s.MaxPerRun),
+			Fact:     fmt.Sprintf("leader.imbalance.election.max.per.run was %d", run.MaxPerRun),
 			Conflict: fmt.Sprintf("the run elected %d", len(run.Elected))}
 	}
-	for _, p := range run.Elected {
+	for i, p := range run.Elected {
+		if i >= len(run.Leaders) {
+			break
+		}
 		part := &im.Partitions[p]
-		if part.Leader == part.Preferred() && slices.Contains(run.GatedBrokers, part.Leader) && !slices.Contains(run.EscapeHatchBrokers, part.Leader) {
+		leader := run.Leaders[i]
+		if leader == part.Preferred() && slices.Contains(run.GatedBrokers, leader) && !slices.Contains(run.EscapeHatchBrokers, leader) {
 			return &Violation{Seed: b.Seed, AtMs: run.TimeMs, Rule: RuleGateHolds,
-				Fact:     fmt.Sprintf("broker %d is gated in this run", part.Leader),
+				Fact:     fmt.Sprintf("broker %d is gated in this run", leader),
 				Conflict: fmt.Sprintf("the run made it leader of %s-%d, its preferred partition", im.TopicName(part), part.ID)}
 		}
 	}

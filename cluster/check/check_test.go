@@ -41,19 +41,21 @@ func TestMetadataCatchesALeaderOutsideTheIsrAndEpochsGoingBack(t *testing.T) {
 
 func TestBalancerCatchesTheCapAndTheGate(t *testing.T) {
 	b := Balancer{Seed: 7}
-	im := image(t, 0, []int32{0, 1, 2}, 1, 1) // partition 0 is now led by its preferred broker 0
-	s := balance.Settings{MaxPerRun: 1}
-	assert.Nil(t, b.Observe(balance.Run{TimeMs: 10, Elected: []int32{0}}, s, im))
+	im := image(t, 0, []int32{0, 1, 2}, 1, 1) // partition t-0 prefers broker 0
+	one := []int32{0}
+	assert.Nil(t, b.Observe(balance.Run{TimeMs: 10, Elected: one, Leaders: one, MaxPerRun: 1}, im))
 
-	v := b.Observe(balance.Run{TimeMs: 10, Elected: []int32{0, 0}}, s, im)
+	v := b.Observe(balance.Run{TimeMs: 10, Elected: []int32{0, 0}, Leaders: []int32{0, 0}, MaxPerRun: 1}, im)
 	require.NotNil(t, v)
 	assert.Equal(t, RuleCap, v.Rule)
 
-	v = b.Observe(balance.Run{TimeMs: 20, Elected: []int32{0}, GatedBrokers: []int32{0}}, s, im)
+	v = b.Observe(balance.Run{TimeMs: 20, Elected: one, Leaders: one, MaxPerRun: 5, GatedBrokers: one}, im)
 	require.NotNil(t, v)
 	assert.Equal(t, RuleGateHolds, v.Rule)
 	assert.Contains(t, v.Error(), "broker 0 is gated in this run")
 
-	assert.Nil(t, b.Observe(balance.Run{TimeMs: 30, Elected: []int32{0}, GatedBrokers: []int32{0}, EscapeHatchBrokers: []int32{0}}, s, im),
+	assert.Nil(t, b.Observe(balance.Run{TimeMs: 20, Elected: one, Leaders: []int32{1}, MaxPerRun: 5, GatedBrokers: one}, im),
+		"a gated broker's partition may still get another leader (a leaderless one)")
+	assert.Nil(t, b.Observe(balance.Run{TimeMs: 30, Elected: one, Leaders: one, MaxPerRun: 5, GatedBrokers: one, EscapeHatchBrokers: one}, im),
 		"the escape hatch is the one way through the gate")
 }

@@ -51,8 +51,12 @@ type BrokerCount struct {
 // Run reports one electPreferred run.
 type Run struct {
 	TimeMs int64
-	// Elected lists the partitions whose election wrote a record, in order.
+	// Elected lists the partitions whose election wrote a record, in order; Leaders[i] is the
+	// leader that election chose (filled in by the controller, which performs the elections).
 	Elected []int32
+	Leaders []int32
+	// MaxPerRun is the cap the run applied.
+	MaxPerRun int
 	// MoreWork is Kafka's "reschedule immediately": the run wrote as many records as the cap.
 	MoreWork bool
 	// GatedBrokers are the brokers the gate held back in this run.
@@ -126,10 +130,10 @@ func (b *Balancer) Reset(broker int32) { delete(b.gates, broker) }
 // unfenced and not shutting down: only active brokers are gated, since no other broker can be
 // elected anyway.
 func (b *Balancer) Run(im *metadata.Image, s Settings, nowMs int64, active func(int32) bool, elect Elector) Run {
-	run := Run{TimeMs: nowMs}
 	if s.MaxPerRun < 1 {
 		s.MaxPerRun = 1
 	}
+	run := Run{TimeMs: nowMs, MaxPerRun: s.MaxPerRun}
 	if s.Algorithm == config.AlgorithmWaitForSync {
 		b.waitForSync(im, s, nowMs, active, elect, &run)
 	} else {

@@ -274,6 +274,10 @@ func (c *Controller) electPreferred(nowMs int64) taskResult {
 	run := c.balancer.Run(c.image, s, nowMs, c.isActive, func(p int32) bool {
 		return c.electPartition(p, ElectionPreferred) == nil
 	})
+	run.Leaders = make([]int32, len(run.Elected))
+	for i, p := range run.Elected {
+		run.Leaders[i] = c.image.Partitions[p].Leader
+	}
 	res := taskResult{moreWork: run.MoreWork}
 	throttle := c.cfgInt(config.LeaderImbalanceElectionThrottleMs)
 	if run.MoreWork && throttle > 0 {

@@ -38,6 +38,11 @@ func TestCapAndMoreWork(t *testing.T) {
 	assert.True(t, r.MoreWork)
 	assert.Equal(t, int64(firstRun+10), r.NextRunMs, "more work: the continuation comes after the 10 ms immediate period")
 	assert.Equal(t, 500, r.DeferredByCap)
+	assert.Equal(t, 1000, r.MaxPerRun, "the run reports the cap it applied")
+	require.Len(t, r.Leaders, 1000)
+	for _, l := range r.Leaders {
+		require.Equal(t, int32(0), l, "each election reports the leader it chose")
+	}
 
 	r = f.runBalancer()
 	assert.Equal(t, int64(firstRun+10), r.TimeMs)
