@@ -48,40 +48,51 @@ type Metadata struct {
 
 type epochs struct{ leader, partition int32 }
 
-// Observe checks an image as committed at nowMs and returns the first violation, if any.
+// Observe checks every partition of an image as committed at nowMs and returns the first
+// violation, if any.
 func (m *Metadata) Observe(nowMs int64, im *metadata.Image) *Violation {
-	if m.last == nil {
-		m.last = map[string][]epochs{}
-	}
 	for t := range im.Topics {
 		top := &im.Topics[t]
 		if top.Deleted {
 			continue
 		}
-		seen := m.last[top.ID]
-		if len(seen) < int(top.Count) {
-			seen = append(seen, make([]epochs, int(top.Count)-len(seen))...)
-		}
 		for i := int32(0); i < top.Count; i++ {
-			p := &im.Partitions[top.First+i]
-			name := fmt.Sprintf("%s-%d", top.Name, i)
-			if p.Leader >= 0 && !p.InIsr(p.Leader) {
-				return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RuleLeaderInIsr,
-					Fact: fmt.Sprintf("%s is led by broker %d", name, p.Leader), Conflict: fmt.Sprintf("its ISR is %v", p.Isr())}
+			if v := m.ObservePartition(nowMs, im, top.First+i); v != nil {
+				return v
 			}
-			prev := seen[i]
-			if p.LeaderEpoch < prev.leader {
-				return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RuleLeaderEpochMonotonic,
-					Fact: fmt.Sprintf("%s had leader epoch %d", name, prev.leader), Conflict: fmt.Sprintf("it now has %d", p.LeaderEpoch)}
-			}
-			if p.PartitionEpoch < prev.partition {
-				return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RulePartitionEpochs,
-					Fact: fmt.Sprintf("%s had partition epoch %d", name, prev.partition), Conflict: fmt.Sprintf("it now has %d", p.PartitionEpoch)}
-			}
-			seen[i] = epochs{p.LeaderEpoch, p.PartitionEpoch}
 		}
+	}
+	return nil
+}
+
+// ObservePartition checks one partition (an index into im.Partitions) after a change was
+// committed: the incremental form of Observe, O(1) per committed record.
+func (m *Metadata) ObservePartition(nowMs int64, im *metadata.Image, idx int32) *Violation {
+	if m.last == nil {
+		m.last = map[string][]epochs{}
+	}
+	p := &im.Partitions[idx]
+	top := &im.Topics[p.Topic]
+	seen := m.last[top.ID]
+	if len(seen) < int(top.Count) {
+		seen = append(seen, make([]epochs, int(top.Count)-len(seen))...)
 		m.last[top.ID] = seen
 	}
+	name := fmt.Sprintf("%s-%d", top.Name, p.ID)
+	if p.Leader >= 0 && !p.InIsr(p.Leader) {
+		return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RuleLeaderInIsr,
+			Fact: fmt.Sprintf("%s is led by broker %d", name, p.Leader), Conflict: fmt.Sprintf("its ISR is %v", p.Isr())}
+	}
+	prev := seen[p.ID]
+	if p.LeaderEpoch < prev.leader {
+		return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RuleLeaderEpochMonotonic,
+			Fact: fmt.Sprintf("%s had leader epoch %d", name, prev.leader), Conflict: fmt.Sprintf("it now has %d", p.LeaderEpoch)}
+	}
+	if p.PartitionEpoch < prev.partition {
+		return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RulePartitionEpochs,
+			Fact: fmt.Sprintf("%s had partition epoch %d", name, prev.partition), Conflict: fmt.Sprintf("it now has %d", p.PartitionEpoch)}
+	}
+	seen[p.ID] = epochs{p.LeaderEpoch, p.PartitionEpoch}
 	return nil
 }
 

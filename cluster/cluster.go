@@ -1,0 +1,404 @@
+package cluster
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kraftlab/kraftlab/cluster/broker"
+	"github.com/kraftlab/kraftlab/cluster/check"
+	"github.com/kraftlab/kraftlab/cluster/control"
+	"github.com/kraftlab/kraftlab/cluster/sim"
+	"github.com/kraftlab/kraftlab/cluster/workload"
+	"github.com/kraftlab/kraftlab/engine/config"
+	"github.com/kraftlab/kraftlab/engine/controller"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// bootDeadlineMs bounds how long the quorum may take to elect a controller and commit the
+// starting records before New gives up: Kafka's election timeouts make it 1–3 s.
+const bootDeadlineMs = 60_000
+
+// Cluster is one running toy cluster. It is single-threaded and deterministic.
+type Cluster struct {
+	spec  Spec
+	s     *sim.Sim
+	ctl   *control.Controllers
+	fleet *broker.Fleet
+	work  *workload.Workload
+
+	// t0 is the simulation time of scenario time 0.
+	t0 int64
+	// view is the committed metadata image, replayed from the committed log, with counters kept
+	// per record so that samples cost O(brokers), not O(partitions).
+	view            *metadata.Image
+	leaders         map[int32]int // partitions each broker leads
+	underReplicated int
+	// observerDown marks brokers whose metadata observer the cluster stopped with the process.
+	observerDown map[int32]bool
+
+	meta check.Metadata
+	bal  check.Balancer
+	err  error
+
+	runs      []BalancerRun
+	samples   []Sample
+	windows   []workload.Window
+	describes []Describe
+
+	// Summary tracking.
+	firstFaultMs       int64
+	lastRestarted      int32
+	unfencedAtMs       int64
+	restoredAtMs       int64
+	unclean            int
+	electionsSinceLast int
+	rolling            *rolling
+	bootOffset         int64
+	booted             bool
+}
+
+// DefaultSpec returns a Spec with Kafka's and the recovery model's defaults: 3 controllers and
+// the default broker and workload parameters. Brokers and topics are left to the caller.
+func DefaultSpec() Spec {
+	return Spec{Seed: 1, Controllers: 3, ElrVersion: 1, Broker: broker.DefaultParams(),
+		Workload: workload.DefaultParams(), SampleMs: 10_000}
+}
+
+// New builds a cluster and runs it until it is up: a controller active, the starting records
+// committed, every broker running, the producers started. Its clock then reads 0.
+func New(spec Spec) (*Cluster, error) {
+	if err := validateSpec(&spec); err != nil {
+		return nil, err
+	}
+	c := &Cluster{spec: spec, s: sim.New(spec.Seed), view: metadata.NewImage(), leaders: map[int32]int{}, observerDown: map[int32]bool{},
+		firstFaultMs: -1, lastRestarted: -1, unfencedAtMs: -1, restoredAtMs: -1, bootOffset: -1}
+	c.meta.Seed, c.bal.Seed = spec.Seed, spec.Seed
+
+	cfg := control.DefaultConfig()
+	cfg.Quorum.Voters = control.VoterIDs(spec.Controllers)
+	cfg.Static = spec.Static
+	cfg.Brokers = slices.Clone(spec.Brokers)
+	cfg.Bootstrap = c.bootstrap
+	ctl, err := control.New(c.s, cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.ctl = ctl
+	ctl.SetCallbacks(control.Callbacks{
+		OnCommitted:       c.onCommitted,
+		OnBrokerCommitted: c.onBrokerCommitted,
+		OnBrokerSnapshot:  func(b int32, _ *control.Snapshot) { c.fail(c.fleetErr(c.fleet.LoadSnapshot(b))) },
+		OnResigned:        func(node, _ int32, _ int64) { c.takeRuns(c.ctl.EngineOf(node), node) },
+		OnViolation:       func(v control.Violation) { c.fail(v) },
+	})
+	for !c.booted {
+		if c.err != nil {
+			return nil, c.err
+		}
+		if c.s.Now() > bootDeadlineMs || !c.s.Step() {
+			return nil, fmt.Errorf("cluster: no controller became active and committed the starting records within %d ms", bootDeadlineMs)
+		}
+	}
+	partitions := len(c.view.Partitions)
+	if c.work, err = workload.New(c.s, spec.Workload, len(spec.Brokers), partitions); err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	if c.fleet, err = broker.New(c.s, spec.Broker, spec.Brokers, spec.Static, ctl.Client(), c.work); err != nil {
+		return nil, fmt.Errorf("broker: %w", err)
+	}
+	c.fleet.SetListener(c)
+	if err := c.fleet.Publish(entries(ctl.Committed())); err != nil {
+		return nil, err
+	}
+	c.fleet.Prefill()
+	for _, id := range spec.Brokers {
+		if err := c.fleet.Boot(id); err != nil {
+			return nil, err
+		}
+	}
+	c.work.OnWindow(c.onWindow)
+	if err := c.work.Start(c.fleet); err != nil {
+		return nil, err
+	}
+	c.t0 = c.s.Now()
+	return c, c.err
+}
+
+// validateSpec fills defaults and checks what the parts do not check themselves.
+func validateSpec(spec *Spec) error {
+	if spec.Controllers == 0 {
+		spec.Controllers = 3
+	}
+	if spec.Controllers != 1 && spec.Controllers != 3 && spec.Controllers != 5 {
+		return fmt.Errorf("controllers: %d is not allowed; a KRaft quorum here has 1, 3 or 5 voters", spec.Controllers)
+	}
+	if len(spec.Brokers) == 0 {
+		return errors.New("brokers: a cluster needs at least one broker")
+	}
+	for i, id := range spec.Brokers {
+		if id < 0 || id >= control.FirstVoterID {
+			return fmt.Errorf("brokers[%d]: broker id %d is out of range; allowed: 0 to %d (controller ids start at %d)", i, id, control.FirstVoterID-1, control.FirstVoterID)
+		}
+		if slices.Contains(spec.Brokers[:i], id) {
+			return fmt.Errorf("brokers[%d]: broker id %d is listed twice", i, id)
+		}
+	}
+	if spec.SampleMs <= 0 {
+		return fmt.Errorf("sample_ms: %d is not allowed; it must be a positive number of milliseconds", spec.SampleMs)
+	}
+	if spec.ElrVersion < 0 || spec.ElrVersion > 1 {
+		return fmt.Errorf("%s: level %d is not allowed; allowed: 0 or 1", config.EligibleLeaderReplicasVersion, spec.ElrVersion)
+	}
+	spec.Workload.WindowMs = spec.SampleMs
+	seen := map[string]bool{}
+	for i, t := range spec.Topics {
+		if err := controller.ValidateTopicName(t.Name); err != nil {
+			return fmt.Errorf("topics[%d].name: %v", i, err)
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("topics[%d].name: topic %q is listed twice", i, t.Name)
+		}
+		seen[t.Name] = true
+		for p, reps := range t.Replicas {
+			for _, r := range reps {
+				if !slices.Contains(spec.Brokers, r) {
+					return fmt.Errorf("topics[%d].partitions[%d].replicas: broker %d is not one of the cluster's brokers", i, p, r)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// bootstrap writes the starting cluster on the first active controller: features, every broker
+// registered and unfenced, the topics with their configs and partitions, all replicas in sync
+// and the preferred replica leading.
+func (c *Cluster) bootstrap(e *controller.Controller, nowMs int64) error {
+	base := e.Log().NextOffset()
+	var recs []metadata.Record
+	recs = append(recs, &metadata.FeatureLevelRecord{Name: config.EligibleLeaderReplicasVersion, FeatureLevel: c.spec.ElrVersion})
+	if c.spec.ElrVersion >= 1 {
+		// Kafka writes the cluster-level min.insync.replicas at bootstrap under ELR (KAFKA-16540).
+		recs = append(recs, &metadata.ConfigRecord{ResourceType: metadata.ResourceBroker, Name: config.MinInsyncReplicas,
+			Value: ptr(metadata.ConfigText(config.Resolve(config.MinInsyncReplicas, &c.spec.Static)))})
+	}
+	rng := c.s.Rand().Child("bootstrap")
+	for _, id := range c.spec.Brokers {
+		recs = append(recs, &metadata.RegisterBrokerRecord{BrokerID: id, IncarnationID: uuid(rng),
+			BrokerEpoch: base + int64(len(recs)), LogDirs: []string{uuid(rng)}})
+	}
+	for i, t := range c.spec.Topics {
+		assign := t.Replicas
+		if assign == nil {
+			var err error
+			if assign, err = e.PlaceReplicas(c.spec.Brokers, t.PartitionCount, t.ReplicationFactor); err != nil {
+				return fmt.Errorf("topics[%d]: %w", i, err)
+			}
+		}
+		id := e.NewTopicID()
+		recs = append(recs, &metadata.TopicRecord{Name: t.Name, TopicID: id})
+		var vals config.Values
+		for _, ce := range t.Configs {
+			if err := vals.Set(ce.Name, ce.Value, config.Topic); err != nil {
+				return fmt.Errorf("topics[%d].config: %w", i, err)
+			}
+		}
+		for _, n := range vals.Names() {
+			v, _ := vals.Get(n)
+			recs = append(recs, &metadata.ConfigRecord{ResourceType: metadata.ResourceTopic, ResourceName: t.Name, Name: n, Value: ptr(metadata.ConfigText(v))})
+		}
+		for p, reps := range assign {
+			recs = append(recs, &metadata.PartitionRecord{Topic: t.Name, TopicID: id, PartitionID: int32(p),
+				Replicas: slices.Clone(reps), Isr: slices.Clone(reps), Leader: reps[0], Elr: []int32{}, LastKnownElr: []int32{}})
+		}
+	}
+	if err := e.Bootstrap(recs); err != nil {
+		return err
+	}
+	c.bootOffset = e.Log().NextOffset() - 1
+	return nil
+}
+
+func ptr(s string) *string { return &s }
+
+// uuid draws a Kafka-style Uuid (16 bytes, URL-safe base64) from a seeded stream.
+func uuid(r *sim.Rand) string {
+	var b [16]byte
+	for i := 0; i < 16; i += 8 {
+		v := r.Uint64()
+		for j := 0; j < 8; j++ {
+			b[i+j] = byte(v >> (8 * j))
+		}
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+func entries(ces []control.CommittedEntry) []metadata.Entry {
+	out := make([]metadata.Entry, len(ces))
+	for i := range ces {
+		out[i] = ces[i].Entry
+	}
+	return out
+}
+
+// onCommitted replays newly committed entries into the committed view, checks the metadata
+// invariants on every partition they touch, and publishes them to the brokers.
+func (c *Cluster) onCommitted(ces []control.CommittedEntry) {
+	for i := range ces {
+		c.applyCommitted(ces[i])
+		if c.bootOffset >= 0 && ces[i].Offset >= c.bootOffset {
+			c.booted = true
+		}
+	}
+	if c.fleet != nil {
+		c.fail(c.fleetErr(c.fleet.Publish(entries(ces))))
+	}
+}
+
+func (c *Cluster) applyCommitted(ce control.CommittedEntry) {
+	var touched int32 = -1
+	var before *metadata.Partition
+	switch r := ce.Record.(type) {
+	case *metadata.PartitionChangeRecord:
+		if idx, ok := c.view.PartitionIndex(r.Topic, r.PartitionID); ok {
+			touched = idx
+			p := c.view.Partitions[idx]
+			before = &p
+		}
+		if r.LeaderRecoveryState == metadata.Recovering {
+			c.unclean++
+		}
+	case *metadata.RemoveTopicRecord:
+		if t, ok := c.view.TopicByName(r.Topic); ok {
+			top := c.view.Topics[t]
+			for i := top.First; i < top.First+top.Count; i++ {
+				c.count(&c.view.Partitions[i], -1)
+			}
+		}
+	}
+	if err := c.view.Replay(ce.Entry); err != nil {
+		c.fail(fmt.Errorf("cluster: committed record at offset %d does not replay: %w", ce.Offset, err))
+		return
+	}
+	now := ce.CommitMs - c.t0
+	switch r := ce.Record.(type) {
+	case *metadata.PartitionRecord:
+		touched = int32(len(c.view.Partitions) - 1)
+	case *metadata.BrokerRegistrationChangeRecord:
+		if r.BrokerID == c.lastRestarted && r.Fenced == metadata.FenceUnfence && c.unfencedAtMs < 0 {
+			c.unfencedAtMs = now
+		}
+	}
+	if touched >= 0 {
+		if before != nil {
+			c.count(before, -1)
+		}
+		p := &c.view.Partitions[touched]
+		c.count(p, +1)
+		if v := c.meta.ObservePartition(now, c.view, touched); v != nil {
+			c.fail(v)
+		}
+		c.checkRestored(now)
+	}
+}
+
+// count adds (sign +1) or removes (-1) a partition's contribution to the sample counters.
+func (c *Cluster) count(p *metadata.Partition, sign int) {
+	if p.Leader >= 0 {
+		c.leaders[p.Leader] += sign
+	}
+	if p.IsrLen() < len(p.Replicas()) {
+		c.underReplicated += sign
+	}
+}
+
+// checkRestored notes when the last restarted broker, once unfenced, leads at least 99 % of
+// its preferred partitions again.
+func (c *Cluster) checkRestored(nowMs int64) {
+	if c.unfencedAtMs < 0 || c.restoredAtMs >= 0 {
+		return
+	}
+	total := c.view.PreferredCount(c.lastRestarted)
+	led := total - len(c.view.ImbalancedPreferring(c.lastRestarted))
+	if total == 0 || float64(led) >= 0.99*float64(total) {
+		c.restoredAtMs = nowMs
+	}
+}
+
+func (c *Cluster) onBrokerCommitted(b int32, es []metadata.Entry) {
+	if c.fleet != nil && c.fleet.State(b) != broker.NotRunning {
+		c.fail(c.fleetErr(c.fleet.ApplyMetadata(b, es)))
+	}
+}
+
+func (c *Cluster) fleetErr(err error) error {
+	if err != nil {
+		return fmt.Errorf("cluster: brokers: %w", err)
+	}
+	return nil
+}
+
+// fail records the first error; the run stops at it.
+func (c *Cluster) fail(err error) {
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+}
+
+// takeRuns collects the electPreferred runs an engine controller made, checking each.
+func (c *Cluster) takeRuns(e *controller.Controller, node int32) {
+	if e == nil {
+		return
+	}
+	for _, r := range e.TakeBalancerRuns() {
+		r.TimeMs -= c.t0
+		if r.NextRunMs >= 0 {
+			r.NextRunMs -= c.t0
+		}
+		c.runs = append(c.runs, BalancerRun{Run: r, Leaders: r.Leaders, Controller: node})
+		c.electionsSinceLast += len(r.Elected)
+		if v := c.bal.Observe(r, e.Image()); v != nil {
+			c.fail(v)
+		}
+	}
+}
+
+// Now is the scenario time in milliseconds.
+func (c *Cluster) Now() int64 { return c.s.Now() - c.t0 }
+
+// Err is the first invariant violation or internal error, if any.
+func (c *Cluster) Err() error { return c.err }
+
+// RunUntil lets time pass until scenario time ms, stopping at the first violation.
+func (c *Cluster) RunUntil(ms int64) error {
+	target := c.t0 + ms
+	if target < c.s.Now() {
+		return fmt.Errorf("cluster: cannot run until %d ms: the clock is at %d ms", ms, c.Now())
+	}
+	for c.err == nil {
+		next, ok := c.s.NextAt()
+		if !ok || next > target {
+			break
+		}
+		c.s.Step()
+		if node, _, ok := c.ctl.Active(); ok {
+			c.takeRuns(c.ctl.ActiveController(), node)
+		}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	_, err := c.s.RunUntil(target)
+	return err
+}
+
+// Controllers exposes the controller quorum for observers (read-only use).
+func (c *Cluster) Controllers() *control.Controllers { return c.ctl }
+
+// Fleet exposes the brokers for observers (read-only use).
+func (c *Cluster) Fleet() *broker.Fleet { return c.fleet }
+
+// View is the committed metadata image (read-only).
+func (c *Cluster) View() *metadata.Image { return c.view }

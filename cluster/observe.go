@@ -1,0 +1,121 @@
+package cluster
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/kraftlab/kraftlab/cluster/broker"
+	"github.com/kraftlab/kraftlab/cluster/workload"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// onWindow takes a sample each time the producers close a latency window, so that a sample's
+// latency figures cover exactly its interval (the window is Spec.SampleMs long).
+func (c *Cluster) onWindow(w workload.Window) {
+	w.StartMs -= c.t0
+	w.EndMs -= c.t0
+	c.windows = append(c.windows, w)
+	s := Sample{TimeMs: w.EndMs, UnderReplicated: c.underReplicated, Offline: len(c.view.Leaderless()),
+		Elections: c.electionsSinceLast, ProduceP50Ms: w.P50, ProduceP99Ms: w.P99, ProduceP999Ms: w.P999,
+		ProduceErrors: w.Errors, ProduceTimeouts: w.Timeouts}
+	c.electionsSinceLast = 0
+	engine := c.ctl.ActiveController()
+	for _, id := range c.spec.Brokers {
+		total := c.view.PreferredCount(id)
+		imbalanced := c.view.ImbalancedPreferring(id)
+		oosPreferred := 0
+		// A broker out of the ISR cannot lead, so its out-of-sync preferred partitions are all
+		// among its imbalanced ones: this costs the imbalance, not the partition count.
+		for _, p := range imbalanced {
+			if !c.view.Partitions[p].InIsr(id) {
+				oosPreferred++
+			}
+		}
+		bs := BrokerSample{ID: id, State: stateName(c.fleet.State(id)), Leaders: c.leaders[id],
+			PreferredTotal: total, PreferredLed: total - len(imbalanced), OutOfSync: c.fleet.OutOfSync(id),
+			OutOfSyncPreferred: oosPreferred}
+		if engine != nil {
+			bs.Gated = engine.Balancer().Gated(id)
+		}
+		s.Brokers = append(s.Brokers, bs)
+	}
+	c.samples = append(c.samples, s)
+}
+
+func stateName(s broker.State) string {
+	return strings.ToLower(s.String())
+}
+
+// Records returns the committed metadata log with scenario times.
+func (c *Cluster) Records() []Record {
+	ces := c.ctl.Committed()
+	out := make([]Record, len(ces))
+	for i, ce := range ces {
+		out[i] = Record{Entry: ce.Entry, TimeMs: ce.CommitMs - c.t0, Epoch: ce.Epoch}
+	}
+	return out
+}
+
+// BalancerRuns returns every electPreferred run so far.
+func (c *Cluster) BalancerRuns() []BalancerRun { return c.runs }
+
+// Samples returns the samples so far.
+func (c *Cluster) Samples() []Sample { return c.samples }
+
+// Describes returns the partition tables describe events took.
+func (c *Cluster) Describes() []Describe { return c.describes }
+
+// Partitions returns every live partition of the committed view, topic by topic.
+func (c *Cluster) Partitions() []PartitionState {
+	var out []PartitionState
+	for t := range c.view.Topics {
+		top := &c.view.Topics[t]
+		if top.Deleted {
+			continue
+		}
+		for i := top.First; i < top.First+top.Count; i++ {
+			p := &c.view.Partitions[i]
+			out = append(out, PartitionState{Topic: top.Name, Partition: p.ID, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
+				PartitionEpoch: p.PartitionEpoch, Replicas: slices.Clone(p.Replicas()), Isr: p.Isr(), Elr: p.Elr(),
+				LastKnownElr: p.LastKnownElr(), Recovering: p.Recovery == metadata.Recovering})
+		}
+	}
+	return out
+}
+
+// Summary computes the run's summary so far.
+func (c *Cluster) Summary() Summary {
+	s := Summary{UnfencedAtMs: c.unfencedAtMs, LeadershipRestoredAtMs: c.restoredAtMs, RecoveryTimeMs: -1,
+		UncleanElections: c.unclean, AckedRecordsLost: c.fleet.Stats().LostAckedRecords}
+	if c.unfencedAtMs >= 0 && c.restoredAtMs >= 0 {
+		s.RecoveryTimeMs = c.restoredAtMs - c.unfencedAtMs
+	}
+	if c.err != nil {
+		s.InvariantViolations = 1
+	}
+	for _, r := range c.runs {
+		s.MaxElectionsPerRun = max(s.MaxElectionsPerRun, len(r.Elected))
+	}
+	// Steady state: the windows in the hour before the first fault (or the whole run). Their
+	// p99s are combined by the median, which a few noisy windows do not move.
+	var steady []float64
+	for _, w := range c.windows {
+		s.ProduceTimeouts += w.Timeouts
+		s.ProduceErrors += w.Errors
+		before := c.firstFaultMs < 0 || w.EndMs <= c.firstFaultMs
+		if before && (c.firstFaultMs < 0 || w.EndMs > c.firstFaultMs-3_600_000) && w.Samples > 0 {
+			steady = append(steady, w.P99)
+		}
+		if c.unfencedAtMs >= 0 && w.EndMs > c.unfencedAtMs && w.EndMs <= c.unfencedAtMs+600_000 {
+			s.P99Worst10MinMs = max(s.P99Worst10MinMs, w.SlidingP99)
+		}
+	}
+	if len(steady) > 0 {
+		slices.Sort(steady)
+		s.P99SteadyMs = steady[len(steady)/2]
+	}
+	if s.P99SteadyMs > 0 && s.P99Worst10MinMs > 0 {
+		s.P99Ratio = s.P99Worst10MinMs / s.P99SteadyMs
+	}
+	return s
+}
