@@ -1,0 +1,70 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// Rules the replica checker enforces.
+const (
+	RuleOneLeaderPerEpoch = "one-leader-per-partition-and-leader-epoch"
+	RuleLeaderNotAhead    = "serving-leader-never-ahead-of-committed-metadata"
+	RuleHighWatermark     = "high-watermark-never-decreases"
+)
+
+// Serving is what a partition's serving leader reports: who it is, with which epoch, and its high
+// watermark (in bytes).
+type Serving struct {
+	Leader        int32
+	LeaderEpoch   int32
+	HighWatermark float64
+}
+
+// Replicas checks what brokers do against the committed metadata: a leader epoch names one
+// leader, ever; the serving leader never runs an epoch the controller has not committed (and,
+// at the committed epoch, is the committed leader); and within one leader epoch the high
+// watermark never goes down (a new leader may start lower, so epochs are compared only to
+// themselves). It remembers one leader and one high watermark per partition.
+type Replicas struct {
+	Seed   uint64
+	epochs []int32
+	owner  []int32
+	hw     []float64
+}
+
+// Observe checks partition idx, whose committed registration is p, against what its serving
+// leader reports.
+func (r *Replicas) Observe(nowMs int64, name string, idx int32, p *metadata.Partition, s Serving) *Violation {
+	for int(idx) >= len(r.epochs) {
+		r.epochs = append(r.epochs, -1)
+		r.owner = append(r.owner, -1)
+		r.hw = append(r.hw, 0)
+	}
+	if s.Leader < 0 {
+		return nil
+	}
+	if s.LeaderEpoch > p.LeaderEpoch || (s.LeaderEpoch == p.LeaderEpoch && s.Leader != p.Leader) {
+		return &Violation{Seed: r.Seed, AtMs: nowMs, Rule: RuleLeaderNotAhead,
+			Fact:     fmt.Sprintf("the committed metadata has %s led by broker %d at leader epoch %d", name, p.Leader, p.LeaderEpoch),
+			Conflict: fmt.Sprintf("broker %d serves it at leader epoch %d", s.Leader, s.LeaderEpoch)}
+	}
+	switch {
+	case s.LeaderEpoch == r.epochs[idx]:
+		if s.Leader != r.owner[idx] {
+			return &Violation{Seed: r.Seed, AtMs: nowMs, Rule: RuleOneLeaderPerEpoch,
+				Fact:     fmt.Sprintf("broker %d led %s at leader epoch %d", r.owner[idx], name, s.LeaderEpoch),
+				Conflict: fmt.Sprintf("broker %d now leads it at the same epoch", s.Leader)}
+		}
+		if s.HighWatermark < r.hw[idx] {
+			return &Violation{Seed: r.Seed, AtMs: nowMs, Rule: RuleHighWatermark,
+				Fact:     fmt.Sprintf("%s's high watermark was %.0f bytes at leader epoch %d", name, r.hw[idx], s.LeaderEpoch),
+				Conflict: fmt.Sprintf("it is now %.0f bytes at the same epoch", s.HighWatermark)}
+		}
+	case s.LeaderEpoch < r.epochs[idx]:
+		// An older leader still serving until it applies the change: nothing new to learn.
+		return nil
+	}
+	r.epochs[idx], r.owner[idx], r.hw[idx] = s.LeaderEpoch, s.Leader, s.HighWatermark
+	return nil
+}
