@@ -29,7 +29,7 @@ run:
 	$(GO) run build.go && $(GO) run ./web/cmd/serve -addr 127.0.0.1:$${PORT:-8080}
 
 # --- web pipeline: build.go, web/, wasm/ ---------------------------------------------------------
-.PHONY: dist wasm-test templ check-ts
+.PHONY: dist wasm-test templ check-ts bench-frame
 
 # The static site, with .gz/.br copies and a size table (go run build.go -h for options).
 dist:
@@ -40,6 +40,13 @@ dist:
 wasm-test:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/...
+
+# The page's hot path: building a frame (10,000 and 100,000 partitions) and a minute of cluster
+# time on the default cluster, natively and compiled to WebAssembly under Node (README, "Speed").
+bench-frame:
+	$(GO) test -run='^$$' -bench='Frame|Advance' -benchmem ./wasm/bridge
+	GOOS=js GOARCH=wasm $(GO) test -run='^$$' -bench='Frame$$|Advance' -benchtime=40x -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/bridge
+	KRAFTLAB_MEASURE=1 $(GO) test -count=1 -v -run='TestPlayground/(page|frame)' ./web/e2e | grep -E 'time to|in Chromium|canvas:'
 
 # Regenerate web/*_templ.go after editing a .templ file (a test fails while they are stale).
 templ:

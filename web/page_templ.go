@@ -19,7 +19,8 @@ type PageData struct {
 }
 
 // Page is the whole index.html. It loads no inline script or style: the strict CSP forbids
-// both. app.js fills in the text (data-s keys into web/ts/strings.ts) and starts the worker.
+// both. app.js fills in the text (data-s keys into web/ts/strings.ts), starts the worker and
+// draws the cluster.
 func Page(d PageData) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -49,7 +50,7 @@ func Page(d PageData) templ.Component {
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(d.CSP).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 21, Col: 62}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 22, Col: 62}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
 			if templ_7745c5c3_Err != nil {
@@ -67,13 +68,13 @@ func Page(d PageData) templ.Component {
 		var templ_7745c5c3_Var3 string
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression("KRaft Lab " + d.Version).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 24, Col: 60}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 25, Col: 60}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\"><title>KRaft Lab</title><link rel=\"icon\" href=\"favicon.svg\" type=\"image/svg+xml\"><link rel=\"stylesheet\" href=\"app.css\"><script type=\"module\" src=\"app.js\"></script></head><body><a class=\"skip-link\" href=\"#main\" data-s=\"skipToMain\"></a><header class=\"site-header\"><h1 data-s=\"appTitle\"></h1><p id=\"status\" class=\"status\" role=\"status\" aria-live=\"polite\" data-state=\"loading\"></p></header>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\"><title>KRaft Lab</title><link rel=\"icon\" href=\"favicon.svg\" type=\"image/svg+xml\"><link rel=\"stylesheet\" href=\"app.css\"><script type=\"module\" src=\"app.js\"></script></head><body><a class=\"skip-link\" href=\"#main\" data-s=\"skipToMain\"></a><header class=\"site-header\"><h1 data-s=\"appTitle\"></h1><p id=\"status\" class=\"status\" role=\"status\" aria-live=\"polite\" data-state=\"loading\"></p><button type=\"button\" id=\"help-button\" class=\"help-button\" aria-haspopup=\"dialog\" aria-keyshortcuts=\"?\" data-s-label=\"helpOpen\">?</button></header>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -81,7 +82,109 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<main id=\"main\" tabindex=\"-1\"><section class=\"cluster\" aria-labelledby=\"cluster-heading\"><h2 id=\"cluster-heading\" data-s=\"clusterHeading\"></h2><canvas id=\"cluster-canvas\" width=\"1280\" height=\"720\" role=\"img\" aria-describedby=\"cluster-desc\"></canvas><p id=\"cluster-desc\" data-s=\"clusterPlaceholder\"></p></section><section class=\"configs\" aria-labelledby=\"configs-heading\" aria-busy=\"true\"><h2 id=\"configs-heading\" data-s=\"configsHeading\"></h2><p data-s=\"configsIntro\"></p><ul id=\"config-list\" class=\"config-list\"></ul></section></main><noscript><p>KRaft Lab needs JavaScript and WebAssembly.</p></noscript></body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<main id=\"main\" tabindex=\"-1\">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = toolbar().Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<div class=\"workspace\"><section class=\"cluster\" aria-labelledby=\"cluster-heading\"><h2 id=\"cluster-heading\" data-s=\"clusterHeading\"></h2><canvas id=\"cluster-canvas\" width=\"1280\" height=\"720\" role=\"img\" aria-describedby=\"cluster-desc\"></canvas><p id=\"cluster-desc\" class=\"cluster-desc\" aria-live=\"off\"></p>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = legend().Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div class=\"actors\"><section class=\"brokers\" aria-labelledby=\"brokers-heading\"><h3 id=\"brokers-heading\" data-s=\"brokersHeading\"></h3><p class=\"hint\" data-s=\"brokersHint\"></p><ul id=\"broker-list\" class=\"actor-list\"></ul></section><section class=\"controllers\" aria-labelledby=\"controllers-heading\"><h3 id=\"controllers-heading\" data-s=\"controllersHeading\"></h3><p class=\"hint\" data-s=\"controllersHint\"></p><ul id=\"controller-list\" class=\"actor-list\"></ul></section></div></section><aside class=\"side\" data-s-label=\"sideLabel\"><section class=\"events\" aria-labelledby=\"events-heading\"><h2 id=\"events-heading\" data-s=\"eventsHeading\"></h2><ol id=\"event-log\" class=\"event-log\" aria-live=\"polite\" aria-relevant=\"additions\" tabindex=\"0\" data-s-label=\"eventsHeading\"></ol></section><section class=\"partitions\" aria-labelledby=\"partitions-heading\"><h2 id=\"partitions-heading\" data-s=\"partitionsHeading\"></h2><label for=\"partition-filter\" class=\"filter-label\" data-s=\"filterLabel\"></label> <input id=\"partition-filter\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"filter-help\"><p id=\"filter-help\" class=\"hint\" data-s=\"filterHelp\"></p><p id=\"describe-topic\" class=\"describe-topic\"></p><div class=\"table-wrap\"><table id=\"partition-table\" class=\"describe\"><caption id=\"partition-caption\"></caption> <thead><tr><th scope=\"col\">Topic</th><th scope=\"col\">Partition</th><th scope=\"col\">Leader</th><th scope=\"col\">Replicas</th><th scope=\"col\">Isr</th><th scope=\"col\">Elr</th><th scope=\"col\">LastKnownElr</th></tr></thead> <tbody id=\"partition-rows\"></tbody></table></div></section><details class=\"configs\" open><summary><h2 id=\"configs-heading\" data-s=\"configsHeading\"></h2></summary><section aria-labelledby=\"configs-heading\" aria-busy=\"true\"><p data-s=\"configsIntro\"></p><ul id=\"config-list\" class=\"config-list\"></ul></section></details></aside></div></main>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = helpDialog().Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<noscript><p>KRaft Lab needs JavaScript and WebAssembly.</p></noscript></body></html>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+// toolbar holds the run controls: the cluster to start, play/pause and the speed.
+func toolbar() templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<section class=\"toolbar\" data-s-label=\"toolbarLabel\"><form id=\"start-form\" class=\"start-form\" novalidate><label for=\"seed\" data-s=\"seedLabel\"></label> <input id=\"seed\" name=\"seed\" type=\"text\" inputmode=\"numeric\" autocomplete=\"off\" value=\"1\" size=\"8\"> <label for=\"broker-count\" data-s=\"brokerCountLabel\"></label> <input id=\"broker-count\" name=\"brokers\" type=\"number\" min=\"3\" max=\"6\" value=\"4\"> <label for=\"partition-count\" data-s=\"partitionCountLabel\"></label> <input id=\"partition-count\" name=\"partitions\" type=\"number\" min=\"6\" max=\"60\" value=\"12\"> <button type=\"submit\" id=\"start-button\" data-s=\"startButton\"></button> <span id=\"start-error\" class=\"form-error\" role=\"alert\"></span></form><div class=\"run-controls\"><button type=\"button\" id=\"play-button\" aria-pressed=\"false\" aria-keyshortcuts=\"Space\"></button> <label for=\"speed\" data-s=\"speedLabel\"></label> <select id=\"speed\" aria-describedby=\"speed-meaning\"></select> <span id=\"speed-meaning\" class=\"speed-meaning\"></span> <output id=\"clock\" class=\"clock\" aria-live=\"off\"></output></div></section>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+// legend explains the canvas's colours and shapes in words.
+func legend() templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<ul class=\"legend\" data-s-label=\"legendLabel\"><li><span class=\"swatch cell-leader\" aria-hidden=\"true\"></span><span data-s=\"legendLeader\"></span></li><li><span class=\"swatch cell-follower\" aria-hidden=\"true\"></span><span data-s=\"legendFollower\"></span></li><li><span class=\"swatch cell-elr\" aria-hidden=\"true\"></span><span data-s=\"legendElr\"></span></li><li><span class=\"swatch cell-oos\" aria-hidden=\"true\"></span><span data-s=\"legendOutOfSync\"></span></li><li><span class=\"swatch cell-offline\" aria-hidden=\"true\"></span><span data-s=\"legendOffline\"></span></li><li><span class=\"swatch cell-preferred\" aria-hidden=\"true\"></span><span data-s=\"legendPreferred\"></span></li><li><span class=\"swatch state-running\" aria-hidden=\"true\"></span><span data-s=\"legendRunning\"></span></li><li><span class=\"swatch state-fenced\" aria-hidden=\"true\"></span><span data-s=\"legendFenced\"></span></li><li><span class=\"swatch state-shutdown\" aria-hidden=\"true\"></span><span data-s=\"legendShutdown\"></span></li><li><span class=\"swatch state-stopped\" aria-hidden=\"true\"></span><span data-s=\"legendStopped\"></span></li></ul>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+// helpDialog lists the keyboard shortcuts; "?" or the header's ? button opens it.
+func helpDialog() templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<dialog id=\"help-dialog\" class=\"help-dialog\" aria-labelledby=\"help-heading\"><h2 id=\"help-heading\" data-s=\"helpHeading\"></h2><p data-s=\"helpIntro\"></p><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"shortcut-rows\"></tbody></table><p data-s=\"helpCanvas\"></p><form method=\"dialog\"><button type=\"submit\" id=\"help-close\" data-s=\"helpClose\"></button></form></dialog>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -107,7 +210,7 @@ func errorPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<section id=\"error-panel\" class=\"error-panel\" role=\"alert\" aria-labelledby=\"error-heading\" hidden><h2 id=\"error-heading\" data-s=\"errorHeading\"></h2><p data-s=\"errorIntro\"></p><pre id=\"error-report\" tabindex=\"0\"></pre><button type=\"button\" id=\"copy-report\" data-s=\"copyReport\"></button> <span id=\"copy-status\" role=\"status\" aria-live=\"polite\"></span></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<section id=\"error-panel\" class=\"error-panel\" role=\"alert\" aria-labelledby=\"error-heading\" hidden><h2 id=\"error-heading\" data-s=\"errorHeading\"></h2><p data-s=\"errorIntro\"></p><pre id=\"error-report\" tabindex=\"0\"></pre><button type=\"button\" id=\"copy-report\" data-s=\"copyReport\"></button> <span id=\"copy-status\" role=\"status\" aria-live=\"polite\"></span></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

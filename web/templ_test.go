@@ -48,8 +48,7 @@ func TestTemplCheckDetectsStaleness(t *testing.T) {
 
 	src, err := os.ReadFile(filepath.Join(dir, "page.templ"))
 	require.NoError(t, err)
-	stale := strings.Replace(string(src), `<ul id="config-list"`, `<ol id="config-list"`, 1)
-	stale = strings.Replace(stale, `</ul>`, `</ol>`, 1)
+	stale := strings.Replace(string(src), `<ul id="config-list" class="config-list">`, `<ul id="config-list" class="config-list changed">`, 1)
 	require.NotEqual(t, string(src), stale)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "page.templ"), []byte(stale), 0o644))
 	_, err = templCheck(dir)

@@ -18,8 +18,9 @@ import (
 )
 
 // ProtocolVersion is bumped whenever a message changes incompatibly, so that a page served
-// from a cache never talks to a newer worker without noticing.
-const ProtocolVersion = 1
+// from a cache never talks to a newer worker without noticing. Version 2 added the sim.*
+// messages and replies with a binary attachment (the frame's per-partition arrays).
+const ProtocolVersion = 2
 
 // Error codes of a failed reply. They are part of the protocol: the page branches on them.
 const (
@@ -68,6 +69,19 @@ type Reply struct {
 	OK    bool   `json:"ok"`
 	Body  any    `json:"body,omitempty"`
 	Error *Error `json:"error,omitempty"`
+	// Data is the length in bytes of the binary attachment that travels with this reply (see
+	// Attached); absent when there is none.
+	Data int `json:"data,omitempty"`
+}
+
+// Attached is a handler result with a binary attachment: Body is encoded as the reply's JSON
+// body and Data travels beside it as raw bytes (the worker posts it as a transferable
+// ArrayBuffer), because bulk arrays such as a frame's per-partition state are far cheaper to
+// copy than to encode as JSON. Data may alias a buffer the handler reuses: it is only valid
+// until the next call to Handle.
+type Attached struct {
+	Body any
+	Data []byte
 }
 
 // Event is a message the worker sends unasked (it has no id), such as "ready".
@@ -91,6 +105,7 @@ type Info struct {
 type Bridge struct {
 	info     Info
 	handlers map[string]Handler
+	session  *Session
 }
 
 // New returns a bridge with every built-in message registered (see web/PROTOCOL.md).
@@ -99,6 +114,12 @@ func New(info Info) *Bridge {
 	b.Register("hello", b.hello)
 	b.Register("config.defs", configDefs)
 	b.Register("config.validate", configValidate)
+	s := &Session{}
+	b.session = s
+	b.Register("sim.start", s.start)
+	b.Register("sim.advance", s.advance)
+	b.Register("sim.act", s.act)
+	b.Register("sim.frame", s.frame)
 	return b
 }
 
@@ -126,47 +147,54 @@ func (b *Bridge) Types() []string {
 
 // Handle answers one request. It never panics and always returns a JSON reply: a malformed
 // request, an unknown type, a handler error and a handler panic all become a failed reply, so
-// a bug in one message can never take the worker (and with it the page) down.
-func (b *Bridge) Handle(msg []byte) []byte {
+// a bug in one message can never take the worker (and with it the page) down. data is the
+// reply's binary attachment (nil for most replies; see Attached); it is only valid until the
+// next call.
+func (b *Bridge) Handle(msg []byte) (reply, data []byte) {
 	var req Request
-	reply := b.dispatch(msg, &req)
-	out, err := marshal(reply)
+	r, data := b.dispatch(msg, &req)
+	out, err := marshal(r)
 	if err != nil {
 		// The body could not be encoded (or its MarshalJSON panicked): still answer.
 		out, _ = json.Marshal(Reply{ID: req.ID, Type: req.Type, Error: &Error{
 			Code: CodeInternal, Message: "cannot encode reply: " + err.Error()}})
+		data = nil
 	}
-	return out
+	return out, data
 }
 
-func (b *Bridge) dispatch(msg []byte, req *Request) (reply Reply) {
+func (b *Bridge) dispatch(msg []byte, req *Request) (reply Reply, data []byte) {
 	dec := json.NewDecoder(bytes.NewReader(msg))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(req); err != nil {
 		*req = Request{}
-		return failed(*req, BadRequest("message is not a request envelope: %v", err))
+		return failed(*req, BadRequest("message is not a request envelope: %v", err)), nil
 	}
 	if dec.More() {
-		return failed(*req, BadRequest("trailing data after the request"))
+		return failed(*req, BadRequest("trailing data after the request")), nil
 	}
 	if req.ID <= 0 {
-		return failed(*req, BadRequest("id must be a positive integer"))
+		return failed(*req, BadRequest("id must be a positive integer")), nil
 	}
 	h, ok := b.handlers[req.Type]
 	if !ok {
-		return failed(*req, &Error{Code: CodeUnknownType, Message: fmt.Sprintf("unknown message type %q", req.Type)})
+		return failed(*req, &Error{Code: CodeUnknownType, Message: fmt.Sprintf("unknown message type %q", req.Type)}), nil
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			reply = failed(*req, &Error{Code: CodeInternal,
 				Message: fmt.Sprintf("%s handler panicked: %v", req.Type, p), Detail: string(debug.Stack())})
+			data = nil
 		}
 	}()
 	body, err := h(req.Body)
 	if err != nil {
-		return failed(*req, err)
+		return failed(*req, err), nil
 	}
-	return Reply{ID: req.ID, Type: req.Type, OK: true, Body: body}
+	if a, ok := body.(Attached); ok {
+		return Reply{ID: req.ID, Type: req.Type, OK: true, Body: a.Body, Data: len(a.Data)}, a.Data
+	}
+	return Reply{ID: req.ID, Type: req.Type, OK: true, Body: body}, nil
 }
 
 func failed(req Request, err error) Reply {

@@ -15,7 +15,7 @@ import (
 // call sends one request through Handle and decodes the reply envelope, keeping the body raw.
 func call(t *testing.T, b *Bridge, msg string) (Reply, json.RawMessage) {
 	t.Helper()
-	out := b.Handle([]byte(msg))
+	out, _ := b.Handle([]byte(msg))
 	var env struct {
 		Reply
 		Body json.RawMessage `json:"body"`
@@ -43,7 +43,7 @@ func TestHelloNamesVersionsAndTypes(t *testing.T) {
 	assert.Equal(t, "v1.2.3", h.Version)
 	assert.Equal(t, runtime.Version(), h.GoVersion)
 	assert.Equal(t, ProtocolVersion, h.Protocol)
-	assert.Equal(t, []string{"config.defs", "config.validate", "hello"}, h.Types)
+	assert.Equal(t, []string{"config.defs", "config.validate", "hello", "sim.act", "sim.advance", "sim.frame", "sim.start"}, h.Types)
 }
 
 func TestMalformedRequestsGetBadRequestReplies(t *testing.T) {
@@ -227,7 +227,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestEventsAndErrorReplies(t *testing.T) {
-	assert.JSONEq(t, `{"type":"ready","body":{"protocol":1}}`, string(ReadyEvent()))
+	assert.JSONEq(t, `{"type":"ready","body":{"protocol":2}}`, string(ReadyEvent()))
 	assert.JSONEq(t, `{"id":0,"type":"","ok":false,"error":{"code":"bad_request","message":"data must be a string"}}`,
 		string(ErrorReply(0, "", BadRequest("data must be a string"))))
 }

@@ -5,7 +5,9 @@
 // with wasm/cmd/kraftlab-wasm, the only code that touches JavaScript, always through safejs so
 // that a JavaScript exception is a Go error rather than a panic.
 //
-// Messages are JSON text strings in both directions (see web/PROTOCOL.md). The onmessage
+// Messages are JSON text strings in both directions (see web/PROTOCOL.md), except a reply
+// with a binary attachment (a frame), which is posted as {text, data} with data an
+// ArrayBuffer transferred to the page rather than copied. The onmessage
 // callback only queues the text and returns: the bridge runs on a separate goroutine, in
 // arrival order, because a js.FuncOf callback must not block (syscall/js documents that a
 // blocking callback deadlocks the event loop) and later messages such as a long simulation
@@ -13,6 +15,7 @@
 package worker
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -121,7 +124,14 @@ func (s *Server) dispatch() {
 			s.queue = s.queue[1:]
 			s.mu.Unlock()
 			// Handle never panics; it turns handler panics into error replies.
-			s.postOrLog(s.bridge.Handle([]byte(msg)))
+			reply, data := s.bridge.Handle([]byte(msg))
+			if data != nil {
+				if err := s.postWithData(reply, data); err != nil {
+					println("kraftlab worker:", err.Error())
+				}
+				continue
+			}
+			s.postOrLog(reply)
 		}
 	}
 }
@@ -131,6 +141,61 @@ func (s *Server) post(msg []byte) error {
 		return fmt.Errorf("worker: postMessage: %w", err)
 	}
 	return nil
+}
+
+// postWithData posts a reply and its binary attachment as {text, data}. The bytes are copied
+// once into a fresh ArrayBuffer (CopyBytesToJS runs at tens of GB/s) whose ownership is then
+// transferred to the page, so the structured clone copies nothing more. If any step fails,
+// the page still gets an answer: the reply turned into an internal error.
+func (s *Server) postWithData(reply, data []byte) error {
+	msg, err := s.dataMessage(reply, data)
+	if err == nil {
+		var buf safejs.Value
+		if buf, err = msg.Get("data"); err == nil {
+			_, err = s.scope.Call("postMessage", msg, []any{buf})
+		}
+	}
+	if err != nil {
+		var env bridge.Reply
+		_ = json.Unmarshal(reply, &env)
+		s.postOrLog(bridge.ErrorReply(env.ID, env.Type, &bridge.Error{Code: bridge.CodeInternal,
+			Message: "cannot post the reply's binary attachment: " + err.Error()}))
+	}
+	return err
+}
+
+func (s *Server) dataMessage(reply, data []byte) (safejs.Value, error) {
+	global := safejs.Global()
+	u8, err := global.Get("Uint8Array")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	arr, err := u8.New(len(data))
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	if _, err := safejs.CopyBytesToJS(arr, data); err != nil {
+		return safejs.Value{}, err
+	}
+	buf, err := arr.Get("buffer")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	object, err := global.Get("Object")
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	msg, err := object.New()
+	if err != nil {
+		return safejs.Value{}, err
+	}
+	if err := msg.Set("text", string(reply)); err != nil {
+		return safejs.Value{}, err
+	}
+	if err := msg.Set("data", buf); err != nil {
+		return safejs.Value{}, err
+	}
+	return msg, nil
 }
 
 // postOrLog posts msg; if even that fails there is no one left to tell but the console.

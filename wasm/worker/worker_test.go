@@ -21,6 +21,14 @@ type fakeScope struct {
 	t      *testing.T
 	value  safejs.Value
 	posted chan string
+	// attachments receives, for each message posted as {text, data}, the attachment's bytes
+	// and the length of the transfer list.
+	attachments chan attachment
+}
+
+type attachment struct {
+	data      []byte
+	transfers int
 }
 
 func newFakeScope(t *testing.T, withPost bool) *fakeScope {
@@ -29,10 +37,18 @@ func newFakeScope(t *testing.T, withPost bool) *fakeScope {
 	require.NoError(t, err)
 	scope, err := object.New()
 	require.NoError(t, err)
-	f := &fakeScope{t: t, value: scope, posted: make(chan string, 64)}
+	f := &fakeScope{t: t, value: scope, posted: make(chan string, 64), attachments: make(chan attachment, 64)}
 	if withPost {
 		fn, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
-			s, err := args[0].String()
+			msg := args[0]
+			if msg.Type() == safejs.TypeObject {
+				f.attachments <- readAttachment(args)
+				if msg, err = msg.Get("text"); err != nil {
+					f.posted <- "NO TEXT: " + err.Error()
+					return nil
+				}
+			}
+			s, err := msg.String()
 			if err != nil {
 				s = "NOT A STRING: " + err.Error()
 			}
@@ -44,6 +60,30 @@ func newFakeScope(t *testing.T, withPost bool) *fakeScope {
 		require.NoError(t, scope.Set("postMessage", fn.Value()))
 	}
 	return f
+}
+
+// readAttachment copies the data ArrayBuffer of a {text, data} message out of JavaScript.
+func readAttachment(args []safejs.Value) attachment {
+	var a attachment
+	buf, err := args[0].Get("data")
+	if err != nil {
+		return a
+	}
+	u8, err := safejs.Global().Get("Uint8Array")
+	if err != nil {
+		return a
+	}
+	view, err := u8.New(buf)
+	if err != nil {
+		return a
+	}
+	n, _ := view.Length()
+	a.data = make([]byte, n)
+	_, _ = safejs.CopyBytesToGo(a.data, view)
+	if len(args) > 1 {
+		a.transfers, _ = args[1].Length()
+	}
+	return a
 }
 
 // send delivers a MessageEvent-like object to the scope's onmessage, as the browser would.
@@ -119,6 +159,37 @@ func TestHandlerPanicIsAnErrorReplyAndTheWorkerLivesOn(t *testing.T) {
 
 	f.send(`{"id":10,"type":"hello"}`)
 	assert.Equal(t, true, f.next()["ok"], "the worker still answers after a panic")
+}
+
+func TestBinaryAttachmentsArePostedAsTransferredBuffers(t *testing.T) {
+	b := bridge.New(bridge.Info{})
+	payload := []byte{1, 2, 3, 250, 0, 7}
+	b.Register("test.binary", func(json.RawMessage) (any, error) {
+		return bridge.Attached{Body: map[string]int{"n": len(payload)}, Data: payload}, nil
+	})
+	f := serve(t, b)
+	f.send(`{"id":5,"type":"test.binary"}`)
+	r := f.next()
+	assert.Equal(t, true, r["ok"])
+	assert.Equal(t, float64(len(payload)), r["data"], "the envelope announces the attachment's length")
+	assert.Equal(t, map[string]any{"n": float64(6)}, r["body"])
+	select {
+	case a := <-f.attachments:
+		assert.Equal(t, payload, a.data)
+		assert.Equal(t, 1, a.transfers, "the buffer is transferred, not copied")
+	case <-time.After(5 * time.Second):
+		t.Fatal("no attachment posted")
+	}
+
+	// A real frame goes the same way.
+	f.send(`{"id":6,"type":"sim.start","body":{"brokers":3,"partitions":6}}`)
+	require.Equal(t, true, f.next()["ok"])
+	f.send(`{"id":7,"type":"sim.advance","body":{"ms":1000}}`)
+	r = f.next()
+	require.Equal(t, true, r["ok"], "%v", r["error"])
+	a := <-f.attachments
+	assert.Len(t, a.data, int(r["data"].(float64)))
+	assert.Equal(t, float64(1000), r["body"].(map[string]any)["timeMs"])
 }
 
 func TestNonStringDataIsABadRequest(t *testing.T) {

@@ -70,7 +70,9 @@ func TestBundleAndPage(t *testing.T) {
 	assert.Contains(t, string(html), `href="app.css"`)
 	assert.Contains(t, string(html), "wasm-unsafe-eval", "the meta CSP is there")
 	assert.NotContains(t, string(html), "frame-ancestors")
-	assert.Less(t, len(html), 4096)
+	// The skeleton holds structure only (text comes from strings.ts); 8 KiB raw is about 2 KB
+	// compressed, a rounding error next to the wasm.
+	assert.Less(t, len(html), 8192)
 }
 
 func TestBundleReportsErrors(t *testing.T) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -9,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,11 +32,13 @@ import (
 
 const (
 	version = "e2e-test"
-	// Size budgets for the wasm (bytes). The calibration suggested 3.5 MB raw / 1.0 MB gzip;
-	// the worker with only the config package already sits at about 3.55 MB / 0.99 MB, so
-	// these are the hard stops, to be revisited when the engine and cluster land.
-	wasmBudgetRaw  = 4 << 20
-	wasmBudgetGzip = 1_200_000
+	// Hard stops for the wasm's size (bytes), a tripwire against sudden growth rather than the
+	// budget: the issue's budget is 1.0 MB brotli for the wasm and 1.2 MB for the site, and the
+	// tests build gzip only (brotli at its best quality takes seconds). With the cluster linked
+	// the wasm is about 5.1 MB raw, 1.41 MB gzip and 1.03 MB brotli, a little over that budget
+	// (README, "The playground", says what was tried).
+	wasmBudgetRaw  = 5_500_000
+	wasmBudgetGzip = 1_500_000
 	// The config the brief's checks revolve around: a KIP-1358 int in [0, 100].
 	threshold = config.WaitForSyncThresholdPercent
 )
@@ -192,6 +198,14 @@ func eval[T any](t *testing.T, tb *tab, js string) T {
 	return v
 }
 
+// evalAwait evaluates an expression that yields a promise and returns what it resolves to.
+func evalAwait[T any](t *testing.T, tb *tab, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	require.NoError(t, err, "evaluating %s", js)
+	return v
+}
+
 // poll waits for a JavaScript condition to become true.
 func poll(t *testing.T, tb *tab, cond string) {
 	t.Helper()
@@ -199,7 +213,7 @@ func poll(t *testing.T, tb *tab, cond string) {
 	require.NoError(t, err, "waiting for %s", cond)
 }
 
-// screenshot saves a PNG under test-output/e2e/: of the element sel, or of the whole page when
+// screenshot saves a PNG under test-output/e2e/: of the element sel, or of the viewport when
 // sel is empty.
 func screenshot(t *testing.T, tb *tab, name string, sel chromedp.CSS) {
 	t.Helper()
@@ -207,7 +221,7 @@ func screenshot(t *testing.T, tb *tab, name string, sel chromedp.CSS) {
 	require.NoError(t, err)
 	dir := filepath.Join(root, "test-output", "e2e")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	shot := chromedp.FullScreenshot(100)
+	shot := chromedp.CaptureScreenshot() // the viewport: what a reader sees first
 	if sel != "" {
 		shot = chromedp.Screenshot(sel)
 	}
@@ -234,25 +248,73 @@ func marks(t *testing.T, tb *tab) map[string]float64 {
 		.filter(m => m.name.startsWith("kraftlab:")).map(m => [m.name.slice(9), Math.round(m.startTime)]))`)
 }
 
+// open navigates a new tab to the page and waits for the first frame of the starting cluster.
+func open(t *testing.T, bctx context.Context, url string) *tab {
+	t.Helper()
+	tb := newTab(t, bctx)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
+	poll(t, tb, `["ready", "failed"].includes(document.getElementById("status").dataset.state)`)
+	if state := eval[string](t, tb, `document.getElementById("status").dataset.state`); state != "ready" {
+		t.Fatalf("the worker did not start; error report:\n%s", eval[string](t, tb, `document.getElementById("error-report").textContent`))
+	}
+	poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+	return tb
+}
+
+// press types keys on the page body (outside any field), as a keyboard user does.
+func press(t *testing.T, tb *tab, keys ...string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`)))
+	for _, k := range keys {
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(k)))
+	}
+}
+
+// logItem waits for the first event-log line whose text starts with prefix and returns its
+// cluster time and text.
+func logItem(t *testing.T, tb *tab, prefix string) (int64, string) {
+	t.Helper()
+	find := `[...document.querySelectorAll("#event-log li")].find(li => li.querySelector("span").textContent.startsWith(` + jsString(prefix) + `))`
+	poll(t, tb, `!!`+find)
+	ms := eval[float64](t, tb, `Number(`+find+`.dataset.timeMs)`)
+	return int64(ms), eval[string](t, tb, find+`.querySelector("span").textContent`)
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// setSpeed picks a speed in the toolbar's select, as a person does.
+func setSpeed(t *testing.T, tb *tab, x int) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.SetValue(chromedp.CSS("#speed"), strconv.Itoa(x)),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("speed").dispatchEvent(new Event("change"))`)))
+}
+
+// filter types into the partition table's filter box and returns the rows' leaders.
+func filter(t *testing.T, tb *tab, text string) {
+	t.Helper()
+	retype(t, tb, chromedp.CSS("#partition-filter"), text)
+}
+
+func rowLeaders(t *testing.T, tb *tab) []string {
+	return eval[[]string](t, tb, `[...document.querySelectorAll("#partition-rows tr")].map(r => r.dataset.leader)`)
+}
+
 func TestPlayground(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
 	bctx := browser(t, exe)
 
-	t.Run("page loads and the worker says hello", func(t *testing.T) {
-		tb := newTab(t, bctx)
+	t.Run("page loads and draws the cluster", func(t *testing.T) {
 		start := time.Now()
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
-		poll(t, tb, `["ready", "failed"].includes(document.getElementById("status").dataset.state)`)
+		tb := open(t, bctx, url)
 		wall := time.Since(start)
-		if state := eval[string](t, tb, `document.getElementById("status").dataset.state`); state != "ready" {
-			t.Fatalf("the worker did not start; error report:\n%s", eval[string](t, tb, `document.getElementById("error-report").textContent`))
-		}
 		status := eval[string](t, tb, `document.getElementById("status").textContent`)
 		assert.Contains(t, status, "Ready: KRaft Lab "+version+", built with go")
 
-		poll(t, tb, `document.querySelector("section.configs").getAttribute("aria-busy") === "false"`)
 		m := marks(t, tb)
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -264,24 +326,135 @@ func TestPlayground(t *testing.T) {
 			fmt.Fprintf(&line, " %s=%.0fms", k, m[k])
 		}
 		// Measured, never asserted: wall-clock times on a shared 2-core CI machine are noise.
-		t.Logf("time to first status: %dms wall (navigate → status ready); in-page marks since navigation:%s",
+		t.Logf("time to second frame: %dms wall (navigate → 2 frames drawn); in-page marks since navigation:%s",
 			wall.Milliseconds(), line.String())
-		for _, k := range []string{"start", "worker-ready", "status-ready", "configs-rendered"} {
+		for _, k := range []string{"start", "worker-ready", "status-ready", "sim-started", "first-frame"} {
 			assert.Contains(t, m, k, "performance mark kraftlab:%s", k)
 		}
+
+		// The canvas is drawn: many pixels differ from the background, in the cell colours.
+		px := eval[map[string]float64](t, tb, `(() => {
+			const c = document.getElementById("cluster-canvas");
+			const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+			const bg = [d[0], d[1], d[2]];
+			let differ = 0, leader = 0, follower = 0;
+			for (let i = 0; i < d.length; i += 4) {
+				if (d[i] !== bg[0] || d[i+1] !== bg[1] || d[i+2] !== bg[2]) differ++;
+				if (d[i] === 0x00 && d[i+1] === 0x72 && d[i+2] === 0xb2) leader++;
+				if (d[i] === 0x56 && d[i+1] === 0xb4 && d[i+2] === 0xe9) follower++;
+			}
+			return {differ, leader, follower, total: d.length / 4};
+		})()`)
+		t.Logf("canvas: %v; last draw took %s ms", px, eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.drawMs`))
+		assert.Greater(t, px["differ"], px["total"]*0.2, "the canvas is not blank")
+		assert.Greater(t, px["leader"], 500.0, "leader cells are drawn")
+		assert.Greater(t, px["follower"], 500.0, "follower cells are drawn")
+		assert.Equal(t, "1:3,2:3,3:3,4:3", eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.leaders`))
+		assert.Equal(t, 4, eval[int](t, tb, `document.querySelectorAll("#broker-list > li").length`))
+		assert.Equal(t, 3, eval[int](t, tb, `document.querySelectorAll("#controller-list > li").length`))
+		assert.Equal(t, 12, eval[int](t, tb, `document.querySelectorAll("#partition-rows tr").length`))
+		assert.Equal(t, "1 s of cluster time per 100 ms", eval[string](t, tb, `document.getElementById("speed-meaning").textContent`))
+		setSpeed(t, tb, 100)
+		assert.Equal(t, "1 s of cluster time per 10 ms", eval[string](t, tb, `document.getElementById("speed-meaning").textContent`))
+		poll(t, tb, `document.getElementById("clock").textContent.includes("running at")`)
 
 		// The skeleton got its text from the catalogue, and nothing is left blank.
 		assert.Equal(t, "KRaft Lab", eval[string](t, tb, `document.querySelector("h1").textContent`))
 		assert.Equal(t, 0, eval[int](t, tb, `[...document.querySelectorAll("[data-s]")].filter(e => !e.textContent.trim()).length`))
-		assert.True(t, eval[bool](t, tb, `document.getElementById("cluster-canvas") instanceof HTMLCanvasElement`))
 		assert.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`), "no error panel on a good start")
 		assert.Empty(t, tb.consoleErrors())
 		screenshot(t, tb, "page.png", "")
+		screenshot(t, tb, "canvas.png", chromedp.CSS("#cluster-canvas"))
+	})
+
+	t.Run("killing a broker fences it and its leaderships move", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		filter(t, tb, "leader:1")
+		poll(t, tb, `document.querySelectorAll("#partition-rows tr").length === 3`)
+		assert.Equal(t, []string{"1", "1", "1"}, rowLeaders(t, tb))
+
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k") // select broker 1, kill it
+		killedAt, killed := logItem(t, tb, "you killed broker 1")
+		assert.Contains(t, killed, "(as kill -9)")
+		fencedAt, fenced := logItem(t, tb, "broker 1 fenced:")
+		m := regexp.MustCompile(`no heartbeat for ([\d,]+) ms \(broker\.session\.timeout\.ms is 9,000 ms\)`).FindStringSubmatch(fenced)
+		require.NotNil(t, m, fenced)
+		silent, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+		t.Logf("killed at %d ms, fenced at %d ms: %s", killedAt, fencedAt, fenced)
+		// Kafka fences a broker broker.session.timeout.ms (9 s) after its last heartbeat, found by
+		// the maybeFenceStaleBroker task that runs every 1,125 ms: 9.0–10.1 s, plus the commit.
+		assert.GreaterOrEqual(t, silent, 9000)
+		assert.LessOrEqual(t, silent, 10_175)
+		assert.LessOrEqual(t, fencedAt-killedAt, int64(silent), "the kill came after the last heartbeat")
+		assert.Greater(t, fencedAt-killedAt, int64(9000-2000), "heartbeats are 2 s apart")
+
+		// Its leaderships moved: the table's leader:1 filter empties, and nothing is offline.
+		poll(t, tb, `document.querySelectorAll("#partition-rows tr").length === 0`)
+		filter(t, tb, "-isr:1")
+		poll(t, tb, `document.querySelectorAll("#partition-rows tr").length === 9`)
+		for _, l := range rowLeaders(t, tb) {
+			assert.NotEqual(t, "1", l)
+		}
+		canvas := `document.getElementById("cluster-canvas").dataset`
+		assert.Equal(t, "1", eval[string](t, tb, canvas+`.fenced`))
+		assert.Equal(t, "0", eval[string](t, tb, canvas+`.offline`))
+		assert.True(t, strings.HasPrefix(eval[string](t, tb, canvas+`.leaders`), "1:0,"))
+		assert.Equal(t, "stopped, fenced", eval[string](t, tb, `document.querySelector('#broker-list [data-broker="1"] .actor-state').textContent`))
+		assert.True(t, eval[bool](t, tb, `document.querySelector('#broker-list [data-broker="1"] [data-op="start"]').disabled === false`))
+		assert.Empty(t, tb.consoleErrors())
+		screenshot(t, tb, "broker-killed.png", "")
+	})
+
+	t.Run("a config change through the UI takes effect", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		poll(t, tb, `document.querySelector("section[aria-busy]").getAttribute("aria-busy") === "false"`)
+		// A static config: it applies when the cluster restarts.
+		retype(t, tb, chromedp.CSS(`li[data-config="leader.imbalance.check.interval.seconds"] input`), "900")
+		poll(t, tb, `document.querySelector('li[data-config="leader.imbalance.check.interval.seconds"] input').getAttribute("aria-invalid") === "false"`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#start-button"))))
+		poll(t, tb, `document.getElementById("cluster-canvas").dataset.configs === "leader.imbalance.check.interval.seconds=900"`)
+		logItem(t, tb, "cluster started with seed 1: 3 controllers, brokers 1, 2, 3 and 4, topic payments with 12 partitions at replication factor 3; static configs leader.imbalance.check.interval.seconds=900")
+
+		// A dynamic config, applied to the running cluster.
+		maxPerRun := `li[data-config="leader.imbalance.election.max.per.run"]`
+		retype(t, tb, chromedp.CSS(maxPerRun+` input`), "2")
+		poll(t, tb, `!document.querySelector('`+maxPerRun+` .config-apply').disabled && document.querySelector('`+maxPerRun+` input').getAttribute("aria-invalid") === "false"`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS(maxPerRun+` .config-apply`))))
+		logItem(t, tb, "you set leader.imbalance.election.max.per.run to 2 for the cluster")
+		logItem(t, tb, "leader.imbalance.election.max.per.run is now 2 for the cluster")
+		poll(t, tb, `document.getElementById("cluster-canvas").dataset.configs.endsWith(",leader.imbalance.election.max.per.run=2")`)
+
+		// It takes effect: broker 1, preferred for 3 partitions, is shut down and started again
+		// well before the first electPreferred run (900 s), and once it is back in every ISR the
+		// runs hand its leaderships back 2 at a time.
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "d")
+		logItem(t, tb, "broker 1 fenced: its controlled shutdown is complete")
+		poll(t, tb, `document.getElementById("cluster-canvas").dataset.stopped === "1"`)
+		press(t, tb, "s")
+		logItem(t, tb, "broker 1 unfenced")
+		filter(t, tb, "-isr:1")
+		poll(t, tb, `document.querySelectorAll("#partition-rows tr").length === 0`)
+		require.False(t, eval[bool](t, tb, `document.getElementById("event-log").textContent.includes("electPreferred elected")`),
+			"broker 1 was back in sync before the first run (cluster time %s ms)", eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.timeMs`))
+		setSpeed(t, tb, 10000)
+		_, text := logItem(t, tb, "electPreferred elected ")
+		assert.Equal(t, "electPreferred elected 2 partitions (2 to broker 1); the cap (max.per.run 2) left 1 for the next run; next run in 10 ms", text)
+		_, text = logItem(t, tb, "electPreferred elected 1 partition")
+		assert.True(t, strings.HasPrefix(text, "electPreferred elected 1 partition (1 to broker 1); next run in "), text)
+		poll(t, tb, `document.getElementById("cluster-canvas").dataset.leaders.startsWith("1:3,")`)
+
+		// A bad value is refused with Kafka's wording and never reaches the cluster.
+		retype(t, tb, chromedp.CSS(maxPerRun+` input`), "0")
+		poll(t, tb, `document.querySelector('`+maxPerRun+` .config-error').textContent.includes("Value must be at least 1")`)
+		assert.True(t, eval[bool](t, tb, `document.querySelector('`+maxPerRun+` .config-apply').disabled`))
+		assert.Empty(t, tb.consoleErrors())
+		screenshot(t, tb, "config-applied.png", "")
 	})
 
 	t.Run("configs panel validates through the worker", func(t *testing.T) {
-		tb := newTab(t, bctx)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
+		tb := open(t, bctx, url)
 		poll(t, tb, `document.querySelectorAll("#config-list > li").length > 0`)
 
 		assert.Equal(t, len(config.All()), eval[int](t, tb, `document.querySelectorAll("#config-list > li").length`),
@@ -313,11 +486,8 @@ func TestPlayground(t *testing.T) {
 		assert.Empty(t, tb.consoleErrors())
 	})
 
-	t.Run("keyboard reaches everything with visible focus", func(t *testing.T) {
-		tb := newTab(t, bctx)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
-		poll(t, tb, `document.querySelectorAll("#config-list > li").length > 0`)
-
+	t.Run("keyboard reaches everything, shortcuts are documented", func(t *testing.T) {
+		tb := open(t, bctx, url)
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent("\t")))
 		assert.Equal(t, "skip-link", eval[string](t, tb, `document.activeElement.className`), "Tab first reaches the skip link")
 		outline := eval[string](t, tb, `getComputedStyle(document.activeElement).outlineStyle`)
@@ -325,9 +495,87 @@ func TestPlayground(t *testing.T) {
 
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent("\r")))
 		poll(t, tb, `document.activeElement.id === "main"`)
-		// From main, Tab walks into the config fields in document order.
+		// From main, Tab walks into the toolbar first.
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent("\t")))
-		assert.Equal(t, "cfg-0", eval[string](t, tb, `document.activeElement.id`))
+		assert.Equal(t, "seed", eval[string](t, tb, `document.activeElement.id`))
+		// Typing in a field is typing, not a shortcut.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent("k")))
+		assert.Equal(t, "", eval[string](t, tb, `document.querySelector("#broker-list .selected")?.dataset.broker ?? ""`))
+		assert.NotContains(t, eval[string](t, tb, `document.getElementById("event-log").textContent`), "you killed")
+
+		// Space pauses; the button says so.
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		assert.Equal(t, "false", eval[string](t, tb, `document.getElementById("play-button").getAttribute("aria-pressed")`))
+		press(t, tb, "3")
+		assert.Equal(t, "3", eval[string](t, tb, `document.querySelector("#broker-list .selected").dataset.broker`))
+
+		// ? opens the help dialog with every shortcut; Escape closes it.
+		press(t, tb, "?")
+		poll(t, tb, `document.getElementById("help-dialog").open`)
+		keys := eval[[]string](t, tb, `[...document.querySelectorAll("#shortcut-rows kbd")].map(k => k.textContent)`)
+		assert.Equal(t, []string{"Space", "1–9", "K", "S", "D", "R", "C", "+ / −", "?", "Esc"}, keys)
+		screenshot(t, tb, "help.png", "")
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.Escape)))
+		poll(t, tb, `!document.getElementById("help-dialog").open`)
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("frame cost at 10,000 and 100,000 partitions (measured, not asserted)", func(t *testing.T) {
+		if os.Getenv("KRAFTLAB_MEASURE") == "" {
+			t.Skip("a measurement, not a test (10 s): set KRAFTLAB_MEASURE=1, or run make bench-frame")
+		}
+		tb := open(t, bctx, url)
+		press(t, tb, " ") // pause the page's own cluster: two workers on two cores would compete
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		// A second worker on the page, driven through the protocol as the page drives its own:
+		// the round trip includes building the frame in wasm, the transfer and JSON.parse.
+		res := evalAwait[map[string]any](t, tb, `(async () => {
+			const w = new Worker("worker.js");
+			let id = 0;
+			const waiting = new Map();
+			const ready = new Promise(r => w.onmessage = (e) => {
+				const text = typeof e.data === "string" ? e.data : e.data.text;
+				const m = JSON.parse(text);
+				if (m.type === "ready") return r();
+				waiting.get(m.id)(m);
+			});
+			const req = (type, body) => new Promise(r => { const i = ++id; waiting.set(i, r); w.postMessage(JSON.stringify({id: i, type, body})); });
+			await ready;
+			const out = {};
+			const hellos = [];
+			for (let i = 0; i < 40; i++) { const t = performance.now(); await req("hello", {}); hellos.push(performance.now() - t); }
+			hellos.sort((a, b) => a - b);
+			out.helloMedian = hellos[20];
+			out.helloMin = hellos[0];
+			for (const n of [10000, 100000]) {
+				let t = performance.now();
+				const s = await req("sim.start", {brokers: 6, partitions: n});
+				if (!s.ok) return {error: s.error.message};
+				out["start" + n] = performance.now() - t;
+				await req("sim.act", {op: "kill", broker: 2});
+				await req("sim.advance", {ms: 15000, layout: 1});
+				const times = [];
+				for (let i = 0; i < 20; i++) await req("sim.frame", {layout: 1}); // V8 tiers up first
+				for (let i = 0; i < 30; i++) {
+					t = performance.now();
+					const f = await req("sim.frame", {layout: 1});
+					times.push(performance.now() - t);
+					out["bytes" + n] = f.data;
+				}
+				times.sort((a, b) => a - b);
+				out["frameMedian" + n] = times[15];
+				out["frameMin" + n] = times[0];
+			}
+			w.terminate();
+			return out;
+		})()`)
+		require.NotContains(t, res, "error")
+		t.Logf("in Chromium: hello round trip median %.2f ms (min %.2f)", res["helloMedian"], res["helloMin"])
+		t.Logf("in Chromium: sim.start 10k partitions %.0f ms, 100k %.0f ms; sim.frame round trip (build in wasm + transfer) "+
+			"10k: median %.2f ms (min %.2f), %v bytes; 100k: median %.2f ms (min %.2f), %v bytes",
+			res["start10000"], res["start100000"], res["frameMedian10000"], res["frameMin10000"], res["bytes10000"],
+			res["frameMedian100000"], res["frameMin100000"], res["bytes100000"])
 	})
 
 	t.Run("a worker that cannot start shows the error panel", func(t *testing.T) {

@@ -1,12 +1,30 @@
 // The Configs panel: one entry per config definition from the worker, with its source label,
 // default and allowed values, and an input that is validated by the worker (so the rules are
-// the engine's, never re-implemented here) as the reader types.
+// the engine's, never re-implemented here) as the reader types. The values in the panel are
+// the cluster's static configs when it (re)starts; a dynamic config can also be applied to the
+// running cluster with its "Apply now" button (sim.act set_config).
 
-import { ProtocolError, type ConfigDef, type ValidateBody, type ValidateRequest } from "./protocol";
+import { ProtocolError, type ConfigDef, type ConfigValue, type ValidateBody, type ValidateRequest } from "./protocol";
 import { S } from "./strings";
 
 /** Sends one config.validate request. */
 export type Validator = (req: ValidateRequest) => Promise<ValidateBody>;
+
+/** Applies a dynamic config to the running cluster; rejects with the cluster's message. */
+export type Applier = (name: string, value: ConfigValue) => Promise<void>;
+
+/** The rendered panel. */
+export interface ConfigPanel {
+  /** The configs whose field holds a valid value other than the default, for sim.start. */
+  values(): Record<string, ConfigValue>;
+}
+
+interface EntryState {
+  def: ConfigDef;
+  valid: boolean;
+  read: () => ConfigValue;
+  text: () => string;
+}
 
 /** Receives a validation request that failed for a reason other than a dead worker. */
 export type FailureHandler = (err: Error) => void;
@@ -64,7 +82,14 @@ function field(def: ConfigDef, id: string): HTMLInputElement | HTMLSelectElement
   return input;
 }
 
-function entry(def: ConfigDef, index: number, validate: Validator, onFailure: FailureHandler): HTMLLIElement {
+function entry(
+  def: ConfigDef,
+  index: number,
+  validate: Validator,
+  onFailure: FailureHandler,
+  apply: Applier | undefined,
+  states: EntryState[],
+): HTMLLIElement {
   const id = `cfg-${index}`;
   const ids = { err: `${id}-err`, allowed: `${id}-allowed`, doc: `${id}-doc`, note: `${id}-note` };
   const input = field(def, id);
@@ -94,11 +119,19 @@ function entry(def: ConfigDef, index: number, validate: Validator, onFailure: Fa
     el("dt", {}, S.configScope),
     el("dd", {}, def.scope === "topic" ? S.scopeTopic : S.scopeCluster),
   );
+  const controls = el("div", { class: "config-input" }, input);
+  let button: HTMLButtonElement | undefined;
+  if (def.dynamic && apply) {
+    button = el("button", { type: "button", class: "config-apply", "aria-describedby": `${id}-when` }, S.configApply);
+    controls.append(button);
+  }
+  controls.append(error);
   const li = el(
     "li",
     { class: "config", "data-config": def.name, "data-source": def.sourceKey },
     head,
-    el("div", { class: "config-input" }, input, error),
+    controls,
+    el("p", { id: `${id}-when`, class: "config-when" }, def.dynamic ? S.configApplyHint : S.configStaticHint),
     el("p", { id: ids.doc, class: "config-doc" }, def.doc),
   );
   if (def.note) {
@@ -108,6 +141,29 @@ function entry(def: ConfigDef, index: number, validate: Validator, onFailure: Fa
   li.append(meta);
   input.setAttribute("aria-describedby", describedBy.join(" "));
   input.setAttribute("aria-invalid", "false");
+
+  const state: EntryState = {
+    def,
+    valid: true,
+    read: () => valueOf(def, input),
+    text: () => (input instanceof HTMLInputElement && input.type === "checkbox" ? String(input.checked) : input.value.trim()),
+  };
+  states.push(state);
+  const showError = (message: string) => {
+    input.setAttribute("aria-invalid", message ? "true" : "false");
+    li.classList.toggle("invalid", message !== "");
+    error.textContent = message;
+  };
+  button?.addEventListener("click", async () => {
+    if (!state.valid) return;
+    try {
+      await apply!(def.name, state.read());
+      showError("");
+      li.dataset.applied = state.text();
+    } catch (e) {
+      showError(e instanceof Error ? e.message : String(e));
+    }
+  });
 
   // Replies can arrive after the reader has typed on; only the latest request may set the state.
   let seq = 0;
@@ -122,9 +178,9 @@ function entry(def: ConfigDef, index: number, validate: Validator, onFailure: Fa
       return;
     }
     if (mine !== seq) return;
-    input.setAttribute("aria-invalid", res.valid ? "false" : "true");
-    li.classList.toggle("invalid", !res.valid);
-    error.textContent = res.valid ? "" : (res.error ?? "");
+    state.valid = res.valid;
+    if (button) button.disabled = !res.valid;
+    showError(res.valid ? "" : (res.error ?? ""));
   };
   input.addEventListener("input", check);
   input.addEventListener("change", check);
@@ -137,6 +193,17 @@ export function renderConfigs(
   defs: ConfigDef[],
   validate: Validator,
   onFailure: FailureHandler,
-): void {
-  list.replaceChildren(...defs.map((d, i) => entry(d, i, validate, onFailure)));
+  apply?: Applier,
+): ConfigPanel {
+  const states: EntryState[] = [];
+  list.replaceChildren(...defs.map((d, i) => entry(d, i, validate, onFailure, apply, states)));
+  return {
+    values() {
+      const out: Record<string, ConfigValue> = {};
+      for (const s of states) {
+        if (s.valid && s.text() !== s.def.defaultText) out[s.def.name] = s.read();
+      }
+      return out;
+    },
+  };
 }

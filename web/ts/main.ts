@@ -1,19 +1,30 @@
-// The page's entry point: fill the skeleton's text, start the worker, show its status, and
-// build the Configs panel from the worker's config definitions.
+// The page's entry point: fill the skeleton's text, start the worker, build the Configs panel
+// from the worker's config definitions, start a cluster and draw its frames.
 //
-// Performance marks (kraftlab:*) record the start-up milestones; the end-to-end test reads
-// them, and so can anyone with the browser's performance panel.
+// Performance marks (kraftlab:*) record the start-up milestones (start, worker-ready,
+// status-ready, configs-rendered, sim-started, first-frame); the end-to-end test reads them,
+// and so can anyone with the browser's performance panel.
 
-import { renderConfigs } from "./configs";
+import { renderConfigs, type ConfigPanel } from "./configs";
+import { Controls } from "./controls";
 import { ErrorPanel } from "./errors";
-import { PROTOCOL, ProtocolError, WorkerClient, type Problem } from "./protocol";
+import type { Frame } from "./frame";
+import { EventLog } from "./log";
+import { PROTOCOL, ProtocolError, WorkerClient, type ActOp, type ActRequest, type Problem, type StartRequest } from "./protocol";
+import { Renderer } from "./render";
+import { Simulation } from "./sim";
 import { S, applyStrings } from "./strings";
+import { PartitionTable } from "./table";
 
 function byId<T extends HTMLElement>(id: string): T {
   const e = document.getElementById(id);
   if (!e) throw new Error(`page skeleton has no #${id}`);
   return e as T;
 }
+
+/** How often the partition table and the canvas description may change, at most (ms). */
+const TABLE_EVERY_MS = 150;
+const DESCRIPTION_EVERY_MS = 1000;
 
 function main(): void {
   performance.mark("kraftlab:start");
@@ -26,6 +37,14 @@ function main(): void {
   const problem = (p: Problem, fatal: boolean) => {
     errors.show(p);
     if (fatal) setStatus("failed", S.statusFailed);
+  };
+  const reportFailure = (what: string, e: unknown) => {
+    // A dead worker has already been reported by the client; anything else is news.
+    if (e instanceof ProtocolError && e.code === "worker_dead") return;
+    problem(
+      { message: S.problemRequest(what, e instanceof Error ? e.message : String(e)), detail: e instanceof ProtocolError ? e.detail : (e as Error)?.stack },
+      false,
+    );
   };
 
   window.addEventListener("error", (e) => problem({ message: S.problemPage(e.message), detail: e.error?.stack }, false));
@@ -46,6 +65,144 @@ function main(): void {
   errors.facts.set("page protocol", String(PROTOCOL));
 
   const client = new WorkerClient("worker.js", problem);
+  const canvas = byId<HTMLCanvasElement>("cluster-canvas");
+  const renderer = new Renderer(canvas);
+  const log = new EventLog(byId("event-log"));
+  const table = new PartitionTable(byId("partition-rows"), byId("partition-caption"), byId("describe-topic"), byId("partition-filter"));
+  const desc = byId("cluster-desc");
+  let configs: ConfigPanel | undefined;
+  let firstFrame = true;
+  let tableAt = 0;
+  let tableTimer = 0;
+  let descAt = 0;
+  let stoppedShown = false;
+
+  const onFrame = (f: Frame) => {
+    if (firstFrame) {
+      performance.mark("kraftlab:first-frame");
+      firstFrame = false;
+    }
+    canvas.dataset.drawMs = renderer.draw(f).toFixed(2);
+    log.append(f.body.events);
+    controls.update(f);
+    const now = performance.now();
+    // The table rebuilds at most every TABLE_EVERY_MS, with a trailing update so the last
+    // frame is always shown.
+    window.clearTimeout(tableTimer);
+    if (now - tableAt >= TABLE_EVERY_MS) {
+      tableAt = now;
+      table.update(f);
+    } else {
+      tableTimer = window.setTimeout(() => {
+        tableAt = performance.now();
+        table.update(f);
+      }, TABLE_EVERY_MS);
+    }
+    if (now - descAt >= DESCRIPTION_EVERY_MS) {
+      descAt = now;
+      desc.textContent = renderer.description(f);
+    }
+    if (f.body.stopped && !stoppedShown) {
+      stoppedShown = true;
+      problem({ message: f.body.stopped }, false);
+      controls.state();
+    }
+  };
+
+  const sim = new Simulation(client, {
+    frame: onFrame,
+    failure: reportFailure,
+    state: () => controls.state(),
+  });
+
+  const needsBroker = (op: ActOp) => op === "kill" || op === "start" || op === "shutdown" || op === "disk_swap";
+  const act = (op: ActOp, target: { broker?: number; controller?: string }) => {
+    const t = sim.last?.body.timeMs ?? 0;
+    if (needsBroker(op) && target.broker === undefined) {
+      log.note(t, S.noBrokerSelected);
+      return;
+    }
+    const req: ActRequest = { op, ...target };
+    sim.act(req).catch((e: unknown) => {
+      if (e instanceof ProtocolError && e.code === "failed") log.note(t, S.actionFailed(op.replace("_", " "), e.message));
+      else reportFailure("sim.act", e);
+    });
+  };
+
+  const controls = new Controls(
+    sim,
+    {
+      act,
+      selected: (slot) => {
+        renderer.selected = slot;
+        renderer.redraw();
+      },
+    },
+    {
+      play: byId("play-button"),
+      speed: byId("speed"),
+      speedMeaning: byId("speed-meaning"),
+      clock: byId("clock"),
+      brokers: byId("broker-list"),
+      controllers: byId("controller-list"),
+      help: byId("help-dialog"),
+      helpButton: byId("help-button"),
+      shortcutRows: byId("shortcut-rows"),
+    },
+  );
+
+  // The start form: a new cluster with the seed, the sizes and the Configs panel's values.
+  const form = byId<HTMLFormElement>("start-form");
+  const formError = byId("start-error");
+  const startButton = byId<HTMLButtonElement>("start-button");
+  const readForm = (): StartRequest | string => {
+    const seed = byId<HTMLInputElement>("seed").value.trim();
+    if (!/^\d{1,20}$/.test(seed)) return `${S.seedLabel}: ${seed || "?"}`;
+    const req: StartRequest = { seed: Number.isSafeInteger(Number(seed)) ? Number(seed) : seed };
+    for (const [id, key] of [
+      ["broker-count", "brokers"],
+      ["partition-count", "partitions"],
+    ] as const) {
+      const input = byId<HTMLInputElement>(id);
+      const n = Number(input.value);
+      if (!Number.isInteger(n) || n < Number(input.min) || n > Number(input.max)) {
+        return `${input.labels?.[0]?.textContent ?? key}: ${input.min}–${input.max}`;
+      }
+      req[key] = n;
+    }
+    req.configs = configs?.values() ?? {};
+    return req;
+  };
+  const start = async () => {
+    const req = readForm();
+    if (typeof req === "string") {
+      formError.textContent = req;
+      return;
+    }
+    formError.textContent = "";
+    startButton.disabled = true;
+    startButton.textContent = S.starting;
+    try {
+      await sim.start(req);
+      // The new cluster's frames come next: forget the old one's panels and log.
+      controls.reset();
+      log.clear();
+      renderer.selected = -1;
+      stoppedShown = false;
+      performance.mark("kraftlab:sim-started");
+    } catch (e) {
+      if (e instanceof ProtocolError && e.code === "failed") formError.textContent = e.message;
+      else reportFailure("sim.start", e);
+    } finally {
+      startButton.disabled = false;
+      startButton.textContent = S.startButton;
+    }
+  };
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    void start();
+  });
+
   const list = byId("config-list");
   void (async () => {
     await client.ready;
@@ -57,25 +214,22 @@ function main(): void {
     setStatus("ready", S.statusReady(hello.version, hello.goVersion));
     performance.mark("kraftlab:status-ready");
 
+    // The cluster first: the canvas is what the reader came for.
+    await start();
+
     const defs = await client.request("config.defs", {});
-    renderConfigs(
+    configs = renderConfigs(
       list,
       defs.configs,
       (req) => client.request("config.validate", req),
-      (e) =>
-        problem(
-          { message: S.problemRequest("config.validate", e.message), detail: e instanceof ProtocolError ? e.detail : e.stack },
-          false,
-        ),
+      (e) => reportFailure("config.validate", e),
+      async (name, value) => {
+        await sim.act({ op: "set_config", name, value });
+      },
     );
     list.closest("section")?.setAttribute("aria-busy", "false");
     performance.mark("kraftlab:configs-rendered");
-  })().catch((e: unknown) => {
-    // A dead worker has already been reported by the client; anything else is news.
-    if (!(e instanceof ProtocolError && e.code === "worker_dead")) {
-      problem({ message: S.problemRequest("start-up", e instanceof Error ? e.message : String(e)) }, true);
-    }
-  });
+  })().catch((e: unknown) => reportFailure("start-up", e));
 }
 
 main();

@@ -5,7 +5,7 @@
 import { S } from "./strings";
 
 /** The protocol version this page speaks; the worker announces its own in the ready event. */
-export const PROTOCOL = 1;
+export const PROTOCOL = 2;
 
 export interface ReplyError {
   code: string;
@@ -62,11 +62,167 @@ export interface ValidateBody {
   reason?: string;
 }
 
+export type ConfigValue = boolean | number | string | null;
+
+export interface StartRequest {
+  seed?: number | string;
+  controllers?: number;
+  brokers?: number;
+  topic?: string;
+  partitions?: number;
+  replicationFactor?: number;
+  configs?: Record<string, ConfigValue>;
+}
+
+export interface StartBody {
+  timeMs: number;
+  seed: number;
+  controllers: number[];
+  brokers: number[];
+  topic: string;
+  partitions: number;
+}
+
+export interface AdvanceRequest {
+  ms: number;
+  layout?: number;
+}
+
+export type ActOp = "kill" | "start" | "shutdown" | "disk_swap" | "kill_controller" | "start_controller" | "set_config";
+
+export interface ActRequest {
+  op: ActOp;
+  broker?: number;
+  controller?: string;
+  name?: string;
+  value?: ConfigValue;
+  topic?: string;
+}
+
+export interface ActBody {
+  timeMs: number;
+  lastHeartbeatMs?: number;
+}
+
+export interface ControllerState {
+  id: number;
+  running: boolean;
+  role: string;
+  active: boolean;
+  epoch: number;
+  endOffset: number;
+  highWatermark: number;
+}
+
+export type BrokerLifecycle =
+  | "not_running"
+  | "starting"
+  | "recovery"
+  | "running"
+  | "pending_controlled_shutdown"
+  | "shutting_down";
+
+export interface BrokerState {
+  id: number;
+  state: BrokerLifecycle;
+  fenced: boolean;
+  inControlledShutdown: boolean;
+  epoch: number;
+  gated: boolean;
+  leaders: number;
+  replicas: number;
+  outOfSync: number;
+  preferred: number;
+  preferredLed: number;
+}
+
+export interface TopicInfo {
+  name: string;
+  id: string;
+  first: number;
+  count: number;
+  deleted?: boolean;
+  configs?: Record<string, string>;
+}
+
+/** Where the per-partition arrays sit in the frame's binary attachment (see PROTOCOL.md). */
+export interface PartitionsInfo {
+  count: number;
+  layout: number;
+  stride: number;
+  topics?: TopicInfo[];
+  underReplicated: number;
+  offline: number;
+  imbalanced: number;
+  isr: number;
+  state: number;
+  replicas: number;
+}
+
+export interface SampleInfo {
+  timeMs: number;
+  produceP50Ms: number;
+  produceP99Ms: number;
+  produceP999Ms: number;
+  produceErrors: number;
+  produceTimeouts: number;
+}
+
+export interface RunInfo {
+  timeMs: number;
+  elected: number;
+  maxPerRun: number;
+  gatedBrokers?: number[];
+  nextRunMs: number;
+}
+
+export interface ConfigState {
+  name: string;
+  value: string;
+  source: "static" | "log";
+}
+
+export type EventKind = "action" | "broker" | "partition" | "controller" | "balancer" | "config" | "topic" | "stopped" | "notice";
+
+export interface LogEvent {
+  timeMs: number;
+  kind: EventKind;
+  text: string;
+  brokers?: number[];
+  partitions?: number;
+}
+
+/** The JSON part of a frame; the partition arrays arrive as the reply's attachment. */
+export interface FrameBody {
+  timeMs: number;
+  seed: number;
+  controllers: ControllerState[];
+  brokers: BrokerState[];
+  partitions: PartitionsInfo;
+  sample?: SampleInfo;
+  lastRun?: RunInfo;
+  nextElectPreferredMs: number;
+  configs: ConfigState[];
+  events: LogEvent[];
+  eventsDropped?: number;
+  stopped?: string;
+}
+
 /** Request and reply body types, by message type. */
 export interface Messages {
   hello: { req: Record<string, never>; res: HelloBody };
   "config.defs": { req: Record<string, never>; res: ConfigDefsBody };
   "config.validate": { req: ValidateRequest; res: ValidateBody };
+  "sim.start": { req: StartRequest; res: StartBody };
+  "sim.advance": { req: AdvanceRequest; res: FrameBody };
+  "sim.frame": { req: { layout?: number }; res: FrameBody };
+  "sim.act": { req: ActRequest; res: ActBody };
+}
+
+/** A reply body with its binary attachment, when the reply has one. */
+export interface WithData<T> {
+  body: T;
+  data: ArrayBuffer | undefined;
 }
 
 /** A failed reply, or a request that could not be sent. */
@@ -89,7 +245,7 @@ export interface Problem {
 
 interface Pending {
   type: string;
-  resolve: (body: unknown) => void;
+  resolve: (reply: WithData<unknown>) => void;
   reject: (err: Error) => void;
 }
 
@@ -99,6 +255,8 @@ interface Envelope {
   ok?: boolean;
   body?: unknown;
   error?: ReplyError;
+  /** Length of the binary attachment posted with this reply. */
+  data?: number;
 }
 
 /**
@@ -136,22 +294,36 @@ export class WorkerClient {
 
   /** Sends one request and resolves with the reply's body, or rejects with a ProtocolError. */
   async request<K extends keyof Messages>(type: K, body?: Messages[K]["req"]): Promise<Messages[K]["res"]> {
+    return (await this.requestData(type, body)).body;
+  }
+
+  /** As request, but also resolves with the reply's binary attachment (a frame's arrays). */
+  async requestData<K extends keyof Messages>(type: K, body?: Messages[K]["req"]): Promise<WithData<Messages[K]["res"]>> {
     await this.ready;
     if (this.dead) throw new ProtocolError("worker_dead", S.workerUnavailable);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { type, resolve: resolve as (b: unknown) => void, reject });
+      this.pending.set(id, { type, resolve: resolve as (r: WithData<unknown>) => void, reject });
       this.worker.postMessage(JSON.stringify(body === undefined ? { id, type } : { id, type, body }));
     });
   }
 
-  private receive(data: unknown): void {
+  private receive(raw: unknown): void {
     let msg: Envelope;
+    let data: ArrayBuffer | undefined;
     try {
-      if (typeof data !== "string") throw new Error("not a string");
-      msg = JSON.parse(data) as Envelope;
-    } catch {
-      this.onProblem({ message: S.problemMessageError, detail: String(data).slice(0, 2000) }, false);
+      // A reply with an attachment arrives as {text, data}; everything else as a string.
+      let text = raw;
+      if (typeof raw === "object" && raw !== null && "text" in raw && "data" in raw) {
+        text = (raw as { text: unknown }).text;
+        data = (raw as { data: ArrayBuffer }).data;
+        if (!(data instanceof ArrayBuffer)) throw new Error("attachment is not an ArrayBuffer");
+      }
+      if (typeof text !== "string") throw new Error("not a string");
+      msg = JSON.parse(text) as Envelope;
+      if (data && (msg.data ?? 0) !== data.byteLength) throw new Error(`attachment of ${data.byteLength} bytes, ${msg.data} announced`);
+    } catch (e) {
+      this.onProblem({ message: S.problemMessageError, detail: `${String(e)}\n${String(raw).slice(0, 2000)}` }, false);
       return;
     }
     if (msg.type === "ready" && msg.id === undefined) {
@@ -171,12 +343,12 @@ export class WorkerClient {
     if (!p) {
       // A reply to nothing we sent (id 0): the worker could not read one of our messages. That
       // is a bug on one side or the other, so make it visible.
-      const e = msg.error ?? { code: "?", message: data as string };
+      const e = msg.error ?? { code: "?", message: String(raw) };
       this.onProblem({ message: S.problemUnmatchedReply(e.code, e.message), detail: e.detail }, false);
       return;
     }
     this.pending.delete(msg.id!);
-    if (msg.ok) p.resolve(msg.body);
+    if (msg.ok) p.resolve({ body: msg.body, data });
     else p.reject(new ProtocolError(msg.error?.code ?? "?", msg.error?.message ?? "?", msg.error?.detail));
   }
 

@@ -15,7 +15,148 @@ export const S = {
   statusFailed: "The simulator stopped. The report below says why.",
 
   clusterHeading: "Cluster",
-  clusterPlaceholder: "The cluster view will be drawn here.",
+  sideLabel: "Event log, partitions and configs",
+  toolbarLabel: "Simulation controls",
+
+  // The start form and run controls.
+  seedLabel: "Seed",
+  brokerCountLabel: "Brokers",
+  partitionCountLabel: "Partitions",
+  startButton: "Restart cluster",
+  starting: "Starting…",
+  play: "Play",
+  pause: "Pause",
+  speedLabel: "Speed",
+  speedOption: (x: number) => (x === 1 ? "real time" : `${x.toLocaleString("en")}×`),
+  // What a speed means, in the reader's units: "1 s of cluster time per 10 ms".
+  speedMeaning: (x: number) => {
+    if (x === 1) return "1 s of cluster time per second";
+    const perSecond = 1000 / x;
+    if (perSecond >= 1) return `1 s of cluster time per ${perSecond.toLocaleString("en")} ms`;
+    return `${(x / 1000).toLocaleString("en")} s of cluster time per 1 ms`;
+  },
+  clock: (time: string, rate: string) => `Cluster time ${time}${rate}`,
+  clockRate: (x: number) => ` · running at ≈${x.toLocaleString("en", { maximumSignificantDigits: 2 })}×`,
+  clockPaused: " · paused",
+  clockStopped: " · stopped",
+
+  // Brokers and controllers panels.
+  brokersHeading: "Brokers",
+  brokersHint: "Select a broker with its number key (1–9), then press K to kill it, S to start it, D for a controlled shutdown or R to replace its disk.",
+  controllersHeading: "Controllers",
+  controllersHint: "The metadata quorum: C kills the active controller.",
+  brokerName: (id: number) => `Broker ${id}`,
+  controllerName: (id: number) => `Controller ${id}`,
+  selectBroker: (id: number) => `Select broker ${id}`,
+  actKill: "Kill",
+  actStart: "Start",
+  actShutdown: "Shut down",
+  actDiskSwap: "Replace disk",
+  actKillController: "Kill",
+  actStartController: "Start",
+  brokerStateText: (state: string, fenced: boolean, shuttingDown: boolean, gated: boolean) => {
+    const parts: string[] = [];
+    const names: Record<string, string> = {
+      not_running: "stopped",
+      starting: "starting",
+      recovery: "recovering its logs",
+      running: "running",
+      pending_controlled_shutdown: "shutting down (controlled)",
+      shutting_down: "shutting down",
+    };
+    parts.push(names[state] ?? state);
+    if (fenced) parts.push("fenced");
+    else if (shuttingDown) parts.push("in controlled shutdown");
+    else if (state !== "not_running") parts.push("unfenced");
+    if (gated) parts.push("gated by wait-for-sync");
+    return parts.join(", ");
+  },
+  brokerCounts: (leaders: number, replicas: number, outOfSync: number) =>
+    `leads ${leaders} of ${replicas} replicas; ${outOfSync} out of sync`,
+  controllerStateText: (running: boolean, active: boolean, role: string, epoch: number, hw: number) =>
+    running
+      ? `${active ? "active controller" : role}, epoch ${epoch}, high watermark ${hw.toLocaleString("en")}`
+      : "stopped",
+  actionFailed: (op: string, message: string) => `Could not ${op}: ${message}`,
+  noBrokerSelected: "Select a broker first: press its number key (1–9).",
+
+  // Canvas text.
+  canvasActive: "ACTIVE",
+  canvasStopped: "stopped",
+  canvasEpoch: (epoch: number) => `epoch ${epoch}`,
+  canvasOffsets: (hw: number, end: number) => `HW ${hw.toLocaleString("en")} · end ${end.toLocaleString("en")}`,
+  canvasBroker: (id: number) => `broker ${id}`,
+  canvasState: (state: string, fenced: boolean, shuttingDown: boolean) => {
+    if (state === "not_running") return "STOPPED";
+    if (fenced) return "FENCED";
+    if (shuttingDown || state === "pending_controlled_shutdown" || state === "shutting_down") return "SHUTTING DOWN";
+    if (state === "starting" || state === "recovery") return state.toUpperCase();
+    return "RUNNING";
+  },
+  canvasGated: "GATED",
+  canvasCounts: (leaders: number, outOfSync: number) => `leads ${leaders} · ${outOfSync} out of sync`,
+  canvasMore: (n: number) => `+${n.toLocaleString("en")} not drawn`,
+  canvasSummary: (time: string, p99: string, under: number, offline: number) =>
+    `${time} · produce p99 ${p99} · ${under} under-replicated · ${offline} offline`,
+  canvasNextRun: (s: string) => `next electPreferred in ${s}`,
+  clusterDesc: (brokers: string, controller: string, under: number, offline: number) =>
+    `${brokers}. ${controller}. ${under} partitions under-replicated, ${offline} offline. The event log and the partition table describe the same state in words.`,
+  descBroker: (id: number, state: string, leaders: number) => `broker ${id} ${state}, leading ${leaders}`,
+  descController: (id: number) => `Controller ${id} is active`,
+  descNoController: "No controller is active",
+
+  legendLabel: "Legend",
+  legendLeader: "leader",
+  legendFollower: "follower in the ISR",
+  legendElr: "eligible leader (ELR), out of the ISR",
+  legendOutOfSync: "out of sync (hollow)",
+  legendOffline: "partition without a leader",
+  legendPreferred: "preferred replica (corner cut off); numbers are partitions",
+  legendRunning: "running broker (solid border, circle)",
+  legendFenced: "fenced (dashed border, triangle)",
+  legendShutdown: "controlled shutdown (dotted border, square)",
+  legendStopped: "stopped (hatched, cross)",
+
+  // Event log and partition table.
+  eventsHeading: "Event log",
+  eventsEmpty: "Nothing has happened yet.",
+  partitionsHeading: "Partitions",
+  filterLabel: "Filter",
+  filterHelp:
+    "Words all must match: a partition number, leader:1, replica:2, isr:3, -isr:3 (a replica out of the ISR), elr:2, under, offline, or part of a topic name.",
+  partitionCaption: (shown: number, matching: number, total: number) =>
+    matching === total
+      ? `kafka-topics.sh --describe: ${shown} of ${total} partitions`
+      : `kafka-topics.sh --describe: ${shown} of ${matching} matching partitions (${total} in all)`,
+  noLeader: "none",
+
+  // Help dialog.
+  helpOpen: "Keyboard shortcuts and help",
+  helpHeading: "Keyboard shortcuts",
+  helpIntro: "Shortcuts work anywhere on the page except while you type in a field.",
+  helpKey: "Key",
+  helpAction: "Action",
+  helpClose: "Close",
+  helpCanvas:
+    "On the canvas each broker is a box; its small squares are the partition replicas it holds, in partition order. The colours and shapes are explained in the legend under it.",
+  shortcuts: [
+    ["Space", "Play or pause the simulation"],
+    ["1–9", "Select the broker with that id"],
+    ["K", "Kill the selected broker (kill -9: no clean shutdown)"],
+    ["S", "Start the selected broker"],
+    ["D", "Controlled shutdown of the selected broker"],
+    ["R", "Replace the selected broker's disk (it must be stopped)"],
+    ["C", "Kill the active controller"],
+    ["+ / −", "Faster / slower"],
+    ["?", "Show this help"],
+    ["Esc", "Close this help"],
+  ] as readonly (readonly [string, string])[],
+
+  // Configs panel.
+  configApply: "Apply now",
+  configApplyHint: "Dynamic: applied to the running cluster with set_config.",
+  configStaticHint: "Static: used when the cluster (re)starts.",
+  configApplied: (name: string) => `${name} sent to the controller.`,
 
   configsHeading: "Configs",
   configsIntro:

@@ -1,0 +1,402 @@
+package bridge
+
+import (
+	"encoding/binary"
+	"strings"
+
+	"github.com/kraftlab/kraftlab/cluster/broker"
+	"github.com/kraftlab/kraftlab/engine/config"
+	"github.com/kraftlab/kraftlab/engine/controller"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// Frame is the JSON part of a sim.advance or sim.frame reply: what the canvas draws apart
+// from the partitions, whose state travels in the reply's binary attachment (see
+// PartitionsInfo and web/PROTOCOL.md) so that 100,000 partitions cost a memory copy, not
+// 100,000 JSON objects.
+type Frame struct {
+	// TimeMs is the cluster time of the frame.
+	TimeMs      int64             `json:"timeMs"`
+	Seed        uint64            `json:"seed"`
+	Controllers []ControllerState `json:"controllers"`
+	Brokers     []BrokerState     `json:"brokers"`
+	Partitions  PartitionsInfo    `json:"partitions"`
+	// Sample is the latest producer sample (every 10 s of cluster time), if any yet.
+	Sample *SampleInfo `json:"sample,omitempty"`
+	// LastRun is the latest electPreferred run, if any yet.
+	LastRun *RunInfo `json:"lastRun,omitempty"`
+	// NextElectPreferredMs is when the active controller will next run electPreferred, or -1
+	// (no active controller, or auto.leader.rebalance.enable=false).
+	NextElectPreferredMs int64 `json:"nextElectPreferredMs"`
+	// Configs lists the configs whose effective value differs from the default.
+	Configs []ConfigState `json:"configs"`
+	// Events is the event log since the previous frame, oldest first.
+	Events []LogEvent `json:"events"`
+	// EventsDropped counts events left out of Events because the frame had too many.
+	EventsDropped int `json:"eventsDropped,omitempty"`
+	// Stopped is set when the run stopped at an invariant violation or internal error; the
+	// clock no longer moves.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// ControllerState is one controller (a voter of the metadata quorum) in a frame.
+type ControllerState struct {
+	ID      int32 `json:"id"`
+	Running bool  `json:"running"`
+	// Role is the node's quorum state as Kafka's QuorumState names it, in lower case:
+	// leader, follower, candidate, prospective, unattached or resigned.
+	Role string `json:"role"`
+	// Active: this node runs the active controller (the quorum leader whose epoch has started).
+	Active bool  `json:"active"`
+	Epoch  int32 `json:"epoch"`
+	// EndOffset is the node's log end offset, HighWatermark the offset below which it knows
+	// records are committed.
+	EndOffset     int64 `json:"endOffset"`
+	HighWatermark int64 `json:"highWatermark"`
+}
+
+// BrokerState is one broker in a frame. Counts come from the committed metadata, as the
+// controller sees it.
+type BrokerState struct {
+	ID int32 `json:"id"`
+	// State is the broker's own lifecycle state, Kafka's BrokerState in lower case:
+	// not_running, starting, recovery, running, pending_controlled_shutdown, shutting_down.
+	State string `json:"state"`
+	// Fenced and InControlledShutdown are the controller's view (the committed registration).
+	Fenced               bool  `json:"fenced"`
+	InControlledShutdown bool  `json:"inControlledShutdown"`
+	Epoch                int64 `json:"epoch"`
+	// Gated: the wait-for-sync gate holds back its preferred leaderships.
+	Gated bool `json:"gated"`
+	// Leaders, Replicas: partitions it leads and holds; OutOfSync: its replicas outside the
+	// ISR; Preferred, PreferredLed: partitions it is the preferred replica of, and leads.
+	Leaders      int `json:"leaders"`
+	Replicas     int `json:"replicas"`
+	OutOfSync    int `json:"outOfSync"`
+	Preferred    int `json:"preferred"`
+	PreferredLed int `json:"preferredLed"`
+}
+
+// PartitionsInfo describes the binary attachment, which holds, for Count partitions in image
+// order (topic by topic, partition by partition), little-endian:
+//
+//	at Isr:      Count × uint32  the ISR in Kafka's order: nibble k (bits 4k..4k+3) is
+//	                             1 + the replica position of the k-th member; 0 ends the list
+//	at State:    Count × 4 bytes leader position (0xFF: no leader), ELR bitmask and
+//	                             LastKnownElr bitmask over replica positions, flags
+//	                             (FlagRecovering, FlagDeleted)
+//	at Replicas: Count × Stride  broker slots (indexes into Frame.Brokers) of the replicas,
+//	                             preferred first, 0xFF after the last; only when the frame
+//	                             carries the layout (Replicas ≥ 0)
+//
+// A replica position is an index into the partition's replica list; slots and positions
+// stay below 0xFF because there are at most MaxBrokers brokers and 8 replicas.
+type PartitionsInfo struct {
+	Count int `json:"count"`
+	// Layout identifies Topics and the replicas array; it changes when topics are created or
+	// deleted. The page sends the layout it holds, and gets it again only when it changed.
+	Layout int `json:"layout"`
+	// Stride is the bytes per partition of the replicas array: the largest replication factor.
+	Stride int         `json:"stride"`
+	Topics []TopicInfo `json:"topics,omitempty"`
+	// UnderReplicated counts partitions whose ISR is smaller than their replica list, Offline
+	// those without a leader, Imbalanced those led by another replica than the preferred one.
+	UnderReplicated int `json:"underReplicated"`
+	Offline         int `json:"offline"`
+	Imbalanced      int `json:"imbalanced"`
+	// Byte offsets of the three arrays in the attachment; Replicas is -1 without the layout.
+	Isr      int `json:"isr"`
+	State    int `json:"state"`
+	Replicas int `json:"replicas"`
+}
+
+// Flags of a partition's state byte 3.
+const (
+	// FlagRecovering: the leader was elected uncleanly and is recovering (LeaderRecoveryState).
+	FlagRecovering = 1 << 0
+	// FlagDeleted: the partition's topic was deleted; it keeps its index.
+	FlagDeleted = 1 << 1
+)
+
+// NoSlot marks "no leader" and the padding of the replicas array.
+const NoSlot = 0xFF
+
+// TopicInfo is one topic of the layout: its partitions are First .. First+Count-1.
+type TopicInfo struct {
+	Name    string `json:"name"`
+	ID      string `json:"id"`
+	First   int    `json:"first"`
+	Count   int    `json:"count"`
+	Deleted bool   `json:"deleted,omitempty"`
+	// Configs are the topic's own config overrides, name to value text.
+	Configs map[string]string `json:"configs,omitempty"`
+}
+
+// SampleInfo is the latest producer sample.
+type SampleInfo struct {
+	TimeMs          int64   `json:"timeMs"`
+	ProduceP50Ms    float64 `json:"produceP50Ms"`
+	ProduceP99Ms    float64 `json:"produceP99Ms"`
+	ProduceP999Ms   float64 `json:"produceP999Ms"`
+	ProduceErrors   int     `json:"produceErrors"`
+	ProduceTimeouts int     `json:"produceTimeouts"`
+}
+
+// RunInfo is one electPreferred run.
+type RunInfo struct {
+	TimeMs       int64   `json:"timeMs"`
+	Elected      int     `json:"elected"`
+	MaxPerRun    int     `json:"maxPerRun"`
+	GatedBrokers []int32 `json:"gatedBrokers,omitempty"`
+	NextRunMs    int64   `json:"nextRunMs"`
+}
+
+// ConfigState is a config whose effective value is not the default.
+type ConfigState struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// Source is "static" (the configs the cluster started with) or "log" (a ConfigRecord in
+	// the metadata log, written by set_config, which wins over the static value).
+	Source string `json:"source"`
+}
+
+// frameEncoder builds frames, reusing its buffers: a frame of 100,000 partitions allocates
+// only its JSON part.
+type frameEncoder struct {
+	buf     []byte
+	scratch []int32
+	// layout tracking: the version and what it was computed from.
+	layout    int
+	layoutKey [3]int
+	slotByID  []uint8
+}
+
+// encode builds the frame's JSON part and its attachment; the attachment aliases e.buf.
+func (e *frameEncoder) encode(s *Session, pageLayout int) (*Frame, []byte) {
+	c := s.c
+	view := c.View()
+	f := &Frame{TimeMs: c.Now(), Seed: s.info.Seed, NextElectPreferredMs: -1, Configs: []ConfigState{}}
+	if err := c.Err(); err != nil {
+		f.Stopped = err.Error()
+	}
+
+	ctl := c.Controllers()
+	activeNode, _, hasActive := ctl.Active()
+	for _, id := range ctl.Voters() {
+		nv, err := ctl.Node(id)
+		if err != nil {
+			continue
+		}
+		f.Controllers = append(f.Controllers, ControllerState{ID: id, Running: nv.Running,
+			Role: strings.ToLower(nv.State.String()), Active: hasActive && id == activeNode, Epoch: nv.Epoch,
+			EndOffset: nv.EndOffset, HighWatermark: nv.HighWatermark})
+	}
+	engine := ctl.ActiveController()
+	if engine != nil {
+		if at, ok := engine.TaskDeadline(controller.TaskElectPreferred); ok {
+			f.NextElectPreferredMs = at - s.t0
+		}
+	}
+
+	fleet := c.Fleet()
+	ids := s.info.Brokers
+	maxID := int32(0)
+	for _, id := range ids {
+		maxID = max(maxID, id)
+	}
+	if len(e.slotByID) != int(maxID)+1 {
+		e.slotByID = make([]uint8, maxID+1)
+		for i := range e.slotByID {
+			e.slotByID[i] = NoSlot
+		}
+		for slot, id := range ids {
+			e.slotByID[id] = uint8(slot)
+		}
+	}
+	f.Brokers = make([]BrokerState, len(ids))
+	for slot, id := range ids {
+		b := BrokerState{ID: id, State: brokerStateName(fleet.State(id)), Epoch: -1,
+			Preferred: view.PreferredCount(id)}
+		if reg := view.Broker(id); reg != nil && reg.Registered {
+			b.Fenced, b.InControlledShutdown, b.Epoch = reg.Fenced, reg.InControlledShutdown, reg.Epoch
+		}
+		b.PreferredLed = b.Preferred - len(view.ImbalancedPreferring(id))
+		if engine != nil {
+			b.Gated = engine.Balancer().Gated(id)
+		}
+		f.Brokers[slot] = b
+	}
+
+	// The layout: topics and replica assignments change only with topic creation or deletion.
+	deleted := 0
+	for t := range view.Topics {
+		if view.Topics[t].Deleted {
+			deleted++
+		}
+	}
+	key := [3]int{len(view.Topics), len(view.Partitions), deleted}
+	if e.layout == 0 || key != e.layoutKey {
+		e.layout++
+		e.layoutKey = key
+	}
+	n := len(view.Partitions)
+	stride := 1
+	for i := range view.Partitions {
+		stride = max(stride, len(view.Partitions[i].Replicas()))
+	}
+	withLayout := pageLayout != e.layout
+	pi := PartitionsInfo{Count: n, Layout: e.layout, Stride: stride, Isr: 0, State: 4 * n, Replicas: -1,
+		Imbalanced: view.ImbalancedCount()}
+	size := 8 * n
+	if withLayout {
+		pi.Replicas = size
+		size += stride * n
+		for t := range view.Topics {
+			top := &view.Topics[t]
+			ti := TopicInfo{Name: top.Name, ID: top.ID, First: int(top.First), Count: int(top.Count), Deleted: top.Deleted}
+			for _, name := range top.Configs.Names() {
+				v, _ := top.Configs.Get(name)
+				if ti.Configs == nil {
+					ti.Configs = map[string]string{}
+				}
+				ti.Configs[name] = metadata.ConfigText(v)
+			}
+			pi.Topics = append(pi.Topics, ti)
+		}
+	}
+	if cap(e.buf) < size {
+		e.buf = make([]byte, size, size+size/4)
+	}
+	buf := e.buf[:size]
+
+	// One pass over the partitions fills the arrays and the per-broker counts.
+	for i := range view.Partitions {
+		p := &view.Partitions[i]
+		reps := p.Replicas()
+		top := &view.Topics[p.Topic]
+		var isrWord uint32
+		var isrMask uint8
+		e.scratch = p.AppendIsr(e.scratch[:0])
+		for k, b := range e.scratch {
+			pos := position(reps, b)
+			isrWord |= uint32(pos+1) << (4 * k)
+			isrMask |= 1 << pos
+		}
+		binary.LittleEndian.PutUint32(buf[4*i:], isrWord)
+		st := buf[4*n+4*i : 4*n+4*i+4]
+		st[0] = NoSlot
+		if p.Leader >= 0 {
+			if pos := position(reps, p.Leader); pos >= 0 {
+				st[0] = uint8(pos)
+			}
+		}
+		e.scratch = p.AppendElr(e.scratch[:0])
+		st[1] = mask(reps, e.scratch)
+		e.scratch = p.AppendLastKnownElr(e.scratch[:0])
+		st[2] = mask(reps, e.scratch)
+		st[3] = 0
+		if p.Recovery == metadata.Recovering {
+			st[3] |= FlagRecovering
+		}
+		if top.Deleted {
+			st[3] |= FlagDeleted
+		}
+		if withLayout {
+			row := buf[pi.Replicas+stride*i : pi.Replicas+stride*(i+1)]
+			for k := range row {
+				row[k] = NoSlot
+				if k < len(reps) && int(reps[k]) < len(e.slotByID) {
+					row[k] = e.slotByID[reps[k]]
+				}
+			}
+		}
+		if top.Deleted {
+			continue
+		}
+		if p.Leader < 0 {
+			pi.Offline++
+		} else if slot := e.slot(p.Leader); slot != NoSlot {
+			f.Brokers[slot].Leaders++
+		}
+		if p.IsrLen() < len(reps) {
+			pi.UnderReplicated++
+		}
+		for k, b := range reps {
+			if slot := e.slot(b); slot != NoSlot {
+				f.Brokers[slot].Replicas++
+				if isrMask&(1<<k) == 0 {
+					f.Brokers[slot].OutOfSync++
+				}
+			}
+		}
+	}
+	f.Partitions = pi
+
+	if samples := c.Samples(); len(samples) > 0 {
+		sm := samples[len(samples)-1]
+		f.Sample = &SampleInfo{TimeMs: sm.TimeMs, ProduceP50Ms: round2(sm.ProduceP50Ms), ProduceP99Ms: round2(sm.ProduceP99Ms),
+			ProduceP999Ms: round2(sm.ProduceP999Ms), ProduceErrors: sm.ProduceErrors, ProduceTimeouts: sm.ProduceTimeouts}
+	}
+	if runs := c.BalancerRuns(); len(runs) > 0 {
+		r := runs[len(runs)-1]
+		f.LastRun = &RunInfo{TimeMs: r.TimeMs, Elected: len(r.Elected), MaxPerRun: r.MaxPerRun,
+			GatedBrokers: r.GatedBrokers, NextRunMs: r.NextRunMs}
+	}
+	f.Configs = effectiveConfigs(&view.Cluster, &s.static)
+	return f, buf
+}
+
+func (e *frameEncoder) slot(id int32) uint8 {
+	if id < 0 || int(id) >= len(e.slotByID) {
+		return NoSlot
+	}
+	return e.slotByID[id]
+}
+
+// position is b's index in the replica list, or -1.
+func position(reps []int32, b int32) int {
+	for i, r := range reps {
+		if r == b {
+			return i
+		}
+	}
+	return -1
+}
+
+// mask is the bitmask of members' positions in reps.
+func mask(reps, members []int32) uint8 {
+	var m uint8
+	for _, b := range members {
+		if pos := position(reps, b); pos >= 0 {
+			m |= 1 << pos
+		}
+	}
+	return m
+}
+
+// effectiveConfigs lists the configs whose value differs from the default: a ConfigRecord
+// in the log wins over the static value, as in Kafka.
+func effectiveConfigs(log, static *config.Values) []ConfigState {
+	out := []ConfigState{}
+	for _, d := range config.All() {
+		v, source := d.Default, ""
+		if sv, ok := static.Get(d.Name); ok {
+			v, source = sv, "static"
+		}
+		if lv, ok := log.Get(d.Name); ok {
+			v, source = lv, "log"
+		}
+		if source == "" || v == d.Default {
+			continue
+		}
+		out = append(out, ConfigState{Name: d.Name, Value: metadata.ConfigText(v), Source: source})
+	}
+	return out
+}
+
+func round2(x float64) float64 {
+	return float64(int64(x*100+0.5)) / 100
+}
+
+// brokerStateName is a broker lifecycle state as frames spell it.
+func brokerStateName(s broker.State) string { return strings.ToLower(s.String()) }

@@ -1,0 +1,216 @@
+// The page's controls: play/pause and speed, the broker and controller panels with their
+// action buttons, the keyboard shortcuts and the help dialog. Every action is a real button
+// (so it works with a mouse, a keyboard or a screen reader); the shortcuts are a faster way to
+// press the same buttons, documented in the help dialog.
+
+import { clockText, type Frame } from "./frame";
+import type { ActOp, BrokerState, ControllerState } from "./protocol";
+import { brokerLook } from "./render";
+import { SPEEDS, type Simulation } from "./sim";
+import { S } from "./strings";
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  e.append(...children);
+  return e;
+}
+
+/** Which broker actions make sense in a state; the cluster still has the last word. */
+export function brokerActions(b: BrokerState): Record<"kill" | "start" | "shutdown" | "disk_swap", boolean> {
+  const down = b.state === "not_running";
+  return { kill: !down, start: down, shutdown: b.state === "running" || b.state === "starting" || b.state === "recovery", disk_swap: down };
+}
+
+export interface ControlsHooks {
+  /** Runs a cluster action; failures are shown by the caller. */
+  act(op: ActOp, target: { broker?: number; controller?: string }): void;
+  /** The selection changed (the renderer outlines the selected broker). */
+  selected(slot: number): void;
+}
+
+export class Controls {
+  private selectedId = -1;
+  private frame: Frame | undefined;
+  private brokerItems = new Map<number, { li: HTMLLIElement; state: HTMLElement; counts: HTMLElement; buttons: Record<string, HTMLButtonElement>; select: HTMLButtonElement }>();
+  private controllerItems = new Map<number, { li: HTMLLIElement; state: HTMLElement; kill: HTMLButtonElement; start: HTMLButtonElement }>();
+
+  constructor(
+    private readonly sim: Simulation,
+    private readonly hooks: ControlsHooks,
+    private readonly dom: {
+      play: HTMLButtonElement;
+      speed: HTMLSelectElement;
+      speedMeaning: HTMLElement;
+      clock: HTMLOutputElement;
+      brokers: HTMLUListElement;
+      controllers: HTMLUListElement;
+      help: HTMLDialogElement;
+      helpButton: HTMLButtonElement;
+      shortcutRows: HTMLTableSectionElement;
+    },
+  ) {
+    for (const x of SPEEDS) {
+      const o = el("option", { value: String(x) }, S.speedOption(x));
+      o.selected = x === sim.speed;
+      dom.speed.append(o);
+    }
+    dom.speed.addEventListener("change", () => sim.setSpeed(Number(dom.speed.value)));
+    dom.play.addEventListener("click", () => sim.setPlaying(!sim.playing));
+    dom.helpButton.addEventListener("click", () => this.toggleHelp());
+    for (const [key, action] of S.shortcuts) {
+      dom.shortcutRows.append(el("tr", {}, el("td", {}, el("kbd", {}, key)), el("td", {}, action)));
+    }
+    document.addEventListener("keydown", (e) => this.key(e));
+    this.state();
+  }
+
+  /** Reflects the simulation's play state, speed and rate in the toolbar. */
+  state(): void {
+    const { play, speed, speedMeaning } = this.dom;
+    play.textContent = this.sim.playing ? S.pause : S.play;
+    play.setAttribute("aria-pressed", String(this.sim.playing));
+    speed.value = String(this.sim.speed);
+    speedMeaning.textContent = S.speedMeaning(this.sim.speed);
+    document.body.dataset.sim = this.sim.stopped ? "stopped" : this.sim.playing ? "playing" : "paused";
+    this.clock();
+  }
+
+  private clock(): void {
+    const f = this.sim.last;
+    if (!f) return;
+    let rate: string = S.clockPaused;
+    if (this.sim.stopped) rate = S.clockStopped;
+    else if (this.sim.playing) rate = this.sim.rate > 0 ? S.clockRate(this.sim.rate) : "";
+    this.dom.clock.textContent = S.clock(clockText(f.body.timeMs), rate);
+  }
+
+  /** Updates the panels from a frame. */
+  update(f: Frame): void {
+    this.frame = f;
+    this.clock();
+    this.syncBrokers(f.body.brokers);
+    this.syncControllers(f.body.controllers);
+  }
+
+  /** Forgets the previous cluster's panels (a restart may change the broker count). */
+  reset(): void {
+    this.dom.brokers.replaceChildren();
+    this.dom.controllers.replaceChildren();
+    this.brokerItems.clear();
+    this.controllerItems.clear();
+    this.frame = undefined;
+  }
+
+  private syncBrokers(bs: BrokerState[]): void {
+    for (const b of bs) {
+      let item = this.brokerItems.get(b.id);
+      if (!item) {
+        const select = el("button", { type: "button", class: "select", "aria-pressed": "false", "aria-keyshortcuts": b.id <= 9 ? String(b.id) : "" },
+          S.brokerName(b.id));
+        select.addEventListener("click", () => this.select(b.id));
+        const state = el("span", { class: "actor-state" });
+        const counts = el("span", { class: "actor-counts" });
+        const buttons: Record<string, HTMLButtonElement> = {};
+        const row = el("div", { class: "actor-buttons" });
+        for (const [op, label, key] of [
+          ["kill", S.actKill, "K"],
+          ["start", S.actStart, "S"],
+          ["shutdown", S.actShutdown, "D"],
+          ["disk_swap", S.actDiskSwap, "R"],
+        ] as const) {
+          const btn = el("button", { type: "button", "data-op": op, "aria-keyshortcuts": key }, label);
+          btn.addEventListener("click", () => {
+            this.select(b.id);
+            this.hooks.act(op, { broker: b.id });
+          });
+          buttons[op] = btn;
+          row.append(btn);
+        }
+        const li = el("li", { class: "actor", "data-broker": String(b.id) }, select, state, counts, row);
+        this.dom.brokers.append(li);
+        item = { li, state, counts, buttons, select };
+        this.brokerItems.set(b.id, item);
+      }
+      const text = S.brokerStateText(b.state, b.fenced, b.inControlledShutdown, b.gated);
+      if (item.state.textContent !== text) item.state.textContent = text;
+      const counts = S.brokerCounts(b.leaders, b.replicas, b.outOfSync);
+      if (item.counts.textContent !== counts) item.counts.textContent = counts;
+      item.li.dataset.look = brokerLook(b);
+      const ok = brokerActions(b);
+      for (const [op, btn] of Object.entries(item.buttons)) btn.disabled = !ok[op as keyof typeof ok];
+    }
+  }
+
+  private syncControllers(cs: ControllerState[]): void {
+    for (const c of cs) {
+      let item = this.controllerItems.get(c.id);
+      if (!item) {
+        const state = el("span", { class: "actor-state" });
+        const kill = el("button", { type: "button", "data-op": "kill_controller" }, S.actKillController);
+        const start = el("button", { type: "button", "data-op": "start_controller" }, S.actStartController);
+        kill.addEventListener("click", () => this.hooks.act("kill_controller", { controller: String(c.id) }));
+        start.addEventListener("click", () => this.hooks.act("start_controller", { controller: String(c.id) }));
+        const li = el("li", { class: "actor", "data-controller": String(c.id) },
+          el("span", { class: "actor-name" }, S.controllerName(c.id)), state, el("div", { class: "actor-buttons" }, kill, start));
+        this.dom.controllers.append(li);
+        item = { li, state, kill, start };
+        this.controllerItems.set(c.id, item);
+      }
+      const text = S.controllerStateText(c.running, c.active, c.role, c.epoch, c.highWatermark);
+      if (item.state.textContent !== text) item.state.textContent = text;
+      item.li.dataset.active = String(c.active);
+      item.kill.disabled = !c.running;
+      item.start.disabled = c.running;
+      if (c.active) item.kill.setAttribute("aria-keyshortcuts", "C");
+      else item.kill.removeAttribute("aria-keyshortcuts");
+    }
+  }
+
+  private select(id: number): void {
+    this.selectedId = id;
+    for (const [bid, item] of this.brokerItems) {
+      item.select.setAttribute("aria-pressed", String(bid === id));
+      item.li.classList.toggle("selected", bid === id);
+    }
+    const slot = this.frame?.body.brokers.findIndex((b) => b.id === id) ?? -1;
+    this.hooks.selected(slot);
+  }
+
+  private toggleHelp(): void {
+    const d = this.dom.help;
+    if (d.open) d.close();
+    else d.showModal();
+  }
+
+  /** Keyboard shortcuts; ignored while the reader types in a field or uses a modifier. */
+  private key(e: KeyboardEvent): void {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    const t = e.target as HTMLElement | null;
+    if (t && (t.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(t.tagName))) return;
+    if (this.dom.help.open && e.key !== "?") return; // the dialog handles Esc itself
+    const k = e.key;
+    // Space and Enter on a focused button press that button; do not also toggle play.
+    if (k === " " && t?.tagName === "BUTTON") return;
+    let handled = true;
+    if (k === "?") this.toggleHelp();
+    else if (k === " ") this.sim.setPlaying(!this.sim.playing);
+    else if (/^[1-9]$/.test(k)) {
+      if (this.brokerItems.has(Number(k))) this.select(Number(k));
+    } else if (k === "+" || k === "=") this.stepSpeed(1);
+    else if (k === "-" || k === "_") this.stepSpeed(-1);
+    else if (k === "c" || k === "C") this.hooks.act("kill_controller", { controller: "active" });
+    else if ("kKsSdDrR".includes(k)) {
+      const op = ({ k: "kill", s: "start", d: "shutdown", r: "disk_swap" } as const)[k.toLowerCase() as "k" | "s" | "d" | "r"];
+      if (this.selectedId < 0) this.hooks.act(op, {});
+      else this.hooks.act(op, { broker: this.selectedId });
+    } else handled = false;
+    if (handled) e.preventDefault();
+  }
+
+  private stepSpeed(dir: number): void {
+    const i = SPEEDS.indexOf(this.sim.speed as (typeof SPEEDS)[number]);
+    const next = SPEEDS[Math.max(0, Math.min(SPEEDS.length - 1, i + dir))];
+    this.sim.setSpeed(next);
+  }
+}

@@ -1,0 +1,159 @@
+// The simulation as the page drives it: the cluster lives in the worker; this module asks for
+// frames at requestAnimationFrame pace and never waits on the worker in an event handler, so
+// input stays responsive however long a step takes.
+//
+// Pacing: each animation frame with no request in flight asks the worker to advance by
+// (wall time since the last request) × speed, capped so that a hidden tab or a slow step
+// never asks for a huge jump. When a step takes longer than that, the simulation simply runs
+// slower than asked; the measured rate is shown next to the clock. The wall clock is used
+// only here, for pacing: the simulation's own time is virtual and deterministic.
+
+import { Frame, Layout, layoutFrom } from "./frame";
+import type { ActBody, ActRequest, StartBody, StartRequest, WorkerClient } from "./protocol";
+
+/** Speeds offered, in cluster time per wall time: real time up to 10,000×. */
+export const SPEEDS = [1, 10, 100, 1000, 10_000] as const;
+export const DEFAULT_SPEED = 10;
+
+/** The longest wall-clock span one request may cover, in ms. */
+const MAX_STEP_WALL_MS = 100;
+
+export interface SimEvents {
+  /** A new frame arrived (every frame, playing or not). */
+  frame(f: Frame): void;
+  /** A request failed for a reason other than a dead worker (which the client reports). */
+  failure(what: string, err: unknown): void;
+  /** Playing, speed or the measured rate changed. */
+  state(): void;
+}
+
+export class Simulation {
+  playing = true;
+  speed: number = DEFAULT_SPEED;
+  /** Cluster time per wall time over the last second, as achieved. */
+  rate = 0;
+  info: StartBody | undefined;
+  last: Frame | undefined;
+  /** Set when the run stopped at an invariant violation. */
+  stopped: string | undefined;
+
+  private layout: Layout | undefined;
+  private inFlight = false;
+  private starting = false;
+  private wantFrame = false;
+  private lastWall = 0;
+  private carry = 0;
+  private generation = 0;
+  private samples: { wall: number; sim: number }[] = [];
+
+  constructor(
+    private readonly client: WorkerClient,
+    private readonly on: SimEvents,
+  ) {
+    const loop = (now: number) => {
+      requestAnimationFrame(loop);
+      this.tick(now);
+    };
+    requestAnimationFrame(loop);
+  }
+
+  /**
+   * Builds a new cluster and shows its first frame. If the worker refuses the request, the
+   * running cluster goes on as it was.
+   */
+  async start(req: StartRequest): Promise<StartBody> {
+    // No frame is asked for while the start is pending: its reply would carry the new
+    // cluster's first events (the worker answers in order) under the old generation.
+    this.starting = true;
+    let info: StartBody;
+    try {
+      info = await this.client.request("sim.start", req);
+    } finally {
+      this.starting = false;
+    }
+    this.generation++;
+    this.info = info;
+    this.layout = undefined;
+    this.stopped = undefined;
+    this.samples = [];
+    this.lastWall = 0;
+    this.carry = 0;
+    this.wantFrame = true;
+    return info;
+  }
+
+  setPlaying(on: boolean): void {
+    this.playing = on;
+    this.lastWall = 0;
+    this.carry = 0;
+    this.samples = [];
+    this.rate = 0;
+    this.on.state();
+  }
+
+  setSpeed(x: number): void {
+    this.speed = x;
+    this.samples = [];
+    this.on.state();
+  }
+
+  /** Applies an action at the current cluster time; the next frame shows its effects. */
+  async act(req: ActRequest): Promise<ActBody> {
+    const body = await this.client.request("sim.act", req);
+    this.wantFrame = true;
+    return body;
+  }
+
+  private tick(now: number): void {
+    if (this.inFlight || this.starting || !this.info) return;
+    const wall = this.lastWall === 0 ? 0 : Math.min(now - this.lastWall, MAX_STEP_WALL_MS);
+    this.lastWall = now;
+    const advancing = this.playing && !this.stopped;
+    if (!advancing && !this.wantFrame) return;
+    let ms = 0;
+    if (advancing) {
+      const want = wall * this.speed + this.carry;
+      ms = Math.floor(want);
+      this.carry = want - ms;
+    }
+    this.wantFrame = false;
+    this.inFlight = true;
+    const gen = this.generation;
+    const sent = now;
+    this.client
+      .requestData("sim.advance", { ms, layout: this.layout?.version ?? 0 })
+      .then(({ body, data }) => {
+        if (gen !== this.generation) return; // a restart happened meanwhile
+        if (!data) throw new Error("frame without its attachment");
+        this.layout = layoutFrom(body, data, this.layout);
+        const f = new Frame(body, data, this.layout);
+        if (body.stopped && !this.stopped) this.stopped = body.stopped;
+        this.measure(sent, body.timeMs);
+        this.last = f;
+        this.on.frame(f);
+      })
+      .catch((e: unknown) => {
+        // A failing step (a bug: the worker turns a Go panic into an error reply with its
+        // stack) would fail again on every frame; stop so the report shows it once.
+        if (this.playing) this.setPlaying(false);
+        this.on.failure("sim.advance", e);
+      })
+      .finally(() => {
+        this.inFlight = false;
+      });
+  }
+
+  /** Tracks the achieved rate: cluster ms per wall ms over about the last second. */
+  private measure(wall: number, sim: number): void {
+    if (!this.playing) return;
+    this.samples.push({ wall, sim });
+    while (this.samples.length > 2 && wall - this.samples[0].wall > 1000) this.samples.shift();
+    const first = this.samples[0];
+    const dt = wall - first.wall;
+    const rate = dt > 250 ? (sim - first.sim) / dt : 0;
+    if (Math.abs(rate - this.rate) > this.rate * 0.05) {
+      this.rate = rate;
+      this.on.state();
+    }
+  }
+}
