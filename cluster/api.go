@@ -38,6 +38,12 @@ type Spec struct {
 	Workload   workload.Params
 	// SampleMs is how often a Sample is taken (default 10,000 ms).
 	SampleMs int64
+	// DiscardRecords makes the cluster forget committed metadata records once every node has
+	// applied them (and none could need them again after a restart), instead of keeping the
+	// whole committed log for Records. A huge run (a million partitions, millions of
+	// PartitionChangeRecords) needs it to stay within a few GiB; what is simulated is the same
+	// either way, and Records then returns nil. The default (false) keeps every record.
+	DiscardRecords bool
 }
 
 // TopicSpec is a topic of the starting cluster: either PartitionCount partitions placed with

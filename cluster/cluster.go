@@ -42,6 +42,9 @@ type Cluster struct {
 	bal  check.Balancer
 	err  error
 
+	outOfSync []int            // reused by onWindow: out-of-sync replicas by broker slot
+	pub       []metadata.Entry // reused by onCommitted: entries to publish
+
 	runs      []BalancerRun
 	samples   []Sample
 	windows   []workload.Window
@@ -112,6 +115,9 @@ func New(spec Spec) (*Cluster, error) {
 	if err := c.fleet.Publish(entries(ctl.Committed())); err != nil {
 		return nil, err
 	}
+	// From here on every committed entry reaches the fleet as it is first committed, so the
+	// controllers need keep only what a lagging or restarting node may still commit.
+	ctl.SetTrimCommitted(spec.DiscardRecords)
 	c.fleet.Prefill()
 	for _, id := range spec.Brokers {
 		if err := c.fleet.Boot(id); err != nil {
@@ -214,6 +220,9 @@ func (c *Cluster) bootstrap(e *controller.Controller, nowMs int64) error {
 				Replicas: slices.Clone(reps), Isr: slices.Clone(reps), Leader: reps[0], Elr: []int32{}, LastKnownElr: []int32{}})
 		}
 	}
+	// Room for the partitions first: the engine's image appends them one at a time (see
+	// reserve). Only the capacity of its partition slice changes.
+	reserve(e.Image(), len(recs), func(i int) metadata.Record { return recs[i] })
 	if err := e.Bootstrap(recs); err != nil {
 		return err
 	}
@@ -243,9 +252,26 @@ func entries(ces []control.CommittedEntry) []metadata.Entry {
 	return out
 }
 
+// reserve makes room in im for the partitions recs create. Image.Replay appends partitions one
+// at a time, and growing a slice of a million of them copies it over and over (and touches fresh
+// memory each time), when a bootstrap creates them all at once. Only the capacity changes.
+func reserve(im *metadata.Image, n int, rec func(i int) metadata.Record) {
+	if n < 1024 {
+		return
+	}
+	parts := 0
+	for i := range n {
+		if _, ok := rec(i).(*metadata.PartitionRecord); ok {
+			parts++
+		}
+	}
+	im.Partitions = slices.Grow(im.Partitions, parts)
+}
+
 // onCommitted replays newly committed entries into the committed view, checks the metadata
 // invariants on every partition they touch, and publishes them to the brokers.
 func (c *Cluster) onCommitted(ces []control.CommittedEntry) {
+	reserve(c.view, len(ces), func(i int) metadata.Record { return ces[i].Record })
 	for i := range ces {
 		c.applyCommitted(ces[i])
 		if c.bootOffset >= 0 && ces[i].Offset >= c.bootOffset {
@@ -253,7 +279,12 @@ func (c *Cluster) onCommitted(ces []control.CommittedEntry) {
 		}
 	}
 	if c.fleet != nil {
-		c.fail(c.fleetErr(c.fleet.Publish(entries(ces))))
+		for i := range ces {
+			c.pub = append(c.pub, ces[i].Entry)
+		}
+		c.fail(c.fleetErr(c.fleet.Publish(c.pub)))
+		clear(c.pub) // keep no records alive in the reused buffer
+		c.pub = c.pub[:0]
 	}
 }
 
@@ -329,6 +360,12 @@ func (c *Cluster) checkRestored(nowMs int64) {
 
 func (c *Cluster) onBrokerCommitted(b int32, es []metadata.Entry) {
 	if c.fleet != nil && c.fleet.State(b) != broker.NotRunning {
+		// The fleet decodes each record once, when it is first committed (onCommitted), and a
+		// broker's applying then only needs the offset it reaches: handing it just the last
+		// entry saves a hundred brokers a pass over entries already published.
+		if last := len(es) - 1; last > 0 && es[last].Offset <= c.fleet.Published() {
+			es = es[last:]
+		}
 		c.fail(c.fleetErr(c.fleet.ApplyMetadata(b, es)))
 	}
 }

@@ -20,6 +20,8 @@ func (c *Cluster) onWindow(w workload.Window) {
 		ProduceErrors: w.Errors, ProduceTimeouts: w.Timeouts}
 	c.electionsSinceLast = 0
 	engine := c.ctl.ActiveController()
+	c.outOfSync = slices.Grow(c.outOfSync[:0], c.fleet.NumBrokers())[:c.fleet.NumBrokers()]
+	c.fleet.OutOfSyncAll(c.outOfSync) // one pass for every broker: per broker it costs a pass each
 	for _, id := range c.spec.Brokers {
 		total := c.view.PreferredCount(id)
 		imbalanced := c.view.ImbalancedPreferring(id)
@@ -31,8 +33,9 @@ func (c *Cluster) onWindow(w workload.Window) {
 				oosPreferred++
 			}
 		}
+		slot, _ := c.fleet.Slot(id)
 		bs := BrokerSample{ID: id, State: stateName(c.fleet.State(id)), Leaders: c.leaders[id],
-			PreferredTotal: total, PreferredLed: total - len(imbalanced), OutOfSync: c.fleet.OutOfSync(id),
+			PreferredTotal: total, PreferredLed: total - len(imbalanced), OutOfSync: c.outOfSync[slot],
 			OutOfSyncPreferred: oosPreferred}
 		if engine != nil {
 			bs.Gated = engine.Balancer().Gated(id)
@@ -46,8 +49,12 @@ func stateName(s broker.State) string {
 	return strings.ToLower(s.String())
 }
 
-// Records returns the committed metadata log with scenario times.
+// Records returns the committed metadata log with scenario times, or nil when the Spec set
+// DiscardRecords.
 func (c *Cluster) Records() []Record {
+	if c.spec.DiscardRecords {
+		return nil
+	}
 	ces := c.ctl.Committed()
 	out := make([]Record, len(ces))
 	for i, ce := range ces {

@@ -65,7 +65,9 @@ type Callbacks struct {
 	OnBrokerCommitted func(broker int32, entries []metadata.Entry)
 	// OnBrokerSnapshot tells that broker's observer downloaded snap (with FetchSnapshot, being
 	// too far behind the leader's log start) and must replace its metadata view with it; later
-	// entries continue from snap.EndOffset (inside a quorum hook).
+	// entries continue from snap.EndOffset (inside a quorum hook). Read its records during the
+	// call: the content of a snapshot only brokers downloaded is released once the controller
+	// that took it deletes it (see Snapshot), since a broker never loads it again.
 	OnBrokerSnapshot func(broker int32, snap *Snapshot)
 	// OnActivated tells that node activated an engine controller for epoch at nowMs.
 	OnActivated func(node int32, epoch int32, nowMs int64)
@@ -74,28 +76,6 @@ type Callbacks struct {
 	OnResigned func(node int32, epoch int32, nowMs int64)
 	// OnViolation tells of an invariant violation as it is found; the caller should stop the run.
 	OnViolation func(v Violation)
-}
-
-// Snapshot is the content of a metadata snapshot a controller took: the records that rebuild its
-// committed image at EndOffset. It is shared by every node that downloads it: treat it as
-// immutable.
-type Snapshot struct {
-	EndOffset int64             // offsets below it are covered
-	Epoch     int32             // quorum epoch of the entry at EndOffset-1
-	Node      int32             // the controller that took it
-	Records   []metadata.Record // from metadata.Image.SnapshotRecords
-	Bytes     int64             // estimated size (records plus batch headers); the quorum uses it
-}
-
-// Entries returns the snapshot's records as log entries, all at offset EndOffset-1: Kafka
-// replays a snapshot's records at its last contained offset, so a broker registered in a
-// snapshot gets that offset as its registration offset.
-func (s *Snapshot) Entries() []metadata.Entry {
-	out := make([]metadata.Entry, len(s.Records))
-	for i, r := range s.Records {
-		out[i] = metadata.Entry{Offset: s.EndOffset - 1, Record: r}
-	}
-	return out
 }
 
 // CommittedEntry is one entry of the committed metadata log as the cluster first committed it.

@@ -2,6 +2,7 @@ package control
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -308,7 +309,7 @@ func TestSnapshotsBySizeAndOnDemand(t *testing.T) {
 		snap := h.c.LatestSnapshot(v)
 		require.NotNil(t, snap)
 		assert.Equal(t, id.EndOffset, snap.EndOffset)
-		assert.Equal(t, snapshotBytes(snap.Records), snap.Bytes)
+		assert.Equal(t, snapshotBytes(snap.Records()), snap.Bytes)
 		rebuilt := metadata.NewImage()
 		for _, e := range snap.Entries() {
 			require.NoError(t, rebuilt.Replay(e))
@@ -359,7 +360,7 @@ func TestFarBehindNodesLoadTheSnapshotAndConverge(t *testing.T) {
 	snap := lagger.snaps[0]
 	assert.Greater(t, snap.EndOffset, int64(0))
 	rebuilt := metadata.NewImage()
-	for _, e := range snap.Entries() {
+	for _, e := range lagger.snapAt[0] {
 		require.NoError(t, rebuilt.Replay(e))
 	}
 	_, has = rebuilt.TopicByName("t")
@@ -661,4 +662,68 @@ func TestDroppingTheRetainedLogKeepsTheRunGoing(t *testing.T) {
 	assert.Equal(t, summary(h.image(active)), summary(h.image(follower)))
 	assert.Empty(t, h.c.Violations())
 	assert.Empty(t, h.c.QuorumViolations())
+}
+
+// TestControllersStopKeepingDeletedSnapshots: a controller keeps old partition values only for
+// the snapshots it still holds; retention deleting one releases it, and a far-behind controller
+// that downloads one freezes it, so that it loads the content the snapshot was taken with.
+func TestControllersStopKeepingDeletedSnapshots(t *testing.T) {
+	h := newHarness(t, 7, 3, brokerIDs(3), func(c *Config) {
+		c.Quorum.MaxBytesBetweenSnapshots = 2048
+		c.Quorum.RetentionBytes = 1 // keep only the newest snapshot
+	})
+	h.startBrokers()
+	active, _ := h.waitActive(0, 5000)
+	h.run(5000)
+	follower := h.others(active)[0]
+	require.NoError(t, h.c.Kill(follower))
+	require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 40, ReplicationFactor: 3}))
+	h.run(60_000)
+	require.Greater(t, h.c.Stats().SnapshotsTaken, int64(6))
+	for _, v := range h.c.Voters() {
+		assert.LessOrEqual(t, len(h.c.members[h.c.byID[v]].snaps), 1, "controller %d holds one snapshot", v)
+	}
+	loaded := h.c.Stats().SnapshotsLoaded
+	require.NoError(t, h.c.Start(follower))
+	for h.view(follower).HighWatermark != h.view(active).HighWatermark {
+		h.run(1)
+	}
+	require.NoError(t, h.c.Check())
+	assert.Greater(t, h.c.Stats().SnapshotsLoaded, loaded, "the follower downloaded a snapshot")
+	assert.Equal(t, summary(h.image(active)), summary(h.image(follower)), "the downloaded snapshot rebuilt the same state")
+	snap := h.c.LatestSnapshot(active)
+	assert.Nil(t, snap.owner, "LatestSnapshot hands out a frozen snapshot")
+	assert.Equal(t, snapshotBytes(snap.Records()), snap.Bytes)
+}
+
+// TestTrimmedCommittedLogKeepsWhatNodesMayStillCommit: with SetTrimCommitted the retained log
+// starts at or below every node's high watermark and latest snapshot, so a node restarting from
+// its snapshot still finds its entries there and is checked against them.
+func TestTrimmedCommittedLogKeepsWhatNodesMayStillCommit(t *testing.T) {
+	h := newHarness(t, 5, 3, brokerIDs(3), func(c *Config) {
+		c.Quorum.MaxBytesBetweenSnapshots = 2048
+		c.Quorum.RetentionBytes = 1
+	})
+	h.c.SetTrimCommitted(true)
+	h.startBrokers()
+	active, _ := h.waitActive(0, 5000)
+	h.run(5000)
+	for i := range 12 {
+		require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "t" + strconv.Itoa(i), NumPartitions: 1000, ReplicationFactor: 3}))
+		h.run(5000)
+	}
+	base := h.c.CommittedSince(0)[0].Offset
+	require.Positive(t, base, "the retained log was trimmed")
+	for _, id := range append(h.c.Voters(), h.c.Brokers()...) {
+		v := h.view(id)
+		assert.LessOrEqual(t, base, v.HighWatermark, "node %d", id)
+		assert.LessOrEqual(t, base, v.Snapshot.EndOffset, "node %d", id)
+	}
+	// A controller restarting from its snapshot commits its entries again from there.
+	follower := h.others(active)[0]
+	require.NoError(t, h.c.Kill(follower))
+	require.NoError(t, h.c.Start(follower))
+	h.run(5000)
+	require.NoError(t, h.c.Check())
+	assert.Equal(t, summary(h.image(active)), summary(h.image(follower)))
 }

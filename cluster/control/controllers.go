@@ -42,8 +42,10 @@ type member struct {
 	taskPending  bool
 	shipPending  bool
 
-	// snap is the content of the latest snapshot the node took or loaded (controllers).
-	snap *Snapshot
+	// snap is the content of the latest snapshot the node took or loaded (controllers); snaps
+	// are the snapshots it took that still read partitions from its image (see Snapshot).
+	snap  *Snapshot
+	snaps []*Snapshot
 
 	// Brokers: the next offset to deliver, kept across observer restarts because the broker's
 	// view of metadata outlives them.
@@ -84,9 +86,16 @@ type Controllers struct {
 	voters  []int32 // member indices in Config.Quorum.Voters order
 	cuts    map[uint64]struct{}
 
-	// The committed metadata log as the cluster first committed it, from committedBase.
+	// The committed metadata log as the cluster first committed it, from committedBase, and the
+	// same entries as metadata.Entry values, so that every node's newly committed stretch can be
+	// handed on as a subslice instead of being read and converted again per node.
 	committed     []CommittedEntry
+	ents          []metadata.Entry
 	committedBase int64
+	// trim makes the committed log drop what no node can commit again (SetTrimCommitted);
+	// trimAt is the retained length at which to look next.
+	trim   bool
+	trimAt int
 
 	activeByEpoch []int32 // node that activated an engine in each epoch, -1 for none
 	pledges       []pledge
@@ -163,6 +172,9 @@ func New(s *sim.Sim, cfg Config) (*Controllers, error) {
 		HighWatermark: c.onHighWatermark,
 		TakeSnapshot:  c.onTakeSnapshot,
 		LoadSnapshot:  c.onLoadSnapshot,
+		// Snapshots keep their partitions in the taking controller's image until they are
+		// frozen; deleting one lets the controller stop keeping old values for it.
+		DeletedSnapshot: c.onDeletedSnapshot,
 	}
 	q, err := quorum.New[metadata.Record](s, cfg.Quorum, hooks)
 	if err != nil {
@@ -297,18 +309,31 @@ func (c *Controllers) deactivate(m *member) {
 // onHighWatermark applies newly committed entries: into a controller's committed image, or to a
 // broker through OnBrokerCommitted; the first node to commit an offset extends the cluster's
 // committed log.
+//
+// A node committing offsets the cluster has already committed (every node but the first, a
+// hundred brokers among them) gets them straight from the cluster's committed log. The quorum
+// has already checked that its log holds the very same entries there (its "one committed
+// prefix" invariant compares every offset); this layer compares the last one, payload and
+// epoch, so that a mix-up between the two logs still shows.
 func (c *Controllers) onHighWatermark(id quorum.NodeID, from, to int64) {
 	c.hookDepth++
 	defer func() { c.hookDepth-- }()
 	m := c.memberOf(id)
-	buf, err := c.q.Read(id, from, to, c.qbuf[:0])
-	c.qbuf = buf[:0]
-	if err != nil {
-		c.violate("committed entries are readable", fmt.Sprintf("node %d's high watermark moved from %d to %d", m.id, from, to), err.Error())
-		return
+	var entries []metadata.Entry
+	if from >= c.committedBase && to <= c.CommittedEnd() {
+		entries = c.ents[from-c.committedBase : to-c.committedBase]
+		c.checkLast(m, to-1)
+	} else {
+		buf, err := c.q.Read(id, from, to, c.qbuf[:0])
+		c.qbuf = buf[:0]
+		if err != nil {
+			c.violate("committed entries are readable", fmt.Sprintf("node %d's high watermark moved from %d to %d", m.id, from, to), err.Error())
+			return
+		}
+		entries = c.convert(buf)
+		defer c.releaseBuffers(len(buf))
+		c.ledger(m, buf, entries)
 	}
-	entries := c.convert(buf)
-	c.ledger(m, buf, entries)
 	if m.voter {
 		c.replay(m, from, to, entries)
 		if m.pending && to > m.pendingStart {
@@ -316,10 +341,8 @@ func (c *Controllers) onHighWatermark(id quorum.NodeID, from, to int64) {
 		}
 		return
 	}
-	start := 0
-	for start < len(entries) && entries[start].Offset < m.delivered {
-		start++
-	}
+	// The entries are consecutive offsets from from; skip those the broker already has.
+	start := int(min(max(m.delivered-from, 0), int64(len(entries))))
 	if start < len(entries) {
 		if entries[start].Offset != m.delivered {
 			c.violate("brokers get the committed log without gaps", fmt.Sprintf("broker %d had entries up to offset %d", m.id, m.delivered),
@@ -329,6 +352,42 @@ func (c *Controllers) onHighWatermark(id quorum.NodeID, from, to int64) {
 		if c.cb.OnBrokerCommitted != nil {
 			c.cb.OnBrokerCommitted(m.id, entries[start:])
 		}
+	}
+}
+
+// releaseBuffers clears the first n entries of the reused read buffers, so that they do not keep
+// records alive once the log has moved on, and drops buffers a burst (a bootstrap) made large.
+func (c *Controllers) releaseBuffers(n int) {
+	clear(c.qbuf[:n])
+	clear(c.mbuf[:n])
+	if cap(c.qbuf) > maxKeptBuffer {
+		c.qbuf, c.mbuf = nil, nil
+	}
+}
+
+// maxKeptBuffer is the largest read buffer kept for reuse, in entries.
+const maxKeptBuffer = 1 << 16
+
+// checkLast compares node m's entry at offset, just committed, with the cluster's committed log.
+func (c *Controllers) checkLast(m *member, offset int64) {
+	qe, err := c.q.EntryAt(quorum.NodeID(m.id), offset)
+	if err != nil {
+		c.violate("committed entries are readable", fmt.Sprintf("node %d committed offset %d", m.id, offset), err.Error())
+		return
+	}
+	have := &c.committed[offset-c.committedBase]
+	same := qe.Payload == have.Record
+	if qe.Control != nil {
+		lc, ok := have.Record.(*metadata.LeaderChangeMessage)
+		same = ok && lc.Epoch == qe.Control.Epoch
+	}
+	if !same || qe.Epoch != have.Epoch {
+		rec := "LeaderChangeMessage"
+		if qe.Control == nil {
+			rec = qe.Payload.Type()
+		}
+		c.violate("one committed metadata log", fmt.Sprintf("offset %d was committed as %s of epoch %d at t=%d ms", offset, have.Record.Type(), have.Epoch, have.CommitMs),
+			fmt.Sprintf("node %d commits %s of epoch %d there", m.id, rec, qe.Epoch))
 	}
 }
 
@@ -383,6 +442,7 @@ func (c *Controllers) ledger(m *member, es []quorum.Entry[metadata.Record], entr
 			}
 		case e.Offset == end:
 			c.committed = append(c.committed, CommittedEntry{Entry: *e, Epoch: es[i].Epoch, CommitMs: c.sim.Now()})
+			c.ents = append(c.ents, *e)
 			end++
 		default:
 			c.violate("one committed metadata log", fmt.Sprintf("the committed log ends at offset %d", end),
@@ -395,8 +455,38 @@ func (c *Controllers) ledger(m *member, es []quorum.Entry[metadata.Record], entr
 		if c.cb.OnCommitted != nil {
 			c.cb.OnCommitted(fresh)
 		}
+		if c.trim && len(c.committed) >= c.trimAt {
+			c.trimCommitted()
+		}
 	}
 }
+
+// trimCommitted drops the committed entries below the lowest offset any node may still commit:
+// a running node commits from its high watermark on, and a restarted one from its latest
+// snapshot (or from offset 0 without one). Every check that reads the committed log therefore
+// still sees every entry it will be asked about. It looks every minTrim new entries, and drops
+// only when at least half the retained log goes, so the copying is amortised.
+func (c *Controllers) trimCommitted() {
+	low := c.CommittedEnd()
+	for _, m := range c.members {
+		st, err := c.q.Node(quorum.NodeID(m.id))
+		if err != nil {
+			return
+		}
+		restart := int64(0)
+		if st.HasSnapshot {
+			restart = st.Snapshot.EndOffset
+		}
+		low = min(low, st.HighWatermark, restart)
+	}
+	if 2*(low-c.committedBase) >= int64(len(c.committed)) {
+		c.DropCommittedBefore(low)
+	}
+	c.trimAt = len(c.committed) + minTrim
+}
+
+// minTrim is the smallest retained committed log worth trimming.
+const minTrim = 4096
 
 // replay applies committed entries to a controller's image, checking that each replays and that
 // no partition's epochs go down.
@@ -406,6 +496,7 @@ func (c *Controllers) replay(m *member, from, to int64, entries []metadata.Entry
 			fmt.Sprintf("its high watermark moved from %d to %d", from, to))
 	}
 	im := m.image
+	reservePartitions(im, len(entries), func(i int) metadata.Record { return entries[i].Record })
 	for i := range entries {
 		e := entries[i]
 		var idx int32 = -1
@@ -414,6 +505,9 @@ func (c *Controllers) replay(m *member, from, to int64, entries []metadata.Entry
 			if p, ok := im.PartitionIndex(pc.Topic, pc.PartitionID); ok {
 				idx, le, pe = p, im.Partitions[p].LeaderEpoch, im.Partitions[p].PartitionEpoch
 			}
+		}
+		if len(m.snaps) > 0 {
+			c.beforeReplay(m, e.Record, idx)
 		}
 		if err := im.Replay(e); err != nil {
 			c.violate("committed records replay", fmt.Sprintf("node %d's committed image is at offset %d", m.id, e.Offset), err.Error())
@@ -470,7 +564,7 @@ func (c *Controllers) onTakeSnapshot(id quorum.NodeID, sid quorum.SnapshotID) (a
 		if c.lastSnapped == 0 {
 			for _, v := range c.voters {
 				if cm := c.members[v]; cm.image != nil {
-					c.lastSnapped = max(c.lastSnapped, snapshotBytes(cm.image.SnapshotRecords()))
+					c.lastSnapped = max(c.lastSnapped, imageSnapshotBytes(cm.image))
 				}
 			}
 		}
@@ -480,8 +574,7 @@ func (c *Controllers) onTakeSnapshot(id quorum.NodeID, sid quorum.SnapshotID) (a
 		c.violate("snapshots are taken at the committed image", fmt.Sprintf("node %d's committed image is at offset %d", m.id, m.applied),
 			fmt.Sprintf("the quorum asks it for a snapshot ending at %d", sid.EndOffset))
 	}
-	recs := m.image.SnapshotRecords()
-	snap := &Snapshot{EndOffset: sid.EndOffset, Epoch: sid.Epoch, Node: m.id, Records: recs, Bytes: snapshotBytes(recs)}
+	snap := c.takeSnapshot(m, sid.EndOffset, sid.Epoch)
 	c.lastSnapped = snap.Bytes
 	m.snap = snap
 	c.stats.SnapshotsTaken++
@@ -509,6 +602,7 @@ func (c *Controllers) onLoadSnapshot(id quorum.NodeID, qs quorum.Snapshot) {
 				fmt.Sprintf("it must load a snapshot ending at %d that carries no records", end))
 			return
 		}
+		c.checkKept(m, data)
 		m.delivered = end
 		c.stats.SnapshotsLoaded++
 		if c.cb.OnBrokerSnapshot != nil {
@@ -516,6 +610,9 @@ func (c *Controllers) onLoadSnapshot(id quorum.NodeID, qs quorum.Snapshot) {
 		}
 		return
 	}
+	// The snapshots m took read their partitions from the image about to be replaced (the one
+	// being loaded, on a restart, among them): they get their own copy now.
+	c.freezeSnapshots(m)
 	old, oldOff := m.image, m.applied
 	im := metadata.NewImage()
 	var records int64
@@ -524,13 +621,16 @@ func (c *Controllers) onLoadSnapshot(id quorum.NodeID, qs quorum.Snapshot) {
 			c.violate("snapshots a controller loads have content", fmt.Sprintf("node %d must rebuild its committed image", m.id),
 				fmt.Sprintf("its snapshot ending at %d carries no records", end))
 		} else {
-			for _, r := range data.Records {
-				if err := im.Replay(metadata.Entry{Offset: end - 1, Record: r}); err != nil {
-					c.violate("snapshot records replay", fmt.Sprintf("node %d loads the snapshot ending at %d taken by node %d", m.id, end, data.Node), err.Error())
-					break
-				}
+			c.checkKept(m, data)
+			if data.owner != nil && data.owner != m {
+				// Downloaded: the controller keeps it as its latest snapshot, to restart from.
+				data.freeze()
 			}
-			records = int64(len(data.Records))
+			n, err := data.replayInto(im)
+			if err != nil {
+				c.violate("snapshot records replay", fmt.Sprintf("node %d loads the snapshot ending at %d taken by node %d", m.id, end, data.Node), err.Error())
+			}
+			records = n
 		}
 	}
 	m.image, m.applied, m.records, m.snap = im, end, records, data
@@ -552,6 +652,14 @@ func (c *Controllers) onLoadSnapshot(id quorum.NodeID, qs quorum.Snapshot) {
 			c.stats.SnapshotsLoaded++
 		}
 		c.checkNotBelow(m, old, oldOff, im)
+	}
+}
+
+// checkKept: a snapshot being loaded still has its content.
+func (c *Controllers) checkKept(m *member, data *Snapshot) {
+	if data.released {
+		c.violate("snapshot content is kept while it can be loaded", fmt.Sprintf("node %d deleted its snapshot ending at %d with no download in flight", data.Node, data.EndOffset),
+			fmt.Sprintf("node %d loads it", m.id))
 	}
 }
 

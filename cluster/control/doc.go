@@ -36,10 +36,21 @@
 // wait (see Client). Operators act on the active controller directly (ElectLeaders, CreateTopic,
 // ...), outside the network model.
 //
+// # Memory at scale
+//
+// The cluster's committed log (Committed) is kept whole by default; SetTrimCommitted keeps only
+// what some node may still commit (from the lowest high watermark or latest snapshot end), for
+// runs of millions of records. Nodes committing offsets the cluster already committed get them
+// from that log rather than reading and converting them again. A snapshot keeps its partitions
+// in its controller's image, copy on write, until it may be read after that controller deleted
+// it (see Snapshot), so taking one costs no copy of a million partitions.
+//
 // # Invariants
 //
 // As it runs, the package checks that the committed metadata log is one prefix on every node
-// (the same record at each offset, on top of the quorum's own check), that no controller's
+// (on top of the quorum's own check of every node's entry at every offset, it compares the
+// records a node is first to commit, and the last record of every later commit, with the
+// cluster's committed log), that no controller's
 // committed image lowers a partition's leader or partition epoch, that at most one engine
 // controller activates per quorum epoch, that engine and quorum offsets agree, and that every
 // committed record replays. A violation is recorded with the seed, the time and the two facts

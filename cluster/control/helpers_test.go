@@ -37,6 +37,7 @@ type fakeBroker struct {
 	keep    bool             // record what the broker got (tests, not benchmarks)
 	got     []metadata.Entry // entries delivered, in order
 	snaps   []*Snapshot
+	snapAt  [][]metadata.Entry // each snapshot's entries, read as it was loaded
 	errs    []error
 	delays  []int64
 	replies int64
@@ -188,6 +189,7 @@ func newHarness(t testing.TB, seed uint64, voters int, brokers []int32, tune fun
 			b.applied = snap.EndOffset - 1
 			if b.keep {
 				b.snaps = append(b.snaps, snap)
+				b.snapAt = append(b.snapAt, snap.Entries())
 				b.got = b.got[:0] // the view is replaced
 			}
 		},

@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kraftlab/kraftlab/cluster/quorum"
 	"github.com/kraftlab/kraftlab/engine/controller"
@@ -116,9 +117,13 @@ func (c *Controllers) CommittedImage(node int32) (*metadata.Image, error) {
 	return m.image, nil
 }
 
-// LatestSnapshot is the content of the latest snapshot a controller took or loaded, or nil.
+// LatestSnapshot is the content of the latest snapshot a controller took or loaded, or nil. It is
+// frozen first (see Snapshot), so the caller may keep it.
 func (c *Controllers) LatestSnapshot(node int32) *Snapshot {
 	if m, err := c.member(node); err == nil {
+		if m.snap != nil {
+			m.snap.freeze()
+		}
 		return m.snap
 	}
 	return nil
@@ -142,15 +147,35 @@ func (c *Controllers) CommittedSince(offset int64) []CommittedEntry {
 }
 
 // DropCommittedBefore forgets retained committed entries below offset, once the caller has
-// consumed them, so that a long run stays small. Checks that need them (the one-log check of
+// consumed them, so that a long run stays small. Slices Committed returned before are
+// overwritten. Checks that need them (the one-log check of
 // lagging nodes, late-reply accounting) are skipped below the retained range.
 func (c *Controllers) DropCommittedBefore(offset int64) {
 	k := min(offset-c.committedBase, int64(len(c.committed)))
 	if k <= 0 {
 		return
 	}
-	c.committed = append(c.committed[:0:0], c.committed[k:]...)
+	// In place, so trimming as a run goes does not allocate a new log each time, unless the log
+	// is far smaller than a burst (a bootstrap) made it.
+	n := copy(c.committed, c.committed[k:])
+	clear(c.committed[n:])
+	c.committed = c.committed[:n]
+	copy(c.ents, c.ents[k:])
+	clear(c.ents[n:])
+	c.ents = c.ents[:n]
+	if cap(c.committed) > 4*n+minTrim {
+		c.committed, c.ents = slices.Clone(c.committed), slices.Clone(c.ents)
+	}
 	c.committedBase += k
+}
+
+// SetTrimCommitted turns automatic trimming of the retained committed log on or off. On, the
+// log keeps only the entries some node may still commit (from the lowest high watermark or
+// latest snapshot end among all nodes), so a long run's memory stays bounded; Committed and
+// CommittedSince then return that tail only. Off (the default) keeps everything.
+func (c *Controllers) SetTrimCommitted(on bool) {
+	c.trim = on
+	c.trimAt = minTrim
 }
 
 // Stats returns the controllers' counters.

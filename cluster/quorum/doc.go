@@ -9,6 +9,12 @@
 // moves, truncation, snapshot production and loading). It must not import engine/; it imports
 // only cluster/sim and the standard library.
 //
+// Entries are stored once, in an arena shared by every node, and a node's log is a list of
+// stretches of consecutive arena ids, so a hundred observers cost a few words each rather than
+// eight bytes per entry, and fetching, committing and checking a batch cost per stretch rather
+// than per entry. Retention (metadata.max.retention.bytes) trims every node's log, observers'
+// included, behind its snapshots; the arena drops what no log reaches any more.
+//
 // As it runs it checks the Raft safety invariants (one leader per epoch, a monotonic high
 // watermark, one committed prefix everywhere, no committed entry truncated) and records any
 // violation with the run's seed and time so that the failure replays exactly.

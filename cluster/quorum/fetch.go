@@ -77,15 +77,24 @@ func (q *Quorum[P]) serveFetch(n *node, p parkedFetch, mayPark bool) {
 	}
 	switch kind {
 	case fetchValid:
+		// As many entries as fit in kraftlab.quorum.fetch.max.bytes, and at least one, taken a
+		// run of consecutive ids at a time.
 		budget := q.cfg.FetchMaxBytes
-		for o := p.offset; o < n.log.end(); o++ {
-			id := n.log.id(o)
-			b := int64(q.arena.get(id).Bytes)
-			if len(m.ids) > 0 && b > budget {
+		for o, end := p.offset, n.log.end(); o < end; {
+			r := n.log.run(o, end)
+			k := q.arena.fit(r.id, r.n, budget)
+			if k == 0 {
+				if len(m.runs) > 0 {
+					break
+				}
+				k = 1
+			}
+			m.runs = append(m.runs, idRun{id: r.id, n: k})
+			budget -= q.arena.bytes(r.id, k)
+			o += k
+			if k < r.n {
 				break
 			}
-			m.ids = append(m.ids, id)
-			budget -= b
 		}
 	case fetchDiverging:
 		m.diverging, m.divEpoch, m.divEnd = true, divEpoch, divEnd

@@ -161,3 +161,19 @@ func (h *harness) others(id NodeID) []NodeID {
 	}
 	return out
 }
+
+// replace swaps the entry at offset for arena entry id behind the quorum's back, splitting the
+// log's spans around it, so that tests can forge a divergent log.
+func (l *replicaLog) replace(offset, id int64) {
+	var spans []span
+	for o := l.start; o < l.end(); o++ {
+		want := l.id(o)
+		if o == offset {
+			want = id
+		}
+		if k := len(spans) - 1; k < 0 || spans[k].id+o-spans[k].offset != want {
+			spans = append(spans, span{offset: o, id: want})
+		}
+	}
+	l.spans = spans
+}

@@ -1,16 +1,29 @@
 package quorum
 
-// arena stores every entry ever written once, by id; node logs hold only ids. Committed entries
-// are identical on every node that holds them, so sharing them keeps a hundred observers' logs at
-// eight bytes an entry each. Ids grow with creation time, and every node's log holds ids in
-// increasing order, which is what lets compaction drop a prefix.
+import "sort"
+
+// arena stores every entry ever written once, by id; node logs refer to entries by id. Committed
+// entries are identical on every node that holds them, so sharing them costs a hundred observers
+// nothing per entry. Ids grow with creation time, and every node's log holds ids in increasing
+// order, which is what lets compaction drop a prefix.
+//
+// cum[i] is the total Bytes of every entry from the first ever written through ents[i], so the
+// bytes of any run of consecutive ids are one subtraction: fetch sizes, retention and snapshot
+// sizes cost O(1) per run instead of O(1) per entry.
 type arena[P any] struct {
-	base int64 // id of ents[0]
-	ents []Entry[P]
+	base    int64 // id of ents[0]
+	baseCum int64 // total Bytes of the entries below base
+	ents    []Entry[P]
+	cum     []int64
 }
 
 func (a *arena[P]) add(e Entry[P]) int64 {
+	total := a.baseCum
+	if n := len(a.cum); n > 0 {
+		total = a.cum[n-1]
+	}
 	a.ents = append(a.ents, e)
+	a.cum = append(a.cum, total+int64(e.Bytes))
 	return a.base + int64(len(a.ents)) - 1
 }
 
@@ -18,18 +31,68 @@ func (a *arena[P]) get(id int64) *Entry[P] { return &a.ents[id-a.base] }
 
 func (a *arena[P]) next() int64 { return a.base + int64(len(a.ents)) }
 
+// cumBefore is the total Bytes of the entries with ids below id.
+func (a *arena[P]) cumBefore(id int64) int64 {
+	if id == a.base {
+		return a.baseCum
+	}
+	return a.cum[id-a.base-1]
+}
+
+// bytes is the total Bytes of the n entries with ids [id, id+n).
+func (a *arena[P]) bytes(id, n int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return a.cum[id+n-a.base-1] - a.cumBefore(id)
+}
+
+// fit is how many of the n entries with ids from id fit, in order, in budget bytes.
+func (a *arena[P]) fit(id, n, budget int64) int64 {
+	before := a.cumBefore(id)
+	return int64(sort.Search(int(n), func(k int) bool { return a.cum[id+int64(k)-a.base]-before > budget }))
+}
+
+// sameEpoch is how many of the n entries with ids from id share the first one's epoch. A run of
+// consecutive ids is a stretch of one log, whose epochs never go down, so it is a binary search.
+func (a *arena[P]) sameEpoch(id, n int64) int64 {
+	e := a.get(id).Epoch
+	if a.get(id+n-1).Epoch == e {
+		return n
+	}
+	return int64(sort.Search(int(n), func(k int) bool { return a.get(id+int64(k)).Epoch != e }))
+}
+
 // dropBelow forgets entries with ids below id, which no log or message references any more.
 func (a *arena[P]) dropBelow(id int64) {
 	n := id - a.base
 	if n <= 0 {
 		return
 	}
-	var zero Entry[P]
-	for i := range n {
-		a.ents[i] = zero
-	}
+	a.baseCum = a.cum[n-1]
+	old := len(a.ents)
 	a.ents = append(a.ents[:0], a.ents[n:]...)
+	// The tail the entries moved away from still holds copies: clear it, so that no payload
+	// stays reachable through the spare capacity.
+	clear(a.ents[len(a.ents):old])
+	a.cum = append(a.cum[:0], a.cum[n:]...)
 	a.base = id
+}
+
+// idRun is a stretch of consecutive entries: n entries with consecutive ids from id. Logs and
+// fetch responses are lists of runs, because a log is consecutive arena ids except where a
+// leader change left dead (truncated) entries in the arena, so a run covers thousands of
+// entries and a hundred observers' logs cost a few words each rather than eight bytes an entry.
+type idRun struct {
+	id int64
+	n  int64
+}
+
+// span is one run of a node's log: offsets from offset on hold consecutive ids from id, up to
+// the next span's offset (or the log end).
+type span struct {
+	offset int64
+	id     int64
 }
 
 // epochStart is one row of the leader-epoch cache: epoch began at offset start.
@@ -39,18 +102,54 @@ type epochStart struct {
 }
 
 // replicaLog is one node's durable copy of the metadata log: survives Kill. It holds entries
-// [start, start+len(ids)), the leader-epoch cache (Kafka's LeaderEpochFileCache) that divergence
-// detection reads, and the entry bytes it holds, which retention counts.
+// [start, endOff) as spans of consecutive ids, the leader-epoch cache (Kafka's
+// LeaderEpochFileCache) that divergence detection reads, and the entry bytes it holds, which
+// retention counts. spans[0].offset may lie below start (the prefix deleted inside a span).
 type replicaLog struct {
 	start  int64
-	ids    []int64
+	endOff int64
+	spans  []span
 	epochs []epochStart
 	bytes  int64
 }
 
-func (l *replicaLog) end() int64 { return l.start + int64(len(l.ids)) }
+func (l *replicaLog) end() int64 { return l.endOff }
 
-func (l *replicaLog) id(offset int64) int64 { return l.ids[offset-l.start] }
+func (l *replicaLog) empty() bool { return l.endOff == l.start }
+
+// spanAt is the index of the span holding offset, which must lie in [start, end).
+func (l *replicaLog) spanAt(offset int64) int {
+	// Most lookups are near the end (fetches, commits), and logs have few spans.
+	k := len(l.spans) - 1
+	if k > 8 && l.spans[k].offset > offset {
+		return sort.Search(len(l.spans), func(i int) bool { return l.spans[i].offset > offset }) - 1
+	}
+	for l.spans[k].offset > offset {
+		k--
+	}
+	return k
+}
+
+// spanEnd is the first offset past span k.
+func (l *replicaLog) spanEnd(k int) int64 {
+	if k+1 < len(l.spans) {
+		return l.spans[k+1].offset
+	}
+	return l.endOff
+}
+
+func (l *replicaLog) id(offset int64) int64 {
+	s := l.spans[l.spanAt(offset)]
+	return s.id + offset - s.offset
+}
+
+// run returns the run of consecutive ids that holds offset, cut at to: the id at offset and how
+// many entries from offset (at most to-offset) continue it.
+func (l *replicaLog) run(offset, to int64) idRun {
+	k := l.spanAt(offset)
+	s := l.spans[k]
+	return idRun{id: s.id + offset - s.offset, n: min(l.spanEnd(k), to) - offset}
+}
 
 // lastEpoch is Kafka's lastFetchedEpoch: the epoch of the last entry, or of the snapshot the log
 // starts from when it is empty, or 0 for a brand-new log.
@@ -89,17 +188,30 @@ func (l *replicaLog) endOffsetForEpoch(epoch int32) (int32, int64, bool) {
 	return 0, 0, false
 }
 
-func (l *replicaLog) append(id int64, epoch int32, bytes int32) {
+// append adds n entries with consecutive ids from id, all of epoch, holding bytes in total.
+func (l *replicaLog) append(id int64, n int64, epoch int32, bytes int64) {
+	if n <= 0 {
+		return
+	}
 	if len(l.epochs) == 0 || l.epochs[len(l.epochs)-1].epoch < epoch {
 		l.epochs = append(l.epochs, epochStart{epoch: epoch, start: l.end()})
 	}
-	l.ids = append(l.ids, id)
-	l.bytes += int64(bytes)
+	if k := len(l.spans) - 1; k < 0 || l.empty() || l.spans[k].id+l.endOff-l.spans[k].offset != id {
+		if k >= 0 && l.empty() {
+			l.spans = l.spans[:0]
+		}
+		l.spans = append(l.spans, span{offset: l.endOff, id: id})
+	}
+	l.endOff += n
+	l.bytes += bytes
 }
 
 // truncate removes entries at offsets >= to; removedBytes is what they held.
 func (l *replicaLog) truncate(to int64, removedBytes int64) {
-	l.ids = l.ids[:to-l.start]
+	for len(l.spans) > 1 && l.spans[len(l.spans)-1].offset >= to {
+		l.spans = l.spans[:len(l.spans)-1]
+	}
+	l.endOff = to
 	l.bytes -= removedBytes
 	for len(l.epochs) > 0 && l.epochs[len(l.epochs)-1].start >= to {
 		l.epochs = l.epochs[:len(l.epochs)-1]
@@ -109,11 +221,16 @@ func (l *replicaLog) truncate(to int64, removedBytes int64) {
 // deletePrefix moves the log start up to to, dropping the entries below it. The epoch row that
 // covers to-1 is kept so the log still knows the epoch its snapshot ends in.
 func (l *replicaLog) deletePrefix(to int64, removedBytes int64) {
-	n := copy(l.ids, l.ids[to-l.start:])
-	l.ids = l.ids[:n]
+	k := 0
+	for k+1 < len(l.spans) && l.spans[k+1].offset <= to {
+		k++
+	}
+	if k > 0 {
+		l.spans = append(l.spans[:0], l.spans[k:]...)
+	}
 	l.start = to
 	l.bytes -= removedBytes
-	k := 0
+	k = 0
 	for k+1 < len(l.epochs) && l.epochs[k+1].start <= to-1 {
 		k++
 	}
@@ -124,8 +241,9 @@ func (l *replicaLog) deletePrefix(to int64, removedBytes int64) {
 // installing a snapshot it fetched (Kafka's truncateToLatestSnapshot). The one epoch row it keeps
 // says that the entry at EndOffset-1, inside the snapshot, has the snapshot's epoch.
 func (l *replicaLog) resetTo(id SnapshotID) {
-	l.ids = l.ids[:0]
+	l.spans = l.spans[:0]
 	l.start = id.EndOffset
+	l.endOff = id.EndOffset
 	l.bytes = 0
 	l.epochs = append(l.epochs[:0], epochStart{epoch: id.Epoch, start: id.EndOffset - 1})
 }

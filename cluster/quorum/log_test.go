@@ -10,7 +10,7 @@ import (
 func epochsLog(epochs ...int32) *replicaLog {
 	l := &replicaLog{}
 	for i, e := range epochs {
-		l.append(int64(i), e, 1)
+		l.append(int64(i), 1, e, 1)
 	}
 	return l
 }
@@ -51,7 +51,8 @@ func TestTruncateAndPrefixDeleteKeepTheEpochCacheHonest(t *testing.T) {
 
 	l.deletePrefix(2, 2)
 	assert.Equal(t, int64(2), l.start)
-	assert.Equal(t, []int64{2}, l.ids)
+	assert.Equal(t, int64(3), l.end())
+	assert.Equal(t, int64(2), l.id(2))
 	assert.Equal(t, int32(1), l.epochAt(1), "the epoch of the entry just below the log start is kept")
 
 	l.deletePrefix(3, 1)
@@ -66,9 +67,45 @@ func TestResetToSnapshotStartsTheLogAtItsEnd(t *testing.T) {
 	assert.Equal(t, int64(10), l.end())
 	assert.Equal(t, int32(5), l.lastEpoch())
 	assert.Equal(t, int32(5), l.epochAt(9))
-	l.append(99, 6, 1)
+	l.append(99, 1, 6, 1)
 	e, end, ok := l.endOffsetForEpoch(5)
 	assert.True(t, ok)
 	assert.Equal(t, int32(5), e)
 	assert.Equal(t, int64(10), end)
+}
+
+func TestSpansFollowRunsOfConsecutiveIds(t *testing.T) {
+	l := &replicaLog{}
+	l.append(10, 3, 1, 30) // offsets 0-2 hold ids 10-12
+	l.append(13, 2, 1, 20) // continues the span
+	l.append(40, 2, 2, 20) // a gap in ids: a new span at offset 5
+	assert.Len(t, l.spans, 2)
+	assert.Equal(t, int64(7), l.end())
+	assert.Equal(t, int64(14), l.id(4))
+	assert.Equal(t, int64(41), l.id(6))
+	assert.Equal(t, idRun{id: 11, n: 4}, l.run(1, 7), "a run stops at the span's end")
+	assert.Equal(t, idRun{id: 40, n: 1}, l.run(5, 6), "and at the limit")
+
+	l.truncate(5, 20)
+	assert.Len(t, l.spans, 1)
+	l.append(60, 1, 3, 10)
+	assert.Equal(t, int64(60), l.id(5))
+	l.deletePrefix(5, 50)
+	assert.Len(t, l.spans, 1, "spans wholly below the new start go")
+	assert.Equal(t, int64(60), l.id(5))
+	assert.Equal(t, int64(10), l.bytes)
+}
+
+func TestArenaSizesRunsFromCumulativeBytes(t *testing.T) {
+	var a arena[int]
+	for i := range 10 {
+		a.add(Entry[int]{Bytes: int32(i + 1)}) // ids 0-9 hold 1..10 bytes
+	}
+	assert.Equal(t, int64(2+3+4), a.bytes(1, 3))
+	assert.Equal(t, int64(3), a.fit(1, 9, 9), "2+3+4 fit in 9 bytes")
+	assert.Equal(t, int64(2), a.fit(1, 9, 8))
+	assert.Equal(t, int64(0), a.fit(1, 9, 1))
+	a.dropBelow(4)
+	assert.Equal(t, int64(5+6), a.bytes(4, 2), "sizes survive compaction")
+	assert.Equal(t, int64(10), a.bytes(9, 1))
 }

@@ -45,7 +45,7 @@ type message struct {
 	preVote   bool
 	granted   bool
 
-	ids       []int64 // FetchResponse: the entries, as arena ids
+	runs      []idRun // FetchResponse: the entries, as runs of consecutive arena ids
 	diverging bool    // FetchResponse: DivergingEpoch is set
 	divEpoch  int32
 	divEnd    int64
@@ -91,8 +91,8 @@ func (q *Quorum[P]) newMsg(kind msgKind, from, to *node) (int32, *message) {
 		q.msgs = append(q.msgs, message{})
 	}
 	m := &q.msgs[slot]
-	ids := m.ids[:0]
-	*m = message{kind: kind, from: from.idx, to: to.idx, fromInc: from.inc, epoch: from.epoch, leader: -1, ids: ids}
+	runs := m.runs[:0]
+	*m = message{kind: kind, from: from.idx, to: to.idx, fromInc: from.inc, epoch: from.epoch, leader: -1, runs: runs}
 	return slot, m
 }
 
@@ -132,7 +132,7 @@ func (q *Quorum[P]) linkClock(from, to *node) *int64 {
 
 func (q *Quorum[P]) freeMsg(slot int32) {
 	m := &q.msgs[slot]
-	*m = message{ids: m.ids[:0]}
+	*m = message{runs: m.runs[:0]}
 	q.freeMsgs = append(q.freeMsgs, slot)
 }
 

@@ -208,7 +208,7 @@ func (q *Quorum[P]) Append(id NodeID, records ...Record[P]) (int64, error) {
 func (q *Quorum[P]) appendLocal(n *node, e Entry[P]) {
 	e.Offset = n.log.end()
 	id := q.arena.add(e)
-	n.log.append(id, e.Epoch, e.Bytes)
+	n.log.append(id, 1, e.Epoch, int64(e.Bytes))
 }
 
 // Snapshot makes node take a snapshot at its high watermark now, as an operator-triggered or

@@ -316,7 +316,7 @@ func TestInvariantCheckerCatchesADivergentCommittedEntry(t *testing.T) {
 	h.appendN(leader, 3, 10, "v")
 	h.run(20)
 	f := h.q.nodes[h.q.byID[h.others(leader)[0]]]
-	f.log.ids[2] = h.q.arena.add(Entry[string]{Offset: 2, Epoch: 9, Bytes: 10, Payload: "forged"})
+	f.log.replace(2, h.q.arena.add(Entry[string]{Offset: 2, Epoch: 9, Bytes: 10, Payload: "forged"}))
 
 	err := h.q.Check()
 	require.Error(t, err)

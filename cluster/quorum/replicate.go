@@ -81,10 +81,9 @@ func (q *Quorum[P]) onFetchResponse(n *node, m *message) {
 			q.tracef(n, "fetch-snapshot start end=%d epoch=%d", m.snapID.EndOffset, m.snapID.Epoch)
 		}
 	default:
-		if len(m.ids) > 0 && q.arena.get(m.ids[0]).Offset == n.log.end() {
-			for _, id := range m.ids {
-				e := q.arena.get(id)
-				n.log.append(id, e.Epoch, e.Bytes)
+		if len(m.runs) > 0 && q.arena.get(m.runs[0].id).Offset == n.log.end() {
+			for _, r := range m.runs {
+				q.appendRun(n, r)
 			}
 		}
 		if m.hw >= 0 {
@@ -92,6 +91,17 @@ func (q *Quorum[P]) onFetchResponse(n *node, m *message) {
 				q.advanceHW(n, hw)
 			}
 		}
+	}
+}
+
+// appendRun adds a run of entries from a fetch response to n's log, one epoch at a time so that
+// the leader-epoch cache learns where each epoch starts.
+func (q *Quorum[P]) appendRun(n *node, r idRun) {
+	for r.n > 0 {
+		k := q.arena.sameEpoch(r.id, r.n)
+		n.log.append(r.id, k, q.arena.get(r.id).Epoch, q.arena.bytes(r.id, k))
+		r.id += k
+		r.n -= k
 	}
 }
 
@@ -110,10 +120,7 @@ func (q *Quorum[P]) truncateDiverging(n *node, divEpoch int32, divEnd int64) {
 
 func (q *Quorum[P]) truncate(n *node, to int64) {
 	q.checkTruncation(n, to)
-	var removed int64
-	for o := to; o < n.log.end(); o++ {
-		removed += int64(q.arena.get(n.log.id(o)).Bytes)
-	}
+	removed := q.logBytes(n, to, n.log.end())
 	if q.trace != nil {
 		q.tracef(n, "truncate [%d,%d)", to, n.log.end())
 	}

@@ -44,10 +44,13 @@ func (q *Quorum[P]) takeSnapshot(n *node) (SnapshotID, bool) {
 	return id, true
 }
 
+// logBytes is the bytes n's log holds at offsets [from, to), a run of consecutive ids at a time.
 func (q *Quorum[P]) logBytes(n *node, from, to int64) int64 {
 	var b int64
-	for o := from; o < to; o++ {
-		b += int64(q.arena.get(n.log.id(o)).Bytes)
+	for o := from; o < to; {
+		r := n.log.run(o, to)
+		b += q.arena.bytes(r.id, r.n)
+		o += r.n
 	}
 	return b
 }
@@ -73,6 +76,7 @@ func (q *Quorum[P]) applyRetention(n *node) {
 			n.log.deletePrefix(to, q.logBytes(n, n.log.start, to))
 			moved = true
 		}
+		q.deletedSnapshot(n, n.snaps[0])
 		n.snaps[0] = Snapshot{}
 		n.snaps = n.snaps[:copy(n.snaps, n.snaps[1:])]
 	}
@@ -143,6 +147,9 @@ func (q *Quorum[P]) onFetchSnapshotResponse(n *node, m *message) {
 func (q *Quorum[P]) installSnapshot(n *node, snap Snapshot) {
 	q.checkInstall(n, snap.ID)
 	n.log.resetTo(snap.ID)
+	for _, old := range n.snaps {
+		q.deletedSnapshot(n, old)
+	}
 	clear(n.snaps)
 	n.snaps = append(n.snaps[:0], snap)
 	n.hw = max(n.hw, snap.ID.EndOffset)
@@ -158,6 +165,23 @@ func (q *Quorum[P]) installSnapshot(n *node, snap Snapshot) {
 	q.compact()
 }
 
+// deletedSnapshot tells the embedding layer that n no longer holds snap, and whether an answer
+// carrying its content is still in flight from n.
+func (q *Quorum[P]) deletedSnapshot(n *node, snap Snapshot) {
+	if q.hooks.DeletedSnapshot == nil {
+		return
+	}
+	inFlight := false
+	for i := range q.msgs {
+		m := &q.msgs[i]
+		if m.kind == msgFetchSnapshotResponse && m.from == n.idx && m.snapID == snap.ID && m.data != nil {
+			inFlight = true
+			break
+		}
+	}
+	q.hooks.DeletedSnapshot(n.id, snap, inFlight)
+}
+
 // compact releases arena entries no log and no in-flight message can reach any more, and the
 // ledger rows below every node's log start. It runs when a log start moves and only does work
 // once at least half the arena is dead, so its cost is amortised.
@@ -168,14 +192,14 @@ func (q *Quorum[P]) compact() {
 	low := q.arena.next()
 	minStart := int64(never)
 	for _, n := range q.nodes {
-		if len(n.log.ids) > 0 {
-			low = min(low, n.log.ids[0])
+		if !n.log.empty() {
+			low = min(low, n.log.id(n.log.start))
 		}
 		minStart = min(minStart, n.log.start)
 	}
 	for i := range q.msgs {
-		if m := &q.msgs[i]; m.kind != 0 && len(m.ids) > 0 {
-			low = min(low, m.ids[0])
+		if m := &q.msgs[i]; m.kind != 0 && len(m.runs) > 0 {
+			low = min(low, m.runs[0].id)
 		}
 	}
 	if 2*(low-q.arena.base) >= int64(len(q.arena.ents)) {

@@ -160,3 +160,61 @@ func TestRetentionKeepsTheNewestSnapshotAndMovesTheLogStart(t *testing.T) {
 	assert.Equal(t, load{leader, Snapshot{ID: second, Bytes: h.q.nodes[0].snaps[0].Bytes, CreatedMs: h.q.nodes[0].snaps[0].CreatedMs}}, h.loads[len(h.loads)-1])
 	assert.Equal(t, second.EndOffset, h.status(leader).HighWatermark)
 }
+
+// TestDeletedSnapshotsAreReported checks the DeletedSnapshot hook: retention deleting old
+// snapshots and a downloaded snapshot replacing a follower's own are reported, never a node's
+// newest snapshot, and an answer still carrying a snapshot's content marks it in flight.
+func TestDeletedSnapshotsAreReported(t *testing.T) {
+	h, _ := snapshotHarness(t, 11, 3<<20)
+	type deletion struct {
+		node     NodeID
+		id       SnapshotID
+		inFlight bool
+	}
+	var deleted []deletion
+	leader := NoNode
+	h.q.hooks.DeletedSnapshot = func(n NodeID, s Snapshot, inFlight bool) {
+		if n == leader {
+			assert.NotEqual(t, h.status(n).Snapshot, s.ID, "retention never deletes the newest snapshot")
+		}
+		deleted = append(deleted, deletion{n, s.ID, inFlight})
+	}
+	leader, _ = h.waitLeader(0, 5000)
+	h.run(50)
+	lagger := h.others(leader)[0]
+	require.NoError(t, h.q.Kill(lagger))
+	for i := range 40 {
+		h.appendN(leader, 10, 1024, fmt.Sprint("b", i))
+		h.run(100)
+	}
+	require.NotEmpty(t, deleted, "retention deleted older snapshots")
+	for _, d := range deleted {
+		assert.False(t, d.inFlight, "nobody was downloading")
+	}
+	// Entries committed past the leader's snapshot, but too few for another one yet.
+	h.appendN(leader, 2, 1024, "tail")
+	h.run(50)
+	require.Greater(t, h.status(leader).HighWatermark, h.status(leader).Snapshot.EndOffset)
+
+	// The lagger downloads that snapshot. Just as the last chunk (the one carrying the
+	// content) leaves the leader, the leader snapshots again and retention deletes the old one.
+	require.NoError(t, h.q.Start(lagger))
+	inFlight := func() bool {
+		for i := range h.q.msgs {
+			if m := &h.q.msgs[i]; m.kind == msgFetchSnapshotResponse && m.data != nil {
+				return true
+			}
+		}
+		return false
+	}
+	h.stepUntil(inFlight)
+	before := len(deleted)
+	_, err := h.q.Snapshot(leader)
+	require.NoError(t, err)
+	require.Len(t, deleted, before+1)
+	assert.Equal(t, deletion{leader, deleted[before].id, true}, deleted[before], "its content is on the way to the lagger")
+	loads := len(h.loads)
+	h.run(h.s.Now() + 100)
+	require.Greater(t, len(h.loads), loads)
+	assert.Equal(t, deleted[before].id, h.loads[loads].snap.ID, "and the lagger loads it")
+}

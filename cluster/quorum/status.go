@@ -60,8 +60,23 @@ func (q *Quorum[P]) Read(id NodeID, from, to int64, dst []Entry[P]) ([]Entry[P],
 		return dst, fmt.Errorf("quorum: Read(node %d, %d, %d) is outside the log [%d, %d); from must be >= the log start offset and <= to, and to <= the end offset",
 			id, from, to, n.log.start, n.log.end())
 	}
-	for o := from; o < to; o++ {
-		dst = append(dst, *q.arena.get(n.log.id(o)))
+	for o := from; o < to; {
+		r := n.log.run(o, to)
+		i := r.id - q.arena.base
+		dst = append(dst, q.arena.ents[i:i+r.n]...)
+		o += r.n
 	}
 	return dst, nil
+}
+
+// EntryAt returns node's entry at offset, which must lie in its log.
+func (q *Quorum[P]) EntryAt(id NodeID, offset int64) (Entry[P], error) {
+	n, err := q.lookup(id)
+	if err != nil {
+		return Entry[P]{}, err
+	}
+	if offset < n.log.start || offset >= n.log.end() {
+		return Entry[P]{}, fmt.Errorf("quorum: EntryAt(node %d, %d) is outside the log [%d, %d)", id, offset, n.log.start, n.log.end())
+	}
+	return *q.arena.get(n.log.id(offset)), nil
 }

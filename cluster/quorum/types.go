@@ -135,6 +135,11 @@ type Hooks struct {
 	// has none, meaning "start from nothing"). The node's high watermark is then
 	// snap.ID.EndOffset, and later moves are reported by HighWatermark.
 	LoadSnapshot func(node NodeID, snap Snapshot)
+	// DeletedSnapshot fires when node stops holding snap: retention deleted it, or a snapshot
+	// the node downloaded replaced it. inFlight says that a FetchSnapshot answer carrying its
+	// Data is still on its way to a follower, which will load that Data on arrival. The
+	// embedding layer can release what it keeps for the snapshot's content unless inFlight.
+	DeletedSnapshot func(node NodeID, snap Snapshot, inFlight bool)
 }
 
 // NodeStatus is a read-only view of one node for tests, traces and the UI.

@@ -1,0 +1,52 @@
+package broker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/engine/controller"
+)
+
+// TestOutOfSyncAllCountsWhatOutOfSyncCounts checks the one-pass count against the per-broker
+// one through a kill (a dead broker's replicas are all out of sync while its partitions have
+// other leaders), its restart and catch-up, and a deleted topic.
+func TestOutOfSyncAllCountsWhatOutOfSyncCounts(t *testing.T) {
+	h := newHarness(t, setup{brokers: 4, partitions: 201, rates: oneRate(1e6)}) // 603 replicas: not a multiple of 8
+	all := make([]int, h.f.NumBrokers())
+	check := func(when string) int {
+		h.f.OutOfSyncAll(all)
+		total := 0
+		for s := range all {
+			assert.Equal(t, h.f.OutOfSync(h.f.BrokerID(s)), all[s], "%s: broker %d", when, h.f.BrokerID(s))
+			total += all[s]
+		}
+		return total
+	}
+	h.run(10_000)
+	assert.Zero(t, check("steady"))
+	require.NoError(t, h.f.Kill(2))
+	h.run(40_000)
+	assert.Positive(t, check("broker 2 down"), "the dead broker's replicas are out of sync")
+	require.NoError(t, h.f.Start(2))
+	for range 60 {
+		h.run(h.s.Now() + 1000)
+		check("catching up")
+	}
+	require.NoError(t, h.f.Kill(3))
+	h.run(h.s.Now() + 20_000)
+	require.Positive(t, check("broker 3 down"))
+	h.ctl(func(c *controller.Controller, now int64) { require.NoError(t, c.DeleteTopic("t", now)) })
+	h.run(h.s.Now() + 1000)
+	assert.Zero(t, check("topic deleted"), "a deleted topic's replicas count for nothing")
+}
+
+// TestReplicaStatesInSyncDifferOnlyInTheLowestBit guards the word-at-a-time test OutOfSyncAll
+// relies on.
+func TestReplicaStatesInSyncDifferOnlyInTheLowestBit(t *testing.T) {
+	for st := range uint8(8) {
+		inSync := st == rsLeader || st == rsTracking
+		assert.Equal(t, inSync, st&^1 == rsLeader, "state %d", st)
+	}
+}
