@@ -113,13 +113,20 @@ func (c *Cluster) Summary() Summary {
 		if before && (c.firstFaultMs < 0 || w.EndMs > c.firstFaultMs-3_600_000) && w.Samples > 0 {
 			steady = append(steady, w.P99)
 		}
-		if c.unfencedAtMs >= 0 && w.EndMs > c.unfencedAtMs && w.EndMs <= c.unfencedAtMs+600_000 {
+		// Only sliding windows that lie wholly in the 10 minutes after unfencing count: one that
+		// reaches back before it would report the outage, not the recovery.
+		span := (w.EndMs - w.StartMs) * int64(max(1, c.spec.Workload.SlidingWindows))
+		if c.unfencedAtMs >= 0 && w.EndMs-span >= c.unfencedAtMs && w.EndMs <= c.unfencedAtMs+600_000 {
 			s.P99Worst10MinMs = max(s.P99Worst10MinMs, w.SlidingP99)
 		}
 	}
+	s.P99SteadyMs, s.P99Ratio = -1, -1
 	if len(steady) > 0 {
 		slices.Sort(steady)
 		s.P99SteadyMs = steady[len(steady)/2]
+	}
+	if c.unfencedAtMs < 0 || s.P99Worst10MinMs == 0 {
+		s.P99Worst10MinMs = -1
 	}
 	if s.P99SteadyMs > 0 && s.P99Worst10MinMs > 0 {
 		s.P99Ratio = s.P99Worst10MinMs / s.P99SteadyMs

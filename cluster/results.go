@@ -78,9 +78,11 @@ type Summary struct {
 	// LeadershipRestoredAtMs is when, after that, it first led at least 99 % of its preferred
 	// partitions; RecoveryTimeMs is the difference.
 	LeadershipRestoredAtMs, RecoveryTimeMs int64
-	// P99SteadyMs is the produce p99 over the hour (or the whole run) before the first fault;
-	// P99Worst10MinMs the worst sliding-window p99 in the 10 minutes after unfencing;
-	// P99Ratio their ratio.
+	// P99SteadyMs is the produce p99 over the hour (or the whole run) before the first fault:
+	// the median of the sample windows' p99s. P99Worst10MinMs is the worst p99 of the sliding
+	// windows (a minute by default) that lie wholly in the 10 minutes after unfencing; P99Ratio
+	// their ratio. Each is -1 when there is nothing to measure (no window before the first
+	// fault, no unfencing).
 	P99SteadyMs, P99Worst10MinMs, P99Ratio float64
 	ProduceTimeouts                        int
 	ProduceErrors                          int
