@@ -2,12 +2,17 @@ package scenario
 
 import (
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kraftlab/kraftlab/cluster"
 )
 
 // TestDocsDescribeTheWholeFormat keeps docs/scenario.md, the format's public description, in
-// step with the parser: every op, every field and every scripted scenario is documented.
+// step with the parser: every op, every field, every parameter, every result figure and every
+// scripted scenario is documented.
 func TestDocsDescribeTheWholeFormat(t *testing.T) {
 	doc := string(readFile(t, filepath.Join("..", "..", "docs", "scenario.md")))
 	mention := func(text, what string) {
@@ -28,7 +33,42 @@ func TestDocsDescribeTheWholeFormat(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
 		mention("`"+name+"`", "scripted scenario "+name)
 	}
-	for _, code := range []string{CodeBrokerNotRunning, CodeNoLeader} {
+	for _, code := range []string{CodeBrokerNotRunning, CodeNoLeader, CodeEventRefused} {
 		mention("| `"+code+"` |", "runner error "+code)
+	}
+
+	// The cluster mode.
+	for _, op := range ClusterOps() {
+		mention("| `"+op+"` |", "event op "+op)
+		for _, f := range clusterOpFields[op] {
+			mention("`"+f+"`", "field "+f+" of event "+op)
+		}
+	}
+	for _, f := range append(append(slices.Clone(clusterTopFields), clusterFields...), eventFields...) {
+		mention("`"+f+"`", "cluster-mode field "+f)
+	}
+	for _, f := range outputFields {
+		mention("`"+f+"`", "output field "+f)
+	}
+	for _, table := range [][]param{brokerParams, workloadParams} {
+		for _, pr := range table {
+			mention("| `"+pr.name()+"` |", "parameter "+pr.name())
+			if pr.kafka != "" {
+				mention("| `"+pr.kafka+"` |", "Kafka name "+pr.kafka)
+			}
+		}
+	}
+	for _, name := range ThrottleConfigs {
+		mention("`"+name+"`", "throttle config "+name)
+	}
+	for _, f := range summary(cluster.Summary{}).Fields {
+		mention("`"+f.Name+"`", "summary field "+f.Name)
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[SampleResult](), reflect.TypeFor[BrokerSample](), reflect.TypeFor[EventResult]()} {
+		for i := range typ.NumField() {
+			if tag := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]; tag != "" {
+				mention("`"+tag+"`", "result field "+tag+" of "+typ.Name())
+			}
+		}
 	}
 }

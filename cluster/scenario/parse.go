@@ -68,11 +68,20 @@ func Ops() []string {
 }
 
 // Parse reads and validates a scenario. Every problem is found before anything runs; the
-// first one, in document order, is returned as an *Error.
-func Parse(data []byte) (*Scenario, error) {
+// first one is returned as an *Error. Fields are checked in document order, except that a
+// cluster-mode scenario's events are checked in time order (an event may name a topic an
+// earlier create_topic makes).
+//
+// Settings override the file's cluster-level configs (and, in cluster mode, the broker and
+// workload parameters they name by Kafka's name), in order, as the CLI's --set does; each is
+// validated alone first, and an invalid one is reported under its flag.
+func Parse(data []byte, settings ...Setting) (*Scenario, error) {
 	root, err := parseTree(data)
 	if err != nil {
 		return nil, &Error{Msg: err.Error()}
+	}
+	if err := applySettings(root, settings); err != nil {
+		return nil, err
 	}
 	p := &parser{brokers: map[int32]bool{}, topics: map[string]int{}}
 	s := p.scenario(root)
@@ -95,6 +104,10 @@ type parser struct {
 	elrEnabled    bool
 	autoRebalance bool
 	timeMs        int64
+
+	// controllers is the cluster mode's number of controllers; mem its memory estimate so far.
+	controllers int
+	mem         memoryEstimate
 }
 
 func (p *parser) failf(path, format string, args ...any) {
@@ -219,35 +232,27 @@ func (p *parser) brokerList(n *node, path string) []int32 {
 }
 
 func (p *parser) scenario(root *node) *Scenario {
-	s := &Scenario{}
+	s := &Scenario{Mode: ModeCluster}
 	if root.kind != kindObject {
 		p.failf("", "a scenario must be a JSON object, got %s", root.describe())
 		return nil
 	}
 	// The mode decides which fields exist, so it is checked before the field names.
-	if m := p.required(root, "", "mode", ` (modes: "controller")`); m != nil {
+	m := root.get("mode")
+	if m != nil {
 		s.Mode = p.str(m, "mode")
-		switch {
-		case p.err != nil:
-		case s.Mode == ModeCluster:
-			p.failf("mode", `"cluster" is not yet supported (only "controller" is)`)
-		case s.Mode != ModeController:
-			p.failf("mode", `unknown mode %q (modes: "controller", "cluster")`, s.Mode)
+		if p.err == nil && s.Mode != ModeController && s.Mode != ModeCluster {
+			p.failf("mode", `unknown mode %q (modes: "cluster", the default, and "controller")`, s.Mode)
 		}
+	}
+	if s.Mode == ModeCluster {
+		p.clusterScenario(root, s, m != nil)
+		return s
 	}
 	if !p.object(root, "", topFields, "") {
 		return nil
 	}
-	if n := root.get("seed"); n != nil {
-		s.Seed = uint64(p.integer(n, "seed", 0, math.MaxInt64, "a non-negative integer"))
-	}
-	if n := root.get("description"); n != nil {
-		s.Description = p.str(n, "description")
-	}
-	s.Features = p.features(root.get("features"))
-	if n := root.get("config"); n != nil {
-		s.Config = p.configs(n, "config", config.Cluster)
-	}
+	p.common(root, s)
 	p.autoRebalance = config.Bool(config.AutoLeaderRebalanceEnable, &s.Config)
 	if n := root.get("brokers"); n != nil && p.array(n, "brokers") {
 		for i, b := range n.vals {
@@ -258,7 +263,7 @@ func (p *parser) scenario(root *node) *Scenario {
 		names := map[string]bool{}
 		for i, t := range n.vals {
 			path := indexPath("topics", i)
-			top := p.topic(t, path, len(s.Brokers), false)
+			top := p.topic(t, path, topicRules{maxRF: len(s.Brokers)})
 			if p.err == nil && names[top.Name] {
 				p.failf(fieldPath(path, "name"), "topic %q is listed twice", top.Name)
 			}
@@ -272,6 +277,20 @@ func (p *parser) scenario(root *node) *Scenario {
 		}
 	}
 	return s
+}
+
+// common reads the fields both modes share: seed, description, features and config.
+func (p *parser) common(root *node, s *Scenario) {
+	if n := root.get("seed"); n != nil {
+		s.Seed = uint64(p.integer(n, "seed", 0, math.MaxInt64, "a non-negative integer"))
+	}
+	if n := root.get("description"); n != nil {
+		s.Description = p.str(n, "description")
+	}
+	s.Features = p.features(root.get("features"))
+	if n := root.get("config"); n != nil {
+		s.Config = p.configs(n, "config", config.Cluster)
+	}
 }
 
 // features validates the levels given and returns every feature's level.
@@ -330,7 +349,7 @@ func (p *parser) configs(n *node, path string, scope config.Scope) config.Values
 			return v
 		}
 		if err := v.Set(name, raw.raw(), scope); err != nil {
-			p.failf(fieldPath(path, name), "%s", err.Error())
+			p.failf(fieldPath(path, name), "%s%s", err.Error(), paramHint(name))
 			return v
 		}
 	}
@@ -361,11 +380,30 @@ func (p *parser) broker(n *node, path string) Broker {
 	return b
 }
 
-// topic reads a topic of the starting cluster or, with create, of a create_topic step (whose
-// object also holds the step's own fields, already checked).
-func (p *parser) topic(n *node, path string, listedBrokers int, create bool) Topic {
+// topicRules say what a topic object may hold where it appears.
+type topicRules struct {
+	// inStep: the object is a create_topic step or event, whose fields were checked with the
+	// op's.
+	inStep bool
+	// replicasOnly: explicit partitions give their replicas only; hint says why.
+	replicasOnly bool
+	hint         string
+	// maxRF bounds a starting topic's replication_factor by the brokers it is placed over. A
+	// create_topic's is the controller's to check: it places over the brokers active then.
+	maxRF int
+	// existingReplicas: every replica must be a known broker (cluster mode's brokers are
+	// fixed; the controller mode lets a replica name a broker that never registered).
+	existingReplicas bool
+}
+
+// createTopicRules are a controller-mode create_topic step's.
+var createTopicRules = topicRules{inStep: true, replicasOnly: true, hint: "; create_topic lets the controller choose the ISR and leader"}
+
+// topic reads a topic of the starting cluster or of a create_topic step or event (whose object
+// also holds the step's own fields, already checked).
+func (p *parser) topic(n *node, path string, rules topicRules) Topic {
 	var t Topic
-	if !create && !p.object(n, path, topicFields, "") {
+	if !rules.inStep && !p.object(n, path, topicFields, "") {
 		return t
 	}
 	if name := p.required(n, path, "name", ""); name != nil {
@@ -389,7 +427,7 @@ func (p *parser) topic(n *node, path string, listedBrokers int, create bool) Top
 			p.failf(pp, "must list at least one partition")
 		}
 		for i, pn := range parts.vals {
-			t.Partitions = append(t.Partitions, p.partition(pn, indexPath(pp, i), create))
+			t.Partitions = append(t.Partitions, p.partition(pn, indexPath(pp, i), rules))
 		}
 		t.PartitionCount = len(t.Partitions)
 	default:
@@ -399,8 +437,8 @@ func (p *parser) topic(n *node, path string, listedBrokers int, create bool) Top
 				fmt.Sprintf("an integer from 1 to %d (this model's limit)", metadata.MaxReplicas)))
 		}
 		// The starting cluster places replicas over the listed brokers.
-		if !create && p.err == nil && t.ReplicationFactor > listedBrokers {
-			p.failf(fieldPath(path, "replication_factor"), "%d is more than the %d listed brokers", t.ReplicationFactor, listedBrokers)
+		if !rules.inStep && p.err == nil && t.ReplicationFactor > rules.maxRF {
+			p.failf(fieldPath(path, "replication_factor"), "%d is more than the %d listed brokers", t.ReplicationFactor, rules.maxRF)
 		}
 	}
 	if c := n.get("config"); c != nil {
@@ -414,13 +452,13 @@ func (p *parser) topic(n *node, path string, listedBrokers int, create bool) Top
 	return t
 }
 
-// partition reads one explicit partition and fills in the defaults. In a create_topic step
-// only replicas may be given: the controller chooses the ISR and the leader.
-func (p *parser) partition(n *node, path string, create bool) Partition {
+// partition reads one explicit partition and fills in the defaults. Where only replicas may
+// be given (a create_topic; the cluster mode), the rest is the controller's to choose.
+func (p *parser) partition(n *node, path string, rules topicRules) Partition {
 	var pt Partition
 	allowed, hint := partitionFields, ""
-	if create {
-		allowed, hint = partitionFields[:1], "; create_topic lets the controller choose the ISR and leader"
+	if rules.replicasOnly {
+		allowed, hint = partitionFields[:1], rules.hint
 	}
 	if !p.object(n, path, allowed, hint) {
 		return pt
@@ -435,8 +473,13 @@ func (p *parser) partition(n *node, path string, create bool) Partition {
 		case len(pt.Replicas) > metadata.MaxReplicas:
 			p.failf(rp, "has %d replicas; this model allows at most %d", len(pt.Replicas), metadata.MaxReplicas)
 		}
+		for i, b := range pt.Replicas {
+			if rules.existingReplicas && p.err == nil && !p.brokers[b] {
+				p.failf(indexPath(rp, i), "broker %d does not exist (%s)", b, p.knownBrokers())
+			}
+		}
 	}
-	if create {
+	if rules.replicasOnly {
 		return pt
 	}
 	subset := func(key string, def []int32) []int32 {
@@ -592,35 +635,9 @@ func (p *parser) step(n *node, path string) Step {
 			p.failf(at("op"), "auto.leader.rebalance.enable is false, so the controller has no electPreferred task to run (use elect_leaders)")
 		}
 	case OpElectLeaders:
-		if t := need("type"); t != nil {
-			switch s := p.str(t, at("type")); {
-			case p.err != nil:
-			case s == "preferred":
-				st.Election = controller.ElectionPreferred
-			case s == "unclean":
-				st.Election = controller.ElectionUnclean
-			default:
-				p.failf(at("type"), `must be "preferred" or "unclean", got %q`, s)
-			}
-		}
-		if ps := n.get("partitions"); ps != nil && p.array(ps, at("partitions")) {
-			for i, tp := range ps.vals {
-				tpPath := indexPath(at("partitions"), i)
-				if !p.object(tp, tpPath, []string{"topic", "partition"}, "") {
-					break
-				}
-				var x controller.TopicPartition
-				if t := p.required(tp, tpPath, "topic", ""); t != nil {
-					x.Topic = p.knownTopic(t, fieldPath(tpPath, "topic"))
-				}
-				if pn := p.required(tp, tpPath, "partition", ""); pn != nil {
-					x.Partition = p.partitionID(pn, fieldPath(tpPath, "partition"), x.Topic)
-				}
-				st.Partitions = append(st.Partitions, x)
-			}
-		}
+		st.Election, st.Partitions = p.electLeaders(n, path, need)
 	case OpSetConfig:
-		p.setConfig(n, path, &st, need)
+		st.Topic, st.Name, st.Value = p.setConfig(n, path, need)
 	case OpSetFeature:
 		if name := need("name"); name != nil {
 			st.Name = p.str(name, at("name"))
@@ -637,7 +654,7 @@ func (p *parser) step(n *node, path string) Step {
 			st.Level = l
 		}
 	case OpCreateTopic:
-		t := p.topic(n, path, 0, true)
+		t := p.topic(n, path, createTopicRules)
 		st.CreateTopic = &t
 	case OpDeleteTopic:
 		if name := need("name"); name != nil {
@@ -648,29 +665,66 @@ func (p *parser) step(n *node, path string) Step {
 	return st
 }
 
-func (p *parser) setConfig(n *node, path string, st *Step, need func(string) *node) {
+// electLeaders reads an elect_leaders step's or event's type and partitions.
+func (p *parser) electLeaders(n *node, path string, need func(string) *node) (controller.Election, []controller.TopicPartition) {
+	at := func(key string) string { return fieldPath(path, key) }
+	var election controller.Election
+	var parts []controller.TopicPartition
+	if t := need("type"); t != nil {
+		switch s := p.str(t, at("type")); {
+		case p.err != nil:
+		case s == "preferred":
+			election = controller.ElectionPreferred
+		case s == "unclean":
+			election = controller.ElectionUnclean
+		default:
+			p.failf(at("type"), `must be "preferred" or "unclean", got %q`, s)
+		}
+	}
+	if ps := n.get("partitions"); ps != nil && p.array(ps, at("partitions")) {
+		for i, tp := range ps.vals {
+			tpPath := indexPath(at("partitions"), i)
+			if !p.object(tp, tpPath, []string{"topic", "partition"}, "") {
+				break
+			}
+			var x controller.TopicPartition
+			if t := p.required(tp, tpPath, "topic", ""); t != nil {
+				x.Topic = p.knownTopic(t, fieldPath(tpPath, "topic"))
+			}
+			if pn := p.required(tp, tpPath, "partition", ""); pn != nil {
+				x.Partition = p.partitionID(pn, fieldPath(tpPath, "partition"), x.Topic)
+			}
+			parts = append(parts, x)
+		}
+	}
+	return election, parts
+}
+
+// setConfig reads a set_config step's or event's topic, name and value (bool, json.Number,
+// string, or nil to delete).
+func (p *parser) setConfig(n *node, path string, need func(string) *node) (topic, name string, value any) {
 	at := func(key string) string { return fieldPath(path, key) }
 	scope := config.Cluster
 	if t := n.get("topic"); t != nil {
-		st.Topic = p.knownTopic(t, at("topic"))
+		topic = p.knownTopic(t, at("topic"))
 		scope = config.Topic
 	}
-	name := need("name")
-	if name == nil {
+	nameNode := need("name")
+	if nameNode == nil {
 		return
 	}
-	st.Name = p.str(name, at("name"))
+	name = p.str(nameNode, at("name"))
 	if p.err != nil {
 		return
 	}
-	def, ok := config.Lookup(st.Name)
+	def, ok := config.Lookup(name)
 	if !ok {
-		p.failf(at("name"), "%s", config.UnknownError(st.Name).Error())
+		p.failf(at("name"), "%s%s", config.UnknownError(name).Error(), paramHint(name))
 		return
 	}
 	var probe config.Values
 	if scope == config.Topic && def.Scope != config.Topic {
-		err := probe.Set(st.Name, config.Resolve(st.Name), scope)
+		err := probe.Set(name, config.Resolve(name), scope)
 		p.failf(at("name"), "%s", err.Error())
 		return
 	}
@@ -684,30 +738,39 @@ func (p *parser) setConfig(n *node, path string, st *Step, need func(string) *no
 	}
 	// Whether a static config may change is the controller's answer at run time; the value
 	// itself is checked now, so a typo stops the scenario before it runs.
-	st.Value = v.raw()
-	if st.Value != nil {
-		if err := probe.Set(st.Name, st.Value, scope); err != nil {
+	value = v.raw()
+	if value != nil {
+		if err := probe.Set(name, value, scope); err != nil {
 			p.failf(at("value"), "%s", err.Error())
 		}
 	}
+	return
 }
 
 // existingBroker reads a broker id that must be listed or registered by an earlier step.
 func (p *parser) existingBroker(n *node, path string) int32 {
 	id := p.brokerID(n, path)
 	if p.err == nil && !p.brokers[id] {
-		ids := make([]int32, 0, len(p.brokers))
-		for b := range p.brokers {
-			ids = append(ids, b)
-		}
-		slices.Sort(ids)
-		known := "no brokers"
-		if len(ids) > 0 {
-			known = "brokers: " + joinIDs(ids, ", ")
-		}
-		p.failf(path, "broker %d does not exist (%s)", id, known)
+		p.failf(path, "broker %d does not exist (%s)", id, p.knownBrokers())
 	}
 	return id
+}
+
+// knownBrokers lists the known brokers for a message: "brokers: 0, 1, 2" or "no brokers".
+func (p *parser) knownBrokers() string {
+	ids := make([]int32, 0, len(p.brokers))
+	for b := range p.brokers {
+		ids = append(ids, b)
+	}
+	slices.Sort(ids)
+	if len(ids) == 0 {
+		return "no brokers"
+	}
+	if len(ids) > 12 {
+		// A cluster given as a count of brokers can have hundreds: the first few say enough.
+		return fmt.Sprintf("brokers: %s, ... %d (%d in all)", joinIDs(ids[:10], ", "), ids[len(ids)-1], len(ids))
+	}
+	return "brokers: " + joinIDs(ids, ", ")
 }
 
 // knownTopic reads a topic name that the starting cluster or an earlier create_topic defines.

@@ -37,9 +37,10 @@ func TestParseErrorsNameTheFieldAndTheProblem(t *testing.T) {
 		{`{"mode": "controller", "brokers": [{"id": 0, "id": 1}]}`, `brokers[0].id: duplicate key`},
 		{`{"mode": "controller", "description": ` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`, `description[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 32 levels`},
 		// Top level.
-		{`{}`, `mode: required (modes: "controller")`},
-		{`{"mode": "cluster"}`, `mode: "cluster" is not yet supported (only "controller" is)`},
-		{`{"mode": "zk"}`, `mode: unknown mode "zk" (modes: "controller", "cluster")`},
+		// Without a mode a file is a cluster-mode scenario (parse_cluster_test.go has the rest).
+		{`{}`, `duration_ms: required (how long the cluster runs, in ms)`},
+		{`{"brokers": [{"id": 0}], "steps": []}`, `brokers: unknown field (allowed: mode, seed, description, duration_ms, sample_ms, features, config, cluster, events, output); a file without "mode" is a cluster-mode scenario: a controller-mode file needs "mode": "controller"`},
+		{`{"mode": "zk"}`, `mode: unknown mode "zk" (modes: "cluster", the default, and "controller")`},
 		{`{"mode": 1}`, `mode: must be a string, got 1`},
 		{`{"mode": "controller", "step": []}`, `step: unknown field (allowed: mode, seed, description, features, config, brokers, topics, steps)`},
 		{`{"mode": "controller", "seed": -1}`, `seed: must be a non-negative integer, got -1`},

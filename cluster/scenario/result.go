@@ -21,6 +21,10 @@ type Result struct {
 	Metrics    Metrics          `json:"metrics"`
 	Partitions []PartitionState `json:"partitions"`
 	Brokers    []BrokerState    `json:"brokers"`
+
+	// Cluster is a cluster-mode run's result, which replaces all of the above but the
+	// description in the JSON and text forms; nil in controller mode.
+	Cluster *ClusterResult `json:"-"`
 }
 
 // StepResult is one step's outcome.
@@ -83,8 +87,11 @@ type PartitionResult struct {
 
 // BalancerRun is one electPreferred run.
 type BalancerRun struct {
-	TimeMs    int64      `json:"time_ms"`
-	Elections []Election `json:"elections"`
+	TimeMs int64 `json:"time_ms"`
+	// Controller is the controller that ran it, in cluster mode (the controller mode has one,
+	// and leaves this out).
+	Controller int32      `json:"controller,omitempty"`
+	Elections  []Election `json:"elections"`
 	// MoreWork is Kafka's "reschedule immediately": the run reached its cap.
 	MoreWork bool `json:"more_work"`
 	// DeferredByCap counts candidate partitions left for a later run by the cap.
@@ -211,8 +218,12 @@ func perBroker(m map[string]int) BrokerValues {
 }
 
 // WriteJSON writes the result as indented JSON, with each record, partition and other flat
-// object on one line, followed by a newline.
+// object on one line, followed by a newline. A cluster-mode result has its own fields
+// (ClusterResult); docs/scenario.md documents both.
 func (r *Result) WriteJSON(w io.Writer) error {
+	if r.Cluster != nil {
+		return r.Cluster.writeJSON(w, r.Description)
+	}
 	r.fillEmpty()
 	compact, err := json.Marshal(r)
 	if err != nil {

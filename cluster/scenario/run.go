@@ -30,12 +30,14 @@ const (
 // maxEvents is MaxEvents; tests lower it.
 var maxEvents int64 = MaxEvents
 
-// Run plays a controller-mode scenario and returns its result. An error means the scenario
-// could not run to the end (it asked for more events than MaxEvents); the engine's answers to
-// requests are part of the result, not errors.
+// Run plays a scenario and returns its result. The engine's and the cluster's answers to
+// requests are part of the result, not errors; so is an invariant violation, which ends a
+// cluster-mode result early (Result.Cluster.Violation). An error means the scenario could not
+// run: an *Error when it asked for too much (more events than MaxEvents in controller mode) or
+// the cluster refused it, anything else a failure of KRaft Lab's own.
 func Run(s *Scenario) (*Result, error) {
-	if s.Mode != ModeController {
-		return nil, &Error{Path: "mode", Msg: fmt.Sprintf("%q is not yet supported (only \"controller\" is)", s.Mode)}
+	if s.Mode == ModeCluster {
+		return runCluster(s)
 	}
 	r := newRunner(s)
 	if err := r.bootstrap(); err != nil {

@@ -1,17 +1,21 @@
 // Package scenario is KRaft Lab's scenario format: a JSON file that describes a starting
-// cluster and a list of steps (advance the clock, stop or fence a broker, change an ISR, elect
-// leaders...), the parser that validates it, the runner that plays it against the engine, and
+// cluster and what happens to it, the parser that validates it, the runners that play it, and
 // the result format (JSON for programs, text for people). docs/scenario.md documents the format
 // as a public interface.
 //
-// Only the controller mode exists so far: the engine's controller alone, with brokers that
-// heartbeat on their own and are caught up instantly. The cluster mode (quorum, replica logs,
-// producers) will add a second runner behind the same Parse and Result.
+// A scenario has one of two modes, both behind the same Parse, Run and Result:
+//   - cluster (the default): the toy cluster of package cluster (a controller quorum, brokers
+//     with replica logs and resources, producers) runs for duration_ms while timed events
+//     (kill, start, disk_swap, set_config...) happen to it; the result is the committed
+//     metadata log, the balancer runs, periodic samples and a summary in KIP-1358's terms;
+//   - controller: the engine's controller alone, driven step by step (advance the clock, stop
+//     or fence a broker, change an ISR, elect leaders...), with brokers that heartbeat on their
+//     own and are caught up instantly.
 //
 // A run is a pure function of the scenario: a virtual clock, the seed as the only source of
 // randomness, no goroutines and no map-order dependence, so the same file and seed give
-// byte-identical output. This package imports engine/ and cluster/sim; it must not import
-// wasm/, web/ or cmd/.
+// byte-identical output. This package imports engine/ and cluster/ (the cluster package and
+// its rooms); it must not import wasm/, web/ or cmd/.
 package scenario
 
 import (
@@ -23,7 +27,8 @@ import (
 const (
 	// ModeController runs the engine's controller alone.
 	ModeController = "controller"
-	// ModeCluster will run the toy cluster (quorum, brokers, producers); not yet supported.
+	// ModeCluster runs the toy cluster (quorum, brokers, producers); a file without a mode
+	// is in this mode.
 	ModeCluster = "cluster"
 )
 
@@ -67,10 +72,15 @@ type Scenario struct {
 	// Features holds a level for every feature config.Features defines, defaults included.
 	Features []Feature
 	// Config holds the cluster-level configs, static ones included.
-	Config  config.Values
+	Config config.Values
+
+	// Brokers, Topics and Steps are the controller mode's.
 	Brokers []Broker
 	Topics  []Topic
 	Steps   []Step
+
+	// Cluster is the cluster mode's part; nil in controller mode.
+	Cluster *ClusterScenario
 }
 
 // Feature is a finalized feature level.

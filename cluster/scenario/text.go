@@ -9,13 +9,19 @@ import (
 	"strings"
 )
 
-// WriteText writes the result for people: per step, its records (one line each), balancer
-// runs, error and per-partition results; partitions in the layout of kafka-topics.sh
-// --describe; then the final partitions, brokers and metrics.
+// WriteText writes the result for people. Controller mode: per step, its records (one line
+// each), balancer runs, error and per-partition results; partitions in the layout of
+// kafka-topics.sh --describe; then the final partitions, brokers and metrics. Cluster mode: a
+// timeline of samples, balancer runs and events, then the summary.
 func (r *Result) WriteText(w io.Writer) error {
 	var b bytes.Buffer
 	if r.Description != "" {
 		b.WriteString("# " + strings.ReplaceAll(r.Description, "\n", "\n# ") + "\n")
+	}
+	if r.Cluster != nil {
+		r.Cluster.writeText(&b)
+		_, err := w.Write(b.Bytes())
+		return err
 	}
 	now := int64(0)
 	for _, st := range r.Steps {

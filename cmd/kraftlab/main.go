@@ -1,14 +1,16 @@
 // Command kraftlab is KRaft Lab's headless command line. It runs scenario files against the
-// engine and prints what happened, for scripts, CI and people who prefer a terminal:
+// toy cluster or the engine's controller and prints what happened, for scripts, CI and people
+// who prefer a terminal:
 //
-//	kraftlab run [--format json|text] FILE   run a scenario (FILE may be - for stdin)
-//	kraftlab help [COMMAND]                  describe the commands
+//	kraftlab run [--format json|text] [--set NAME=VALUE]... FILE   run a scenario (FILE may be - for stdin)
+//	kraftlab compare FILE --a NAME=VALUE... --b NAME=VALUE...       run it twice, compare the summaries
+//	kraftlab help [COMMAND]                                         describe the commands
 //
 // Exit status: 0 on success, 2 for invalid input or usage (one line on stderr, nothing on
 // stdout), 1 for anything else (an I/O failure, or a bug in KRaft Lab).
 //
-// Each subcommand is one entry of the commands table, so cluster mode, compare, sweep and serve
-// slot in beside run. This package imports cluster/; nothing imports it.
+// Each subcommand is one entry of the commands table, so sweep and serve slot in beside run and
+// compare. This package imports cluster/; nothing imports it.
 package main
 
 import (
@@ -54,7 +56,7 @@ type command struct {
 // help itself looks commands up.
 var commands []*command
 
-func init() { commands = []*command{runCommand, helpCommand} }
+func init() { commands = []*command{runCommand, compareCommand, helpCommand} }
 
 func lookup(name string) *command {
 	for _, c := range commands {
@@ -142,7 +144,7 @@ func commandNames() string {
 func writeOverview(w io.Writer) {
 	fmt.Fprint(w, "kraftlab: KRaft Lab's command line, a playground for Apache Kafka's KRaft controller.\n\nUsage:\n")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-40s %s\n", "kraftlab "+c.name+" "+c.args, c.summary)
+		fmt.Fprintf(w, "  kraftlab %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprint(w, "\nRun 'kraftlab help COMMAND' for a command's details; docs/scenario.md describes the scenario format.\n")
 }

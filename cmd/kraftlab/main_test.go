@@ -74,15 +74,15 @@ func TestInvalidInputIsOneLineOnStderrAndNothingOnStdout(t *testing.T) {
 		{`{"mode": "controller", "steps": [{"op": "advance", "ms": -5}]}`, []string{"run", "-"}, "steps[0].ms: must be a non-negative integer, got -5"},
 		{`{"mode": "controller", "config": {"min.insync.replicas": 0}}`, []string{"run", "--format", "text", "-"},
 			`config["min.insync.replicas"]: Invalid value 0 for configuration min.insync.replicas: Value must be at least 1`},
-		{`{"mode": "cluster"}`, []string{"run", "-"}, `mode: "cluster" is not yet supported (only "controller" is)`},
+		{`{"mode": "cluster"}`, []string{"run", "-"}, `duration_ms: required (how long the cluster runs, in ms)`},
 		{"{\n", []string{"run", "-"}, "invalid JSON at line 2, column 1: unexpected end of input"},
 		{"", []string{"run", filepath.Join(testdata, "missing.json")}, "kraftlab run: open " + filepath.Join(testdata, "missing.json") + ": no such file or directory"},
-		{"", []string{"run"}, "kraftlab run: want exactly one FILE, got 0 arguments (usage: kraftlab run [--format json|text] FILE)"},
-		{"", []string{"run", "a.json", "b.json"}, "kraftlab run: want exactly one FILE, got 2 arguments (usage: kraftlab run [--format json|text] FILE)"},
+		{"", []string{"run"}, "kraftlab run: want exactly one FILE, got 0 arguments (usage: kraftlab run [--format json|text] [--set NAME=VALUE]... FILE)"},
+		{"", []string{"run", "a.json", "b.json"}, "kraftlab run: want exactly one FILE, got 2 arguments (usage: kraftlab run [--format json|text] [--set NAME=VALUE]... FILE)"},
 		{"", []string{"run", "--format", "xml", "a.json"}, `kraftlab run: --format must be json or text, got "xml"`},
-		{"", []string{"run", "--verbose", "a.json"}, "kraftlab run: flag provided but not defined: -verbose (usage: kraftlab run [--format json|text] FILE)"},
-		{"", []string{"compile"}, `kraftlab: unknown command "compile" (commands: run, help; see 'kraftlab help')`},
-		{"", []string{"help", "compile"}, `kraftlab help: unknown command "compile" (commands: run, help)`},
+		{"", []string{"run", "--verbose", "a.json"}, "kraftlab run: flag provided but not defined: -verbose (usage: kraftlab run [--format json|text] [--set NAME=VALUE]... FILE)"},
+		{"", []string{"compile"}, `kraftlab: unknown command "compile" (commands: run, compare, help; see 'kraftlab help')`},
+		{"", []string{"help", "compile"}, `kraftlab help: unknown command "compile" (commands: run, compare, help)`},
 	}
 	for _, c := range cases {
 		code, out, errOut := cli(t, c.stdin, c.args...)
@@ -95,7 +95,8 @@ func TestInvalidInputIsOneLineOnStderrAndNothingOnStdout(t *testing.T) {
 func TestHelpDescribesTheCommands(t *testing.T) {
 	code, out, _ := cli(t, "", "help")
 	assert.Equal(t, exitOK, code)
-	assert.Contains(t, out, "kraftlab run [--format json|text] FILE")
+	assert.Contains(t, out, "kraftlab run [--format json|text] [--set NAME=VALUE]... FILE")
+	assert.Contains(t, out, "kraftlab compare [--format text|json] [--set NAME=VALUE]... FILE --a NAME=VALUE... --b NAME=VALUE...")
 	assert.Contains(t, out, "kraftlab help [COMMAND]")
 
 	code, out, _ = cli(t, "", "help", "run")
@@ -115,4 +116,89 @@ func TestHelpDescribesTheCommands(t *testing.T) {
 	assert.Equal(t, exitUsage, code, "no command is a usage error")
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "Usage:")
+}
+
+func TestRunPlaysClusterMode(t *testing.T) {
+	file := filepath.Join(testdata, "cluster-operations.json")
+	code, out, errOut := cli(t, "", "run", file)
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, golden(t, "cluster-operations.out.json"), out)
+	code, out, _ = cli(t, "", "run", "--format", "text", file)
+	assert.Equal(t, exitOK, code)
+	assert.Equal(t, golden(t, "cluster-operations.out"), out)
+}
+
+func TestSetOverridesAConfigInBothModes(t *testing.T) {
+	// Controller mode: electPreferred every 60 s instead of 300 s hands leadership back sooner.
+	file := filepath.Join(testdata, "electing-a-new-leader.json")
+	_, base, _ := cli(t, "", "run", "--format", "text", file)
+	code, set, errOut := cli(t, "", "run", "--format", "text", "--set", "leader.imbalance.check.interval.seconds=60", file)
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, base, "electPreferred at 300000 ms: elected payments-0→1")
+	assert.Contains(t, set, "electPreferred at 60000 ms: elected payments-0→1")
+
+	// Cluster mode: a Kafka config and a broker setting under its Kafka name.
+	file = filepath.Join(testdata, "cluster-kill-start.json")
+	_, base, _ = cli(t, "", "run", "--format", "text", file)
+	code, set, errOut = cli(t, "", "run", "--format", "text", file,
+		"--set", "leader.imbalance.check.interval.seconds=60", "--set=replica.lag.time.max.ms=10000")
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, 4, strings.Count(base, "electPreferred on controller"), "every 300 s in 20 minutes")
+	assert.Equal(t, 20, strings.Count(set, "electPreferred on controller"), "every 60 s")
+}
+
+func TestBadSettingsAreUsageErrors(t *testing.T) {
+	cluster := filepath.Join(testdata, "cluster-kill-start.json")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--set", "min.insync.replicas=0", cluster}, `--set min.insync.replicas=0: Invalid value 0 for configuration min.insync.replicas: Value must be at least 1`},
+		{[]string{"run", "--set", "min.insync.replicas", cluster}, `--set: want NAME=VALUE (a config such as leader.imbalance.election.max.per.run=200), got "min.insync.replicas"`},
+		{[]string{"run", "--set", "linger.ms=5", filepath.Join(testdata, "electing-a-new-leader.json")}, `--set linger.ms=5: linger.ms is a setting of the cluster mode's workload block; this scenario is in controller mode`},
+		{[]string{"compare", cluster}, `kraftlab compare: give at least one --a or --b setting: they are what the two runs differ in`},
+		{[]string{"compare", cluster, "--a", "acks=0"}, `--a acks=0: must be "all" (or "-1", -1) or "1" (or 1); acks=0 is not modelled, got 0`},
+		{[]string{"compare", "--b", "acks=1"}, `kraftlab compare: want exactly one FILE, got 0 arguments (usage: kraftlab compare [--format text|json] [--set NAME=VALUE]... FILE --a NAME=VALUE... --b NAME=VALUE...)`},
+		{[]string{"compare", "--format", "xml", cluster, "--b", "acks=1"}, `kraftlab compare: --format must be text or json, got "xml"`},
+		{[]string{"compare", filepath.Join(testdata, "electing-a-new-leader.json"), "--b", "min.insync.replicas=2"}, `mode: compare needs a cluster-mode scenario (a controller-mode run has no summary to compare)`},
+	}
+	for _, c := range cases {
+		code, out, errOut := cli(t, "", c.args...)
+		assert.Equal(t, exitUsage, code, c.args)
+		assert.Empty(t, out, c.args)
+		assert.Equal(t, c.want+"\n", errOut, c.args)
+	}
+}
+
+func TestCompareWritesTheSummariesSideBySide(t *testing.T) {
+	file := filepath.Join(testdata, "cluster-kill-start.json")
+	args := []string{"compare", file, "--a", "leader.imbalance.check.interval.seconds=300", "--b", "leader.imbalance.check.interval.seconds=60", "--set", "acks=all"}
+	code, out, errOut := cli(t, "", args...)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "both: acks=all\na:    leader.imbalance.check.interval.seconds=300\nb:    leader.imbalance.check.interval.seconds=60\n")
+	assert.Regexp(t, `\nmax_elections_per_run +100 +\d\d +0\.\d{3}\n`, out, "runs every 60 s catch the broker as it rejoins the ISRs: fewer elections per run")
+	assert.Regexp(t, `\nunfenced_at_ms +485012 +485012 +1\.000\n`, out, "the same seed: the same restart")
+
+	code, js, _ := cli(t, "", append(args, "--format", "json")...)
+	require.Equal(t, exitOK, code)
+	var res struct {
+		Seed uint64
+		Set  map[string]string
+		A, B struct {
+			Settings map[string]string
+			Summary  map[string]float64
+		}
+		Ratio map[string]*float64
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &res))
+	assert.Equal(t, uint64(7), res.Seed)
+	assert.Equal(t, map[string]string{"acks": "all"}, res.Set)
+	assert.Equal(t, 485012.0, res.A.Summary["unfenced_at_ms"])
+	require.NotNil(t, res.Ratio["recovery_time_ms"])
+	assert.InDelta(t, res.B.Summary["recovery_time_ms"]/res.A.Summary["recovery_time_ms"], *res.Ratio["recovery_time_ms"], 0.001)
+	assert.Nil(t, res.Ratio["produce_timeouts"], "0 in a: no ratio")
+
+	code, help, _ := cli(t, "", "help", "compare")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, help, "--a NAME=VALUE")
 }

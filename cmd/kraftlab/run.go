@@ -7,39 +7,86 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 )
 
-// Output formats of run.
+// Output formats of run and compare.
 const (
 	formatJSON = "json"
 	formatText = "text"
 )
 
+// settingsFlag collects a repeatable NAME=VALUE flag. Values are validated after flag parsing,
+// so that the error names the flag and the setting on one line.
+type settingsFlag struct {
+	name string // the flag, "--set"
+	list []string
+}
+
+// String implements flag.Value.
+func (s *settingsFlag) String() string { return strings.Join(s.list, " ") }
+
+// Set implements flag.Value: each use of the flag adds one setting.
+func (s *settingsFlag) Set(v string) error {
+	s.list = append(s.list, v)
+	return nil
+}
+
+// parse validates every setting; the first bad one is the error.
+func (s *settingsFlag) parse() ([]scenario.Setting, error) {
+	var out []scenario.Setting
+	for _, text := range s.list {
+		st, err := scenario.ParseSetting(s.name, text)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
 type runOptions struct {
 	format string
+	set    settingsFlag
 }
+
+const setHelp = `  --set NAME=VALUE  override a config, repeatable: a cluster-level Kafka config, validated
+                    as the "config" object's are (leader.imbalance.election.algorithm=wait-for-sync),
+                    or, in cluster mode, a broker or producer setting under Kafka's name
+                    (replica.lag.time.max.ms, follower.replication.throttled.rate, acks, linger.ms...)
+`
+
+// runArgs is run's synopsis, also quoted by its usage errors.
+const runArgs = "[--format json|text] [--set NAME=VALUE]... FILE"
 
 var runCommand = &command{
 	name:    "run",
-	args:    "[--format json|text] FILE",
+	args:    runArgs,
 	summary: "Run a scenario file (- for stdin) and print its result.",
-	help: `The scenario's steps run on a virtual clock; the same file and seed always give the same
-output, byte for byte.
+	help: `The scenario runs on a virtual clock; the same file, seed and settings always give the
+same output, byte for byte. A file without "mode" is a cluster-mode scenario (the toy
+cluster: quorum, brokers, producers, timed events); "mode": "controller" plays steps against
+the engine's controller alone.
 
-  --format json   (default) the result as JSON: every step's records, balancer runs, errors
-                  and per-partition results, then the final metrics, partitions and brokers
-  --format text   the same for people: one line per record, partitions as
-                  kafka-topics.sh --describe prints them
-
-An invalid scenario exits with status 2 and one line on stderr naming the field and the
-problem, e.g. "steps[3].broker: broker 7 does not exist (brokers: 0, 1, 2)".
+  --format json   (default) the result as JSON. Cluster mode: the events, the committed
+                  records, balancer runs, describes, samples and the summary. Controller
+                  mode: every step's records, balancer runs, errors and per-partition
+                  results, then the final metrics, partitions and brokers
+  --format text   the same for people: a timeline (cluster mode) or one line per record
+                  (controller mode); partitions as kafka-topics.sh --describe prints them
+` + setHelp + `
+An invalid scenario or setting exits with status 2 and one line on stderr naming the field
+and the problem, e.g. "events[3].broker: broker 7 does not exist (brokers: 0, 1, 2)".
+A cluster-mode run stopped by an invariant violation prints its result up to the violation,
+then exits with status 1 and the violation on stderr.
 The format is documented in docs/scenario.md.
 `,
 	flags: func(fs *flag.FlagSet) any {
-		o := &runOptions{}
+		o := &runOptions{set: settingsFlag{name: "--set"}}
 		fs.StringVar(&o.format, "format", formatJSON, "output format: json or text")
+		fs.Var(&o.set, "set", "override a config: NAME=VALUE (repeatable)")
 		return o
 	},
 	main: runMain,
@@ -51,24 +98,23 @@ func runMain(e *env, opts any, args []string) int {
 		return usageError(e, "kraftlab run: --format must be json or text, got %q", o.format)
 	}
 	if len(args) != 1 {
-		return usageError(e, "kraftlab run: want exactly one FILE, got %d arguments (usage: kraftlab run [--format json|text] FILE)", len(args))
+		return usageError(e, "kraftlab run: want exactly one FILE, got %d arguments (usage: kraftlab run %s)", len(args), runArgs)
+	}
+	settings, err := o.set.parse()
+	if err != nil {
+		return usageError(e, "%v", err)
 	}
 	data, err := readInput(e, args[0])
 	if err != nil {
 		return usageError(e, "kraftlab run: %v", err)
 	}
-	s, err := scenario.Parse(data)
+	s, err := scenario.Parse(data, settings...)
 	if err != nil {
 		return usageError(e, "%v", err)
 	}
 	res, err := scenario.Run(s)
 	if err != nil {
-		var se *scenario.Error
-		if errors.As(err, &se) {
-			return usageError(e, "%v", err)
-		}
-		fmt.Fprintf(e.stderr, "kraftlab run: %v\n", err)
-		return exitFailure
+		return runError(e, "run", err)
 	}
 	// The whole output is built first, so a failure leaves stdout empty.
 	var out bytes.Buffer
@@ -84,7 +130,22 @@ func runMain(e *env, opts any, args []string) int {
 		fmt.Fprintf(e.stderr, "kraftlab run: writing the result: %v\n", err)
 		return exitFailure
 	}
+	if res.Cluster != nil && res.Cluster.Violation != "" {
+		fmt.Fprintf(e.stderr, "kraftlab run: the run stopped at an invariant violation (a bug in KRaft Lab's model; please report it with the input): %s\n", res.Cluster.Violation)
+		return exitFailure
+	}
 	return exitOK
+}
+
+// runError reports a scenario that could not run: status 2 for the scenario's own problem
+// (an *scenario.Error), 1 for anything else.
+func runError(e *env, cmd string, err error) int {
+	var se *scenario.Error
+	if errors.As(err, &se) {
+		return usageError(e, "%v", err)
+	}
+	fmt.Fprintf(e.stderr, "kraftlab %s: %v\n", cmd, err)
+	return exitFailure
 }
 
 func readInput(e *env, name string) ([]byte, error) {
