@@ -151,6 +151,19 @@ func runLine(run BalancerRun) string {
 		}
 		parts = append(parts, "elected "+strings.Join(el, ", "))
 	}
+	parts = append(parts, gateFacts(run)...)
+	next := "no next run scheduled"
+	if run.NextRunMs != nil {
+		next = fmt.Sprintf("next run at %d ms", *run.NextRunMs)
+	}
+	parts = append(parts, next)
+	return fmt.Sprintf("electPreferred at %d ms: %s", run.TimeMs, strings.Join(parts, "; "))
+}
+
+// gateFacts describes what a balancer run reports beyond its elections: more work, the cap, the
+// gate and the escape hatch. Both modes' timelines use it.
+func gateFacts(run BalancerRun) []string {
+	var parts []string
 	if run.MoreWork {
 		parts = append(parts, "more work")
 	}
@@ -170,10 +183,5 @@ func runLine(run BalancerRun) string {
 	if run.SkippedByGate > 0 {
 		parts = append(parts, fmt.Sprintf("skipped by gate %d", run.SkippedByGate))
 	}
-	next := "no next run scheduled"
-	if run.NextRunMs != nil {
-		next = fmt.Sprintf("next run at %d ms", *run.NextRunMs)
-	}
-	parts = append(parts, next)
-	return fmt.Sprintf("electPreferred at %d ms: %s", run.TimeMs, strings.Join(parts, "; "))
+	return parts
 }

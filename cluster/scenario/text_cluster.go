@@ -116,25 +116,7 @@ func clusterRunLine(run BalancerRun) string {
 		}
 		parts = append(parts, fmt.Sprintf("%d elected: %s%s", n, strings.Join(shown, ", "), more))
 	}
-	if run.MoreWork {
-		parts = append(parts, "more work")
-	}
-	if run.DeferredByCap > 0 {
-		parts = append(parts, fmt.Sprintf("deferred by cap %d", run.DeferredByCap))
-	}
-	if len(run.GatedBrokers) > 0 {
-		oos := make([]string, len(run.OutOfSync))
-		for i, v := range run.OutOfSync {
-			oos[i] = fmt.Sprintf("%d=%d", v.Broker, v.Value)
-		}
-		parts = append(parts, fmt.Sprintf("gated brokers %s (out of sync: %s)", joinIDs(run.GatedBrokers, ","), strings.Join(oos, ", ")))
-	}
-	if len(run.EscapeHatchBrokers) > 0 {
-		parts = append(parts, "escape hatch for brokers "+joinIDs(run.EscapeHatchBrokers, ","))
-	}
-	if run.SkippedByGate > 0 {
-		parts = append(parts, fmt.Sprintf("skipped by gate %d", run.SkippedByGate))
-	}
+	parts = append(parts, gateFacts(run)...)
 	if run.NextRunMs != nil {
 		parts = append(parts, "next run at "+clock(*run.NextRunMs))
 	} else {
