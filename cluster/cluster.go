@@ -40,7 +40,10 @@ type Cluster struct {
 
 	meta check.Metadata
 	bal  check.Balancer
-	err  error
+	reps check.Replicas
+	// replicaCursor is where the next sample's rotating replica check starts.
+	replicaCursor int
+	err           error
 
 	outOfSync []int            // reused by onWindow: out-of-sync replicas by broker slot
 	pub       []metadata.Entry // reused by onCommitted: entries to publish
@@ -77,7 +80,7 @@ func New(spec Spec) (*Cluster, error) {
 	}
 	c := &Cluster{spec: spec, s: sim.New(spec.Seed), view: metadata.NewImage(), leaders: map[int32]int{}, observerDown: map[int32]bool{},
 		firstFaultMs: -1, lastRestarted: -1, unfencedAtMs: -1, restoredAtMs: -1, bootOffset: -1}
-	c.meta.Seed, c.bal.Seed = spec.Seed, spec.Seed
+	c.meta.Seed, c.bal.Seed, c.reps.Seed = spec.Seed, spec.Seed, spec.Seed
 
 	cfg := control.DefaultConfig()
 	cfg.Quorum.Voters = control.VoterIDs(spec.Controllers)

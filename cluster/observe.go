@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster/broker"
+	"github.com/kraftlab/kraftlab/cluster/check"
 	"github.com/kraftlab/kraftlab/cluster/workload"
 	"github.com/kraftlab/kraftlab/engine/metadata"
 )
@@ -43,6 +44,37 @@ func (c *Cluster) onWindow(w workload.Window) {
 		s.Brokers = append(s.Brokers, bs)
 	}
 	c.samples = append(c.samples, s)
+	c.checkReplicas(w.EndMs)
+}
+
+// replicaChecksPerSample bounds how many partitions each sample checks against the brokers, so
+// the cost per sample does not follow the partition count; the slice rotates, covering every
+// partition in turn.
+const replicaChecksPerSample = 2000
+
+// checkReplicas checks a rotating slice of partitions' serving leaders against the committed
+// metadata (cluster/check.Replicas).
+func (c *Cluster) checkReplicas(nowMs int64) {
+	n := len(c.view.Partitions)
+	if n == 0 {
+		return
+	}
+	for k := 0; k < min(n, replicaChecksPerSample) && c.err == nil; k++ {
+		idx := int32((c.replicaCursor + k) % n)
+		p := &c.view.Partitions[idx]
+		top := &c.view.Topics[p.Topic]
+		if top.Deleted {
+			continue
+		}
+		info, err := c.fleet.Partition(idx)
+		if err != nil {
+			continue
+		}
+		if v := c.reps.Observe(nowMs, top.Name, idx, p, check.Serving{Leader: info.Leader, LeaderEpoch: info.LeaderEpoch, HighWatermark: info.HighWatermark}); v != nil {
+			c.fail(v)
+		}
+	}
+	c.replicaCursor = (c.replicaCursor + min(n, replicaChecksPerSample)) % n
 }
 
 func stateName(s broker.State) string {

@@ -208,6 +208,10 @@ type Fleet struct {
 	epochSt  []float64 // leader-epoch start offset
 	hwFrozen []bool
 	hwVal    []float64
+	// hwFloor is the highest high watermark the serving leader has had in its epoch: Kafka's
+	// leader only ever raises its HW (Partition.maybeIncrementLeaderHW), even when an ISR
+	// member's known log end goes back, as it does here while a restarted follower recovers.
+	hwFloor  []float64
 	isrMax   []uint8 // the serving leader's maximal ISR
 	alterSt  []uint8
 	alterNew []uint8

@@ -71,6 +71,10 @@ func (f *Fleet) hw(p int32, t int64) float64 {
 			v = min(v, f.pos(r, t))
 		}
 	}
+	v = max(v, f.hwFloor[p])
+	if t >= f.now() {
+		f.hwFloor[p] = v
+	}
 	return v
 }
 
@@ -197,7 +201,7 @@ func (f *Fleet) startLeader(p int32, i int8) {
 	}
 	f.leader[p] = i
 	f.rstate[r] = rsLeader
-	f.leoBase[p], f.epochSt[p], f.hwFrozen[p], f.hwVal[p] = fn, fn, false, fn
+	f.leoBase[p], f.epochSt[p], f.hwFrozen[p], f.hwVal[p], f.hwFloor[p] = fn, fn, false, fn, 0
 	f.servEp[p] = f.vLE[r]
 	f.isrMax[p] = f.vIsr[r] | 1<<i
 	f.alterSt[p] = alNone
