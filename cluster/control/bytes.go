@@ -139,8 +139,7 @@ func imageSnapshotBytes(im *metadata.Image) int64 {
 				LogDirs: b.LogDirs, Fenced: b.Fenced, InControlledShutdown: b.InControlledShutdown}))
 		}
 	}
-	var pr metadata.PartitionRecord
-	var isr, elr, lke []int32
+	var ps partitionSizer
 	for t := range im.Topics {
 		top := &im.Topics[t]
 		if top.Deleted {
@@ -148,14 +147,33 @@ func imageSnapshotBytes(im *metadata.Image) int64 {
 		}
 		n += int64(RecordBytes(&metadata.TopicRecord{Name: top.Name, TopicID: top.ID}))
 		n += configsBytes(metadata.ResourceTopic, top.Name, &top.Configs)
-		pr.Topic, pr.TopicID = top.Name, top.ID
-		for i := top.First; i < top.First+top.Count; i++ {
-			p := &im.Partitions[i]
-			isr, elr, lke = p.AppendIsr(isr[:0]), p.AppendElr(elr[:0]), p.AppendLastKnownElr(lke[:0])
-			pr.Replicas, pr.Isr, pr.Elr, pr.LastKnownElr = p.Replicas(), isr, elr, lke
-			n += int64(RecordBytes(&pr))
-		}
+		n += ps.topicBytes(im, top)
 	}
+	return withBatchHeaders(n)
+}
+
+// partitionSizer sizes a topic's PartitionRecords without building them: one reused record and
+// reused lists stand in for each partition's.
+type partitionSizer struct {
+	pr            metadata.PartitionRecord
+	isr, elr, lke []int32
+}
+
+// topicBytes is the encoded size of the PartitionRecords of one topic of im.
+func (s *partitionSizer) topicBytes(im *metadata.Image, top *metadata.Topic) int64 {
+	var n int64
+	s.pr.Topic, s.pr.TopicID = top.Name, top.ID
+	for i := top.First; i < top.First+top.Count; i++ {
+		p := &im.Partitions[i]
+		s.isr, s.elr, s.lke = p.AppendIsr(s.isr[:0]), p.AppendElr(s.elr[:0]), p.AppendLastKnownElr(s.lke[:0])
+		s.pr.Replicas, s.pr.Isr, s.pr.Elr, s.pr.LastKnownElr = p.Replicas(), s.isr, s.elr, s.lke
+		n += int64(RecordBytes(&s.pr))
+	}
+	return n
+}
+
+// withBatchHeaders adds the record-batch headers a snapshot of n record bytes is written in.
+func withBatchHeaders(n int64) int64 {
 	batches := (n + snapshotBatchBytes - 1) / snapshotBatchBytes
 	return n + max(batches, 1)*BatchHeaderBytes
 }

@@ -78,8 +78,7 @@ func (c *Controllers) takeSnapshot(m *member, end int64, epoch int32) *Snapshot 
 	for _, r := range s.head {
 		n += int64(RecordBytes(r))
 	}
-	var pr metadata.PartitionRecord
-	var isr, elr, lke []int32
+	var ps partitionSizer
 	for t := range im.Topics {
 		top := &im.Topics[t]
 		if top.Deleted {
@@ -92,17 +91,9 @@ func (c *Controllers) takeSnapshot(m *member, end int64, epoch int32) *Snapshot 
 			n += int64(RecordBytes(r))
 		}
 		s.topics = append(s.topics, st)
-		// Size each partition's record without building it: one reused record stands in.
-		pr.Topic, pr.TopicID = top.Name, top.ID
-		for i := top.First; i < top.First+top.Count; i++ {
-			p := &im.Partitions[i]
-			isr, elr, lke = p.AppendIsr(isr[:0]), p.AppendElr(elr[:0]), p.AppendLastKnownElr(lke[:0])
-			pr.Replicas, pr.Isr, pr.Elr, pr.LastKnownElr = p.Replicas(), isr, elr, lke
-			n += int64(RecordBytes(&pr))
-		}
+		n += ps.topicBytes(im, top)
 	}
-	batches := (n + snapshotBatchBytes - 1) / snapshotBatchBytes
-	s.Bytes = n + max(batches, 1)*BatchHeaderBytes
+	s.Bytes = withBatchHeaders(n)
 	s.changed = make([]uint64, (s.count+63)/64)
 	m.snaps = append(m.snaps, s)
 	return s
