@@ -4,6 +4,9 @@
 //
 //	kraftlab run [--format json|text] [--set NAME=VALUE]... FILE   run a scenario (FILE may be - for stdin)
 //	kraftlab compare FILE --a NAME=VALUE... --b NAME=VALUE...       run it twice, compare the summaries
+//	kraftlab sweep FILE --grid NAME=VALUES [--grid NAME=VALUES]     run a grid of configs on every core (docs/lab.md)
+//	kraftlab lab FILE [--policy NAME=VALUE,...]... [--sensitivity]   compare policies with the KIP's verdicts
+//	kraftlab lesson check [-v] [FILE...]                             check lessons (docs/lessons.md)
 //	kraftlab help [COMMAND]                                         describe the commands
 //
 // Exit status: 0 on success, 2 for invalid input or usage (one line on stderr, nothing on
@@ -56,7 +59,9 @@ type command struct {
 // help itself looks commands up.
 var commands []*command
 
-func init() { commands = []*command{runCommand, compareCommand, helpCommand} }
+func init() {
+	commands = []*command{runCommand, compareCommand, sweepCommand, labCommand, lessonCommand, helpCommand}
+}
 
 func lookup(name string) *command {
 	for _, c := range commands {

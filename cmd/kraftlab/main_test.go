@@ -81,8 +81,8 @@ func TestInvalidInputIsOneLineOnStderrAndNothingOnStdout(t *testing.T) {
 		{"", []string{"run", "a.json", "b.json"}, "kraftlab run: want exactly one FILE, got 2 arguments (usage: kraftlab run [--format json|text] [--set NAME=VALUE]... FILE)"},
 		{"", []string{"run", "--format", "xml", "a.json"}, `kraftlab run: --format must be json or text, got "xml"`},
 		{"", []string{"run", "--verbose", "a.json"}, "kraftlab run: flag provided but not defined: -verbose (usage: kraftlab run [--format json|text] [--set NAME=VALUE]... FILE)"},
-		{"", []string{"compile"}, `kraftlab: unknown command "compile" (commands: run, compare, help; see 'kraftlab help')`},
-		{"", []string{"help", "compile"}, `kraftlab help: unknown command "compile" (commands: run, compare, help)`},
+		{"", []string{"compile"}, `kraftlab: unknown command "compile" (commands: run, compare, sweep, lab, lesson, help; see 'kraftlab help')`},
+		{"", []string{"help", "compile"}, `kraftlab help: unknown command "compile" (commands: run, compare, sweep, lab, lesson, help)`},
 	}
 	for _, c := range cases {
 		code, out, errOut := cli(t, c.stdin, c.args...)

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/lessons"
+)
+
+type lessonOptions struct {
+	verbose bool
+}
+
+// lessonArgs is lesson's synopsis, also quoted by its usage errors.
+const lessonArgs = "check [-v] [FILE...]"
+
+var lessonCommand = &command{
+	name:    "lesson",
+	args:    lessonArgs,
+	summary: "Check lessons: parse them, then play every step's reference actions and check its goals.",
+	help: `Without FILE, checks the course built into kraftlab (lessons/course). For each lesson it
+parses the file and its scenario, then, from each step's start, checks that no goal holds yet,
+plays the step's reference actions headlessly and checks that every goal and expect: line then
+holds. It prints one "ok" line per good lesson; a problem is one line on stderr with the file
+and line ("lessons/course/03-elr.md:42: goal: unknown predicate ..."), and the exit status is 2.
+
+  -v   also print each step's times and the value behind every goal, to quote in the text
+
+docs/lessons.md describes the lesson format and the predicate vocabulary.
+`,
+	flags: func(fs *flag.FlagSet) any {
+		o := &lessonOptions{}
+		fs.BoolVar(&o.verbose, "v", false, "print each step's times and goal values")
+		return o
+	},
+	main: lessonMain,
+}
+
+func lessonMain(e *env, opts any, args []string) int {
+	o := opts.(*lessonOptions)
+	if len(args) == 0 || args[0] != "check" {
+		return usageError(e, "kraftlab lesson: want a subcommand: check (usage: kraftlab lesson %s)", lessonArgs)
+	}
+	files := args[1:]
+	var load []func() (*lessons.Lesson, error)
+	if len(files) == 0 {
+		names, err := lessons.CourseFiles()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "kraftlab lesson check: %v\n", err)
+			return exitFailure
+		}
+		for _, n := range names {
+			load = append(load, func() (*lessons.Lesson, error) { return lessons.LoadCourseLesson(n) })
+		}
+	}
+	for _, f := range files {
+		load = append(load, func() (*lessons.Lesson, error) { return lessons.LoadFile(f) })
+	}
+	status := exitOK
+	for _, ld := range load {
+		l, err := ld()
+		if err == nil {
+			var trace = e.stdout
+			if !o.verbose {
+				trace = nil
+			}
+			err = lessons.VerifyTrace(l, trace)
+		}
+		if err != nil {
+			fmt.Fprintln(e.stderr, err)
+			status = exitUsage
+			continue
+		}
+		fmt.Fprintf(e.stdout, "ok  %s: %d steps\n", l.File, len(l.Steps))
+	}
+	return status
+}

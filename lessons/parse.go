@@ -1,0 +1,307 @@
+package lessons
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/kraftlab/kraftlab/cluster/scenario"
+)
+
+// maxLessonBytes bounds a lesson file; a lesson is a page of text, not a data set.
+const maxLessonBytes = 1 << 20
+
+// Opener reads a file a lesson refers to (a scenario next to it), by a path relative to the
+// lesson's directory. Nil means the lesson may not refer to files.
+type Opener func(name string) ([]byte, error)
+
+// Parse reads and validates a lesson. file names it in errors (and its base name is the
+// lesson's ID); open reads a scenario the header refers to. Every problem is an *Error with
+// the file and line.
+func Parse(file string, data []byte, open Opener) (*Lesson, error) {
+	l := &Lesson{File: file, ID: strings.TrimSuffix(path.Base(file), path.Ext(file))}
+	p := &lessonParser{l: l, lines: strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")}
+	if len(data) > maxLessonBytes {
+		return nil, p.errf(0, "the file is %d bytes; a lesson may have at most %d", len(data), maxLessonBytes)
+	}
+	if err := p.parse(open); err != nil {
+		return nil, err
+	}
+	if err := validate(l, p); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+type lessonParser struct {
+	l     *Lesson
+	lines []string
+	// scenarioLine is the line of the scenario's first JSON line (or of the header's
+	// scenario: entry when it names a file), to place scenario errors.
+	scenarioLine int
+	// scenarioInline is set when the scenario is a fenced block in the file.
+	scenarioInline bool
+	startMsSet     bool
+}
+
+func (p *lessonParser) errf(line int, format string, args ...any) *Error {
+	return &Error{File: p.l.File, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+var linkRE = regexp.MustCompile(`^- \[([^\]]+)\]\((https?://[^ )]+)\)\s*$`)
+
+// Header keys, in the order docs/lessons.md lists them.
+var headerKeys = []string{"title", "summary", "links", "scenario", "start_ms"}
+
+func (p *lessonParser) parse(open Opener) error {
+	n := len(p.lines)
+	if n == 0 || strings.TrimSpace(p.lines[0]) != "---" {
+		return p.errf(1, `a lesson starts with a header between "---" lines (title:, summary:, links:, scenario:)`)
+	}
+	i := 1
+	scenarioRef := ""
+	inLinks := false
+	for ; i < n && strings.TrimSpace(p.lines[i]) != "---"; i++ {
+		line := p.lines[i]
+		ln := i + 1
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if inLinks && strings.HasPrefix(line, "- ") {
+			m := linkRE.FindStringSubmatch(line)
+			if m == nil {
+				return p.errf(ln, "links: write a link as \"- [Title](https://...)\", got %q", line)
+			}
+			p.l.Links = append(p.l.Links, Link{Title: m[1], URL: m[2]})
+			continue
+		}
+		inLinks = false
+		key, val, ok := strings.Cut(line, ":")
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if !ok {
+			return p.errf(ln, "header: expected \"key: value\", got %q (keys: %s)", line, strings.Join(headerKeys, ", "))
+		}
+		switch key {
+		case "title":
+			p.l.Title = val
+		case "summary":
+			p.l.Summary = val
+		case "links":
+			if val != "" {
+				return p.errf(ln, "links: list the links on the following lines, one \"- [Title](https://...)\" each")
+			}
+			inLinks = true
+		case "scenario":
+			scenarioRef, p.scenarioLine = val, ln
+		case "start_ms":
+			v, err := strconv.ParseInt(strings.ReplaceAll(val, "_", ""), 10, 64)
+			if err != nil || v < 0 {
+				return p.errf(ln, "start_ms: must be a time in milliseconds, 0 or more, got %q", val)
+			}
+			p.l.StartMs, p.startMsSet = v, true
+		default:
+			return p.errf(ln, "header: unknown key %q (known: %s)", key, strings.Join(headerKeys, ", "))
+		}
+	}
+	if i >= n {
+		return p.errf(1, `the header is not closed: add a "---" line after it`)
+	}
+	if p.l.Title == "" {
+		return p.errf(2, "header: title: missing; every lesson has a title")
+	}
+	if p.l.Summary == "" {
+		return p.errf(2, "header: summary: missing; every lesson has a one-line summary")
+	}
+	i++
+	// The intro runs to the first step heading; a ```json scenario block in it is the scenario.
+	var intro []string
+	for ; i < n && !strings.HasPrefix(p.lines[i], "## "); i++ {
+		if t := strings.TrimSpace(p.lines[i]); t == "```json scenario" || t == "```scenario" {
+			start := i + 1
+			j := start
+			for j < n && strings.TrimSpace(p.lines[j]) != "```" {
+				j++
+			}
+			if j >= n {
+				return p.errf(i+1, "scenario: the fenced block is not closed with ```")
+			}
+			if p.scenarioInline || scenarioRef != "" {
+				return p.errf(i+1, "scenario: given twice; a lesson has one starting scenario (a block or the header's scenario: file)")
+			}
+			p.l.ScenarioJSON = []byte(strings.Join(p.lines[start:j], "\n"))
+			p.scenarioInline, p.scenarioLine = true, start+1
+			i = j
+			continue
+		}
+		intro = append(intro, p.lines[i])
+	}
+	p.l.Intro = strings.TrimSpace(strings.Join(intro, "\n"))
+	if scenarioRef != "" {
+		if open == nil {
+			return p.errf(p.scenarioLine, "scenario: %q: this lesson cannot refer to files here; put the scenario in a ```json scenario block", scenarioRef)
+		}
+		if strings.Contains(scenarioRef, "..") || path.IsAbs(scenarioRef) {
+			return p.errf(p.scenarioLine, "scenario: %q: name a file next to the lesson (no .. or absolute paths)", scenarioRef)
+		}
+		data, err := open(scenarioRef)
+		if err != nil {
+			return p.errf(p.scenarioLine, "scenario: cannot read %q: %v", scenarioRef, err)
+		}
+		p.l.ScenarioJSON = data
+	}
+	if p.l.ScenarioJSON == nil {
+		return p.errf(i, "scenario: missing; give the starting scenario in a ```json scenario block before the first step, or as scenario: FILE in the header")
+	}
+	for i < n {
+		var err error
+		if i, err = p.step(i); err != nil {
+			return err
+		}
+	}
+	if len(p.l.Steps) == 0 {
+		return p.errf(len(p.lines), `steps: none; a step starts with a "## Title" line`)
+	}
+	return nil
+}
+
+// step parses the step whose heading is at line index i and returns the index after it.
+func (p *lessonParser) step(i int) (int, error) {
+	n := len(p.lines)
+	s := &Step{Index: len(p.l.Steps), Line: i + 1, Title: strings.TrimSpace(strings.TrimPrefix(p.lines[i], "## "))}
+	if s.Title == "" {
+		return 0, p.errf(i+1, "step: the heading has no title")
+	}
+	p.l.Steps = append(p.l.Steps, s)
+	var text []string
+	fenced := false
+	for i++; i < n && (fenced || !strings.HasPrefix(p.lines[i], "## ")); i++ {
+		line := p.lines[i]
+		ln := i + 1
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+		}
+		if fenced {
+			text = append(text, line)
+			continue
+		}
+		key, val, _ := strings.Cut(line, ":")
+		val = strings.TrimSpace(val)
+		switch key {
+		case "do":
+			if s.Task != "" {
+				return 0, p.errf(ln, "do: given twice in step %q; a step asks one thing", s.Title)
+			}
+			s.Task = val
+		case "goal", "expect":
+			e, err := ParseExpr(val)
+			if err != nil {
+				return 0, p.errf(ln, "%s: %v", key, err)
+			}
+			g := Goal{Source: val, Line: ln, Expr: e}
+			if key == "goal" {
+				s.Goals = append(s.Goals, g)
+			} else {
+				s.Expects = append(s.Expects, g)
+			}
+		case "hint":
+			if val == "" {
+				return 0, p.errf(ln, "hint: empty")
+			}
+			s.Hints = append(s.Hints, val)
+		case "reference", "play":
+			if val != "" {
+				return 0, p.errf(ln, "%s: list the actions on the following lines, one \"- action\" each", key)
+			}
+			var acts []Action
+			for i+1 < n && strings.HasPrefix(p.lines[i+1], "- ") {
+				i++
+				a, err := parseAction(strings.TrimSpace(p.lines[i][2:]), key == "play")
+				if err != nil {
+					return 0, p.errf(i+1, "%s: %v", key, err)
+				}
+				a.Line = i + 1
+				acts = append(acts, a)
+			}
+			if len(acts) == 0 {
+				return 0, p.errf(ln, "%s: no actions; list them on the following lines, one \"- action\" each", key)
+			}
+			if key == "reference" {
+				if s.Reference != nil {
+					return 0, p.errf(ln, "reference: given twice in step %q", s.Title)
+				}
+				s.Reference = acts
+			} else {
+				if s.Play != nil {
+					return 0, p.errf(ln, "play: given twice in step %q", s.Title)
+				}
+				s.Play = acts
+			}
+		default:
+			text = append(text, line)
+		}
+	}
+	if fenced {
+		return 0, p.errf(s.Line, "step %q: a ``` block is not closed", s.Title)
+	}
+	s.Text = strings.TrimSpace(strings.Join(text, "\n"))
+	if len(s.Goals) > 0 && len(s.Reference) == 0 {
+		return 0, p.errf(s.Line, "step %q has goals but no reference: actions; give the actions that reach them, so the course test can check them", s.Title)
+	}
+	if len(s.Expects) > 0 && len(s.Reference) == 0 {
+		return 0, p.errf(s.Line, "step %q has expect: lines but no reference: actions", s.Title)
+	}
+	return i, nil
+}
+
+// jsonLineRE finds "line N" in encoding/json's and the scenario parser's syntax errors.
+var jsonLineRE = regexp.MustCompile(`at line (\d+)`)
+
+// scenarioError places a scenario parse error in the lesson.
+func (p *lessonParser) scenarioError(err error) error {
+	line := p.scenarioLine
+	msg := err.Error()
+	if m := jsonLineRE.FindStringSubmatch(msg); m != nil && p.scenarioInline {
+		if k, e := strconv.Atoi(m[1]); e == nil {
+			line += k - 1
+		}
+	} else if p.scenarioInline {
+		// Point at the field's key when the path ends in a plain name we can find.
+		if se, ok := err.(*scenario.Error); ok && se.Path != "" {
+			line = p.findKey(se.Path, line)
+		}
+	}
+	return p.errf(line, "scenario: %s", msg)
+}
+
+var lastKeyRE = regexp.MustCompile(`(?:\.|^)([a-z_]+)(?:\[\d+\])*$|\["([^"]+)"\]$`)
+
+// findKey returns the first line of the scenario block, from its start, that holds the path's
+// last key; the block's start when it finds none.
+func (p *lessonParser) findKey(path string, from int) int {
+	m := lastKeyRE.FindStringSubmatch(path)
+	if m == nil {
+		return from
+	}
+	key := m[1] + m[2]
+	for i := from - 1; i < len(p.lines) && strings.TrimSpace(p.lines[i]) != "```"; i++ {
+		if strings.Contains(p.lines[i], `"`+key+`"`) {
+			return i + 1
+		}
+	}
+	return from
+}
+
+// scenarioDoc is the scenario JSON as an object, to add the actions as events.
+func scenarioDoc(data []byte) (map[string]json.RawMessage, error) {
+	var doc map[string]json.RawMessage
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(&doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}

@@ -1,0 +1,109 @@
+package lessons
+
+import (
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/cluster"
+)
+
+// UntilPollMs is how often an until action checks its predicate: the moment it reports is
+// within this many milliseconds after the predicate became true.
+const UntilPollMs = 10
+
+// Build builds the lesson's cluster from its scenario and plays the scenario's own events, up
+// to the first step's start.
+func (l *Lesson) Build() (*cluster.Cluster, error) {
+	c, err := cluster.New(l.Scenario.Cluster.Spec)
+	if err != nil {
+		return nil, &Error{File: l.File, Msg: "scenario: " + err.Error()}
+	}
+	for _, ev := range l.Scenario.Cluster.Events {
+		if err := c.RunUntil(ev.AtMs); err != nil {
+			return nil, l.runErr(0, "scenario: events[%d]: the cluster stopped at %d ms: %v", ev.Index, c.Now(), err)
+		}
+		if err := c.Do(ev.Event); err != nil {
+			return nil, l.runErr(0, "scenario: events[%d] (%s at %d ms) was refused: %v", ev.Index, ev.Op, ev.AtMs, err)
+		}
+	}
+	if err := c.RunUntil(l.StartMs); err != nil {
+		return nil, l.runErr(0, "scenario: the cluster stopped at %d ms: %v", c.Now(), err)
+	}
+	return c, nil
+}
+
+// Checkpoint builds the cluster as it stands at the start of step i: the scenario, then the
+// reference actions of steps 0 to i-1. The same lesson gives the same checkpoint every time,
+// so back, forward and a link to step i all land in the same state. The Mark is step i's start.
+func (l *Lesson) Checkpoint(i int) (*cluster.Cluster, Mark, error) {
+	if i < 0 || i >= len(l.Steps) {
+		return nil, Mark{}, &Error{File: l.File, Msg: fmt.Sprintf("step %d does not exist (steps: 0 to %d)", i, len(l.Steps)-1)}
+	}
+	c, err := l.Build()
+	if err != nil {
+		return nil, Mark{}, err
+	}
+	for _, s := range l.Steps[:i] {
+		m := MarkNow(c)
+		if _, err := l.Play(c, s.Reference, m); err != nil {
+			return nil, Mark{}, err
+		}
+	}
+	return c, MarkNow(c), nil
+}
+
+// Play runs actions from the cluster's present, counting from the step start m, and returns
+// how many it ran: all of them, or up to (not including) the first pause, which the caller
+// resumes by playing the rest after it. No action runs the cluster past the lesson's
+// LimitMs; an event the cluster refuses, an until whose predicate never holds in time and an
+// invariant violation are errors that carry the action's line.
+func (l *Lesson) Play(c *cluster.Cluster, acts []Action, m Mark) (int, error) {
+	for i, a := range acts {
+		if a.Kind == ActPause {
+			return i, nil
+		}
+		if err := l.Apply(c, a, m); err != nil {
+			return i, err
+		}
+	}
+	return len(acts), nil
+}
+
+// Apply runs one action: an event now, a wait, or an until (a pause does nothing).
+func (l *Lesson) Apply(c *cluster.Cluster, a Action, m Mark) error {
+	switch a.Kind {
+	case ActEvent:
+		if err := c.Do(a.Event); err != nil {
+			return l.runErr(a.Line, "%q was refused at %d ms: %v", a.Source, c.Now(), err)
+		}
+		if err := c.Err(); err != nil {
+			return l.runErr(a.Line, "%q: the cluster stopped: %v", a.Source, err)
+		}
+	case ActWait:
+		to := c.Now() + a.WaitMs
+		if to > l.LimitMs {
+			return l.runErr(a.Line, "%q would run to %d ms, past the lesson's limit (the scenario's duration_ms, %d)", a.Source, to, l.LimitMs)
+		}
+		if err := c.RunUntil(to); err != nil {
+			return l.runErr(a.Line, "%q: the cluster stopped at %d ms: %v", a.Source, c.Now(), err)
+		}
+	case ActUntil:
+		deadline := min(c.Now()+a.WaitMs, l.LimitMs)
+		for {
+			if ok, _ := a.Until.eval(c, m); ok {
+				return nil
+			}
+			if c.Now() >= deadline {
+				_, why := a.Until.eval(c, m)
+				return l.runErr(a.Line, "%q: still false at %d ms (%s)", a.Source, c.Now(), why)
+			}
+			if err := c.RunUntil(min(c.Now()+UntilPollMs, deadline)); err != nil {
+				return l.runErr(a.Line, "%q: the cluster stopped at %d ms: %v", a.Source, c.Now(), err)
+			}
+		}
+	}
+	return nil
+}
+
+func (l *Lesson) runErr(line int, format string, args ...any) error {
+	return &Error{File: l.File, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
