@@ -19,8 +19,10 @@ import (
 
 // ProtocolVersion is bumped whenever a message changes incompatibly, so that a page served
 // from a cache never talks to a newer worker without noticing. Version 2 added the sim.*
-// messages and replies with a binary attachment (the frame's per-partition arrays).
-const ProtocolVersion = 2
+// messages and replies with a binary attachment (the frame's per-partition arrays); version 3
+// the run's history (sim.seek, sim.step, sim.history, sim.export, sim.load) and the remaining
+// actions.
+const ProtocolVersion = 3
 
 // Error codes of a failed reply. They are part of the protocol: the page branches on them.
 const (
@@ -120,6 +122,14 @@ func New(info Info) *Bridge {
 	b.Register("sim.advance", s.advance)
 	b.Register("sim.act", s.act)
 	b.Register("sim.frame", s.frame)
+	b.Register("sim.seek", s.seekMsg)
+	b.Register("sim.step", s.step)
+	b.Register("sim.history", s.historyMsg)
+	b.Register("sim.export", s.export)
+	b.Register("sim.load", s.load)
+	registerLab(b) // the config lab page's lab.* messages (lab.go)
+	// The lesson runner's lesson.* messages (lesson.go).
+	registerLessons(b, s)
 	return b
 }
 

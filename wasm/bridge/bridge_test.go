@@ -43,7 +43,7 @@ func TestHelloNamesVersionsAndTypes(t *testing.T) {
 	assert.Equal(t, "v1.2.3", h.Version)
 	assert.Equal(t, runtime.Version(), h.GoVersion)
 	assert.Equal(t, ProtocolVersion, h.Protocol)
-	assert.Equal(t, []string{"config.defs", "config.validate", "hello", "sim.act", "sim.advance", "sim.frame", "sim.start"}, h.Types)
+	assert.Equal(t, []string{"config.defs", "config.validate", "hello", "lab.drop", "lab.export", "lab.judge", "lab.plan", "lab.presets", "lab.run.result", "lab.run.start", "lab.run.step", "lesson.check", "lesson.list", "lesson.open", "lesson.play", "sim.act", "sim.advance", "sim.export", "sim.frame", "sim.history", "sim.load", "sim.seek", "sim.start", "sim.step"}, h.Types)
 }
 
 func TestMalformedRequestsGetBadRequestReplies(t *testing.T) {
@@ -227,7 +227,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestEventsAndErrorReplies(t *testing.T) {
-	assert.JSONEq(t, `{"type":"ready","body":{"protocol":2}}`, string(ReadyEvent()))
+	assert.JSONEq(t, `{"type":"ready","body":{"protocol":3}}`, string(ReadyEvent()))
 	assert.JSONEq(t, `{"id":0,"type":"","ok":false,"error":{"code":"bad_request","message":"data must be a string"}}`,
 		string(ErrorReply(0, "", BadRequest("data must be a string"))))
 }

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/control"
 	"github.com/kraftlab/kraftlab/engine/config"
+	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
 )
 
@@ -55,7 +57,7 @@ const (
 // over replica positions), advanced record by record, because the committed image only shows
 // the latest state.
 type eventLog struct {
-	s       *Session
+	s       *live
 	cursor  int64 // next committed offset to read
 	runs    int   // balancer runs already read
 	pending []LogEvent
@@ -75,7 +77,7 @@ type eventLog struct {
 	stopped   bool
 }
 
-func newEventLog(s *Session) *eventLog {
+func newEventLog(s *live) *eventLog {
 	l := &eventLog{s: s, cursor: s.c.Controllers().CommittedEnd(), fenced: map[int32]bool{}, shutdown: map[int32]bool{},
 		shutdownAsked: map[int32]bool{}, heartbeat: map[int32]int64{}, electedBy: map[int32]int32{}}
 	view := s.c.View()
@@ -112,6 +114,21 @@ func (l *eventLog) take() ([]LogEvent, int) {
 		l.add(LogEvent{TimeMs: l.s.c.Now(), Kind: KindStopped, Text: "the run stopped: " + err.Error()})
 	}
 	return l.drain()
+}
+
+// keepLatest reads everything new and keeps only the latest events a frame can carry, with a
+// note of how many earlier ones were left out: after a replay (a share link, an import) the
+// moments just before the time shown matter most.
+func (l *eventLog) keepLatest() {
+	l.readRecords()
+	l.readRuns()
+	sort.SliceStable(l.pending, func(i, j int) bool { return l.pending[i].TimeMs < l.pending[j].TimeMs })
+	if n := len(l.pending); n > maxFrameEvents {
+		left := n - (maxFrameEvents - 1)
+		kept := append([]LogEvent{{TimeMs: l.pending[left].TimeMs, Kind: KindNotice,
+			Text: fmt.Sprintf("%s earlier events of the replay are left out", thousands(int64(left)))}}, l.pending[left:]...)
+		l.pending = kept
+	}
 }
 
 // drain returns the pending events in time order, capped at maxFrameEvents.
@@ -576,6 +593,36 @@ func (l *eventLog) action(req ActRequest, ev cluster.Event, out ActBody, activeB
 		} else {
 			e.Text = fmt.Sprintf("you set %s to %s for %s", ev.Name, valueText(normalize(ev.Name, ev.Value)), scope)
 		}
+	case cluster.OpSlowDisk:
+		e.Brokers = []int32{b}
+		if ev.Factor >= 1 {
+			e.Text = fmt.Sprintf("you restored broker %d's disk to full speed", b)
+		} else {
+			e.Text = fmt.Sprintf("you slowed broker %d's disk to %s %% of its capacity: its appends and catch-up slow down, and so may the acks=all produce latency", b, strconv.FormatFloat(math.Round(ev.Factor*10000)/100, 'f', -1, 64))
+		}
+	case cluster.OpCut, cluster.OpHeal:
+		for _, n := range []string{ev.A, ev.B} {
+			if id, ok := strings.CutPrefix(n, "broker-"); ok {
+				if x, err := strconv.Atoi(id); err == nil {
+					e.Brokers = append(e.Brokers, int32(x))
+				}
+			}
+		}
+		if ev.Op == cluster.OpCut {
+			e.Text = fmt.Sprintf("you cut the network between %s and %s: requests between them time out", ev.A, ev.B)
+		} else {
+			e.Text = fmt.Sprintf("you healed the network between %s and %s", ev.A, ev.B)
+		}
+	case cluster.OpCreateTopic:
+		t := ev.TopicSpec
+		e.Kind = KindAction
+		e.Text = fmt.Sprintf("you created topic %s with %s at replication factor %d (like kafka-topics.sh --create)", t.Name, plural(topicPartitions(t), "partition", "partitions"), t.ReplicationFactor)
+	case cluster.OpDeleteTopic:
+		e.Text = fmt.Sprintf("you deleted topic %s (like kafka-topics.sh --delete)", ev.Name)
+	case cluster.OpElectLeaders:
+		e.Text = electionSentence(ev, out.Elections)
+	case cluster.OpSnapshot, cluster.OpDescribe, cluster.OpRollingRestart:
+		e.Text = fmt.Sprintf("the scenario's %s event", ev.Op)
 	}
 	l.add(e)
 }
@@ -644,4 +691,49 @@ func idList(what string, ids []int32) string {
 		return what + " " + parts[0]
 	}
 	return what + "s " + joinList(parts)
+}
+
+// electionSentence words elect_leaders' answer as kafka-leader-election.sh prints it:
+// "Successfully completed leader election (PREFERRED) for partitions ..." and one line per
+// failure with Kafka's error.
+func electionSentence(ev cluster.Event, res []ElectionResult) string {
+	kind, flag := "PREFERRED", "preferred"
+	if ev.Election == controller.ElectionUnclean {
+		kind, flag = "UNCLEAN", "unclean"
+	}
+	scope := "--all-topic-partitions"
+	if len(ev.Partitions) > 0 {
+		scope = plural(len(ev.Partitions), "partition", "partitions")
+	}
+	var ok, failed []string
+	for _, r := range res {
+		name := r.Topic + "-" + strconv.Itoa(int(r.Partition))
+		if r.Error == "" {
+			ok = append(ok, name)
+		} else {
+			failed = append(failed, fmt.Sprintf("%s: %s (%s)", name, r.Error, r.Message))
+		}
+	}
+	text := fmt.Sprintf("you ran a %s leader election (%s): ", flag, scope)
+	switch {
+	case len(ok) == 0 && len(failed) == 0:
+		text += "no partition needed one (every preferred replica already leads, or cannot)"
+	case len(ok) > 0:
+		text += fmt.Sprintf("Successfully completed leader election (%s) for partitions %s", kind, examples(ok))
+	}
+	if len(failed) > 0 {
+		if len(ok) > 0 {
+			text += "; "
+		}
+		text += fmt.Sprintf("Error completing leader election (%s) for %s", kind, joinList(capList(failed, maxExamples)))
+	}
+	return text
+}
+
+// capList keeps the first n items and says how many more there were.
+func capList(items []string, n int) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(append([]string(nil), items[:n]...), fmt.Sprintf("%d more", len(items)-n))
 }

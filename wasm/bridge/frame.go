@@ -37,6 +37,14 @@ type Frame struct {
 	// Stopped is set when the run stopped at an invariant violation or internal error; the
 	// clock no longer moves.
 	Stopped string `json:"stopped,omitempty"`
+	// HorizonMs is the end of the run's timeline: the latest time its history reached (or an
+	// imported scenario's duration), at least TimeMs.
+	HorizonMs int64 `json:"horizonMs"`
+	// Cuts are the network links cut (and not healed) so far, each as its two node names.
+	Cuts [][2]string `json:"cuts,omitempty"`
+	// History is the history's version: it changes when an action is recorded or the run is
+	// replaced, the page's cue to fetch sim.history (timeline marks) and update its link.
+	History int `json:"history"`
 }
 
 // ControllerState is one controller (a voter of the metadata quorum) in a frame.
@@ -75,6 +83,8 @@ type BrokerState struct {
 	OutOfSync    int `json:"outOfSync"`
 	Preferred    int `json:"preferred"`
 	PreferredLed int `json:"preferredLed"`
+	// DiskFactor is the share of its disk's capacity a slow_disk left it, when below 1.
+	DiskFactor float64 `json:"diskFactor,omitempty"`
 }
 
 // PartitionsInfo describes the binary attachment, which holds, for Count partitions in image

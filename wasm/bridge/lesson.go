@@ -1,0 +1,400 @@
+package bridge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/kraftlab/kraftlab/lessons"
+)
+
+// The lesson runner's messages (lesson.*, web/PROTOCOL.md "Lessons"). A lesson's cluster is the
+// playground's run: lesson.open loads the lesson's scenario with sim.load's own code and plays
+// the earlier steps' reference actions into the run's history, so the canvas, the event log,
+// the timeline, scrubbing and export all work on it unchanged, and the state at a step's start
+// is the same replay lessons.Checkpoint makes (tested). What this file adds is the step being
+// followed: its start mark (goals that count, count from it), its goals' check and the actions
+// a step plays (show me, a scripted demo with pauses).
+
+// lessonRun is the lesson being followed, if any.
+type lessonRun struct {
+	s *Session
+	// course is the embedded course, parsed on first use (a few milliseconds).
+	course []*lessons.Lesson
+	l      *lessons.Lesson
+	step   int
+	mark   lessons.Mark
+	// run identifies the session's run when the step was opened (its scenario document, which
+	// a new run always replaces): a sim.start or sim.load since then ends the lesson.
+	run uintptr
+	// script is what lesson.play plays, and next the index of its next action; a pause stops
+	// it there until "continue".
+	script []lessons.Action
+	next   int
+}
+
+func registerLessons(b *Bridge, s *Session) {
+	r := &lessonRun{s: s}
+	b.Register("lesson.list", r.list)
+	b.Register("lesson.open", r.open)
+	b.Register("lesson.check", r.check)
+	b.Register("lesson.play", r.play)
+}
+
+// LessonSummary is one lesson of lesson.list.
+type LessonSummary struct {
+	// ID is the file's base name (01-electing-a-new-leader), what links use; Number its
+	// position in the course, from 1.
+	ID      string `json:"id"`
+	Number  int    `json:"number"`
+	Title   string `json:"title"`
+	Summary string `json:"summary"`
+	// Minutes is an estimate of the time the lesson takes: reading at 180 words a minute plus
+	// two minutes for each step with a goal (the lesson format has no duration of its own).
+	Minutes int          `json:"minutes"`
+	Steps   []string     `json:"steps"`
+	Links   []LessonLink `json:"links"`
+}
+
+// LessonLink is a KIP or a Kafka documentation page a lesson draws on.
+type LessonLink struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
+}
+
+// LessonListBody is the reply to lesson.list.
+type LessonListBody struct {
+	Lessons []LessonSummary `json:"lessons"`
+}
+
+func (r *lessonRun) loadCourse() ([]*lessons.Lesson, error) {
+	if r.course == nil {
+		c, err := lessons.Course()
+		if err != nil {
+			return nil, fmt.Errorf("internal: the embedded course does not load: %w", err)
+		}
+		r.course = c
+	}
+	return r.course, nil
+}
+
+func (r *lessonRun) list(body json.RawMessage) (any, error) {
+	if err := Decode(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	course, err := r.loadCourse()
+	if err != nil {
+		return nil, err
+	}
+	out := LessonListBody{Lessons: make([]LessonSummary, len(course))}
+	for i, l := range course {
+		out.Lessons[i] = summarize(l, i+1)
+	}
+	return out, nil
+}
+
+func summarize(l *lessons.Lesson, number int) LessonSummary {
+	sum := LessonSummary{ID: l.ID, Number: number, Title: l.Title, Summary: l.Summary, Minutes: EstimateMinutes(l),
+		Steps: make([]string, len(l.Steps)), Links: []LessonLink{}}
+	for i, s := range l.Steps {
+		sum.Steps[i] = s.Title
+	}
+	for _, k := range l.Links {
+		sum.Links = append(sum.Links, LessonLink{Title: k.Title, URL: k.URL})
+	}
+	return sum
+}
+
+// EstimateMinutes is a lesson's time as the index shows it: its words read at 180 a minute,
+// plus two minutes for each step that asks the learner to do something.
+func EstimateMinutes(l *lessons.Lesson) int {
+	words := len(strings.Fields(l.Intro))
+	doing := 0
+	for _, s := range l.Steps {
+		words += len(strings.Fields(s.Text)) + len(strings.Fields(s.Task))
+		if !s.Sandbox() {
+			doing++
+		}
+	}
+	return max(1, (words+179)/180+2*doing)
+}
+
+// find looks a lesson up by ID (01-electing-a-new-leader), file name or number ("1", "01").
+func (r *lessonRun) find(name string) (*lessons.Lesson, int, error) {
+	course, err := r.loadCourse()
+	if err != nil {
+		return nil, 0, err
+	}
+	ids := make([]string, len(course))
+	for i, l := range course {
+		ids[i] = l.ID
+		if name == l.ID || name == l.ID+".md" {
+			return l, i + 1, nil
+		}
+	}
+	if n, err := strconv.Atoi(name); err == nil && n >= 1 && n <= len(course) && len(name) <= 3 {
+		return course[n-1], n, nil
+	}
+	return nil, 0, fmt.Errorf("lesson: %q is not a lesson of the course; allowed: a number from 1 to %d or one of %s",
+		name, len(course), strings.Join(ids, ", "))
+}
+
+// LessonOpenRequest is the body of lesson.open.
+type LessonOpenRequest struct {
+	// Lesson is the lesson's ID, file name or number in the course (from 1).
+	Lesson string `json:"lesson"`
+	// Step is the step to open, from 0.
+	Step int `json:"step"`
+}
+
+// LessonStep is one step as the page shows it. Text, Task and Hints are Markdown.
+type LessonStep struct {
+	Title string   `json:"title"`
+	Text  string   `json:"text"`
+	Task  string   `json:"task"`
+	Goals []string `json:"goals"`
+	Hints []string `json:"hints"`
+	// Sandbox: the step has no goal, the learner explores.
+	Sandbox bool `json:"sandbox"`
+	// Demo: the step has a play: list (a scripted demo with Pauses questions).
+	Demo   bool `json:"demo"`
+	Pauses int  `json:"pauses"`
+	// Reference is the reference actions as written, for the curious ("kill 1").
+	Reference []string `json:"reference"`
+}
+
+// LessonOpenBody is the reply to lesson.open: the run (as sim.load's reply: the page treats it
+// as a new cluster), the lesson with every step's text (so that back and forward need no text
+// from the worker), the step opened and its goals' check at its start.
+type LessonOpenBody struct {
+	Run    LoadBody      `json:"run"`
+	Lesson LessonSummary `json:"lesson"`
+	Intro  string        `json:"intro"`
+	Steps  []LessonStep  `json:"steps"`
+	Step   int           `json:"step"`
+	// Next is the next lesson's ID, "" after the last.
+	Next  string          `json:"next"`
+	Check LessonCheckBody `json:"check"`
+}
+
+func (r *lessonRun) open(body json.RawMessage) (any, error) {
+	var req LessonOpenRequest
+	if err := Decode(body, &req); err != nil {
+		return nil, err
+	}
+	l, number, err := r.find(req.Lesson)
+	if err != nil {
+		return nil, err
+	}
+	if req.Step < 0 || req.Step >= len(l.Steps) {
+		return nil, fmt.Errorf("step: %d is not allowed; lesson %s has steps 0 to %d", req.Step, l.ID, len(l.Steps)-1)
+	}
+	run, err := r.start(l, req.Step)
+	if err != nil {
+		return nil, err
+	}
+	out := LessonOpenBody{Run: run, Lesson: summarize(l, number), Intro: l.Intro, Step: req.Step, Check: r.status()}
+	for _, s := range l.Steps {
+		st := LessonStep{Title: s.Title, Text: s.Text, Task: s.Task, Hints: append([]string{}, s.Hints...),
+			Sandbox: s.Sandbox(), Demo: len(s.Play) > 0, Goals: []string{}, Reference: []string{}}
+		for _, g := range s.Goals {
+			st.Goals = append(st.Goals, g.Source)
+		}
+		for _, a := range s.Play {
+			if a.Kind == lessons.ActPause {
+				st.Pauses++
+			}
+		}
+		for _, a := range s.Reference {
+			st.Reference = append(st.Reference, a.Source)
+		}
+		out.Steps = append(out.Steps, st)
+	}
+	if course, _ := r.loadCourse(); number < len(course) {
+		out.Next = course[number].ID
+	}
+	return out, nil
+}
+
+// start makes the lesson's cluster at step i's start the session's run: the scenario through
+// sim.load (the same code as an imported scenario), then the reference actions of the steps
+// before i, recorded in the run's history at the times they happened.
+func (r *lessonRun) start(l *lessons.Lesson, i int) (LoadBody, error) {
+	loaded, err := r.s.load(mustJSON(LoadRequest{Scenario: l.ScenarioJSON, TimeMs: l.StartMs}))
+	if err != nil {
+		return LoadBody{}, fmt.Errorf("%s: scenario: %w", l.File, err)
+	}
+	r.l, r.step, r.script, r.next = l, i, nil, 0
+	r.run = reflect.ValueOf(r.s.base).Pointer()
+	for _, st := range l.Steps[:i] {
+		m := lessons.MarkNow(r.s.c)
+		if _, err := r.playActions(st.Reference, m); err != nil {
+			r.l = nil
+			return LoadBody{}, err
+		}
+	}
+	r.mark = lessons.MarkNow(r.s.c)
+	out := loaded.(LoadBody)
+	out.StartBody = r.s.info
+	out.TimeMs = r.s.c.Now()
+	out.HorizonMs = max(r.s.horizon, r.s.c.Now())
+	out.Actions = len(r.s.hist)
+	return out, nil
+}
+
+// active returns the open lesson, or an error when there is none or the run was replaced.
+func (r *lessonRun) active() error {
+	if r.l == nil {
+		return errors.New("no lesson is open: send lesson.open first")
+	}
+	if r.s.live == nil || reflect.ValueOf(r.s.base).Pointer() != r.run {
+		r.l = nil
+		return errors.New("no lesson is open: the lesson's cluster was replaced (sim.start or sim.load); send lesson.open to go back to it")
+	}
+	return nil
+}
+
+// playActions plays actions on the session's run until the first pause, returning how many
+// ran. Events go through the same path as sim.act (the event log's sentence, the history);
+// waits and untils are lessons.Apply's own, so the run is the one lessons.Checkpoint makes.
+func (r *lessonRun) playActions(acts []lessons.Action, m lessons.Mark) (int, error) {
+	r.forgetFuture()
+	for i, a := range acts {
+		switch a.Kind {
+		case lessons.ActPause:
+			return i, nil
+		case lessons.ActEvent:
+			if err := r.s.c.Err(); err != nil {
+				return i, fmt.Errorf("%s:%d: %q: the run stopped at an invariant violation: %w", r.l.File, a.Line, a.Source, err)
+			}
+			act := action{AtMs: r.s.c.Now(), Ev: a.Event, Raw: eventJSON(r.s.c.Now(), a.Event)}
+			if _, err := r.s.apply(act); err != nil {
+				return i, fmt.Errorf("%s:%d: %q was refused at %s ms: %w", r.l.File, a.Line, a.Source, thousands(r.s.c.Now()), err)
+			}
+			r.s.record(act)
+		default:
+			err := r.l.Apply(r.s.c, a, m)
+			r.s.horizon = max(r.s.horizon, r.s.c.Now())
+			if err != nil {
+				return i, err
+			}
+		}
+	}
+	return len(acts), nil
+}
+
+// forgetFuture drops recorded actions later than the time shown (after a scrub back): a lesson
+// action starts a new timeline from here, as a page action does (record), and the cluster must
+// not meet the old timeline's actions when time runs on.
+func (r *lessonRun) forgetFuture() {
+	s := r.s
+	if s.applied < len(s.hist) {
+		s.hist = s.hist[:s.applied:s.applied]
+		s.horizon = s.c.Now()
+		s.version++
+	}
+}
+
+// LessonGoal is one goal's truth now.
+type LessonGoal struct {
+	Goal  string `json:"goal"`
+	Holds bool   `json:"holds"`
+	// Explain says the current value and what the goal asks: "leader of payments-0 is 1, goal == 2".
+	Explain string `json:"explain"`
+}
+
+// LessonCheckBody is the reply to lesson.check, and part of lesson.open's and lesson.play's.
+type LessonCheckBody struct {
+	Lesson string       `json:"lesson"`
+	Step   int          `json:"step"`
+	TimeMs int64        `json:"timeMs"`
+	Goals  []LessonGoal `json:"goals"`
+	// Done: every goal holds (never for a sandbox, which has none).
+	Done bool `json:"done"`
+	// StepTimeMs is the cluster time since the step's start (negative after a scrub back
+	// before it).
+	StepTimeMs int64 `json:"stepTimeMs"`
+	// Paused is the question a scripted demo stopped at, "" when none is waiting.
+	Paused string `json:"paused,omitempty"`
+}
+
+func (r *lessonRun) status() LessonCheckBody {
+	st := r.l.Steps[r.step]
+	rs := st.Check(r.s.c, r.mark)
+	out := LessonCheckBody{Lesson: r.l.ID, Step: r.step, TimeMs: r.s.c.Now(), Goals: make([]LessonGoal, len(rs)),
+		Done: lessons.Done(rs), StepTimeMs: r.s.c.Now() - r.mark.TimeMs}
+	for i, g := range rs {
+		out.Goals[i] = LessonGoal{Goal: g.Goal, Holds: g.Holds, Explain: g.Explain}
+	}
+	if r.next < len(r.script) && r.script[r.next].Kind == lessons.ActPause {
+		out.Paused = r.script[r.next].Pause
+	}
+	return out
+}
+
+func (r *lessonRun) check(body json.RawMessage) (any, error) {
+	if err := Decode(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	if err := r.active(); err != nil {
+		return nil, err
+	}
+	return r.status(), nil
+}
+
+// LessonPlayRequest is the body of lesson.play.
+type LessonPlayRequest struct {
+	// What is "reference" (show me: the step's reference actions), "demo" (the step's play:
+	// list, up to its first pause) or "continue" (a demo from the pause it stopped at).
+	What string `json:"what"`
+}
+
+// LessonPlayBody is the reply to lesson.play.
+type LessonPlayBody struct {
+	// Ran is how many actions played; Finished that the script has no more.
+	Ran      int  `json:"ran"`
+	Finished bool `json:"finished"`
+	// Check is the step's check once they played; its Paused is the demo's question, if any.
+	Check LessonCheckBody `json:"check"`
+}
+
+func (r *lessonRun) play(body json.RawMessage) (any, error) {
+	var req LessonPlayRequest
+	if err := Decode(body, &req); err != nil {
+		return nil, err
+	}
+	if err := r.active(); err != nil {
+		return nil, err
+	}
+	st := r.l.Steps[r.step]
+	switch req.What {
+	case "reference":
+		r.script, r.next = st.Reference, 0
+	case "demo":
+		if len(st.Play) == 0 {
+			return nil, fmt.Errorf("what: step %d of lesson %s has no demo (no play: list)", r.step, r.l.ID)
+		}
+		r.script, r.next = st.Play, 0
+	case "continue":
+		if r.next >= len(r.script) || r.script[r.next].Kind != lessons.ActPause {
+			return nil, errors.New("what: nothing to continue: no demo is waiting at a pause")
+		}
+		r.next++ // past the pause
+	default:
+		return nil, BadRequest(`what: %q is not allowed; allowed: "reference", "demo", "continue"`, req.What)
+	}
+	n, err := r.playActions(r.script[r.next:], r.mark)
+	r.next += n
+	if err != nil {
+		r.script, r.next = nil, 0
+		return nil, err
+	}
+	out := LessonPlayBody{Ran: n, Finished: r.next >= len(r.script), Check: r.status()}
+	if out.Finished {
+		r.script, r.next = nil, 0
+	}
+	return out, nil
+}

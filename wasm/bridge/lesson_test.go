@@ -1,0 +1,227 @@
+package bridge
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/lessons"
+)
+
+const lesson1 = "01-electing-a-new-leader"
+
+func goalsHolding(c LessonCheckBody) []bool {
+	out := make([]bool, len(c.Goals))
+	for i, g := range c.Goals {
+		out[i] = g.Holds
+	}
+	return out
+}
+
+func TestLessonList(t *testing.T) {
+	b := New(Info{})
+	list := must[LessonListBody](t, b, "lesson.list", "")
+	course, err := lessons.Course()
+	require.NoError(t, err)
+	require.Len(t, list.Lessons, len(course))
+	for i, l := range list.Lessons {
+		assert.Equal(t, course[i].ID, l.ID)
+		assert.Equal(t, i+1, l.Number)
+		assert.Equal(t, course[i].Title, l.Title)
+		assert.NotEmpty(t, l.Summary, l.ID)
+		assert.Len(t, l.Steps, len(course[i].Steps), l.ID)
+		assert.NotEmpty(t, l.Links, "%s links the KIPs and docs it draws on", l.ID)
+		// The issue asks for 10–15 minute lessons; the estimate should land near that.
+		assert.GreaterOrEqual(t, l.Minutes, 6, l.ID)
+		assert.LessOrEqual(t, l.Minutes, 25, l.ID)
+	}
+	assert.Equal(t, "The leader stops", list.Lessons[0].Steps[0])
+	assert.Equal(t, "bad_request", failure(t, b, "lesson.list", `{"x":1}`).Code)
+	assert.Contains(t, must[HelloBody](t, b, "hello", "").Types, "lesson.open")
+}
+
+func TestEstimateMinutesCountsWordsAndSteps(t *testing.T) {
+	l := &lessons.Lesson{Intro: strings.Repeat("word ", 360), Steps: []*lessons.Step{
+		{Text: strings.Repeat("word ", 180), Goals: []lessons.Goal{{Source: "broker 1 fenced"}}},
+		{Text: "a sandbox"},
+	}}
+	// 542 words → 4 minutes of reading (rounded up), one step to do → 2 more.
+	assert.Equal(t, 6, EstimateMinutes(l))
+}
+
+func TestLessonOpenRefusesBadInput(t *testing.T) {
+	b := New(Info{})
+	e := failure(t, b, "lesson.open", `{"lesson":"99-nope","step":0}`)
+	assert.Equal(t, CodeFailed, e.Code)
+	assert.Contains(t, e.Message, `lesson: "99-nope" is not a lesson of the course; allowed: a number from 1 to 8 or one of 01-electing-a-new-leader`)
+	e = failure(t, b, "lesson.open", `{"lesson":"9","step":0}`)
+	assert.Contains(t, e.Message, `lesson: "9" is not a lesson of the course`)
+	e = failure(t, b, "lesson.open", `{"lesson":"1","step":5}`)
+	assert.Equal(t, "step: 5 is not allowed; lesson 01-electing-a-new-leader has steps 0 to 4", e.Message)
+	e = failure(t, b, "lesson.open", `{"lesson":"1","step":-1}`)
+	assert.Contains(t, e.Message, "step: -1 is not allowed")
+	assert.Equal(t, CodeBadRequest, failure(t, b, "lesson.open", `{"lesson":"1","steps":1}`).Code)
+	assert.Equal(t, CodeBadRequest, failure(t, b, "lesson.open", `{"lesson":1}`).Code, "lesson is text")
+	// Nothing was opened: there is no lesson to check or play, and no run.
+	assert.Contains(t, failure(t, b, "lesson.check", "").Message, "no lesson is open")
+	assert.Contains(t, failure(t, b, "lesson.play", `{"what":"reference"}`).Message, "no lesson is open")
+	assert.Contains(t, failure(t, b, "sim.frame", "").Message, "send sim.start first")
+}
+
+func TestLessonOpenIsThePlaygroundsRun(t *testing.T) {
+	b := New(Info{})
+	open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":0}`)
+	assert.Equal(t, lesson1, open.Lesson.ID)
+	assert.Equal(t, "02-the-old-leaders-extra-records", open.Next)
+	assert.Equal(t, int64(30000), open.Run.TimeMs, "the lesson's start_ms")
+	assert.Equal(t, []int32{0, 1, 2}, open.Run.Brokers)
+	require.Len(t, open.Steps, 5)
+	assert.Equal(t, []string{"broker 1 fenced", "leader payments-0 == 2", "isr payments-0 == [2,0]"}, open.Steps[0].Goals)
+	assert.True(t, open.Steps[0].Demo)
+	assert.Equal(t, 1, open.Steps[0].Pauses)
+	assert.True(t, open.Steps[4].Sandbox)
+	assert.Equal(t, []bool{false, false, false}, goalsHolding(open.Check))
+	assert.Equal(t, "leader of payments-0 is 1, goal == 2", open.Check.Goals[1].Explain)
+
+	// The learner acts with the playground's own messages; the check follows.
+	must[ActBody](t, b, "sim.act", `{"op":"kill","broker":1}`)
+	f, _ := frameAt(t, b, "sim.advance", `{"ms":5000}`)
+	assert.Equal(t, int64(35000), f.TimeMs)
+	c := must[LessonCheckBody](t, b, "lesson.check", "")
+	assert.False(t, c.Done)
+	assert.Equal(t, int64(5000), c.StepTimeMs)
+	frameAt(t, b, "sim.advance", `{"ms":5000}`)
+	c = must[LessonCheckBody](t, b, "lesson.check", "")
+	assert.True(t, c.Done, "%+v", c.Goals)
+	assert.Equal(t, "ISR of payments-0 is [2,0], goal [2,0]", c.Goals[2].Explain)
+
+	// A new cluster ends the lesson.
+	must[StartBody](t, b, "sim.start", "")
+	assert.Contains(t, failure(t, b, "lesson.check", "").Message, "the lesson's cluster was replaced")
+}
+
+// A step start is the replay lessons.Checkpoint makes, and it is recorded in the run's
+// history: the cluster is the same, and an export replays to it.
+func TestLessonOpenMatchesCheckpoint(t *testing.T) {
+	course, err := lessons.Course()
+	require.NoError(t, err)
+	for _, l := range course {
+		t.Run(l.ID, func(t *testing.T) {
+			b := New(Info{})
+			last := len(l.Steps) - 1
+			open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"`+l.ID+`","step":`+itoa(last)+`}`)
+			want, mark, err := l.Checkpoint(last)
+			require.NoError(t, err)
+			got := b.session.c
+			require.Equal(t, want.Now(), got.Now())
+			assert.Equal(t, want.Now(), open.Check.TimeMs)
+			assert.Equal(t, len(want.Records()), len(got.Records()))
+			assert.Equal(t, want.Partitions(), got.Partitions())
+			assert.Equal(t, want.Metrics(), got.Metrics())
+			assert.Equal(t, mark.TimeMs, open.Check.TimeMs)
+			assert.Zero(t, open.Check.StepTimeMs)
+			assert.Equal(t, firstExplain(LessonCheckBody{Goals: goalsOf(l.Steps[last].Check(want, mark))}), firstExplain(open.Check))
+
+			// Scrubbing back and forward through the lesson's history lands in the same state.
+			frameAt(t, b, "sim.seek", `{"timeMs":0}`)
+			frameAt(t, b, "sim.seek", `{"timeMs":`+itoa64(want.Now())+`}`)
+			assert.Equal(t, want.Partitions(), b.session.c.Partitions())
+		})
+	}
+}
+
+func goalsOf(rs []lessons.GoalResult) []LessonGoal {
+	out := make([]LessonGoal, len(rs))
+	for i, r := range rs {
+		out[i] = LessonGoal{Goal: r.Goal, Holds: r.Holds, Explain: r.Explain}
+	}
+	return out
+}
+
+func firstExplain(c LessonCheckBody) string {
+	if len(c.Goals) == 0 {
+		return ""
+	}
+	return c.Goals[0].Explain
+}
+
+func TestLessonStepLinkOpensLaterStep(t *testing.T) {
+	b := New(Info{})
+	open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"01-electing-a-new-leader.md","step":2}`)
+	assert.Equal(t, 2, open.Check.Step)
+	assert.Equal(t, []bool{false, false}, goalsHolding(open.Check))
+	// Steps 0 and 1's reference actions are in the run's history, at their times.
+	hist := must[HistoryBody](t, b, "sim.history", "")
+	var ops []string
+	for _, a := range hist.Actions {
+		ops = append(ops, a.Op)
+		assert.True(t, a.Applied)
+	}
+	assert.Equal(t, []string{"kill", "start"}, ops)
+	assert.Equal(t, int64(30000), hist.Actions[0].TimeMs)
+}
+
+func TestLessonShowMe(t *testing.T) {
+	b := New(Info{})
+	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":0}`)
+	p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
+	assert.Equal(t, 2, p.Ran)
+	assert.True(t, p.Finished)
+	assert.True(t, p.Check.Done, "%+v", p.Check.Goals)
+	// The fence comes 8.2 s after the kill, as the lesson's text says (until polls every 10 ms).
+	assert.GreaterOrEqual(t, p.Check.StepTimeMs, int64(8200))
+	assert.Less(t, p.Check.StepTimeMs, int64(8300))
+	// The frame after it carries the event log's lines: the kill and the fence.
+	f, _ := frameAt(t, b, "sim.frame", "")
+	var texts []string
+	for _, e := range f.Events {
+		texts = append(texts, e.Text)
+	}
+	assert.Contains(t, strings.Join(texts, "\n"), "broker 1 fenced")
+	assert.Contains(t, failure(t, b, "lesson.play", `{"what":"continue"}`).Message, "nothing to continue")
+	assert.Equal(t, CodeBadRequest, failure(t, b, "lesson.play", `{"what":"everything"}`).Code)
+}
+
+func TestLessonDemoPausesAtItsQuestion(t *testing.T) {
+	b := New(Info{})
+	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":0}`)
+	p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"demo"}`)
+	assert.Equal(t, 1, p.Ran, "the kill, then the pause")
+	assert.False(t, p.Finished)
+	assert.Equal(t, "Broker 1 is gone. Who leads payments-0 right now, before the controller notices?", p.Check.Paused)
+	assert.False(t, p.Check.Done)
+	assert.Equal(t, p.Check.Paused, must[LessonCheckBody](t, b, "lesson.check", "").Paused)
+	p = must[LessonPlayBody](t, b, "lesson.play", `{"what":"continue"}`)
+	assert.Equal(t, 1, p.Ran)
+	assert.True(t, p.Finished)
+	assert.Empty(t, p.Check.Paused)
+	assert.True(t, p.Check.Done)
+
+	// A step without a demo says so.
+	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":1}`)
+	assert.Contains(t, failure(t, b, "lesson.play", `{"what":"demo"}`).Message, "has no demo")
+}
+
+func TestLessonPlayAfterScrubBackStartsANewTimeline(t *testing.T) {
+	b := New(Info{})
+	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":0}`)
+	frameAt(t, b, "sim.advance", `{"ms":1000}`)
+	must[ActBody](t, b, "sim.act", `{"op":"kill","broker":2}`)
+	frameAt(t, b, "sim.advance", `{"ms":1000}`)
+	frameAt(t, b, "sim.seek", `{"timeMs":30500}`) // back, before the kill of broker 2
+	p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
+	assert.True(t, p.Check.Done, "%+v", p.Check.Goals)
+	hist := must[HistoryBody](t, b, "sim.history", "")
+	require.Len(t, hist.Actions, 1, "the kill of broker 2 belonged to the timeline left behind")
+	assert.Equal(t, "kill", hist.Actions[0].Op)
+	// A refused action names the lesson's line: broker 1 is already stopped.
+	e := failure(t, b, "lesson.play", `{"what":"reference"}`)
+	assert.Contains(t, e.Message, "lessons/course/01-electing-a-new-leader.md:")
+	assert.Contains(t, e.Message, `"kill 1" was refused`)
+}
+
+func itoa(n int) string     { return strconv.Itoa(n) }
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
