@@ -55,3 +55,4 @@ templ:
 # Type-check the TypeScript (esbuild strips types without checking them). Needs npm.
 check-ts:
 	npx --yes -p typescript@5.9.3 tsc -p web/ts
+	npx --yes -p typescript@5.9.3 tsc -p web/ts/test

@@ -27,6 +27,8 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/evanw/esbuild/pkg/api"
 
+	"github.com/kraftlab/kraftlab/lessons"
+	"github.com/kraftlab/kraftlab/wasm/bridge"
 	"github.com/kraftlab/kraftlab/web"
 	"github.com/kraftlab/kraftlab/web/server"
 )
@@ -116,13 +118,14 @@ func Build(ctx context.Context, o Options) ([]Asset, error) {
 		logf("%-10s %6.2fs", name, time.Since(start).Seconds())
 		return nil
 	}
+	var wasmExec string // Go's wasm_exec.js, bundled into worker.js
 	steps := []struct {
 		name string
 		f    func() error
 	}{
 		{"wasm", func() error { return buildWasm(ctx, o.Go, root, out, o.Version) }},
-		{"wasm_exec", func() error { return copyWasmExec(ctx, o.Go, root, out) }},
-		{"bundle", func() error { return bundle(root, out) }},
+		{"wasm_exec", func() (err error) { wasmExec, err = WasmExec(ctx, o.Go, root); return err }},
+		{"bundle", func() error { return bundle(root, out, wasmExec) }},
 		{"html", func() error { return renderHTML(ctx, out, o.Version) }},
 		{"static", func() error { return copyTree(filepath.Join(root, "web", "static"), out) }},
 	}
@@ -194,30 +197,66 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 }
 
 // buildWasm compiles the worker program. -s -w saves only ~2%, but there is no reason to ship
-// symbol tables; -trimpath keeps local paths out of the binary and its panics.
+// symbol tables; -trimpath keeps local paths out of the binary and its panics; WasmGCFlags
+// trade inlining for size where speed does not matter.
 func buildWasm(ctx context.Context, goCmd, root, out, version string) error {
-	_, err := run(ctx, root, []string{"GOOS=js", "GOARCH=wasm"}, goCmd, "build", "-trimpath",
-		"-ldflags=-s -w -X main.version="+version, "-o", filepath.Join(out, "kraftlab.wasm"), WasmPackage)
+	args := []string{"build", "-trimpath", "-ldflags=-s -w -X main.version=" + version}
+	args = append(args, WasmGCFlags()...)
+	args = append(args, "-o", filepath.Join(out, "kraftlab.wasm"), WasmPackage)
+	_, err := run(ctx, root, []string{"GOOS=js", "GOARCH=wasm"}, goCmd, args...)
 	return err
 }
 
-func copyWasmExec(ctx context.Context, goCmd, root, out string) error {
-	goroot, err := run(ctx, root, nil, goCmd, "env", "GOROOT")
-	if err != nil {
-		return err
-	}
-	src := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js")
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(out, "wasm_exec.js"), b, 0o644)
+// Inlined lists the packages compiled with the compiler's usual inlining in the wasm; every
+// other package is built with -l (no inlining). Inlining copies a callee's body into each
+// caller and adds inline-tree tables to the binary's pclntab, so turning it off where nothing
+// is hot shrinks the brotli-compressed wasm by about 3 % (encoding/json, fmt, reflect, strconv,
+// syscall/js, safejs and the worker layer are the bulk) at no cost to the simulation. The
+// list is what the simulation's steps spend their time in: the runtime (allocation, maps,
+// write barriers: without its inlining a step is about 2x slower), the engine and the cluster,
+// the frame encoder in wasm/bridge, and the small std packages they call in loops. Building
+// everything with -l would save about 10 %, but the simulation then runs 1.7-2.4x slower
+// (README, "The playground").
+var Inlined = []string{
+	"runtime", "internal/runtime/...", "internal/abi", "internal/bytealg", "internal/stringslite",
+	"internal/sync", "internal/chacha8rand",
+	"sync", "sync/atomic", "cmp", "iter", "slices", "maps", "sort", "math", "math/bits",
+	"math/rand/v2", "hash/fnv", "encoding/binary", "unicode/utf8",
+	"github.com/kraftlab/kraftlab/engine/...", "github.com/kraftlab/kraftlab/cluster/...",
+	"github.com/kraftlab/kraftlab/wasm/bridge",
 }
 
-// bundle runs esbuild twice: the page as an ES module, the worker as a classic script (it
-// loads wasm_exec.js with importScripts, which module workers lack). ES2022 keeps class fields
-// native instead of lowering them to helpers.
-func bundle(root, out string) error {
+// WasmGCFlags returns the -gcflags arguments of the wasm build: -l for all packages, then
+// the compiler's defaults for each package of Inlined (for a package that matches several
+// -gcflags patterns, the go command uses the last match). Benchmarks of the wasm build
+// (make bench-wasm, bench-frame) pass the same flags, so that they measure what ships.
+func WasmGCFlags() []string {
+	flags := []string{"-gcflags=all=-l"}
+	for _, p := range Inlined {
+		flags = append(flags, "-gcflags="+p+"=")
+	}
+	return flags
+}
+
+// WasmExec returns the path of wasm_exec.js in the toolchain of goCmd: the JavaScript half
+// of Go's js/wasm port, tied to the Go release that compiled the binary.
+func WasmExec(ctx context.Context, goCmd, root string) (string, error) {
+	goroot, err := run(ctx, root, nil, goCmd, "env", "GOROOT")
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js")
+	if _, err := os.Stat(p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// bundle runs esbuild twice: the page as an ES module, the worker as a classic script with
+// Go's wasm_exec.js (a classic script too) bundled in through the "go:wasm_exec" import, so
+// that the worker starts the wasm download without first fetching a second script. ES2022
+// keeps class fields native instead of lowering them to helpers.
+func bundle(root, out, wasmExec string) error {
 	common := api.BuildOptions{
 		AbsWorkingDir:     root,
 		Bundle:            true,
@@ -235,10 +274,16 @@ func bundle(root, out string) error {
 	page.EntryPointsAdvanced = []api.EntryPoint{
 		{InputPath: "web/ts/main.ts", OutputPath: "app"},
 		{InputPath: "web/css/app.css", OutputPath: "app"},
+		// The config lab page (lab.html): its own script and styles beside app.css.
+		{InputPath: "web/ts/lab/main.ts", OutputPath: "lab"},
+		{InputPath: "web/css/lab.css", OutputPath: "lab"},
+		// The lesson index (lessons.html): progress kept in the browser, no wasm.
+		{InputPath: "web/ts/lesson/index.ts", OutputPath: "lessons"},
 	}
 	worker := common
 	worker.Format = api.FormatIIFE
 	worker.EntryPointsAdvanced = []api.EntryPoint{{InputPath: "web/ts/worker.ts", OutputPath: "worker"}}
+	worker.Plugins = []api.Plugin{wasmExecPlugin(wasmExec)}
 
 	for _, opts := range []api.BuildOptions{page, worker} {
 		res := api.Build(opts)
@@ -260,12 +305,72 @@ func bundle(root, out string) error {
 	return nil
 }
 
+// wasmExecPlugin resolves the import "go:wasm_exec" to the file wasmExec.
+func wasmExecPlugin(wasmExec string) api.Plugin {
+	return api.Plugin{Name: "go-wasm-exec", Setup: func(b api.PluginBuild) {
+		b.OnResolve(api.OnResolveOptions{Filter: `^go:wasm_exec$`}, func(api.OnResolveArgs) (api.OnResolveResult, error) {
+			if wasmExec == "" {
+				return api.OnResolveResult{}, errors.New("go:wasm_exec: the path of wasm_exec.js is unknown")
+			}
+			return api.OnResolveResult{Path: wasmExec}, nil
+		})
+	}}
+}
+
 func renderHTML(ctx context.Context, out, version string) error {
 	f, err := os.Create(filepath.Join(out, "index.html"))
 	if err != nil {
 		return err
 	}
 	err = web.Page(web.PageData{Version: version, CSP: server.MetaContentSecurityPolicy()}).Render(ctx, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	// The config lab page.
+	lf, err := os.Create(filepath.Join(out, "lab.html"))
+	if err != nil {
+		return err
+	}
+	err = web.LabPage(web.PageData{Version: version, CSP: server.MetaContentSecurityPolicy()}).Render(ctx, lf)
+	if cerr := lf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return renderLessonIndex(ctx, out, version)
+}
+
+// renderLessonIndex writes lessons.html, the lesson index, from the embedded course: the list
+// is static HTML, so the index loads no wasm (the lessons' text reaches the playground through
+// the worker, which embeds the course to check goals anyway).
+func renderLessonIndex(ctx context.Context, out, version string) error {
+	course, err := lessons.Course()
+	if err != nil {
+		return err
+	}
+	entries := make([]web.LessonEntry, len(course))
+	for i, l := range course {
+		e := web.LessonEntry{ID: l.ID, Title: l.Title, Summary: l.Summary, Number: i + 1, Minutes: bridge.EstimateMinutes(l)}
+		for j, s := range l.Steps {
+			e.Steps = append(e.Steps, s.Title)
+			if !s.Sandbox() {
+				e.GoalSteps = append(e.GoalSteps, j)
+			}
+		}
+		for _, k := range l.Links {
+			e.Links = append(e.Links, web.LessonRef{Title: k.Title, URL: k.URL})
+		}
+		entries[i] = e
+	}
+	f, err := os.Create(filepath.Join(out, "lessons.html"))
+	if err != nil {
+		return err
+	}
+	err = web.LessonsPage(web.PageData{Version: version, CSP: server.MetaContentSecurityPolicy()}, entries).Render(ctx, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

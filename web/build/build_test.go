@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/andybalholm/brotli"
+	"github.com/evanw/esbuild/pkg/api"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -48,7 +49,9 @@ func TestPrepareOutNeverEmptiesAForeignDirectory(t *testing.T) {
 // web/css without errors or warnings, and the page must reference exactly what was bundled.
 func TestBundleAndPage(t *testing.T) {
 	out := t.TempDir()
-	require.NoError(t, bundle(root(t), out))
+	wasmExec, err := WasmExec(context.Background(), "go", root(t))
+	require.NoError(t, err)
+	require.NoError(t, bundle(root(t), out, wasmExec))
 	require.NoError(t, renderHTML(context.Background(), out, "v-test"))
 	for _, name := range []string{"app.js", "app.js.map", "app.css", "app.css.map", "worker.js", "worker.js.map", "index.html"} {
 		info, err := os.Stat(filepath.Join(out, name))
@@ -57,7 +60,12 @@ func TestBundleAndPage(t *testing.T) {
 	}
 	worker, err := os.ReadFile(filepath.Join(out, "worker.js"))
 	require.NoError(t, err)
-	assert.Contains(t, string(worker), `importScripts("wasm_exec.js")`)
+	// Go's wasm_exec.js is inside the worker (it defines globalThis.Go and the go.* imports),
+	// so the worker makes no second request before it fetches the wasm.
+	assert.Contains(t, string(worker), "globalThis.Go=")
+	assert.Contains(t, string(worker), "gojs:")
+	assert.NotContains(t, string(worker), "importScripts")
+	assert.Contains(t, string(worker), `fetch("kraftlab.wasm")`)
 	assert.NotContains(t, string(worker), "export ", "the worker is a classic script, not a module")
 	app, err := os.ReadFile(filepath.Join(out, "app.js"))
 	require.NoError(t, err)
@@ -83,9 +91,42 @@ func TestBundleReportsErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(r, "web/ts/main.ts"), []byte("import { x } from './nowhere';\nconsole.log(x);\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(r, "web/ts/worker.ts"), []byte("export {};\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(r, "web/css/app.css"), []byte("body{}\n"), 0o644))
-	err := bundle(r, t.TempDir())
+	err := bundle(r, t.TempDir(), "")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nowhere")
+}
+
+func TestWasmExecImportResolvesToTheToolchainsFile(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "w.ts")
+	require.NoError(t, os.WriteFile(src, []byte("import \"go:wasm_exec\";\n"), 0o644))
+	build := func(wasmExec string) api.BuildResult {
+		return api.Build(api.BuildOptions{EntryPoints: []string{src}, Bundle: true, Format: api.FormatIIFE,
+			LogLevel: api.LogLevelSilent, Plugins: []api.Plugin{wasmExecPlugin(wasmExec)}})
+	}
+	wasmExec, err := WasmExec(context.Background(), "go", root(t))
+	require.NoError(t, err)
+	res := build(wasmExec)
+	require.Empty(t, res.Errors)
+	require.Len(t, res.OutputFiles, 1)
+	assert.Contains(t, string(res.OutputFiles[0].Contents), "globalThis.Go = class")
+
+	// Without a path the import fails, saying why.
+	res = build("")
+	require.Len(t, res.Errors, 1)
+	assert.Contains(t, res.Errors[0].Text, "the path of wasm_exec.js is unknown")
+}
+
+func TestWasmGCFlagsKeepInliningForTheHotPackages(t *testing.T) {
+	flags := WasmGCFlags()
+	require.NotEmpty(t, flags)
+	// -l for everything comes first: the go command applies the last pattern that matches a
+	// package, so each hot package listed after it gets the compiler's defaults back.
+	assert.Equal(t, "-gcflags=all=-l", flags[0])
+	assert.Equal(t, len(Inlined)+1, len(flags))
+	for _, p := range []string{"runtime", "github.com/kraftlab/kraftlab/engine/...", "github.com/kraftlab/kraftlab/cluster/...", "github.com/kraftlab/kraftlab/wasm/bridge"} {
+		assert.Contains(t, flags[1:], "-gcflags="+p+"=", p)
+	}
+	assert.NotContains(t, flags, "-gcflags=encoding/json=", "json is not on a hot path: it stays without inlining")
 }
 
 func TestCompressedCopiesRoundTripAndAreReproducible(t *testing.T) {

@@ -4,7 +4,7 @@
 // press the same buttons, documented in the help dialog.
 
 import { clockText, type Frame } from "./frame";
-import type { ActOp, BrokerState, ControllerState } from "./protocol";
+import type { ActOp, ActRequest, BrokerState, ControllerState } from "./protocol";
 import { brokerLook } from "./render";
 import { SPEEDS, type Simulation } from "./sim";
 import { S } from "./strings";
@@ -17,14 +17,30 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 }
 
 /** Which broker actions make sense in a state; the cluster still has the last word. */
-export function brokerActions(b: BrokerState): Record<"kill" | "start" | "shutdown" | "disk_swap", boolean> {
+export function brokerActions(b: BrokerState): Record<"kill" | "start" | "shutdown" | "disk_swap" | "slow_disk", boolean> {
   const down = b.state === "not_running";
-  return { kill: !down, start: down, shutdown: b.state === "running" || b.state === "starting" || b.state === "recovery", disk_swap: down };
+  return {
+    kill: !down,
+    start: down,
+    shutdown: b.state === "running" || b.state === "starting" || b.state === "recovery",
+    disk_swap: down,
+    slow_disk: true,
+  };
+}
+
+/** The share of its capacity a disk keeps when the page slows it (W). */
+export const SLOW_DISK_FACTOR = 0.2;
+
+/** slow_disk's request for a broker: slow a disk at full speed, restore a slowed one. */
+export function slowDiskToggle(b: BrokerState | undefined): number {
+  return b?.diskFactor ? 1 : SLOW_DISK_FACTOR;
 }
 
 export interface ControlsHooks {
   /** Runs a cluster action; failures are shown by the caller. */
-  act(op: ActOp, target: { broker?: number; controller?: string }): void;
+  act(op: ActOp, target: Omit<ActRequest, "op">): void;
+  /** Other shortcuts (the timeline's, the actions panel's); true when the key was one of them. */
+  key?(k: string): boolean;
   /** The selection changed (the renderer outlines the selected broker). */
   selected(slot: number): void;
 }
@@ -118,11 +134,13 @@ export class Controls {
           ["start", S.actStart, "S"],
           ["shutdown", S.actShutdown, "D"],
           ["disk_swap", S.actDiskSwap, "R"],
+          ["slow_disk", S.actSlowDisk, "W"],
         ] as const) {
           const btn = el("button", { type: "button", "data-op": op, "aria-keyshortcuts": key }, label);
           btn.addEventListener("click", () => {
             this.select(b.id);
-            this.hooks.act(op, { broker: b.id });
+            if (op === "slow_disk") this.hooks.act(op, { broker: b.id, factor: slowDiskToggle(this.broker(b.id)) });
+            else this.hooks.act(op, { broker: b.id });
           });
           buttons[op] = btn;
           row.append(btn);
@@ -139,6 +157,9 @@ export class Controls {
       item.li.dataset.look = brokerLook(b);
       const ok = brokerActions(b);
       for (const [op, btn] of Object.entries(item.buttons)) btn.disabled = !ok[op as keyof typeof ok];
+      const slow = b.diskFactor ? S.actRestoreDisk : S.actSlowDisk;
+      if (item.buttons.slow_disk.textContent !== slow) item.buttons.slow_disk.textContent = slow;
+      item.buttons.slow_disk.setAttribute("aria-pressed", String(!!b.diskFactor));
     }
   }
 
@@ -165,6 +186,15 @@ export class Controls {
       if (c.active) item.kill.setAttribute("aria-keyshortcuts", "C");
       else item.kill.removeAttribute("aria-keyshortcuts");
     }
+  }
+
+  private broker(id: number): BrokerState | undefined {
+    return this.frame?.body.brokers.find((b) => b.id === id);
+  }
+
+  /** The selected broker's id, or -1. */
+  get selected(): number {
+    return this.selectedId;
   }
 
   private select(id: number): void {
@@ -204,7 +234,10 @@ export class Controls {
       const op = ({ k: "kill", s: "start", d: "shutdown", r: "disk_swap" } as const)[k.toLowerCase() as "k" | "s" | "d" | "r"];
       if (this.selectedId < 0) this.hooks.act(op, {});
       else this.hooks.act(op, { broker: this.selectedId });
-    } else handled = false;
+    } else if (k === "w" || k === "W") {
+      if (this.selectedId < 0) this.hooks.act("slow_disk", {});
+      else this.hooks.act("slow_disk", { broker: this.selectedId, factor: slowDiskToggle(this.broker(this.selectedId)) });
+    } else handled = this.hooks.key?.(k) ?? false;
     if (handled) e.preventDefault();
   }
 

@@ -9,22 +9,45 @@ import type { LogEvent } from "./protocol";
 const KEEP = 400;
 
 export class EventLog {
-  constructor(private readonly list: HTMLOListElement) {}
+  /**
+   * Whether the reader has the list scrolled to the bottom, as of the last scroll. It is kept
+   * from scroll events rather than measured in append: reading scrollHeight right after the
+   * frame's other DOM writes would force a layout in the middle of every frame with events.
+   */
+  private pinned = true;
+  private pinQueued = false;
+
+  constructor(private readonly list: HTMLOListElement) {
+    list.addEventListener(
+      "scroll",
+      () => {
+        this.pinned = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+      },
+      { passive: true },
+    );
+  }
 
   /** Removes every item (a new cluster starts). */
   clear(): void {
     this.list.replaceChildren();
+    this.pinned = true;
   }
 
   /** Appends a frame's events; keeps the view pinned to the bottom if the reader had it there. */
   append(events: LogEvent[]): void {
     if (events.length === 0) return;
-    const pinned = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 24;
     const frag = document.createDocumentFragment();
     for (const e of events) frag.append(this.item(e));
     this.list.append(frag);
     while (this.list.childElementCount > KEEP) this.list.firstElementChild?.remove();
-    if (pinned) this.list.scrollTop = this.list.scrollHeight;
+    if (this.pinned && !this.pinQueued) {
+      // Once per animation frame however many frames arrived: the scroll needs a layout.
+      this.pinQueued = true;
+      requestAnimationFrame(() => {
+        this.pinQueued = false;
+        if (this.pinned) this.list.scrollTop = this.list.scrollHeight;
+      });
+    }
   }
 
   /** Adds a line written by the page itself (a refused action, say). */

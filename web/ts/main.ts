@@ -5,16 +5,24 @@
 // status-ready, configs-rendered, sim-started, first-frame); the end-to-end test reads them,
 // and so can anyone with the browser's performance panel.
 
+import { CanvasInput } from "./canvas-input";
+import { Charts } from "./charts";
+import { ActionsPanel } from "./actions";
 import { renderConfigs, type ConfigPanel } from "./configs";
 import { Controls } from "./controls";
 import { ErrorPanel } from "./errors";
-import type { Frame } from "./frame";
+import { clockText, type Frame } from "./frame";
 import { EventLog } from "./log";
-import { PROTOCOL, ProtocolError, WorkerClient, type ActOp, type ActRequest, type Problem, type StartRequest } from "./protocol";
+import { PROTOCOL, ProtocolError, WorkerClient, type ActOp, type ActRequest, type LoadBody, type Problem, type StartRequest } from "./protocol";
 import { Renderer } from "./render";
 import { Simulation } from "./sim";
 import { S, applyStrings } from "./strings";
 import { PartitionTable } from "./table";
+import { LinkError, LinkKeeper, MAX_SCENARIO_BYTES, decodeRun, download } from "./share";
+import { Timeline } from "./timeline";
+import { PRESENTER_SCALE, Presenter } from "./presenter";
+import { LessonPanel } from "./lesson/panel";
+import { applyLessonStrings } from "./lesson/strings";
 
 function byId<T extends HTMLElement>(id: string): T {
   const e = document.getElementById(id);
@@ -23,7 +31,7 @@ function byId<T extends HTMLElement>(id: string): T {
 }
 
 /** How often the partition table and the canvas description may change, at most (ms). */
-const TABLE_EVERY_MS = 150;
+const TABLE_EVERY_MS = 250;
 const DESCRIPTION_EVERY_MS = 1000;
 
 function main(): void {
@@ -58,6 +66,7 @@ function main(): void {
 
   try {
     applyStrings(document);
+    applyLessonStrings(document);
   } catch (e) {
     problem({ message: S.problemPage(String(e)) }, false);
   }
@@ -70,8 +79,30 @@ function main(): void {
   const log = new EventLog(byId("event-log"));
   const table = new PartitionTable(byId("partition-rows"), byId("partition-caption"), byId("describe-topic"), byId("partition-filter"));
   const desc = byId("cluster-desc");
+  // Charts over time, presenter mode and the canvas's pointer and keyboard input (issue 4's
+  // visual side: charts.ts, presenter.ts, canvas-input.ts).
+  const charts = new Charts(byId("charts"));
+  const presenter = new Presenter({
+    changed: (on) => {
+      renderer.setScale(on ? PRESENTER_SCALE : 1);
+      charts.fit();
+      log.note(sim.last?.body.timeMs ?? 0, on ? S.presenterOn : S.presenterOff);
+    },
+  });
+  const canvasInput = new CanvasInput(canvas, renderer, byId("canvas-tooltip"), byId("canvas-menu"), () => presenter.toggle());
+  for (const [key, action] of S.viewShortcuts) {
+    const row = document.createElement("tr");
+    const k = document.createElement("td");
+    k.append(Object.assign(document.createElement("kbd"), { textContent: key }));
+    row.append(k, Object.assign(document.createElement("td"), { textContent: action }));
+    byId("view-shortcut-rows").append(row);
+  }
   let configs: ConfigPanel | undefined;
   let firstFrame = true;
+  // Resolved by the first frame drawn: the Configs panel waits for it (below), so that the
+  // worker builds that frame before it answers config.defs (its first answers run cold code).
+  let drewFirstFrame = () => {};
+  const firstFrameDrawn = new Promise<void>((resolve) => (drewFirstFrame = resolve));
   let tableAt = 0;
   let tableTimer = 0;
   let descAt = 0;
@@ -81,10 +112,20 @@ function main(): void {
     if (firstFrame) {
       performance.mark("kraftlab:first-frame");
       firstFrame = false;
+      drewFirstFrame();
     }
     canvas.dataset.drawMs = renderer.draw(f).toFixed(2);
     log.append(f.body.events);
     controls.update(f);
+    // Time going back (scrubbing, a replay) drops the chart points after it; charts.frame
+    // also checks, this makes the hook explicit for whoever adds another way back.
+    if (f.body.timeMs < charts.lastTimeMs) charts.resetTo(f.body.timeMs);
+    charts.frame(f);
+    canvasInput.update();
+    lesson.frame(f);
+    timeline.update(f);
+    actions.update(f);
+    keeper.setTime(f.body.timeMs);
     const now = performance.now();
     // The table rebuilds at most every TABLE_EVERY_MS, with a trailing update so the last
     // frame is always shown.
@@ -109,30 +150,106 @@ function main(): void {
     }
   };
 
+  // Time and sharing (timeline.ts, share.ts, actions.ts): the run's history lives in the
+  // worker; the page shows its marks and keeps it in the URL.
+  const keeper = new LinkKeeper();
+  const eventLogList = byId("event-log");
+  const refreshHistory = async () => {
+    const exp = await client.request("sim.export", {});
+    timeline.setActions(exp.history.actions, exp.history.horizonMs);
+    keeper.setScenario(exp.scenario);
+  };
   const sim = new Simulation(client, {
     frame: onFrame,
     failure: reportFailure,
     state: () => controls.state(),
+    // The hook for everything drawn over time: cluster time went back to t (a scrub). The log
+    // drops its later lines, the charts their later points, and anyone else can listen to the
+    // kraftlab:time-reset event on document (detail.timeMs).
+    timeReset: (t) => {
+      while (eventLogList.lastElementChild && Number((eventLogList.lastElementChild as HTMLElement).dataset.timeMs) > t) {
+        eventLogList.lastElementChild.remove();
+      }
+      charts.resetTo(t);
+      document.dispatchEvent(new CustomEvent("kraftlab:time-reset", { detail: { timeMs: t } }));
+    },
+    history: () => {
+      refreshHistory().catch((e: unknown) => reportFailure("sim.export", e));
+    },
   });
 
-  const needsBroker = (op: ActOp) => op === "kill" || op === "start" || op === "shutdown" || op === "disk_swap";
-  const act = (op: ActOp, target: { broker?: number; controller?: string }) => {
+  const needsBroker = (op: ActOp) => op === "kill" || op === "start" || op === "shutdown" || op === "disk_swap" || op === "slow_disk";
+  const actRequest = async (req: ActRequest) => {
+    const out = await sim.act(req);
+    if (out.truncated) log.note(out.timeMs, S.truncated(out.truncated));
+    return out;
+  };
+  const act = (op: ActOp, target: Omit<ActRequest, "op">) => {
     const t = sim.last?.body.timeMs ?? 0;
     if (needsBroker(op) && target.broker === undefined) {
       log.note(t, S.noBrokerSelected);
       return;
     }
     const req: ActRequest = { op, ...target };
-    sim.act(req).catch((e: unknown) => {
+    actRequest(req).catch((e: unknown) => {
       if (e instanceof ProtocolError && e.code === "failed") log.note(t, S.actionFailed(op.replace("_", " "), e.message));
       else reportFailure("sim.act", e);
     });
   };
+  const timeline = new Timeline(sim, {
+    scrub: byId("scrub"),
+    marks: byId("scrub-marks"),
+    time: byId("scrub-time"),
+    hint: byId("scrub-hint"),
+    stepEvent: byId("step-event"),
+    stepRun: byId("step-run"),
+    rewind: byId("rewind"),
+  });
+  const actions = new ActionsPanel(
+    {
+      netA: byId("net-a"),
+      netB: byId("net-b"),
+      netCut: byId("net-cut"),
+      netHeal: byId("net-heal"),
+      netError: byId("net-error"),
+      netCuts: byId("net-cuts"),
+      topicForm: byId("topic-form"),
+      topicName: byId("topic-name"),
+      topicPartitions: byId("topic-partitions"),
+      topicRf: byId("topic-rf"),
+      topicDelete: byId("topic-delete"),
+      topicErrors: { topic: byId("topic-name-error"), partitions: byId("topic-partitions-error"), replicationFactor: byId("topic-rf-error") },
+      tcForm: byId("topic-config-form"),
+      tcTopic: byId("tc-topic"),
+      tcName: byId("tc-name"),
+      tcValue: byId("tc-value"),
+      tcError: byId("tc-error"),
+      elect: byId("elect-now"),
+    },
+    actRequest,
+    reportFailure,
+    (text) => log.note(sim.last?.body.timeMs ?? 0, text),
+  );
+  for (const [key, action] of S.runShortcuts) {
+    const row = document.createElement("tr");
+    const k = document.createElement("td");
+    k.append(Object.assign(document.createElement("kbd"), { textContent: key }));
+    row.append(k, Object.assign(document.createElement("td"), { textContent: action }));
+    byId("run-shortcut-rows").append(row);
+  }
 
   const controls = new Controls(
     sim,
     {
       act,
+      key: (k) => {
+        if (k === ".") timeline.step("event");
+        else if (k === "n" || k === "N") timeline.step("run");
+        else if (k === "Home") timeline.go(0);
+        else if (k === "l" || k === "L") void copyLink();
+        else return actions.key(k);
+        return true;
+      },
       selected: (slot) => {
         renderer.selected = slot;
         renderer.redraw();
@@ -184,11 +301,7 @@ function main(): void {
     startButton.textContent = S.starting;
     try {
       await sim.start(req);
-      // The new cluster's frames come next: forget the old one's panels and log.
-      controls.reset();
-      log.clear();
-      renderer.selected = -1;
-      stoppedShown = false;
+      newRun();
       performance.mark("kraftlab:sim-started");
     } catch (e) {
       if (e instanceof ProtocolError && e.code === "failed") formError.textContent = e.message;
@@ -201,6 +314,111 @@ function main(): void {
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     void start();
+  });
+  // The new cluster's frames come next: forget the old one's panels and log.
+  const newRun = () => {
+    controls.reset();
+    log.clear();
+    charts.clear();
+    renderer.selected = -1;
+    stoppedShown = false;
+  };
+
+  // Share and keep: open a scenario (a link, an import), copy the link, export.
+  const shareStatus = byId("share-status");
+  const importError = byId("import-error");
+  const scenarioBox = byId<HTMLTextAreaElement>("scenario-json");
+  const openRun = async (scenario: string, timeMs: number): Promise<LoadBody> => {
+    const info = await sim.load({ scenario, timeMs });
+    newRun();
+    byId<HTMLInputElement>("seed").value = String(info.seed);
+    byId<HTMLInputElement>("broker-count").value = String(info.brokers.length);
+    byId<HTMLInputElement>("partition-count").value = String(info.partitions);
+    return info;
+  };
+  const copyLink = async () => {
+    const href = await keeper.flush();
+    byId("copy-link").dataset.href = href;
+    try {
+      await navigator.clipboard.writeText(href);
+      shareStatus.textContent = S.linkCopied;
+    } catch {
+      shareStatus.textContent = S.linkCopyFallback;
+    }
+  };
+  byId("copy-link").addEventListener("click", () => void copyLink());
+  byId("export-run").addEventListener("click", () => {
+    void (async () => {
+      const exp = await client.request("sim.export", {});
+      scenarioBox.value = exp.scenario;
+      const name = `kraftlab-seed${sim.info?.seed ?? 0}-${exp.history.timeMs}ms.json`;
+      download(name, exp.scenario);
+      shareStatus.textContent = S.exported(name, exp.history.actions.length);
+    })().catch((e: unknown) => reportFailure("sim.export", e));
+  });
+  byId<HTMLInputElement>("import-file").addEventListener("change", (e) => {
+    const file = (e.target as HTMLInputElement).files?.[0];
+    if (!file) return;
+    if (file.size > MAX_SCENARIO_BYTES) {
+      importError.textContent = S.importTooLarge(file.size, MAX_SCENARIO_BYTES);
+      return;
+    }
+    void file.text().then((text) => {
+      scenarioBox.value = text;
+      importError.textContent = "";
+    });
+  });
+  byId("import-run").addEventListener("click", () => {
+    const text = scenarioBox.value;
+    importError.textContent = "";
+    if (!text.trim()) {
+      importError.textContent = S.importEmpty;
+      return;
+    }
+    const bytes = new TextEncoder().encode(text).length;
+    if (bytes > MAX_SCENARIO_BYTES) {
+      importError.textContent = S.importTooLarge(bytes, MAX_SCENARIO_BYTES);
+      return;
+    }
+    openRun(text, 0)
+      .then((info) => {
+        shareStatus.textContent = S.imported(info.actions);
+      })
+      .catch((e: unknown) => {
+        if (e instanceof ProtocolError && e.code === "failed") importError.textContent = S.importFailed(e.message);
+        else reportFailure("sim.load", e);
+      });
+  });
+  // A run in the URL (a shared link, or this tab before a reload) opens paused at its time; a
+  // link that cannot be opened says why, and the default cluster starts instead.
+  const openLink = async (): Promise<boolean> => {
+    const linkError = byId("link-error");
+    try {
+      const run = await decodeRun(location.hash);
+      if (!run) return false;
+      await openRun(run.scenario, run.timeMs);
+      sim.setPlaying(false);
+      log.note(run.timeMs, S.linkOpened(clockText(run.timeMs)));
+      performance.mark("kraftlab:sim-started");
+      return true;
+    } catch (e) {
+      let why: string;
+      if (e instanceof LinkError) why = e.message;
+      else if (e instanceof ProtocolError && e.code === "failed") why = S.linkInvalid(e.message);
+      else throw e;
+      linkError.textContent = S.linkFailed(why);
+      linkError.hidden = false;
+      document.body.dataset.linkError = why;
+      return false;
+    }
+  };
+
+  // The lesson runner (web/ts/lesson/panel.ts): a lesson's cluster is this run.
+  const lesson = new LessonPanel(client, sim, {
+    newRun: () => newRun(),
+    note: (text) => log.note(sim.last?.body.timeMs ?? 0, text),
+    failure: reportFailure,
+    holdLink: (on) => keeper.hold(on),
   });
 
   const list = byId("config-list");
@@ -215,9 +433,13 @@ function main(): void {
     performance.mark("kraftlab:status-ready");
 
     // The cluster first: the canvas is what the reader came for.
-    await start();
+    // A lesson link first, then a shared run, else the default cluster.
+    if (!(await lesson.openLink()) && !(await openLink())) await start();
 
+    // A start that failed draws no frame: then the panel comes after a second anyway.
+    await Promise.race([firstFrameDrawn, new Promise((resolve) => setTimeout(resolve, 1000))]);
     const defs = await client.request("config.defs", {});
+    actions.setDefs(defs.configs);
     configs = renderConfigs(
       list,
       defs.configs,

@@ -5,7 +5,7 @@
 import { S } from "./strings";
 
 /** The protocol version this page speaks; the worker announces its own in the ready event. */
-export const PROTOCOL = 2;
+export const PROTOCOL = 3;
 
 export interface ReplyError {
   code: string;
@@ -88,7 +88,25 @@ export interface AdvanceRequest {
   layout?: number;
 }
 
-export type ActOp = "kill" | "start" | "shutdown" | "disk_swap" | "kill_controller" | "start_controller" | "set_config";
+export type ActOp =
+  | "kill"
+  | "start"
+  | "shutdown"
+  | "disk_swap"
+  | "slow_disk"
+  | "kill_controller"
+  | "start_controller"
+  | "cut"
+  | "heal"
+  | "set_config"
+  | "create_topic"
+  | "delete_topic"
+  | "elect_leaders";
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
 
 export interface ActRequest {
   op: ActOp;
@@ -97,11 +115,72 @@ export interface ActRequest {
   name?: string;
   value?: ConfigValue;
   topic?: string;
+  /** slow_disk: the share of the disk's capacity left, in (0, 1]. */
+  factor?: number;
+  /** cut, heal: "broker-1", "controller-3000" or "producers". */
+  a?: string;
+  b?: string;
+  /** create_topic. */
+  partitions?: number;
+  replicationFactor?: number;
+  /** elect_leaders: "preferred" (default) or "unclean"; targets: none means all partitions. */
+  election?: "preferred" | "unclean";
+  targets?: TopicPartition[];
+}
+
+export interface ElectionResult {
+  topic: string;
+  partition: number;
+  error?: string;
+  message?: string;
 }
 
 export interface ActBody {
   timeMs: number;
   lastHeartbeatMs?: number;
+  /** Recorded actions after timeMs that this one replaced (it was taken after scrubbing back). */
+  truncated?: number;
+  elections?: ElectionResult[];
+}
+
+export interface SeekRequest {
+  timeMs: number;
+  layout?: number;
+}
+
+export interface StepRequest {
+  to: "event" | "run";
+  layout?: number;
+}
+
+export interface ActionMark {
+  timeMs: number;
+  op: string;
+  applied: boolean;
+}
+
+export interface HistoryBody {
+  timeMs: number;
+  horizonMs: number;
+  version: number;
+  actions: ActionMark[];
+}
+
+export interface ExportBody {
+  /** The run as a cluster-mode scenario file (docs/scenario.md). */
+  scenario: string;
+  history: HistoryBody;
+}
+
+export interface LoadRequest {
+  /** A cluster-mode scenario: the parsed object, or its text. */
+  scenario: unknown;
+  timeMs?: number;
+}
+
+export interface LoadBody extends StartBody {
+  horizonMs: number;
+  actions: number;
 }
 
 export interface ControllerState {
@@ -134,6 +213,8 @@ export interface BrokerState {
   outOfSync: number;
   preferred: number;
   preferredLed: number;
+  /** The share of its disk's capacity a slow_disk left it, when below 1. */
+  diskFactor?: number;
 }
 
 export interface TopicInfo {
@@ -206,6 +287,12 @@ export interface FrameBody {
   events: LogEvent[];
   eventsDropped?: number;
   stopped?: string;
+  /** The end of the run's timeline (the latest time reached, or an imported scenario's duration). */
+  horizonMs: number;
+  /** Network links cut and not healed, each as its two node names. */
+  cuts?: [string, string][];
+  /** The history's version: it changes when an action is recorded or the run replaced. */
+  history: number;
 }
 
 /** Request and reply body types, by message type. */
@@ -217,6 +304,11 @@ export interface Messages {
   "sim.advance": { req: AdvanceRequest; res: FrameBody };
   "sim.frame": { req: { layout?: number }; res: FrameBody };
   "sim.act": { req: ActRequest; res: ActBody };
+  "sim.seek": { req: SeekRequest; res: FrameBody };
+  "sim.step": { req: StepRequest; res: FrameBody };
+  "sim.history": { req: Record<string, never>; res: HistoryBody };
+  "sim.export": { req: Record<string, never>; res: ExportBody };
+  "sim.load": { req: LoadRequest; res: LoadBody };
 }
 
 /** A reply body with its binary attachment, when the reply has one. */

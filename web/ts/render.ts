@@ -8,8 +8,38 @@
 // greyscale): a hollow cell is out of sync; brokers differ in border style and icon as well
 // as colour. The palette is Okabe–Ito, read from CSS custom properties so that dark mode and
 // a future high-contrast theme change one file.
+//
+// Past what cells can show (a cell under MIN_CELL_PX device pixels), a broker's replicas are
+// drawn as aggregate strips instead: each 2-pixel column stands for a run of consecutive
+// partitions and stacks their states (leader, follower, ELR, out of sync, offline) with the
+// same colours, ELR and out of sync also by pattern. Zooming ([ and ], or the wheel) narrows
+// the partition range on screen until cells return. The geometry lives in layout.ts and is
+// kept per frame, so the pointer code hit-tests exactly what was drawn.
 
 import { Frame, NO_SLOT, clockText, spanText } from "./frame";
+import {
+  CONTROLLER_H,
+  LABEL_CELL,
+  MAX_CELL,
+  PAD,
+  STRIP_COL_PX,
+  STRIP_GAP_PX,
+  STRIP_ROW_PX,
+  bucketAt,
+  brokerBoxes,
+  cellAt,
+  cellGrid,
+  controllerBoxes,
+  gridRect,
+  hitRect,
+  lowerBound,
+  stripGrid,
+  useCells,
+  type CellGrid,
+  type Range,
+  type Rect,
+  type StripGrid,
+} from "./layout";
 import type { BrokerState, ControllerState } from "./protocol";
 import { S } from "./strings";
 
@@ -58,21 +88,58 @@ function pack([r, g, b]: [number, number, number]): RGBA {
   return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
 }
 
-interface Rect {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
+/** Replica states in the order a strip stacks them, bottom up. */
+export const LEADER = 0;
+export const FOLLOWER = 1;
+export const ELR = 2;
+export const OOS = 3;
+export const OFFLINE = 4;
+
+/** Cell shapes. */
+const SOLID = 0;
+const HOLLOW = 1;
+const HALF = 2;
+
+/**
+ * The state of the replica at position pos of partition part, one of LEADER…OFFLINE, read
+ * straight from a frame's arrays (state: 4 bytes per partition, leader position first and the
+ * ELR mask second; isrWords: the ISR as nibbles of position + 1). The hot loops below call it
+ * once per replica on screen, up to 300,000 times a frame, so it takes the arrays rather than
+ * the Frame, allocates nothing and does not build the ISR bitmask.
+ */
+export function stateOf(state: Uint8Array, isrWords: Uint32Array, part: number, pos: number): number {
+  const lp = state[4 * part];
+  if (lp === NO_SLOT) return OFFLINE;
+  if (lp === pos) return LEADER;
+  const nibble = pos + 1;
+  for (let w = isrWords[part]; w !== 0; w >>>= 4) if ((w & 0xf) === nibble) return FOLLOWER;
+  if (state[4 * part + 1] & (1 << pos)) return ELR;
+  return OOS;
 }
 
-const PAD = 12;
-const GAP = 12;
-const CONTROLLER_H = 62;
-const SUMMARY_H = 28;
-const HEADER_H = 54;
-const MAX_CELL_CSS = 30;
-/** Cells at least this big (CSS px) carry their partition number. */
-const LABEL_CELL_CSS = 17;
+function replicaState(f: Frame, part: number, pos: number): number {
+  return stateOf(f.state, f.isrWords, part, pos);
+}
+
+/** Where a broker's replicas were drawn in the last frame: enough to hit-test them. */
+export interface BrokerGeometry {
+  box: Rect;
+  /** The grid's top-left in device pixels. */
+  gx: number;
+  gy: number;
+  /** Indexes into the broker's hosted list, [from, to): the replicas in the zoom range. */
+  from: number;
+  to: number;
+  cells: CellGrid | undefined;
+  strips: StripGrid | undefined;
+}
+
+/** What is under a point of the canvas. */
+export type Hit =
+  | { kind: "controller"; index: number }
+  | { kind: "broker"; slot: number }
+  | { kind: "replica"; slot: number; partition: number; position: number }
+  | { kind: "bucket"; slot: number; first: number; last: number; counts: number[] };
 
 /** Renderer draws frames on one canvas, resizing its backing store to the element's size. */
 export class Renderer {
@@ -83,10 +150,37 @@ export class Renderer {
   private dpr = 1;
   private cssW = 0;
   private cssH = 0;
+  /** Layout units: CSS pixels divided by the scale. */
+  private W = 0;
+  private H = 0;
+  /** Device pixels per layout unit: dpr × scale. */
+  private k = 1;
   private last: Frame | undefined;
   private hatch = new Map<string, CanvasPattern>();
+  private counts = new Uint32Array(5);
+  /** The cell colours by state (LEADER…OFFLINE), from the palette. */
+  private colours = new Uint32Array(5);
+  /** The data-* values written last (describe), so that unchanged ones are not written again. */
+  private written = new Map<string, string>();
+  /** The font set last on the context (setFont), and the memo's texts by call site. */
+  private font = "";
+  private memos = new Map<string, { key: number | string; text: string }>();
+  /** Frames drawn since the page loaded (data-frames). */
+  private drawn = 0;
   /** The broker slot the keyboard acts on, or -1. */
   selected = -1;
+  /**
+   * Everything drawn is this many times larger (presenter mode sets 1.6): the layout works in
+   * CSS pixels divided by it, so there is simply less room and bigger type.
+   */
+  scale = 1;
+  /** The actor with the canvas's keyboard focus (controllers first, then brokers), or -1. */
+  focused = -1;
+  /** The partitions on screen; undefined means all of them. */
+  range: Range | undefined;
+  /** The last frame's geometry: controller boxes and, per broker slot, its boxes and grid. */
+  controllersDrawn: Rect[] = [];
+  brokersDrawn: BrokerGeometry[] = [];
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     const ctx = canvas.getContext("2d", { alpha: false });
@@ -124,6 +218,8 @@ export class Renderer {
       },
     };
     this.hatch.clear();
+    const c = this.palette.cell;
+    this.colours.set([c.leader, c.follower, c.elr, c.oos, c.offline]);
   }
 
   private resize(): void {
@@ -134,11 +230,31 @@ export class Renderer {
     if (w === this.cssW && h === this.cssH && this.image) return;
     this.cssW = w;
     this.cssH = h;
+    this.applyScale();
     this.canvas.width = Math.round(w * this.dpr);
     this.canvas.height = Math.round(h * this.dpr);
+    this.font = ""; // resizing resets the context's state
     this.image = this.ctx.createImageData(this.canvas.width, this.canvas.height);
     this.pixels = new Uint32Array(this.image.data.buffer);
     this.redraw();
+  }
+
+  private applyScale(): void {
+    this.k = this.dpr * this.scale;
+    this.W = this.cssW / this.scale;
+    this.H = this.cssH / this.scale;
+  }
+
+  /** Sets the presenter scale and redraws. */
+  setScale(scale: number): void {
+    this.scale = scale;
+    this.applyScale();
+    this.redraw();
+  }
+
+  /** The frame drawn last, if any. */
+  get frame(): Frame | undefined {
+    return this.last;
   }
 
   /** Draws the last frame again (after a resize, a theme change or a new selection). */
@@ -152,15 +268,18 @@ export class Renderer {
     this.last = f;
     const ctx = this.ctx;
     const p = this.palette;
-    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    if (this.range && (this.range.hi > f.count || this.range.lo >= this.range.hi)) this.range = undefined; // a new cluster
+    ctx.setTransform(this.k, 0, 0, this.k, 0, 0);
     ctx.fillStyle = p.bg;
-    ctx.fillRect(0, 0, this.cssW, this.cssH);
+    ctx.fillRect(0, 0, this.W, this.H);
     ctx.textBaseline = "alphabetic";
 
     this.drawControllers(f.body.controllers);
     this.drawSummary(f);
-    const boxes = this.brokerBoxes(f.body.brokers.length);
+    const boxes = brokerBoxes(f.body.brokers.length, this.W, this.H);
+    this.brokersDrawn = [];
     f.body.brokers.forEach((b, slot) => this.drawBroker(f, b, slot, boxes[slot]));
+    this.drawFocus();
     this.describe(f);
     return performance.now() - t0;
   }
@@ -168,11 +287,10 @@ export class Renderer {
   private drawControllers(cs: ControllerState[]): void {
     const ctx = this.ctx;
     const p = this.palette;
-    const n = cs.length;
-    const w = Math.min(220, (this.cssW - 2 * PAD - (n - 1) * GAP) / n);
-    let x = (this.cssW - (n * w + (n - 1) * GAP)) / 2;
-    const y = PAD;
-    for (const c of cs) {
+    const boxes = controllerBoxes(cs.length, this.W);
+    this.controllersDrawn = boxes;
+    cs.forEach((c, i) => {
+      const { x, y, w } = boxes[i];
       ctx.fillStyle = p.box;
       ctx.fillRect(x, y, w, CONTROLLER_H);
       if (!c.running) {
@@ -193,9 +311,56 @@ export class Renderer {
       let line = c.running ? `${c.role} · ${S.canvasEpoch(c.epoch)}` : S.canvasStopped;
       if (c.active) line = `${S.canvasActive} · ${S.canvasEpoch(c.epoch)}`;
       this.text(line, x + 10, y + 43, c.active ? 700 : 400, 12, c.active ? p.focus : p.fg, w - 16);
-      this.text(S.canvasOffsets(c.highWatermark, c.endOffset), x + 10, y + 57, 400, 11, p.muted, w - 16);
-      x += w + GAP;
+      this.text(this.memo(`off${i}`, `${c.highWatermark},${c.endOffset}`, () => S.canvasOffsets(c.highWatermark, c.endOffset)), x + 10, y + 57, 400, 11, p.muted, w - 16);
+    });
+  }
+
+  /** The keyboard focus ring around the focused controller or broker. */
+  private drawFocus(): void {
+    if (this.focused < 0) return;
+    const nc = this.controllersDrawn.length;
+    const r = this.focused < nc ? this.controllersDrawn[this.focused] : this.brokersDrawn[this.focused - nc]?.box;
+    if (!r) return;
+    const ctx = this.ctx;
+    ctx.setLineDash([6, 3]);
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = this.palette.fg;
+    ctx.strokeRect(r.x - 7, r.y - 7, r.w + 14, r.h + 14);
+    ctx.setLineDash([]);
+  }
+
+  /** What lies under (x, y) in CSS pixels of the canvas, from the last frame drawn. */
+  hitTest(xCss: number, yCss: number): Hit | undefined {
+    const f = this.last;
+    if (!f) return undefined;
+    const x = xCss / this.scale;
+    const y = yCss / this.scale;
+    const c = hitRect(this.controllersDrawn, x, y);
+    if (c >= 0) return { kind: "controller", index: c };
+    const slot = hitRect(
+      this.brokersDrawn.map((g) => g.box),
+      x,
+      y,
+    );
+    if (slot < 0) return undefined;
+    const g = this.brokersDrawn[slot];
+    const px = Math.floor(x * this.k) - g.gx;
+    const py = Math.floor(y * this.k) - g.gy;
+    const hosted = f.layout.hosted[slot];
+    if (g.cells) {
+      const i = cellAt(g.cells, px, py);
+      if (i >= 0 && g.from + i < g.to) return { kind: "replica", slot, partition: hosted.partitions[g.from + i], position: hosted.positions[g.from + i] };
+    } else if (g.strips) {
+      const b = bucketAt(g.strips, px, py);
+      if (b >= 0) {
+        const a = g.from + b * g.strips.per;
+        const z = Math.min(g.to, a + g.strips.per);
+        const counts = [0, 0, 0, 0, 0];
+        for (let i = a; i < z; i++) counts[replicaState(f, hosted.partitions[i], hosted.positions[i])]++;
+        return { kind: "bucket", slot, first: hosted.partitions[a], last: hosted.partitions[z - 1], counts };
+      }
     }
+    return { kind: "broker", slot };
   }
 
   private drawSummary(f: Frame): void {
@@ -203,26 +368,16 @@ export class Renderer {
     const b = f.body;
     const y = PAD + CONTROLLER_H + 20;
     const p99 = b.sample ? `${b.sample.produceP99Ms.toFixed(1)} ms` : "–";
-    this.text(S.canvasSummary(clockText(b.timeMs), p99, b.partitions.underReplicated, b.partitions.offline), PAD, y, 600, 13, p.fg, this.cssW * 0.64);
+    let summary = S.canvasSummary(clockText(b.timeMs), p99, b.partitions.underReplicated, b.partitions.offline);
+    if (this.range) summary += S.canvasRange(this.range.lo, this.range.hi - 1, f.count);
+    this.text(summary, PAD, y, 600, 13, p.fg, this.W * 0.64);
     if (b.nextElectPreferredMs >= 0) {
-      const s = S.canvasNextRun(spanText(Math.max(0, b.nextElectPreferredMs - b.timeMs)));
-      this.ctx.font = `400 12px ${FONT}`;
+      const span = spanText(Math.max(0, b.nextElectPreferredMs - b.timeMs));
+      const s = this.memo("next", span, () => S.canvasNextRun(span));
+      this.setFont(400, 12);
       const w = this.ctx.measureText(s).width;
-      this.text(s, this.cssW - PAD - w, y, 400, 12, p.muted, w + 1);
+      this.text(s, this.W - PAD - w, y, 400, 12, p.muted, w + 1);
     }
-  }
-
-  private brokerBoxes(n: number): Rect[] {
-    const top = PAD + CONTROLLER_H + SUMMARY_H;
-    const cols = Math.min(n, 6);
-    const rows = Math.ceil(n / cols);
-    const w = (this.cssW - 2 * PAD - (cols - 1) * GAP) / cols;
-    const h = (this.cssH - top - PAD - (rows - 1) * GAP) / rows;
-    const out: Rect[] = [];
-    for (let i = 0; i < n; i++) {
-      out.push({ x: PAD + (i % cols) * (w + GAP), y: top + Math.floor(i / cols) * (h + GAP), w, h });
-    }
-    return out;
   }
 
   private drawBroker(f: Frame, b: BrokerState, slot: number, r: Rect): void {
@@ -256,12 +411,12 @@ export class Renderer {
     else this.cross(ix, iy, 7, colour);
     this.text(S.canvasBroker(b.id), r.x + 30, r.y + 29, 700, 14, p.fg, r.w * 0.45);
     const state = S.canvasState(b.state, b.fenced, b.inControlledShutdown);
-    ctx.font = `700 11px ${FONT}`;
+    this.setFont(700, 11);
     const sw = Math.min(ctx.measureText(state).width, r.w * 0.5);
     this.text(state, r.x + r.w - 8 - sw, r.y + 28, 700, 11, p.fg, sw + 1);
     this.text(S.canvasCounts(b.leaders, b.outOfSync), r.x + 10, r.y + 46, 400, 11.5, p.muted, r.w - 20);
     if (b.gated) {
-      ctx.font = `700 10px ${FONT}`;
+      this.setFont(700, 10);
       const gw = ctx.measureText(S.canvasGated).width + 8;
       ctx.strokeStyle = p.fg;
       ctx.lineWidth = 1;
@@ -269,69 +424,118 @@ export class Renderer {
       this.text(S.canvasGated, r.x + r.w - gw - 4, r.y + 47, 700, 10, p.fg, gw);
     }
 
-    const grid: Rect = { x: r.x + 8, y: r.y + HEADER_H + 4, w: r.w - 16, h: r.h - HEADER_H - 12 };
-    const more = this.drawCells(f, slot, grid);
-    if (more > 0) this.text(S.canvasMore(more), grid.x, r.y + r.h - 4, 400, 10, p.muted, grid.w);
+    const geo = this.drawReplicas(f, slot, r);
+    this.brokersDrawn[slot] = geo;
+    if (geo.strips) this.text(this.memo("strips", geo.strips.per, () => S.canvasStrips(geo.strips!.per)), r.x + 8, r.y + r.h - 3, 400, 10, p.muted, r.w - 16);
+    else if (geo.cells && geo.cells.fits < geo.to - geo.from) this.text(S.canvasMore(geo.to - geo.from - geo.cells.fits), r.x + 8, r.y + r.h - 3, 400, 10, p.muted, r.w - 16);
   }
 
-  /** Rasterizes a broker's replica cells into the pixel buffer and blits them; returns how many did not fit. */
-  private drawCells(f: Frame, slot: number, g: Rect): number {
+  /** Draws a broker's replicas in the zoom range as cells, or as strips when cells would be specks. */
+  private drawReplicas(f: Frame, slot: number, r: Rect): BrokerGeometry {
+    const g = gridRect(r);
     const img = this.image!;
+    const gx = Math.round(g.x * this.k);
+    const gy = Math.round(g.y * this.k);
+    const gw = Math.max(0, Math.min(Math.round(g.w * this.k), img.width - gx));
+    const gh = Math.max(0, Math.min(Math.round(g.h * this.k), img.height - gy));
+    const hosted = f.layout.hosted[slot];
+    let from = 0;
+    let to = hosted ? hosted.partitions.length : 0;
+    if (this.range && hosted) {
+      // hosted lists are in partition order, so the range is a slice found by binary search
+      from = lowerBound(hosted.partitions, this.range.lo);
+      to = lowerBound(hosted.partitions, this.range.hi, from);
+    }
+    const geo: BrokerGeometry = { box: r, gx, gy, from, to, cells: undefined, strips: undefined };
+    if (gw <= 0 || gh <= 0) return geo;
+    const px = this.pixels!;
+    const bg = this.palette.cell.gridBg;
+    for (let y = gy; y < gy + gh; y++) px.fill(bg, y * img.width + gx, y * img.width + gx + gw);
+    const n = to - from;
+    if (useCells(gw, gh, n, MAX_CELL * this.k)) {
+      geo.cells = cellGrid(gw, gh, n, MAX_CELL * this.k);
+      this.drawCells(f, slot, gx, gy, geo.cells, from);
+    } else {
+      geo.strips = stripGrid(gw, gh, n);
+      this.drawStrips(f, slot, gx, gy, geo.strips, from, to);
+    }
+    this.ctx.putImageData(img, 0, 0, gx, gy, gw, gh);
+    if (geo.cells) this.drawLabels(f, slot, gx, gy, geo.cells, from);
+    return geo;
+  }
+
+  /**
+   * Aggregate strips: one STRIP_COL_PX column per bucket of consecutive replicas, a stacked
+   * bar of their states from the bottom: leader, follower, ELR (every other pixel column,
+   * a pattern as well as a colour), out of sync (every other pixel row), offline.
+   */
+  private drawStrips(f: Frame, slot: number, gx: number, gy: number, s: StripGrid, from: number, to: number): void {
+    const px = this.pixels!;
+    const stride = this.image!.width;
+    const colour = this.colours;
+    const bg = this.palette.cell.gridBg;
+    const hosted = f.layout.hosted[slot];
+    const counts = this.counts;
+    const parts = hosted.partitions;
+    const positions = hosted.positions;
+    const states = f.state;
+    const isr = f.isrWords;
+    for (let b = 0; b < s.buckets; b++) {
+      counts.fill(0);
+      const a = from + b * s.per;
+      const z = Math.min(to, a + s.per);
+      for (let i = a; i < z; i++) counts[stateOf(states, isr, parts[i], positions[i])]++;
+      const total = z - a;
+      const x0 = gx + (b % s.colsPerRow) * STRIP_COL_PX;
+      const top = gy + Math.floor(b / s.colsPerRow) * (STRIP_ROW_PX + STRIP_GAP_PX);
+      // Walk up from the bottom row, switching state when its share of the height is used.
+      let state = 0;
+      let until = (counts[0] * STRIP_ROW_PX) / total;
+      for (let dy = 0; dy < STRIP_ROW_PX; dy++) {
+        while (state < OFFLINE && dy + 0.5 >= until) until += (counts[++state] * STRIP_ROW_PX) / total;
+        const row = (top + STRIP_ROW_PX - 1 - dy) * stride + x0;
+        const col = colour[state];
+        px[row] = col;
+        px[row + 1] = state === ELR ? bg : state === OOS && dy % 2 === 1 ? bg : col;
+      }
+    }
+  }
+
+  /** Rasterizes a broker's replica cells [from, from + fits) into the pixel buffer. */
+  private drawCells(f: Frame, slot: number, gx: number, gy: number, g: CellGrid, from: number): void {
     const px = this.pixels!;
     const c = this.palette.cell;
-    const stride = img.width;
-    const gx = Math.round(g.x * this.dpr);
-    const gy = Math.round(g.y * this.dpr);
-    const gw = Math.max(0, Math.min(Math.round(g.w * this.dpr), img.width - gx));
-    const gh = Math.max(0, Math.min(Math.round(g.h * this.dpr), img.height - gy));
-    if (gw <= 0 || gh <= 0) return 0;
-    for (let y = gy; y < gy + gh; y++) px.fill(c.gridBg, y * stride + gx, y * stride + gx + gw);
-
+    const stride = this.image!.width;
     const hosted = f.layout.hosted[slot];
-    const n = hosted ? hosted.partitions.length : 0;
-    let cell = Math.min(Math.floor(Math.sqrt((gw * gh) / Math.max(1, n))), Math.round(MAX_CELL_CSS * this.dpr));
-    while (cell > 1 && Math.floor(gw / cell) * Math.floor(gh / cell) < n) cell--;
-    cell = Math.max(1, cell);
-    const cols = Math.max(1, Math.floor(gw / cell));
-    const fits = Math.min(n, cols * Math.floor(gh / cell));
+    const { cell, cols, fits } = g;
     const inner = cell >= 5 ? cell - 2 + (cell < 10 ? 1 : 0) : cell; // a gap once cells are big enough to see it
     const border = inner >= 12 ? 2 : 1;
     // The preferred replica (position 0) has its top-right corner cut off: where leadership
     // should return, visible on any fill.
     const notch = inner >= 8 ? Math.floor(inner / 3) : 0;
-    const labels = cell >= LABEL_CELL_CSS * this.dpr;
-    const labelled: { x: number; y: number; p: number; ink: string }[] = [];
-
+    const colours = this.colours;
+    const parts = hosted.partitions;
+    const positions = hosted.positions;
+    const state = f.state;
+    const isr = f.isrWords;
     for (let i = 0; i < fits; i++) {
-      const part = hosted.partitions[i];
-      const pos = hosted.positions[i];
-      const lp = f.leaderPos(part);
-      const bit = 1 << pos;
-      let colour: RGBA;
-      let shape: "solid" | "hollow" | "half";
-      if (lp === NO_SLOT) {
-        colour = c.offline;
-        shape = "solid";
-      } else if (lp === pos) {
-        colour = c.leader;
-        shape = "solid";
-      } else if (f.isrMask[part] & bit) {
-        colour = c.follower;
-        shape = "solid";
-      } else if (f.elrMask(part) & bit) {
-        colour = c.elr;
-        shape = inner >= 4 ? "half" : "solid";
-      } else {
-        colour = c.oos;
-        shape = inner >= 4 ? "hollow" : "solid";
-      }
+      const part = parts[from + i];
+      const pos = positions[from + i];
+      const st = stateOf(state, isr, part, pos);
+      const colour = colours[st];
+      // Shapes: solid, hollow (out of sync) and half (ELR); below 4 px only colour shows.
+      const shape = inner < 4 ? SOLID : st === ELR ? HALF : st === OOS ? HOLLOW : SOLID;
       const x0 = gx + (i % cols) * cell;
       const y0 = gy + Math.floor(i / cols) * cell;
+      if (inner === 1) {
+        px[y0 * stride + x0] = colour; // the smallest cells are one pixel: no fill call
+        continue;
+      }
       for (let dy = 0; dy < inner; dy++) {
         const row = (y0 + dy) * stride + x0;
-        if (shape === "solid" || dy < border || dy >= inner - border) {
+        if (shape === SOLID || dy < border || dy >= inner - border) {
           px.fill(colour, row, row + inner);
-        } else if (shape === "hollow") {
+        } else if (shape === HOLLOW) {
           px.fill(colour, row, row + border);
           px.fill(colour, row + inner - border, row + inner);
         } else {
@@ -341,39 +545,61 @@ export class Renderer {
         }
         if (pos === 0 && dy < notch) px.fill(c.gridBg, row + inner - notch + dy, row + inner);
       }
-      // Text on a filled cell is black or white by the fill's lightness; on an outline, the
-      // page's text colour (the cell shows the grid background).
-      if (labels) labelled.push({ x: x0, y: y0, p: part, ink: shape !== "solid" ? this.palette.fg : isDark(colour) ? "#ffffff" : "#000000" });
     }
-    this.ctx.putImageData(img, 0, 0, gx, gy, gw, gh);
-    if (labelled.length > 0) {
-      const ctx = this.ctx;
-      const size = Math.max(9, Math.min(13, (inner / this.dpr) * 0.5));
-      ctx.font = `600 ${size}px ${FONT}`;
-      ctx.textAlign = "center";
-      for (const l of labelled) {
-        const t = f.layout.topicOf(l.p);
-        ctx.fillStyle = l.ink;
-        ctx.fillText(String(t ? l.p - t.first : l.p), (l.x + inner / 2) / this.dpr, (l.y + inner / 2) / this.dpr + size * 0.36);
-      }
-      ctx.textAlign = "start";
+  }
+
+  /** Partition numbers on cells big enough to carry them, drawn after the blit. */
+  private drawLabels(f: Frame, slot: number, gx: number, gy: number, g: CellGrid, from: number): void {
+    const { cell, cols, fits } = g;
+    if (cell < LABEL_CELL * this.k || fits === 0) return;
+    const inner = cell >= 5 ? cell - 2 + (cell < 10 ? 1 : 0) : cell;
+    const hosted = f.layout.hosted[slot];
+    const ctx = this.ctx;
+    const size = Math.max(9, Math.min(13, (inner / this.k) * 0.5));
+    this.setFont(600, size);
+    ctx.textAlign = "center";
+    for (let i = 0; i < fits; i++) {
+      const part = hosted.partitions[from + i];
+      const st = replicaState(f, part, hosted.positions[from + i]);
+      const colour = this.colours[st];
+      // Text on a filled cell is black or white by the fill's lightness; on an outline or a
+      // half cell, the page's text colour.
+      ctx.fillStyle = st === ELR || st === OOS ? this.palette.fg : isDark(colour) ? "#ffffff" : "#000000";
+      const t = f.layout.topicOf(part);
+      const x0 = gx + (i % cols) * cell;
+      const y0 = gy + Math.floor(i / cols) * cell;
+      ctx.fillText(String(t ? part - t.first : part), (x0 + inner / 2) / this.k, (y0 + inner / 2) / this.k + size * 0.36);
     }
-    return n - fits;
+    ctx.textAlign = "start";
   }
 
   /** Fills the read-only debug summary (data-* on the canvas) and the text alternative. */
   private describe(f: Frame): void {
     const b = f.body;
-    const d = this.canvas.dataset;
-    d.timeMs = String(b.timeMs);
-    d.fenced = b.brokers.filter((x) => x.fenced).map((x) => x.id).join(",");
-    d.stopped = b.brokers.filter((x) => x.state === "not_running").map((x) => x.id).join(",");
-    d.leaders = b.brokers.map((x) => `${x.id}:${x.leaders}`).join(",");
+    // An attribute written is a DOM mutation (style invalidation, mutation records) even when
+    // its value is the same, so only what changed is written.
+    const set = (name: string, value: string) => {
+      if (this.written.get(name) === value) return;
+      this.written.set(name, value);
+      this.canvas.dataset[name] = value;
+    };
+    set("timeMs", String(b.timeMs));
+    set("fenced", b.brokers.filter((x) => x.fenced).map((x) => x.id).join(","));
+    set("stopped", b.brokers.filter((x) => x.state === "not_running").map((x) => x.id).join(","));
+    set("leaders", b.brokers.map((x) => `${x.id}:${x.leaders}`).join(","));
     const active = b.controllers.find((c) => c.active);
-    d.activeController = active ? String(active.id) : "";
-    d.offline = String(b.partitions.offline);
-    d.configs = b.configs.map((c) => `${c.name}=${c.value}`).join(",");
-    d.frames = String(Number(d.frames ?? "0") + 1);
+    set("activeController", active ? String(active.id) : "");
+    set("offline", String(b.partitions.offline));
+    set("configs", b.configs.map((c) => `${c.name}=${c.value}`).join(","));
+    this.drawn++;
+    set("frames", String(this.drawn));
+    // Where things were drawn, in CSS pixels of the canvas (tests click on them), and how
+    // each broker's replicas were drawn: cells, or aggregate strips of `per` partitions.
+    const sc = this.scale;
+    const box = (r: Rect) => `${Math.round(r.x * sc)},${Math.round(r.y * sc)},${Math.round(r.w * sc)},${Math.round(r.h * sc)}`;
+    set("brokerBoxes", this.brokersDrawn.map((g, i) => `${b.brokers[i]?.id}:${box(g.box)}`).join(";"));
+    set("controllerBoxes", this.controllersDrawn.map((r, i) => `${b.controllers[i]?.id}:${box(r)}`).join(";"));
+    set("view", this.brokersDrawn.map((g) => (g.strips ? `strips/${g.strips.per}` : "cells")).join(","));
   }
 
   /** The canvas's text alternative, in sentences. */
@@ -390,9 +616,33 @@ export class Renderer {
 
   private text(s: string, x: number, y: number, weight: number, size: number, colour: string, maxWidth: number): void {
     const ctx = this.ctx;
-    ctx.font = `${weight} ${size}px ${FONT}`;
+    this.setFont(weight, size);
     ctx.fillStyle = colour;
     ctx.fillText(s, x, y, Math.max(1, maxWidth));
+  }
+
+  /**
+   * Sets the font unless it is the one set last: assigning ctx.font parses a CSS font string,
+   * and a frame draws about 40 texts in a handful of fonts.
+   */
+  private setFont(weight: number, size: number): void {
+    const font = `${weight} ${size}px ${FONT}`;
+    if (font === this.font) return;
+    this.font = font;
+    this.ctx.font = font;
+  }
+
+  /**
+   * A text that depends on one number, made again only when the number changes: the catalogue
+   * formats numbers with toLocaleString, which costs microseconds a call, and most of these
+   * numbers stay the same from one frame to the next.
+   */
+  private memo(site: string, key: number | string, make: () => string): string {
+    const m = this.memos.get(site);
+    if (m && m.key === key) return m.text;
+    const text = make();
+    this.memos.set(site, { key, text });
+    return text;
   }
 
   private circle(x: number, y: number, r: number, colour: string, fill: boolean): void {

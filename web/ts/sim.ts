@@ -9,7 +9,7 @@
 // only here, for pacing: the simulation's own time is virtual and deterministic.
 
 import { Frame, Layout, layoutFrom } from "./frame";
-import type { ActBody, ActRequest, StartBody, StartRequest, WorkerClient } from "./protocol";
+import type { ActBody, ActRequest, FrameBody, LoadBody, LoadRequest, StartBody, StartRequest, StepRequest, WorkerClient } from "./protocol";
 
 /** Speeds offered, in cluster time per wall time: real time up to 10,000×. */
 export const SPEEDS = [1, 10, 100, 1000, 10_000] as const;
@@ -25,6 +25,13 @@ export interface SimEvents {
   failure(what: string, err: unknown): void;
   /** Playing, speed or the measured rate changed. */
   state(): void;
+  /**
+   * Cluster time went back to t (scrubbing, a replay): whatever was drawn or logged for a later
+   * time belongs to a timeline that is no longer shown. Called before that frame's frame().
+   */
+  timeReset?(t: number): void;
+  /** The run's history changed (an action recorded, a run loaded): time to refresh marks and link. */
+  history?(version: number): void;
 }
 
 export class Simulation {
@@ -40,6 +47,9 @@ export class Simulation {
   private layout: Layout | undefined;
   private inFlight = false;
   private starting = false;
+  private seeking = false;
+  private pendingSeek: number | undefined;
+  private historyVersion = -1;
   private wantFrame = false;
   private lastWall = 0;
   private carry = 0;
@@ -71,15 +81,118 @@ export class Simulation {
     } finally {
       this.starting = false;
     }
+    this.begin(info);
+    return info;
+  }
+
+  /**
+   * Opens a scenario (a share link, an imported file) at a cluster time, replacing the running
+   * cluster; if the worker refuses it, the running cluster goes on as it was.
+   */
+  async load(req: LoadRequest): Promise<LoadBody> {
+    this.starting = true;
+    let info: LoadBody;
+    try {
+      info = await this.client.request("sim.load", req);
+    } finally {
+      this.starting = false;
+    }
+    this.begin(info);
+    return info;
+  }
+
+  /**
+   * Replaces the running cluster by one another message builds in the worker (a lesson's
+   * step, web/ts/lesson/panel.ts), as load does: `build` sends that message and returns the
+   * new run's description.
+   */
+  async open<T extends StartBody>(build: () => Promise<T>): Promise<T> {
+    this.starting = true;
+    let info: T;
+    try {
+      info = await build();
+    } finally {
+      this.starting = false;
+    }
+    this.begin(info);
+    return info;
+  }
+
+  private begin(info: StartBody): void {
     this.generation++;
     this.info = info;
     this.layout = undefined;
+    this.last = undefined;
     this.stopped = undefined;
     this.samples = [];
     this.lastWall = 0;
     this.carry = 0;
     this.wantFrame = true;
-    return info;
+  }
+
+  /**
+   * Shows the run at cluster time t: back is a replay in the worker, forward runs on. Calls made
+   * while one is in flight coalesce to the latest, so dragging the timeline never queues up.
+   */
+  seek(t: number): void {
+    this.pendingSeek = Math.max(0, Math.round(t));
+    if (!this.seeking) void this.drainSeeks();
+  }
+
+  private async drainSeeks(): Promise<void> {
+    this.seeking = true;
+    try {
+      while (this.pendingSeek !== undefined && this.info) {
+        const timeMs = this.pendingSeek;
+        this.pendingSeek = undefined;
+        await this.framed("sim.seek", { timeMs, layout: this.layout?.version ?? 0 });
+      }
+    } finally {
+      this.seeking = false;
+      this.lastWall = 0;
+    }
+  }
+
+  /** Runs to the next event-log line ("event") or the next electPreferred run ("run"). */
+  async step(to: StepRequest["to"]): Promise<void> {
+    if (!this.info) return;
+    this.seeking = true;
+    try {
+      await this.framed("sim.step", { to, layout: this.layout?.version ?? 0 });
+    } finally {
+      this.seeking = false;
+      this.lastWall = 0;
+    }
+  }
+
+  /** Sends a request that answers with a frame, and shows it (seek and step; advance's path differs only in pacing). */
+  private async framed(type: "sim.seek" | "sim.step", body: { timeMs: number; layout: number } | StepRequest): Promise<void> {
+    const gen = this.generation;
+    try {
+      const { body: fb, data } = await this.client.requestData(type, body as never);
+      if (gen === this.generation) this.show(fb as FrameBody, data);
+    } catch (e) {
+      this.on.failure(type, e);
+    }
+  }
+
+  /** Turns a frame reply into a Frame and hands it on; every frame passes here. */
+  private show(body: FrameBody, data: ArrayBuffer | undefined): Frame {
+    if (!data) throw new Error("frame without its attachment");
+    this.layout = layoutFrom(body, data, this.layout);
+    const f = new Frame(body, data, this.layout);
+    if (this.last && body.timeMs < this.last.body.timeMs) {
+      this.stopped = undefined; // an earlier moment of a stopped run is not stopped
+      this.on.timeReset?.(body.timeMs);
+    }
+    if (body.stopped && !this.stopped) this.stopped = body.stopped;
+    this.last = f;
+    this.on.frame(f);
+    if (body.history !== this.historyVersion) {
+      this.historyVersion = body.history;
+      this.on.history?.(body.history);
+    }
+    return f;
   }
 
   setPlaying(on: boolean): void {
@@ -105,7 +218,7 @@ export class Simulation {
   }
 
   private tick(now: number): void {
-    if (this.inFlight || this.starting || !this.info) return;
+    if (this.inFlight || this.starting || this.seeking || !this.info) return;
     const wall = this.lastWall === 0 ? 0 : Math.min(now - this.lastWall, MAX_STEP_WALL_MS);
     this.lastWall = now;
     const advancing = this.playing && !this.stopped;
@@ -124,13 +237,8 @@ export class Simulation {
       .requestData("sim.advance", { ms, layout: this.layout?.version ?? 0 })
       .then(({ body, data }) => {
         if (gen !== this.generation) return; // a restart happened meanwhile
-        if (!data) throw new Error("frame without its attachment");
-        this.layout = layoutFrom(body, data, this.layout);
-        const f = new Frame(body, data, this.layout);
-        if (body.stopped && !this.stopped) this.stopped = body.stopped;
         this.measure(sent, body.timeMs);
-        this.last = f;
-        this.on.frame(f);
+        this.show(body, data);
       })
       .catch((e: unknown) => {
         // A failing step (a bug: the worker turns a Go panic into an error reply with its

@@ -1,16 +1,22 @@
-// The Web Worker bootstrap: it loads Go's wasm_exec.js, downloads and starts kraftlab.wasm,
-// and then steps aside. Go (wasm/worker) installs onmessage itself and posts the ready event,
-// so this file never handles a protocol message. Its one other duty is to tell the page when
-// Go cannot start or stops, with the tail of Go's output for the bug report.
+// The Web Worker bootstrap: it downloads and starts kraftlab.wasm with Go's wasm_exec.js, and
+// then steps aside. Go (wasm/worker) installs onmessage itself and posts the ready event, so
+// this file never handles a protocol message. Its one other duty is to tell the page when Go
+// cannot start or stops, with the tail of Go's output for the bug report.
 //
-// It is bundled as a classic worker script (IIFE) because wasm_exec.js is a classic script
-// that importScripts can load; module workers cannot use importScripts.
+// It is bundled as a classic worker script (IIFE), with wasm_exec.js inside it: web/build
+// resolves the "go:wasm_exec" import to the wasm_exec.js of the toolchain that built the wasm
+// (the two must match). One script instead of worker.js + importScripts("wasm_exec.js") saves
+// a sequential request before the wasm download can start, on the way to the first frame.
 
+import "go:wasm_exec";
 import { S } from "./strings";
+
+// The download starts before anything else the worker does: on a page load the wasm's
+// download and streaming compilation are the longest step before the first frame.
+const download = fetch("kraftlab.wasm");
 
 // The parts of the worker global scope and of wasm_exec.js that this file uses. (The bundle is
 // type-stripped by esbuild; these declarations are for editors and for tsc --noEmit.)
-declare function importScripts(...urls: string[]): void;
 declare function postMessage(message: string): void;
 declare class Go {
   importObject: WebAssembly.Imports;
@@ -43,8 +49,8 @@ function captureOutput(): void {
  * Streams the module when the server labels it application/wasm (the fast path: compilation
  * overlaps the download); falls back to a buffered compile for hosts with a wrong MIME type.
  */
-async function instantiate(url: string, imports: WebAssembly.Imports): Promise<WebAssembly.Instance> {
-  const resp = await fetch(url);
+async function instantiate(response: Promise<Response>, imports: WebAssembly.Imports): Promise<WebAssembly.Instance> {
+  const resp = await response;
   if (!resp.ok) throw new Error(S.wasmHTTP(resp.status));
   if (resp.headers.get("Content-Type")?.split(";")[0].trim() === "application/wasm") {
     return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
@@ -53,14 +59,13 @@ async function instantiate(url: string, imports: WebAssembly.Imports): Promise<W
 }
 
 async function start(): Promise<void> {
-  importScripts("wasm_exec.js");
   captureOutput();
   const go = new Go();
   let exitCode = 0;
   go.exit = (code) => {
     exitCode = code;
   };
-  const instance = await instantiate("kraftlab.wasm", go.importObject);
+  const instance = await instantiate(download, go.importObject);
   // run resolves only when the Go program ends: main never returns on its own, so any end is
   // a failure the page must hear about.
   await go.run(instance);

@@ -1,0 +1,157 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// openLesson navigates a new tab to a lesson link and waits until the step is open and drawn
+// (or, for a link that cannot be opened, until the panel says so).
+func openLesson(t *testing.T, bctx context.Context, url, fragment string) *tab {
+	t.Helper()
+	tb := newTab(t, bctx)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1400, 900), chromedp.Navigate(url+"/#"+fragment)))
+	poll(t, tb, `!!document.body.dataset.lesson || !!document.body.dataset.lessonError`)
+	poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+	return tb
+}
+
+func lessonClick(t *testing.T, tb *tab, sel string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS(sel))))
+}
+
+// goals returns the goal list's marks: "✓" or "○" each.
+func goals(t *testing.T, tb *tab) []string {
+	return eval[[]string](t, tb, `[...document.querySelectorAll("#lesson-goals .goal-mark")].map(e => e.textContent)`)
+}
+
+func TestLesson(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+
+	t.Run("lesson 1 completed by clicking", func(t *testing.T) {
+		tb := openLesson(t, bctx, url, "lesson=1&step=1")
+		assert.Equal(t, "01-electing-a-new-leader", eval[string](t, tb, `document.body.dataset.lesson`))
+		assert.Equal(t, "Lesson 1: Electing a new leader", eval[string](t, tb, `document.getElementById("lesson-title").textContent`))
+		assert.Equal(t, "Step 1 of 5", eval[string](t, tb, `document.getElementById("lesson-step-of").textContent`))
+		// Markdown is rendered as elements, never as HTML from the text: the intro's `payments`
+		// is a <code>, and the step's text is there.
+		assert.Contains(t, eval[[]string](t, tb, `[...document.querySelectorAll("#lesson-text code")].map(e => e.textContent)`), "payments-0")
+		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-text").textContent`), "broker.session.timeout.ms")
+		assert.Equal(t, []string{"○", "○", "○"}, goals(t, tb))
+		assert.GreaterOrEqual(t, eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`), 30000.0, "the lesson's start_ms")
+		assert.Contains(t, eval[string](t, tb, `location.hash`), "lesson=01-electing-a-new-leader&step=1")
+
+		// A hint on request.
+		lessonClick(t, tb, "#lesson-hint")
+		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-hints").textContent`), "press K")
+
+		// The learner acts with the playground's own controls: select broker 1, kill it.
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		_, text := logItem(t, tb, "broker 1 fenced")
+		assert.Contains(t, text, "broker.session.timeout.ms is 9,000 ms")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		assert.Equal(t, []string{"✓", "✓", "✓"}, goals(t, tb))
+		assert.Equal(t, "All goals met. Well done.", eval[string](t, tb, `document.getElementById("lesson-done").textContent`))
+		screenshot(t, tb, "lesson-1-step-1-done.png", "")
+
+		// Forward: step 2 starts from its checkpoint; show me plays its reference.
+		lessonClick(t, tb, "#lesson-forward")
+		poll(t, tb, `document.body.dataset.lessonStep === "1"`)
+		assert.Contains(t, eval[string](t, tb, `location.hash`), "step=2")
+		assert.Equal(t, []string{"○", "○"}, goals(t, tb))
+		lessonClick(t, tb, "#lesson-show")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		// Back goes to step 1's start again: its goals are open.
+		lessonClick(t, tb, "#lesson-back")
+		poll(t, tb, `document.body.dataset.lessonStep === "0" && document.getElementById("lesson-goals").children.length === 3`)
+		assert.Equal(t, []string{"○", "○", "○"}, goals(t, tb))
+		// Its demo stops at the question, and goes on when asked.
+		lessonClick(t, tb, "#lesson-demo-play")
+		poll(t, tb, `!document.getElementById("lesson-demo").hidden`)
+		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-question").textContent`), "Who leads payments-0 right now")
+		lessonClick(t, tb, "#lesson-continue")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true" && document.getElementById("lesson-demo").hidden`)
+
+		// Steps 2 to 4 by show me, then the sandbox and the next lesson.
+		for _, step := range []string{"1", "2", "3"} {
+			lessonClick(t, tb, "#lesson-forward")
+			poll(t, tb, `document.body.dataset.lessonStep === "`+step+`" && document.getElementById("lesson-panel").dataset.done === "false"`)
+			lessonClick(t, tb, "#lesson-show")
+			poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		}
+		lessonClick(t, tb, "#lesson-forward")
+		poll(t, tb, `document.body.dataset.lessonStep === "4"`)
+		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-done").textContent`), "Sandbox")
+		assert.True(t, eval[bool](t, tb, `!document.getElementById("lesson-next").hidden`))
+		screenshot(t, tb, "lesson-1-sandbox.png", "#lesson-panel")
+
+		// Presenter mode keeps the lesson panel, larger.
+		before := eval[float64](t, tb, `parseFloat(getComputedStyle(document.getElementById("lesson-text")).fontSize)`)
+		press(t, tb, "p")
+		poll(t, tb, `document.body.classList.contains("presenter")`)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-panel").getBoundingClientRect().width > 200`))
+		assert.Greater(t, eval[float64](t, tb, `parseFloat(getComputedStyle(document.getElementById("lesson-text")).fontSize)`), before)
+		screenshot(t, tb, "lesson-presenter.png", "")
+		press(t, tb, "p")
+
+		lessonClick(t, tb, "#lesson-next")
+		poll(t, tb, `document.body.dataset.lesson === "02-the-old-leaders-extra-records" && document.body.dataset.lessonStep === "0"`)
+
+		// Progress survived in the browser: the index shows lesson 1 done; reset clears it.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(url+"/lessons.html")))
+		poll(t, tb, `document.body.dataset.ready === "true"`)
+		assert.Equal(t, 8, eval[int](t, tb, `document.querySelectorAll(".lesson-entry").length`))
+		assert.Equal(t, "done", eval[string](t, tb, `document.querySelector('[data-lesson="01-electing-a-new-leader"]').dataset.state`))
+		assert.Equal(t, "started", eval[string](t, tb, `document.querySelector('[data-lesson="02-the-old-leaders-extra-records"]').dataset.state`))
+		assert.Regexp(t, `^about \d+ min$`, eval[string](t, tb, `document.querySelector(".lesson-minutes").textContent`))
+		screenshot(t, tb, "lessons-index.png", "")
+		lessonClick(t, tb, "#reset-progress")
+		assert.Equal(t, "new", eval[string](t, tb, `document.querySelector('[data-lesson="01-electing-a-new-leader"]').dataset.state`))
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.body.dataset.ready === "true"`)
+		assert.Equal(t, "new", eval[string](t, tb, `document.querySelector('[data-lesson="01-electing-a-new-leader"]').dataset.state`))
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("a step link opens that step", func(t *testing.T) {
+		tb := openLesson(t, bctx, url, "lesson=06-the-wait-for-sync-gate&step=3")
+		assert.Equal(t, "06-the-wait-for-sync-gate", eval[string](t, tb, `document.body.dataset.lesson`))
+		assert.Equal(t, "2", eval[string](t, tb, `document.body.dataset.lessonStep`))
+		assert.True(t, strings.HasPrefix(eval[string](t, tb, `document.getElementById("lesson-title").textContent`), "Lesson 6: "))
+		assert.Equal(t, "false", eval[string](t, tb, `document.getElementById("lesson-panel").dataset.done`))
+		// The earlier steps' reference actions are on the run's timeline.
+		poll(t, tb, `document.querySelectorAll("#scrub-marks > *").length > 0`)
+		screenshot(t, tb, "lesson-6-step-3.png", "")
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("a malformed lesson link says so and lists the course", func(t *testing.T) {
+		for frag, want := range map[string]string{
+			"lesson=99&step=1":       `lesson: "99" is not a lesson of the course`,
+			"lesson=1&step=42":       "has no step 42; its steps are 1 to 5",
+			"lesson=1&step=zero":     "This lesson link cannot be read (step=zero)",
+			"lesson=<script>&step=1": "This lesson link cannot be read",
+		} {
+			tb := openLesson(t, bctx, url, frag)
+			poll(t, tb, `document.getElementById("lesson-pick-list").children.length === 8`)
+			msg := eval[string](t, tb, `document.getElementById("lesson-error").textContent`)
+			assert.Contains(t, msg, want, frag)
+			assert.False(t, eval[bool](t, tb, `document.getElementById("lesson-error").hidden`))
+			// The default cluster runs meanwhile.
+			assert.Equal(t, "ready", eval[string](t, tb, `document.getElementById("status").dataset.state`))
+			if frag == "lesson=1&step=42" {
+				screenshot(t, tb, "lesson-bad-link.png", "#lesson-panel")
+			}
+		}
+	})
+}

@@ -1,0 +1,327 @@
+// Charts over cluster time, drawn by uPlot (vendored in web/vendor/uplot; see its README):
+// leaders per broker, out-of-sync replicas per broker, the wait-for-sync gate per broker,
+// elections per electPreferred run, produce p99 against its steady value, and under-replicated
+// and offline partitions.
+//
+// Each frame adds at most one point to a History (flat typed arrays, bounded, halving when
+// full); the charts are redrawn from subarray views at most every REDRAW_MS of wall time, so a
+// 60 fps frame stream costs one small typed-array write per frame, not six chart redraws.
+// Elections are per run, not per frame: a point is added when a frame reports a new run.
+//
+// Each chart's element carries data-series-lengths (points per series) for tests.
+
+import uPlot from "../vendor/uplot/uPlot.esm.js";
+import { clockText, type Frame } from "./frame";
+import { History, median } from "./history";
+import { S } from "./strings";
+
+/** Points kept per history before it halves itself. */
+const CAPACITY = 2048;
+/** Wall-clock ms between chart redraws. */
+const REDRAW_MS = 250;
+/** Steady-state p99 samples kept for the median. */
+const STEADY_SAMPLES = 60;
+
+/** Okabe–Ito colours for brokers, each with its own dash so colour is never the only cue. */
+const BROKER_STYLE: readonly { stroke: string; dash: number[] }[] = [
+  { stroke: "#0072b2", dash: [] },
+  { stroke: "#e69f00", dash: [8, 4] },
+  { stroke: "#009e73", dash: [2, 3] },
+  { stroke: "#cc79a7", dash: [10, 3, 2, 3] },
+  { stroke: "#56b4e9", dash: [5, 5] },
+  { stroke: "#d55e00", dash: [1, 2] },
+  { stroke: "#999999", dash: [12, 2] },
+  { stroke: "#1b1b1b", dash: [3, 6] },
+];
+
+function brokerStyle(slot: number): { stroke: string; dash: number[] } {
+  return BROKER_STYLE[slot % BROKER_STYLE.length];
+}
+
+/** Cluster series after the 3 per-broker groups. */
+const P99 = 0;
+const STEADY = 1;
+const URP = 2;
+const OFFLINE = 3;
+const CLUSTER_SERIES = 4;
+
+export type ChartName = "leaders" | "outOfSync" | "gate" | "elections" | "p99" | "partitions";
+
+interface ChartBox {
+  name: ChartName;
+  el: HTMLElement;
+  plot: uPlot | undefined;
+}
+
+/** Computes the values of one frame's point, in the history's series order. */
+export function pointOf(f: Frame, steady: number, into: Float64Array): Float64Array {
+  const b = f.body.brokers;
+  const n = b.length;
+  for (let i = 0; i < n; i++) {
+    into[i] = b[i].leaders;
+    into[n + i] = b[i].outOfSync;
+    // Each broker has its own lane in the gate chart: slot i at i when open, i + 0.7 when gated.
+    into[2 * n + i] = i + (b[i].gated ? 0.7 : 0);
+  }
+  const c = 3 * n;
+  into[c + P99] = f.body.sample ? f.body.sample.produceP99Ms : NaN;
+  into[c + STEADY] = steady;
+  into[c + URP] = f.body.partitions.underReplicated;
+  into[c + OFFLINE] = f.body.partitions.offline;
+  return into;
+}
+
+/** Whether a frame shows the cluster at rest, so its p99 counts toward the steady value. */
+export function isSteady(f: Frame): boolean {
+  const b = f.body;
+  return b.partitions.underReplicated === 0 && b.partitions.offline === 0 && b.brokers.every((x) => x.state === "running" && !x.fenced && !x.inControlledShutdown);
+}
+
+export class Charts {
+  private history: History | undefined;
+  private runs = new History(512, ["max", "last"]);
+  private brokers: number[] = [];
+  private point = new Float64Array(0);
+  private steadySamples: number[] = [];
+  private lastSampleMs = -1;
+  private lastRunMs = -1;
+  private redrawAt = 0;
+  private redrawTimer = 0;
+  private charts: ChartBox[] = [];
+  private dirty = false;
+  private readonly resize = new ResizeObserver(() => this.fit());
+
+  constructor(private readonly root: HTMLElement) {
+    this.resize.observe(root);
+  }
+
+  /** The cluster time of the latest point, or -Infinity. */
+  get lastTimeMs(): number {
+    return this.history?.lastTime ?? -Infinity;
+  }
+
+  /** Forgets the previous cluster's points (a restart). */
+  clear(): void {
+    this.history?.clear();
+    this.runs.clear();
+    this.steadySamples = [];
+    this.lastSampleMs = -1;
+    this.lastRunMs = -1;
+    this.dirty = true;
+  }
+
+  /**
+   * Scrubbing back: drops the points after timeMs; the frames that follow add points again.
+   * The page calls it when a frame's time is less than the last one seen.
+   */
+  resetTo(timeMs: number): void {
+    this.history?.resetTo(timeMs);
+    this.runs.resetTo(timeMs);
+    if (this.lastSampleMs > timeMs) this.lastSampleMs = -1;
+    if (this.lastRunMs > timeMs) this.lastRunMs = -1;
+    // The steady estimate is kept: it describes the cluster before any trouble, and a replay
+    // of the same seed reproduces it.
+    this.dirty = true;
+    this.schedule();
+  }
+
+  /** Adds a frame's point; redraws at most every REDRAW_MS. */
+  frame(f: Frame): void {
+    const ids = f.body.brokers.map((b) => b.id);
+    if (!this.history || ids.length !== this.brokers.length || ids.some((id, i) => id !== this.brokers[i])) this.build(ids);
+    const h = this.history!;
+    if (f.body.timeMs < h.lastTime) this.resetTo(f.body.timeMs);
+    const s = f.body.sample;
+    if (s && s.timeMs !== this.lastSampleMs) {
+      this.lastSampleMs = s.timeMs;
+      if (isSteady(f)) {
+        this.steadySamples.push(s.produceP99Ms);
+        if (this.steadySamples.length > STEADY_SAMPLES) this.steadySamples.shift();
+      }
+    }
+    const r = f.body.lastRun;
+    if (r && r.timeMs !== this.lastRunMs && r.timeMs >= this.runs.lastTime) {
+      this.lastRunMs = r.timeMs;
+      this.runs.push(r.timeMs, [r.elected, r.maxPerRun]);
+    }
+    h.push(f.body.timeMs, pointOf(f, median(this.steadySamples), this.point));
+    this.dirty = true;
+    this.schedule();
+  }
+
+  /** Redraws every chart now (tests, presenter mode); normally frames schedule it. */
+  redraw(): void {
+    window.clearTimeout(this.redrawTimer);
+    this.redrawTimer = 0;
+    this.redrawAt = performance.now();
+    this.dirty = false;
+    const h = this.history;
+    if (!h) return;
+    for (const c of this.charts) this.redrawChart(c, h);
+    this.root.dataset.points = String(h.length);
+  }
+
+  /**
+   * The scheduled redraw: one chart per task, so that six uPlot redraws (a few ms each on a
+   * software canvas) never add up to one long task that delays a frame or a key press.
+   */
+  private redrawFrom(i: number): void {
+    const h = this.history;
+    if (i === 0) {
+      this.redrawAt = performance.now();
+      this.dirty = false;
+    }
+    if (!h || i >= this.charts.length) {
+      this.redrawTimer = 0;
+      if (h) this.root.dataset.points = String(h.length);
+      this.schedule(); // points that arrived meanwhile
+      return;
+    }
+    this.redrawChart(this.charts[i], h);
+    this.redrawTimer = window.setTimeout(() => this.redrawFrom(i + 1), 0);
+  }
+
+  private redrawChart(c: ChartBox, h: History): void {
+    const n = this.brokers.length;
+    const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
+    let data: Float64Array[];
+    switch (c.name) {
+      case "leaders":
+        data = h.view(0, range(0, n));
+        break;
+      case "outOfSync":
+        data = h.view(0, range(n, n));
+        break;
+      case "gate":
+        data = h.view(0, range(2 * n, n));
+        break;
+      case "p99":
+        data = h.view(h.firstValue(3 * n + P99), [3 * n + P99, 3 * n + STEADY]);
+        break;
+      case "partitions":
+        data = h.view(0, [3 * n + URP, 3 * n + OFFLINE]);
+        break;
+      case "elections":
+        data = this.runs.view(0);
+        break;
+    }
+    c.el.dataset.seriesLengths = data.slice(1).map((a) => a.length).join(",");
+    if (c.name === "p99") {
+      const steady = median(this.steadySamples);
+      c.el.dataset.steadyMs = Number.isFinite(steady) ? steady.toFixed(2) : "";
+    }
+    // uPlot draws typed arrays directly; a chart with fewer than 2 points has no x range yet.
+    c.plot?.setData(data as unknown as uPlot.AlignedData, true);
+  }
+
+  private schedule(): void {
+    if (!this.dirty || this.redrawTimer) return;
+    const wait = Math.max(0, REDRAW_MS - (performance.now() - this.redrawAt));
+    this.redrawTimer = window.setTimeout(() => this.redrawFrom(0), wait);
+  }
+
+  /** Builds the charts for a broker set (a new cluster, or the first frame). */
+  private build(ids: number[]): void {
+    this.brokers = ids;
+    const n = ids.length;
+    this.history = new History(CAPACITY, [
+      ...ids.map(() => "last" as const),
+      ...ids.map(() => "max" as const),
+      ...ids.map(() => "max" as const),
+      "max",
+      "last",
+      "max",
+      "max",
+    ]);
+    this.point = new Float64Array(3 * n + CLUSTER_SERIES);
+    this.runs.clear();
+    this.steadySamples = [];
+    this.lastSampleMs = -1;
+    this.lastRunMs = -1;
+    for (const c of this.charts) c.plot?.destroy();
+    this.root.replaceChildren();
+    const perBroker = (label: (id: number) => string): uPlot.Series[] =>
+      ids.map((id, i) => ({ label: label(id), stroke: brokerStyle(i).stroke, dash: brokerStyle(i).dash, width: 2 }));
+    const stepped = uPlot.paths.stepped!({ align: 1 });
+    const gateLanes = ids.map((id, i) => ({
+      label: S.chartBroker(id),
+      stroke: brokerStyle(i).stroke,
+      dash: brokerStyle(i).dash,
+      width: 3,
+      paths: stepped,
+      value: (_u: uPlot, v: number | null) => (v === null ? "–" : v - Math.floor(v) > 0.3 ? S.chartGated : S.chartOpen),
+    }));
+    this.charts = [
+      this.chart("leaders", S.chartLeaders, perBroker(S.chartBroker)),
+      this.chart("outOfSync", S.chartOutOfSync, perBroker(S.chartBroker)),
+      this.chart("gate", S.chartGate, gateLanes, {
+        range: [-0.2, n],
+        values: (_u, ticks) => ticks.map((v) => (Number.isInteger(v) && v >= 0 && v < n ? S.chartBroker(ids[v]) : "")),
+        splits: () => ids.map((_, i) => i),
+      }),
+      this.chart("elections", S.chartElections, [
+        { label: S.chartElected, stroke: "#0072b2", fill: "rgba(0,114,178,0.35)", paths: uPlot.paths.bars!({ size: [0.6, 12] }), points: { show: false } },
+        { label: S.chartMaxPerRun, stroke: "#d55e00", dash: [6, 4], width: 1.5, paths: stepped, points: { show: false } },
+      ]),
+      this.chart("p99", S.chartP99, [
+        { label: S.chartP99Series, stroke: "#d55e00", width: 2 },
+        { label: S.chartSteady, stroke: "#555555", dash: [6, 4], width: 1.5 },
+      ]),
+      this.chart("partitions", S.chartPartitions, [
+        { label: S.chartUnderReplicated, stroke: "#e69f00", width: 2, dash: [8, 4] },
+        { label: S.chartOffline, stroke: "#1b1b1b", width: 2 },
+      ]),
+    ];
+    this.dirty = true;
+  }
+
+  private chart(
+    name: ChartName,
+    title: string,
+    series: uPlot.Series[],
+    y?: { range?: [number, number]; values?: uPlot.Axis.Values; splits?: uPlot.Axis.Splits },
+  ): ChartBox {
+    const el = document.createElement("figure");
+    el.className = "chart";
+    el.dataset.chart = name;
+    el.setAttribute("role", "img");
+    el.setAttribute("aria-label", title);
+    this.root.append(el);
+    const { width, height } = this.size();
+    const opts: uPlot.Options = {
+      title,
+      width,
+      height,
+      pxAlign: 0,
+      cursor: { drag: { x: false, y: false }, points: { show: false } },
+      legend: { live: true },
+      scales: { x: { time: false }, y: y?.range ? { range: y.range } : { range: (_u, min, max) => [Math.min(0, min), Math.max(1, max * 1.1)] } },
+      axes: [
+        { values: (_u, ticks) => ticks.map((v) => clockText(v).replace(/\.\d$/, "")), stroke: "currentColor", grid: { stroke: "rgba(127,127,127,0.25)" } },
+        {
+          stroke: "currentColor",
+          grid: { stroke: "rgba(127,127,127,0.25)" },
+          size: name === "gate" ? 70 : 50,
+          ...(y?.values ? { values: y.values } : {}),
+          ...(y?.splits ? { splits: y.splits } : {}),
+        },
+      ],
+      series: [{ label: S.chartTime, value: (_u, v) => (v === null ? "–" : clockText(v)) }, ...series],
+    };
+    return { name, el, plot: new uPlot(opts, [[], ...series.map(() => [])], el) };
+  }
+
+  private size(): { width: number; height: number } {
+    const w = this.root.clientWidth || 600;
+    const cols = w >= 900 ? 3 : w >= 560 ? 2 : 1;
+    const width = Math.max(200, Math.floor((w - (cols - 1) * 16) / cols));
+    const big = document.body.classList.contains("presenter");
+    return { width, height: big ? 260 : 170 };
+  }
+
+  /** Fits the charts to the container (a resize, or presenter mode on or off). */
+  fit(): void {
+    const s = this.size();
+    for (const c of this.charts) c.plot?.setSize(s);
+  }
+}

@@ -1,0 +1,724 @@
+// The config lab page (lab.html): the form that describes a cluster, the comparison of
+// policies with KIP-1358's verdicts, the sensitivity view and the sweep. Every check of the
+// input is the Go side's (lab.plan), shown next to the field it names; nothing runs while any
+// remains. The page's whole state (the form) lives in the URL fragment.
+
+import type { Problem } from "../protocol";
+import { allPass, drawCompare, drawHeatmap, type HeatCell, type HeatLayout } from "./charts";
+import { Cancelled, Pool, type Done } from "./pool";
+import type { Description, ExportRequest, ExportRun, FieldError, PlanBody, PlanRequest, PolicyRequest, PresetsBody, Verdict } from "./protocol";
+import { LS, applyLabStrings } from "./strings";
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** The form's state, as the URL fragment holds it. */
+interface State {
+  d: Record<string, string | boolean>;
+  preset: string;
+  p: string;
+  pol: PolicyRequest[];
+  g: [string, string];
+  b: string;
+  /** "compare": run the comparison on load (a shared result link). */
+  r?: string;
+}
+
+let presets: PresetsBody;
+let pool: Pool;
+let errors: FieldError[] = [];
+let busy = false;
+let lastCompare: { req: ExportRequest; scenarios: { name: string; text: string }[] } | undefined;
+let lastSweep: ExportRequest | undefined;
+
+// ---- the description form ----
+
+/** How each description field is shown: the factor from the form's unit to the field's. */
+const FIELDS: { field: string; scale: number; int?: boolean }[] = [
+  { field: "seed", scale: 1, int: true },
+  { field: "controllers", scale: 1, int: true },
+  { field: "brokers", scale: 1, int: true },
+  { field: "replication_factor", scale: 1, int: true },
+  { field: "min_insync_replicas", scale: 1, int: true },
+  { field: "produce_bytes_per_sec", scale: 1e6 },
+  { field: "data_bytes_per_broker", scale: 1e9 },
+  { field: "skew", scale: 1 },
+  { field: "disk_bytes_per_sec", scale: 1e6 },
+  { field: "nic_bytes_per_sec", scale: 1e6 },
+  { field: "follower_throttle_bytes_per_sec", scale: 1e6 },
+  { field: "leader_throttle_bytes_per_sec", scale: 1e6 },
+  { field: "event.broker", scale: 1, int: true },
+  { field: "event.at_ms", scale: 60_000, int: true },
+  { field: "event.down_ms", scale: 1000, int: true },
+  { field: "event.brokers", scale: 1, int: true },
+  { field: "event.interval_ms", scale: 1000, int: true },
+  { field: "duration_ms", scale: 60_000, int: true },
+];
+
+function input(field: string): HTMLInputElement {
+  return $<HTMLInputElement>("f-" + field);
+}
+
+function get(obj: unknown, path: string): unknown {
+  return path.split(".").reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], obj);
+}
+
+function set(obj: Record<string, unknown>, path: string, v: unknown): void {
+  const keys = path.split(".");
+  let o = obj;
+  for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+  o[keys[keys.length - 1]] = v;
+}
+
+/** A number in the form's unit, without float noise (0.1 × 3 stays 0.3). */
+function shown(v: number): string {
+  return String(Number(v.toPrecision(12)));
+}
+
+/** Fills the form from a description (a preset, or the URL's state). */
+function fillForm(d: Description): void {
+  for (const f of FIELDS) {
+    const v = get(d, f.field);
+    input(f.field).value = typeof v === "number" ? shown(v / f.scale) : v === undefined ? "" : String(v);
+  }
+  $<HTMLSelectElement>("f-event.kind").value = d.event.kind;
+  input("event.clean").checked = !!d.event.clean;
+  input("event.disk_swap").checked = !!d.event.disk_swap;
+  $<HTMLTextAreaElement>("f-topics").value = d.topics
+    .map((t) => [t.name, t.partitions, t.replication_factor || "", t.min_insync_replicas || ""].join(" ").trim())
+    .join("\n");
+  $("preset-name").textContent = d.preset ? LS.presetFrom(d.preset) : "";
+}
+
+/** A form value as the description wants it: a number when it is one, else the text (Go names the field). */
+function value(raw: string, scale: number, int?: boolean): number | string {
+  const t = raw.trim();
+  if (t === "" || !Number.isFinite(Number(t))) return t;
+  const v = Number(t) * scale;
+  return int ? Math.round(v) : v;
+}
+
+/** The description the form states: every field, so the preset only names where it began. */
+function formDescription(preset: string): Record<string, unknown> {
+  const d: Record<string, unknown> = { preset };
+  for (const f of FIELDS) {
+    const raw = input(f.field).value;
+    // Rolling-restart fields are left out of other events (and vice versa), as the CLI's files do.
+    if (raw.trim() === "" && (f.field === "event.brokers" || f.field === "event.interval_ms")) continue;
+    set(d, f.field, value(raw, f.scale, f.int));
+  }
+  set(d, "event.kind", $<HTMLSelectElement>("f-event.kind").value);
+  set(d, "event.clean", input("event.clean").checked);
+  set(d, "event.disk_swap", input("event.disk_swap").checked);
+  d.topics = $<HTMLTextAreaElement>("f-topics")
+    .value.split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .map((l) => {
+      const [name, partitions, rf, minIsr] = l.split(/[\s:,]+/);
+      const t: Record<string, unknown> = { name, partitions: value(partitions ?? "", 1, true) };
+      if (rf) t.replication_factor = value(rf, 1, true);
+      if (minIsr) t.min_insync_replicas = value(minIsr, 1, true);
+      return t;
+    });
+  // The preset's configs are kept unless the paste sets them (the paste's lines are added).
+  const p = presets.presets.find((x) => x.name === preset);
+  if (p?.description.config) d.config = p.description.config;
+  return d;
+}
+
+// ---- state in the URL ----
+
+function state(): State {
+  const d: Record<string, string | boolean> = {};
+  for (const f of FIELDS) d[f.field] = input(f.field).value;
+  d["event.kind"] = $<HTMLSelectElement>("f-event.kind").value;
+  d["event.clean"] = input("event.clean").checked;
+  d["event.disk_swap"] = input("event.disk_swap").checked;
+  d.topics = $<HTMLTextAreaElement>("f-topics").value;
+  return {
+    d,
+    preset: currentPreset,
+    p: $<HTMLTextAreaElement>("f-properties").value,
+    pol: policies(),
+    g: [$<HTMLInputElement>("f-grid0").value, $<HTMLInputElement>("f-grid1").value],
+    b: $<HTMLTextAreaElement>("f-sweepBase").value,
+  };
+}
+
+function applyState(s: State): void {
+  currentPreset = s.preset;
+  for (const [k, v] of Object.entries(s.d)) {
+    const el = document.getElementById("f-" + k) as HTMLInputElement | null;
+    if (!el) continue;
+    if (typeof v === "boolean") el.checked = v;
+    else el.value = v;
+  }
+  $("preset-name").textContent = LS.presetFrom(s.preset);
+  $<HTMLTextAreaElement>("f-properties").value = s.p ?? "";
+  renderPolicies(s.pol?.length ? s.pol : defaultPolicies());
+  $<HTMLInputElement>("f-grid0").value = s.g?.[0] ?? "";
+  $<HTMLInputElement>("f-grid1").value = s.g?.[1] ?? "";
+  $<HTMLTextAreaElement>("f-sweepBase").value = s.b ?? "";
+}
+
+function encodeState(s: State): string {
+  const bytes = new TextEncoder().encode(JSON.stringify(s));
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function decodeState(text: string): State | undefined {
+  try {
+    const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+    const s = JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)))) as State;
+    return s && typeof s.d === "object" && typeof s.preset === "string" ? s : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function saveState(run?: string): void {
+  const s = state();
+  if (run) s.r = run;
+  history.replaceState(null, "", "#lab=" + encodeState(s));
+}
+
+// ---- policies ----
+
+let currentPreset = "small";
+
+function defaultPolicies(): PolicyRequest[] {
+  return presets.policies.map((p) => ({ name: p.name, overrides: p.overrides.map((o) => `${o.name}=${o.value}`) }));
+}
+
+function policies(): PolicyRequest[] {
+  return [...document.querySelectorAll<HTMLElement>("#policies .lab-policy")].map((el) => ({
+    name: el.querySelector<HTMLInputElement>("input")!.value,
+    overrides: el.querySelector<HTMLTextAreaElement>("textarea")!.value.split("\n"),
+  }));
+}
+
+function renderPolicies(ps: PolicyRequest[]): void {
+  const root = $("policies");
+  root.replaceChildren();
+  ps.forEach((p, i) => {
+    const box = document.createElement("fieldset");
+    box.className = "lab-policy";
+    box.dataset.field = `policies[${i}]`;
+    const nameId = `policy-name-${i}`;
+    const ovId = `policy-ov-${i}`;
+    const errId = `policy-err-${i}`;
+    const nameLabel = document.createElement("label");
+    nameLabel.htmlFor = nameId;
+    nameLabel.textContent = LS.policyName;
+    const name = document.createElement("input");
+    name.id = nameId;
+    name.value = p.name;
+    name.setAttribute("aria-describedby", errId);
+    const ovLabel = document.createElement("label");
+    ovLabel.htmlFor = ovId;
+    ovLabel.textContent = LS.policyOverrides;
+    const ov = document.createElement("textarea");
+    ov.id = ovId;
+    ov.rows = Math.min(9, Math.max(3, p.overrides.length));
+    ov.spellcheck = false;
+    ov.value = p.overrides.join("\n");
+    ov.setAttribute("aria-describedby", errId);
+    const err = document.createElement("span");
+    err.id = errId;
+    err.className = "form-error";
+    err.setAttribute("role", "alert");
+    err.dataset.errorFor = `policies[${i}]`;
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.textContent = LS.removePolicy;
+    remove.disabled = ps.length <= 1;
+    remove.addEventListener("click", () => {
+      renderPolicies(policies().filter((_, j) => j !== i));
+      changed();
+    });
+    box.append(nameLabel, name, ovLabel, ov, err, remove);
+    root.append(box);
+  });
+}
+
+// ---- validation ----
+
+/** The request for a plan of what the form states. */
+function planRequest(extra: Partial<PlanRequest>): PlanRequest {
+  return {
+    description: formDescription(currentPreset),
+    properties: $<HTMLTextAreaElement>("f-properties").value,
+    ...extra,
+  };
+}
+
+function gridLines(): string[] {
+  return [$<HTMLInputElement>("f-grid0").value, $<HTMLInputElement>("f-grid1").value].map((s) => s.trim()).filter((s) => s !== "");
+}
+
+function sweepBaseLines(): string[] {
+  return $<HTMLTextAreaElement>("f-sweepBase").value.split("\n");
+}
+
+/** Where an error's field is shown: the longest data-error-for that is the field or a parent of it. */
+function errorSlot(field: string): HTMLElement {
+  let best: HTMLElement | undefined;
+  for (const el of document.querySelectorAll<HTMLElement>("[data-error-for]")) {
+    const k = el.dataset.errorFor!;
+    if (field === k || field.startsWith(k + ".") || field.startsWith(k + "[")) {
+      if (!best || k.length > best.dataset.errorFor!.length) best = el;
+    }
+  }
+  if (best) return best;
+  return field.startsWith("grid") || field.startsWith("sweep") ? $("e-grid") : $("e-description");
+}
+
+function showErrors(errs: FieldError[]): void {
+  for (const el of document.querySelectorAll<HTMLElement>("[data-error-for]")) el.textContent = "";
+  for (const el of document.querySelectorAll<HTMLElement>("[aria-invalid]")) el.removeAttribute("aria-invalid");
+  for (const e of errs) {
+    const slot = errorSlot(e.field);
+    slot.textContent = (slot.textContent ? slot.textContent + " " : "") + e.message;
+    const owner = document.querySelector<HTMLElement>(`[data-field="${CSS.escape(slot.dataset.errorFor ?? "")}"]`);
+    owner?.setAttribute("aria-invalid", "true");
+    owner?.querySelectorAll("input, textarea").forEach((x) => x.setAttribute("aria-invalid", "true"));
+  }
+  const compareBlocked = errs.some((e) => !e.field.startsWith("grid") && e.field !== "sweepBase");
+  document.body.dataset.compareBlocked = String(compareBlocked);
+  document.body.dataset.sweepBlocked = String(errs.length > 0);
+}
+
+function showProperties(plan: PlanBody): void {
+  const list = $("property-lines");
+  list.replaceChildren();
+  for (const l of plan.properties?.lines ?? []) {
+    const li = document.createElement("li");
+    li.dataset.status = l.status;
+    li.dataset.line = String(l.line);
+    const head = document.createElement("strong");
+    head.textContent = LS.lineStatus(l.line, l.status);
+    const text = document.createElement("code");
+    text.textContent = l.text;
+    li.append(head, " ", text);
+    if (l.reason) li.append(" — " + l.reason);
+    list.append(li);
+  }
+}
+
+let validateTimer = 0;
+let validateSeq = 0;
+
+/** Asks the Go side to check everything the form states, and shows what it says. */
+async function validate(): Promise<PlanBody> {
+  const seq = ++validateSeq;
+  const grid = gridLines();
+  const plan = await pool.first.request(
+    "lab.plan",
+    planRequest({ policies: policies(), ...(grid.length ? { grid, sweepBase: sweepBaseLines() } : {}) }),
+  );
+  if (seq === validateSeq) {
+    errors = plan.errors;
+    showErrors(errors);
+    showProperties(plan);
+    document.body.dataset.validated = String(seq);
+  }
+  return plan;
+}
+
+function changed(): void {
+  saveState();
+  window.clearTimeout(validateTimer);
+  document.body.dataset.validated = "pending";
+  validateTimer = window.setTimeout(() => void validate(), 200);
+}
+
+// ---- compare ----
+
+function progressTo(id: string, f: number): void {
+  $<HTMLProgressElement>(id).value = f;
+}
+
+async function runCompare(sensitivity: boolean): Promise<void> {
+  if (busy) return;
+  const status = $("compare-status");
+  const plan = await pool.first.request("lab.plan", planRequest({ policies: policies(), ...(sensitivity ? { sensitivity: ["all"] } : {}) }));
+  errors = plan.errors;
+  showErrors(errors);
+  showProperties(plan);
+  if (errors.length || !plan.compare) {
+    status.textContent = LS.blocked;
+    return;
+  }
+  saveState("compare");
+  busy = true;
+  $<HTMLButtonElement>("compare-cancel").disabled = false;
+  const width = Math.max(plan.compare.policies.length, Math.min(plan.runs.length, navigator.hardwareConcurrency || 2));
+  status.textContent = LS.running(plan.runs.length, Math.min(width, plan.runs.length));
+  progressTo("compare-progress", 0);
+  const t0 = performance.now();
+  performance.mark("kraftlab:lab-compare-start");
+  try {
+    const done = await pool.run(plan.runs, width, (f) => progressTo("compare-progress", f));
+    const cmp = plan.compare;
+    const pairs = cmp.policies.map((p) => ({ run: p.run, baseline: cmp.baseline }));
+    for (const v of plan.sensitivity ?? []) for (const r of v.runs) pairs.push({ run: r, baseline: v.baseline });
+    const verdicts = await pool.judge(done, pairs);
+    const elapsed = performance.now() - t0;
+    performance.mark("kraftlab:lab-compare-end");
+    showCompare(plan, done, verdicts, elapsed);
+    status.textContent = LS.doneIn(plan.runs.length, elapsed / 1000);
+  } catch (e) {
+    status.textContent = e instanceof Cancelled ? LS.cancelled : LS.failed(e instanceof Error ? e.message : String(e));
+  } finally {
+    busy = false;
+    $<HTMLButtonElement>("compare-cancel").disabled = true;
+  }
+}
+
+function showCompare(plan: PlanBody, done: Done[], verdicts: Verdict[][], elapsedMs: number): void {
+  const cmp = plan.compare!;
+  const res = $("compare-results");
+  res.hidden = false;
+  res.dataset.elapsedMs = String(Math.round(elapsedMs));
+  res.dataset.runs = String(plan.runs.length);
+  const nPol = cmp.policies.length;
+  const base = verdicts.slice(0, nPol);
+  // Flips: a variant's verdict that differs from the base one.
+  const fragile = new Set<string>();
+  plan.sensitivity?.forEach((v, vi) =>
+    v.runs.forEach((_, pi) =>
+      verdicts[nPol + vi * nPol + pi].forEach((x, ci) => {
+        if (x.status !== base[pi][ci].status) fragile.add(`${pi}/${ci}`);
+      }),
+    ),
+  );
+  const rows = $("verdict-rows");
+  rows.replaceChildren();
+  cmp.policies.forEach((p, pi) =>
+    base[pi].forEach((v, ci) => {
+      const tr = document.createElement("tr");
+      tr.dataset.policy = p.name;
+      tr.dataset.criterion = v.criterion;
+      tr.dataset.status = v.status;
+      const td = (text: string) => {
+        const c = document.createElement("td");
+        c.textContent = text;
+        tr.append(c);
+        return c;
+      };
+      td(p.name);
+      td(v.text);
+      td(v.measured_text);
+      td(v.limit);
+      let verdict: string = v.status + (v.reason ? `: ${v.reason}` : "");
+      if (v.status === "pass" && v.unseen_assumptions.length) verdict += ` (${LS.passOnDefaults(v.unseen_assumptions.join(", "))})`;
+      if (fragile.has(`${pi}/${ci}`)) verdict += ` — ${LS.flipsWarn}`;
+      const vc = td(verdict);
+      vc.className = "verdict-" + v.status.replace(" ", "-");
+      td(v.drivers.map((d) => `${d.key} = ${d.value.toLocaleString("en")} (${d.in_scenario ? LS.inScenario : LS.modelDefault})`).join("; "));
+      rows.append(tr);
+    }),
+  );
+  showNotes(plan, base);
+  showSensitivity(plan, verdicts, base);
+  drawCompare(
+    $("compare-charts"),
+    cmp.policies.map((p) => ({ name: p.name, result: done[p.run].result })),
+  );
+  const bs = done[cmp.baseline];
+  const req: ExportRequest = {
+    kind: "compare",
+    format: "csv",
+    seed: bs.result.seed,
+    baseline: bs.summary,
+    policies: cmp.policies.map((p, pi): ExportRun => ({
+      name: p.name,
+      overrides: p.overrides,
+      summary: done[p.run].summary,
+      violation: done[p.run].result.violation,
+      series: done[p.run].result.series,
+      verdicts: base[pi],
+    })),
+  };
+  lastCompare = { req, scenarios: cmp.policies.map((p) => ({ name: p.name, text: plan.runs[p.run] })) };
+  const sc = $("export-scenarios");
+  sc.replaceChildren();
+  lastCompare.scenarios.forEach((s, i) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.scenario = String(i);
+    b.textContent = LS.exportScenario(s.name);
+    b.addEventListener("click", () => download(`kraftlab-scenario-${i}.json`, s.text, "application/json"));
+    sc.append(b);
+  });
+}
+
+/** Says, next to the results, which inputs and which assumptions drive them. */
+function showNotes(plan: PlanBody, base: Verdict[][]): void {
+  const d = plan.description!;
+  const notes = $("model-notes");
+  notes.replaceChildren();
+  const partitions = d.topics.reduce((n, t) => n + t.partitions, 0);
+  const p1 = document.createElement("p");
+  p1.textContent = LS.notesDriven(
+    [
+      `${d.brokers} brokers`,
+      `${partitions.toLocaleString("en")} partitions`,
+      `RF ${d.replication_factor}`,
+      `min.insync.replicas ${d.min_insync_replicas}`,
+      `produce ${shown(d.produce_bytes_per_sec / 1e6)} MB/s`,
+      `${shown(d.data_bytes_per_broker / 1e9)} GB per broker`,
+      `skew σ ${d.skew}`,
+      `disk ${shown(d.disk_bytes_per_sec / 1e6)} MB/s`,
+      `NIC ${shown(d.nic_bytes_per_sec / 1e6)} MB/s`,
+      `event ${d.event.kind} at ${shown(d.event.at_ms / 60_000)} min`,
+      `seed ${d.seed}`,
+    ].join(", "),
+  );
+  const p2 = document.createElement("p");
+  p2.textContent = LS.notesAssumed;
+  const ul = document.createElement("ul");
+  const seen = new Set<string>();
+  for (const vs of base)
+    for (const v of vs)
+      for (const dr of v.drivers) {
+        if (seen.has(dr.key)) continue;
+        seen.add(dr.key);
+        const li = document.createElement("li");
+        li.dataset.assumption = dr.key;
+        li.textContent = `${dr.key} (${dr.names}) = ${dr.value.toLocaleString("en")}: ${dr.in_scenario ? LS.inScenario : LS.modelDefault} — ${dr.source}`;
+        ul.append(li);
+      }
+  notes.append(p1, p2, ul);
+}
+
+function showSensitivity(plan: PlanBody, verdicts: Verdict[][], base: Verdict[][]): void {
+  const box = $("sensitivity");
+  box.replaceChildren();
+  const vars = plan.sensitivity ?? [];
+  box.hidden = vars.length === 0;
+  if (!vars.length) return;
+  const nPol = plan.compare!.policies.length;
+  const h = document.createElement("h3");
+  h.textContent = LS.sensitivityHeading;
+  const table = document.createElement("table");
+  table.className = "verdicts sensitivity-table";
+  const head = document.createElement("tr");
+  const th = (t: string) => {
+    const c = document.createElement("th");
+    c.scope = "col";
+    c.textContent = t;
+    head.append(c);
+  };
+  th(LS.colPolicy);
+  th(LS.colCriterion);
+  th(LS.sensBase);
+  for (let i = 0; i < vars.length; i += 2) th(LS.sensLowHigh(vars[i].assumption));
+  th(LS.sensRobust);
+  table.append(head);
+  const short = (s: string) => (s === "not measured" ? "n/m" : s);
+  plan.compare!.policies.forEach((p, pi) =>
+    base[pi].forEach((b, ci) => {
+      const tr = document.createElement("tr");
+      let flips = false;
+      const cells = [p.name, b.criterion, short(b.status)];
+      for (let i = 0; i + 1 < vars.length; i += 2) {
+        const lo = verdicts[nPol + i * nPol + pi][ci].status;
+        const hi = verdicts[nPol + (i + 1) * nPol + pi][ci].status;
+        flips ||= lo !== b.status || hi !== b.status;
+        cells.push(`${short(lo)} / ${short(hi)}`);
+      }
+      cells.push(flips ? LS.sensFlips : LS.sensYes);
+      for (const c of cells) {
+        const td = document.createElement("td");
+        td.textContent = c;
+        tr.append(td);
+      }
+      tr.dataset.flips = String(flips);
+      table.append(tr);
+    }),
+  );
+  box.append(h, table);
+}
+
+// ---- sweep ----
+
+let heat: { layout: HeatLayout; plan: PlanBody } | undefined;
+
+async function runSweep(): Promise<void> {
+  if (busy) return;
+  const status = $("sweep-status");
+  const plan = await pool.first.request("lab.plan", planRequest({ grid: gridLines(), sweepBase: sweepBaseLines() }));
+  errors = plan.errors;
+  showErrors(errors);
+  showProperties(plan);
+  if (errors.length || !plan.sweep) {
+    status.textContent = LS.blocked;
+    return;
+  }
+  saveState();
+  busy = true;
+  $<HTMLButtonElement>("sweep-cancel").disabled = false;
+  const width = Math.max(1, navigator.hardwareConcurrency || 2);
+  status.textContent = LS.running(plan.runs.length, Math.min(width, plan.runs.length));
+  progressTo("sweep-progress", 0);
+  const t0 = performance.now();
+  try {
+    const done = await pool.run(plan.runs, width, (f) => progressTo("sweep-progress", f));
+    const sw = plan.sweep;
+    const verdicts = await pool.judge(done, sw.cells.map((c) => ({ run: c.run, baseline: c.baseline })));
+    showSweep(plan, done, verdicts);
+    status.textContent = LS.doneIn(plan.runs.length, (performance.now() - t0) / 1000);
+  } catch (e) {
+    status.textContent = e instanceof Cancelled ? LS.cancelled : LS.failed(e instanceof Error ? e.message : String(e));
+  } finally {
+    busy = false;
+    $<HTMLButtonElement>("sweep-cancel").disabled = true;
+  }
+}
+
+function showSweep(plan: PlanBody, done: Done[], verdicts: Verdict[][]): void {
+  const sw = plan.sweep!;
+  $("sweep-results").hidden = false;
+  const rowsAx = sw.axes[0];
+  const colsAx = sw.axes[1];
+  const ncols = colsAx ? colsAx.values.length : 1;
+  const rec: HeatCell[] = [];
+  const p99: HeatCell[] = [];
+  sw.cells.forEach((c, i) => {
+    const s = done[c.run].summary;
+    const pass = allPass(verdicts[i]);
+    const at = { row: Math.floor(c.cell / ncols), col: c.cell % ncols, pass };
+    rec.push({ ...at, value: s.recovery_time_ms < 0 ? -1 : s.recovery_time_ms / 1000, label: s.recovery_time_ms < 0 ? LS.never : (s.recovery_time_ms / 1000).toFixed(0) });
+    p99.push({ ...at, value: s.p99_ratio, label: s.p99_ratio < 0 ? "—" : s.p99_ratio.toFixed(2) });
+  });
+  const cols = colsAx ? colsAx.values : ["—"];
+  const layout = drawHeatmap($<HTMLCanvasElement>("heat-recovery"), rowsAx.values, cols, rowsAx.name, colsAx?.name ?? "", rec);
+  drawHeatmap($<HTMLCanvasElement>("heat-p99"), rowsAx.values, cols, rowsAx.name, colsAx?.name ?? "", p99);
+  heat = { layout, plan };
+  for (const id of ["heat-recovery", "heat-p99"]) {
+    const c = $(id);
+    c.dataset.cells = String(sw.cells.length);
+    c.dataset.pass = rec.map((x) => (x.pass ? "1" : "0")).join("");
+  }
+  lastSweep = {
+    kind: "sweep",
+    format: "csv",
+    axes: sw.axes,
+    cells: sw.cells.map((c, i) => ({
+      cell: c.cell,
+      values: c.values,
+      baseline: done[c.baseline].summary,
+      run: { summary: done[c.run].summary, violation: done[c.run].result.violation, verdicts: verdicts[i] },
+    })),
+  };
+}
+
+/** A click on a heatmap opens that cell's comparison: today's Kafka against the cell's configs. */
+function openCell(ev: MouseEvent): void {
+  if (!heat || busy) return;
+  const canvas = ev.currentTarget as HTMLCanvasElement;
+  const r = canvas.getBoundingClientRect();
+  const x = ((ev.clientX - r.left) * canvas.width) / r.width;
+  const y = ((ev.clientY - r.top) * canvas.height) / r.height;
+  const L = heat.layout;
+  const col = Math.floor((x - L.left) / L.cw);
+  const row = Math.floor((y - L.top) / L.ch);
+  if (col < 0 || row < 0 || col >= L.cols || row >= L.rows) return;
+  const sw = heat.plan.sweep!;
+  const cell = sw.cells[row * L.cols + col];
+  const overrides = [...sweepBaseLines().filter((l) => l.trim() !== ""), ...sw.axes.map((a, i) => `${a.name}=${cell.values[i]}`)];
+  renderPolicies([defaultPolicies()[0], { name: LS.cellPolicy(cell.cell), overrides }]);
+  $("compare-heading").scrollIntoView();
+  void runCompare(false);
+}
+
+// ---- export ----
+
+function download(name: string, text: string, type: string): void {
+  $<HTMLTextAreaElement>("export-text").value = text;
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.click();
+  window.setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+async function exportRun(req: ExportRequest | undefined, format: "csv" | "json", name: string): Promise<void> {
+  if (!req) return;
+  const res = await pool.first.request("lab.export", { ...req, format });
+  download(`${name}.${format}`, res.text, format === "csv" ? "text/csv" : "application/json");
+}
+
+// ---- start ----
+
+function problem(p: Problem, fatal: boolean): void {
+  if (!fatal) return console.error(p.message, p.detail ?? "");
+  $("error-panel").hidden = false;
+  $("error-report").textContent = p.message + (p.detail ? "\n\n" + p.detail : "");
+  const st = $("status");
+  st.dataset.state = "failed";
+  st.textContent = LS.statusFailed;
+}
+
+async function main(): Promise<void> {
+  applyLabStrings(document);
+  const st = $("status");
+  st.textContent = LS.statusLoading;
+  pool = new Pool(problem);
+  // Two workers from the start: a comparison's two runs then find them ready.
+  pool.grow(2);
+  presets = await pool.first.request("lab.presets", {});
+  const fromURL = location.hash.startsWith("#lab=") ? decodeState(location.hash.slice(5)) : undefined;
+  if (fromURL) {
+    const p = presets.presets.find((x) => x.name === fromURL.preset) ?? presets.presets[0];
+    fillForm(p.description);
+    applyState(fromURL);
+  } else {
+    fillForm(presets.presets[0].description);
+    renderPolicies(defaultPolicies());
+    $<HTMLTextAreaElement>("f-sweepBase").value = "leader.imbalance.election.algorithm=wait-for-sync";
+    $<HTMLInputElement>("f-grid0").value = "leader.imbalance.election.wait.for.sync.threshold.percent=0..20:5";
+    $<HTMLInputElement>("f-grid1").value = "leader.imbalance.election.max.per.run=50,200,1000";
+  }
+  for (const b of document.querySelectorAll<HTMLButtonElement>("[data-preset]"))
+    b.addEventListener("click", () => {
+      const p = presets.presets.find((x) => x.name === b.dataset.preset)!;
+      currentPreset = p.name;
+      fillForm(p.description);
+      changed();
+    });
+  document.querySelector("main")!.addEventListener("input", (e) => {
+    if ((e.target as HTMLElement).id !== "export-text") changed();
+  });
+  document.querySelector("main")!.addEventListener("change", (e) => {
+    if ((e.target as HTMLElement).tagName === "SELECT" || (e.target as HTMLInputElement).type === "checkbox") changed();
+  });
+  $("add-policy").addEventListener("click", () => {
+    const ps = policies();
+    ps.push({ name: `policy ${ps.length + 1}`, overrides: ["leader.imbalance.election.algorithm=wait-for-sync"] });
+    renderPolicies(ps);
+    changed();
+  });
+  $("compare-run").addEventListener("click", () => void runCompare(false));
+  $("sensitivity-run").addEventListener("click", () => void runCompare(true));
+  $("sweep-run").addEventListener("click", () => void runSweep());
+  $("compare-cancel").addEventListener("click", () => pool.cancel());
+  $("sweep-cancel").addEventListener("click", () => pool.cancel());
+  $("export-compare-csv").addEventListener("click", () => void exportRun(lastCompare?.req, "csv", "kraftlab-compare"));
+  $("export-compare-json").addEventListener("click", () => void exportRun(lastCompare?.req, "json", "kraftlab-compare"));
+  $("export-sweep-csv").addEventListener("click", () => void exportRun(lastSweep, "csv", "kraftlab-sweep"));
+  $("export-sweep-json").addEventListener("click", () => void exportRun(lastSweep, "json", "kraftlab-sweep"));
+  $("heat-recovery").addEventListener("click", openCell);
+  $("heat-p99").addEventListener("click", openCell);
+  await validate();
+  saveState(fromURL?.r);
+  st.dataset.state = "ready";
+  st.textContent = LS.statusReady;
+  if (fromURL?.r === "compare") void runCompare(false);
+}
+
+main().catch((e: unknown) => problem({ message: e instanceof Error ? e.message : String(e) }, true));

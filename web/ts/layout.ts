@@ -1,0 +1,209 @@
+// The canvas's geometry as pure functions: where the controllers and brokers go, how big a
+// broker's replica cells can be, when cells give way to aggregate strips, and which part of
+// the partition range is shown. The renderer draws with these numbers and the pointer and
+// keyboard code (canvas-input.ts) hit-tests with the same ones, so a click always lands on
+// what was drawn. Nothing here touches the DOM, so it is unit-tested under Node.
+
+/** A rectangle in layout units (CSS pixels divided by the presenter scale). */
+export interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export const PAD = 12;
+export const GAP = 12;
+export const CONTROLLER_H = 62;
+export const SUMMARY_H = 28;
+export const HEADER_H = 54;
+/** The largest replica cell, in layout units. */
+export const MAX_CELL = 30;
+/** Cells at least this big (layout units) carry their partition number. */
+export const LABEL_CELL = 17;
+/**
+ * Below this cell size (device pixels) a cell's colour is a speck and its shape (hollow, half)
+ * cannot be drawn, so the broker switches to aggregate strips.
+ */
+export const MIN_CELL_PX = 3;
+/** Width of one column of an aggregate strip, and the height of a strip row (device pixels). */
+export const STRIP_COL_PX = 2;
+export const STRIP_ROW_PX = 28;
+export const STRIP_GAP_PX = 4;
+
+/** The controllers' boxes, centred in one row at the top. */
+export function controllerBoxes(n: number, width: number): Rect[] {
+  if (n <= 0) return [];
+  const w = Math.max(1, Math.min(220, (width - 2 * PAD - (n - 1) * GAP) / n));
+  let x = (width - (n * w + (n - 1) * GAP)) / 2;
+  const out: Rect[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push({ x, y: PAD, w, h: CONTROLLER_H });
+    x += w + GAP;
+  }
+  return out;
+}
+
+/** The brokers' boxes: up to 6 a row, filling the space under the controllers and summary. */
+export function brokerBoxes(n: number, width: number, height: number): Rect[] {
+  if (n <= 0) return [];
+  const top = PAD + CONTROLLER_H + SUMMARY_H;
+  const cols = Math.min(n, 6);
+  const rows = Math.ceil(n / cols);
+  const w = (width - 2 * PAD - (cols - 1) * GAP) / cols;
+  const h = (height - top - PAD - (rows - 1) * GAP) / rows;
+  const out: Rect[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push({ x: PAD + (i % cols) * (w + GAP), y: top + Math.floor(i / cols) * (h + GAP), w, h });
+  }
+  return out;
+}
+
+/** The part of a broker's box that holds its replica cells or strips. */
+export function gridRect(r: Rect): Rect {
+  return { x: r.x + 8, y: r.y + HEADER_H + 4, w: r.w - 16, h: r.h - HEADER_H - 12 };
+}
+
+/** The index of the first rectangle containing (x, y), or -1. */
+export function hitRect(rects: readonly Rect[], x: number, y: number): number {
+  for (let i = 0; i < rects.length; i++) {
+    const r = rects[i];
+    if (x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h) return i;
+  }
+  return -1;
+}
+
+/** How n cells fit a gw × gh pixel area: square cells of `cell` px, `cols` a row, `fits` of them. */
+export interface CellGrid {
+  cell: number;
+  cols: number;
+  fits: number;
+}
+
+/** The largest square cell (at most maxCell px) that fits all n cells, or as many as 1 px cells allow. */
+export function cellGrid(gw: number, gh: number, n: number, maxCell: number): CellGrid {
+  if (gw <= 0 || gh <= 0) return { cell: 1, cols: 1, fits: 0 };
+  let cell = Math.min(Math.floor(Math.sqrt((gw * gh) / Math.max(1, n))), Math.max(1, Math.round(maxCell)));
+  while (cell > 1 && Math.floor(gw / cell) * Math.floor(gh / cell) < n) cell--;
+  cell = Math.max(1, cell);
+  const cols = Math.max(1, Math.floor(gw / cell));
+  return { cell, cols, fits: Math.min(n, cols * Math.floor(gh / cell)) };
+}
+
+/** The cell index under pixel (px, py) of a grid whose top-left is (0, 0), or -1. */
+export function cellAt(g: CellGrid, px: number, py: number): number {
+  if (px < 0 || py < 0) return -1;
+  const col = Math.floor(px / g.cell);
+  if (col >= g.cols) return -1;
+  const i = Math.floor(py / g.cell) * g.cols + col;
+  return i < g.fits ? i : -1;
+}
+
+/**
+ * Aggregate strips: n replicas in `buckets` columns of STRIP_COL_PX, wrapped over rows of
+ * STRIP_ROW_PX. Each column stands for a contiguous run of `per` replicas (the last may hold
+ * fewer) and shows their states as a stacked bar.
+ */
+export interface StripGrid {
+  colsPerRow: number;
+  rows: number;
+  buckets: number;
+  per: number;
+}
+
+export function stripGrid(gw: number, gh: number, n: number): StripGrid {
+  const colsPerRow = Math.max(1, Math.floor(gw / STRIP_COL_PX));
+  const rows = Math.max(1, Math.floor((gh + STRIP_GAP_PX) / (STRIP_ROW_PX + STRIP_GAP_PX)));
+  const capacity = colsPerRow * rows;
+  const per = Math.max(1, Math.ceil(n / capacity));
+  const buckets = n === 0 ? 0 : Math.ceil(n / per);
+  return { colsPerRow, rows: Math.min(rows, Math.ceil(buckets / colsPerRow)), buckets, per };
+}
+
+/** The bucket under pixel (px, py) of a strip grid whose top-left is (0, 0), or -1. */
+export function bucketAt(s: StripGrid, px: number, py: number): number {
+  if (px < 0 || py < 0) return -1;
+  const col = Math.floor(px / STRIP_COL_PX);
+  if (col >= s.colsPerRow) return -1;
+  const row = Math.floor(py / (STRIP_ROW_PX + STRIP_GAP_PX));
+  if (py - row * (STRIP_ROW_PX + STRIP_GAP_PX) >= STRIP_ROW_PX) return -1; // in the gap
+  const b = row * s.colsPerRow + col;
+  return b < s.buckets ? b : -1;
+}
+
+/** Whether n replicas in a gw × gh pixel area are drawn as cells (true) or aggregate strips. */
+export function useCells(gw: number, gh: number, n: number, maxCell: number): boolean {
+  return n === 0 || cellGrid(gw, gh, n, maxCell).cell >= MIN_CELL_PX;
+}
+
+/** A half-open range of partition indexes [lo, hi), the part of the cluster on screen. */
+export interface Range {
+  lo: number;
+  hi: number;
+}
+
+/** The smallest range zooming in may reach: a few cells' worth. */
+export const MIN_RANGE = 8;
+
+/**
+ * Zooms the range in (factor < 1) or out (factor > 1) around partition `at`, keeping `at` at
+ * the same relative position, clamped to [0, count). Zooming out to the whole or past it
+ * returns the whole range.
+ */
+export function zoomRange(r: Range, count: number, factor: number, at: number): Range {
+  if (count <= 0) return { lo: 0, hi: 0 };
+  const span = r.hi - r.lo;
+  let next = Math.round(span * factor);
+  next = Math.max(Math.min(MIN_RANGE, count), Math.min(count, next));
+  if (next >= count) return { lo: 0, hi: count };
+  const a = Math.max(r.lo, Math.min(r.hi - 1, at));
+  const rel = span > 0 ? (a - r.lo) / span : 0.5;
+  let lo = Math.round(a - rel * next);
+  lo = Math.max(0, Math.min(count - next, lo));
+  return { lo, hi: lo + next };
+}
+
+/** Moves the range by `by` of its spans (e.g. ±0.5), clamped to [0, count). */
+export function panRange(r: Range, count: number, by: number): Range {
+  const span = r.hi - r.lo;
+  const lo = Math.max(0, Math.min(count - span, r.lo + Math.round(span * by)));
+  return { lo, hi: lo + span };
+}
+
+/** The first index i in the sorted array a[from..to) with a[i] >= v (binary search). */
+export function lowerBound(a: ArrayLike<number>, v: number, from = 0, to = a.length): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Moves keyboard focus among the canvas's actors: controllers (the top row) then brokers (in
+ * rows of up to 6). Left and right step through the list; up and down jump between the
+ * controller row and the broker rows.
+ */
+export function moveFocus(current: number, controllers: number, brokers: number, key: "ArrowLeft" | "ArrowRight" | "ArrowUp" | "ArrowDown"): number {
+  const total = controllers + brokers;
+  if (total === 0) return -1;
+  if (current < 0 || current >= total) return controllers < total ? controllers : 0;
+  const cols = Math.min(Math.max(brokers, 1), 6);
+  switch (key) {
+    case "ArrowLeft":
+      return (current - 1 + total) % total;
+    case "ArrowRight":
+      return (current + 1) % total;
+    case "ArrowUp":
+      if (current < controllers) return current;
+      if (current - controllers < cols) return controllers === 0 ? current : Math.min(controllers - 1, Math.floor(((current - controllers) * controllers) / cols));
+      return current - cols;
+    case "ArrowDown":
+      if (brokers === 0) return current;
+      if (current < controllers) return controllers + Math.min(brokers - 1, Math.floor((current * cols) / Math.max(1, controllers)));
+      return current + cols < total ? current + cols : current;
+  }
+}

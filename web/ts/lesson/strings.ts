@@ -1,0 +1,84 @@
+// The lesson runner's and the lesson index's strings (the page's catalogue is ../strings.ts;
+// this one holds the lessons' own, so the two features do not edit one file at once). HTML
+// skeletons carry data-lsn keys into it.
+
+export const L = {
+  lessonsLink: "Lessons",
+  indexTitle: "KRaft Lab: lessons",
+  indexHeading: "Lessons",
+  indexIntro:
+    "Eight short lessons on how the KRaft controller keeps a cluster alive and gives leadership back after a restart, today and with KIP-1358. Each sets up a cluster in the playground, asks you to do something, and checks when you got there. Your progress stays in this browser.",
+  toPlayground: "Playground",
+  resetProgress: "Reset progress",
+  progressReset: "Progress cleared.",
+  skipToMain: "Skip to main content",
+  minutes: (n: number) => `about ${n} min`,
+  stepsCount: (n: number) => `${n} steps`,
+  stateNew: "not started",
+  stateStarted: (done: number, of: number) => `${done} of ${of} steps done`,
+  stateDone: "done",
+  start: "Start",
+  resume: (step: number) => `Continue at step ${step}`,
+  reviewLesson: "Open again",
+
+  panelLabel: "Lesson",
+  lessonOf: (n: number, title: string) => `Lesson ${n}: ${title}`,
+  stepOf: (i: number, n: number) => `Step ${i + 1} of ${n}`,
+  opening: "Opening the lesson…",
+  openingStep: (i: number) => `Setting up step ${i + 1}…`,
+  taskLabel: "Your task",
+  goalsLabel: "Goals",
+  goalHolds: "done",
+  goalOpen: "not yet",
+  allDone: "All goals met. Well done.",
+  sandbox: "Sandbox: no goal here, the cluster is yours.",
+  hint: "Hint",
+  nextHint: "Another hint",
+  noMoreHints: "No more hints: try “Show me”.",
+  showMe: "Show me",
+  showMeTitle: "Go back to this step's start and play the reference actions",
+  playDemo: "Play the demo",
+  continueDemo: "Continue",
+  demoQuestion: "Think about it:",
+  back: "Back",
+  forward: "Next step",
+  reset: "Reset step",
+  nextLesson: "Next lesson",
+  courseDone: "That was the last lesson.",
+  close: "Leave the lesson",
+  links: "Read more",
+  stepLink: "Link to this step",
+  index: "All lessons",
+  played: (n: number) => `played ${n} action${n === 1 ? "" : "s"} of the step`,
+  badLink: (what: string) => `This lesson link cannot be read (${what}).`,
+  openFailed: (msg: string) => `This lesson link cannot be opened: ${msg}`,
+  noSuchStep: (step: number, n: number, title: string, steps: number) =>
+    `This lesson link cannot be opened: lesson ${n}, “${title}”, has no step ${step}; its steps are 1 to ${steps}.`,
+  pickLesson: "Pick a lesson:",
+  replaced: "The lesson's cluster was replaced; open the lesson again to go on.",
+} as const;
+
+type TextKey = { [K in keyof typeof L]: (typeof L)[K] extends string ? K : never }[keyof typeof L];
+
+function isTextKey(k: string): k is TextKey {
+  return Object.prototype.hasOwnProperty.call(L, k) && typeof (L as Record<string, unknown>)[k] === "string";
+}
+
+/** Fills data-lsn="key" (text), data-lsn-label="key" (aria-label) and data-lsn-title="key" (title); an unknown key throws. */
+export function applyLessonStrings(root: ParentNode): void {
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-lsn]"))) {
+    const k = el.dataset.lsn ?? "";
+    if (!isTextKey(k)) throw new Error(`unknown lesson string key data-lsn="${k}"`);
+    el.textContent = L[k];
+  }
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-lsn-label]"))) {
+    const k = el.dataset.lsnLabel ?? "";
+    if (!isTextKey(k)) throw new Error(`unknown lesson string key data-lsn-label="${k}"`);
+    el.setAttribute("aria-label", L[k]);
+  }
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-lsn-title]"))) {
+    const k = el.dataset.lsnTitle ?? "";
+    if (!isTextKey(k)) throw new Error(`unknown lesson string key data-lsn-title="${k}"`);
+    el.title = L[k];
+  }
+}

@@ -1,0 +1,78 @@
+// The lesson runner's pure parts: the Markdown subset, lesson links and progress.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parse, parseInline, safeHref } from "../lesson/markdown";
+import { LessonLinkError, lessonLink, parseLessonLink } from "../lesson/link";
+import { PROGRESS_KEY, lessonState, markDone, markOpened, readProgress, resetProgress, type Store } from "../lesson/progress";
+
+test("inline markdown: code, emphasis, strong and safe links only", () => {
+  assert.deepEqual(parseInline("the *preferred* leader, `payments-0` and **ELR**"), [
+    { kind: "text", text: "the " },
+    { kind: "em", children: [{ kind: "text", text: "preferred" }] },
+    { kind: "text", text: " leader, " },
+    { kind: "code", text: "payments-0" },
+    { kind: "text", text: " and " },
+    { kind: "strong", children: [{ kind: "text", text: "ELR" }] },
+  ]);
+  assert.deepEqual(parseInline("[KIP](https://cwiki.apache.org/x)"), [
+    { kind: "link", href: "https://cwiki.apache.org/x", children: [{ kind: "text", text: "KIP" }] },
+  ]);
+  // A script URL loses its link; HTML stays text (render() only ever uses textContent).
+  assert.deepEqual(parseInline("[x](javascript:alert(1))"), [{ kind: "text", text: "x" }, { kind: "text", text: ")" }]);
+  assert.deepEqual(parseInline("<b>hi</b>"), [{ kind: "text", text: "<b>hi</b>" }]);
+  assert.deepEqual(parseInline("2 * 3 * 4 and leader_epoch_x"), [{ kind: "text", text: "2 * 3 * 4 and leader_epoch_x" }]);
+  assert.equal(safeHref("data:text/html,x"), undefined);
+});
+
+test("block markdown: paragraphs, lists and code blocks", () => {
+  const blocks = parse("One\nline.\n\n- a\n- b\n  more\n\n1. x\n\n```\nkill 1\n```\nEnd");
+  assert.deepEqual(
+    blocks.map((b) => b.kind),
+    ["p", "ul", "ol", "pre", "p"],
+  );
+  assert.deepEqual(blocks[0], { kind: "p", children: [{ kind: "text", text: "One line." }] });
+  assert.deepEqual(blocks[1], { kind: "ul", items: [[{ kind: "text", text: "a" }], [{ kind: "text", text: "b more" }]] });
+  assert.deepEqual(blocks[3], { kind: "pre", text: "kill 1" });
+});
+
+test("lesson links count steps from 1 and refuse malformed values", () => {
+  const bad = (w: string) => `bad ${w}`;
+  assert.equal(parseLessonLink("#v=1&t=0&s=abc", bad), undefined, "a share link is not a lesson link");
+  assert.deepEqual(parseLessonLink("#lesson=06-the-wait-for-sync-gate&step=3", bad), { lesson: "06-the-wait-for-sync-gate", step: 2 });
+  assert.deepEqual(parseLessonLink("#lesson=1", bad), { lesson: "1", step: 0 });
+  let caught: unknown;
+  try {
+    parseLessonLink("#lesson=1&step=0", bad);
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught instanceof LessonLinkError && caught.message === "bad step=0");
+  assert.throws(() => parseLessonLink("#lesson=1&step=x", bad), /bad step=x/);
+  assert.throws(() => parseLessonLink("#lesson=%3Cscript%3E", bad), /bad lesson=<script>/);
+  assert.equal(lessonLink("01-a", 2), "lesson=01-a&step=3");
+});
+
+function memory(): Store & { data: Map<string, string> } {
+  const data = new Map<string, string>();
+  return { data, getItem: (k) => data.get(k) ?? null, setItem: (k, v) => void data.set(k, v), removeItem: (k) => void data.delete(k) };
+}
+
+test("progress: done steps, last step, reset, and corrupt storage read as none", () => {
+  const s = memory();
+  markOpened(s, "01-a", 1);
+  markDone(s, "01-a", 0);
+  markDone(s, "01-a", 0);
+  markDone(s, "01-a", 2);
+  assert.deepEqual(readProgress(s)["01-a"], { done: [0, 2], last: 1 });
+  assert.equal(lessonState(readProgress(s)["01-a"], [0, 1, 2]), "started");
+  markDone(s, "01-a", 1);
+  assert.equal(lessonState(readProgress(s)["01-a"], [0, 1, 2]), "done");
+  assert.equal(lessonState(undefined, [0]), "new");
+  resetProgress(s);
+  assert.deepEqual(readProgress(s), {});
+  s.data.set(PROGRESS_KEY, "{not json");
+  assert.deepEqual(readProgress(s), {});
+  s.data.set(PROGRESS_KEY, JSON.stringify({ "01-a": { done: [1, "x", -3, 1], last: "y" }, "<bad>": { done: [1] } }));
+  assert.deepEqual(readProgress(s), { "01-a": { done: [1], last: 0 } });
+});
