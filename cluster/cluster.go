@@ -20,6 +20,9 @@ import (
 // starting records before New gives up: Kafka's election timeouts make it 1–3 s.
 const bootDeadlineMs = 60_000
 
+// maxPartitionsHint bounds the partition count images are sized for up front.
+const maxPartitionsHint = 1 << 22
+
 // Cluster is one running toy cluster. It is single-threaded and deterministic.
 type Cluster struct {
 	spec  Spec
@@ -52,6 +55,10 @@ type Cluster struct {
 	samples   []Sample
 	windows   []workload.Window
 	describes []Describe
+	// electResults are the answers to elect_leaders events; setupEnd is the committed end
+	// when New returned (see SetupEnd).
+	electResults []ElectLeadersResult
+	setupEnd     int64
 
 	// Summary tracking.
 	firstFaultMs       int64
@@ -81,12 +88,21 @@ func New(spec Spec) (*Cluster, error) {
 	c := &Cluster{spec: spec, s: sim.New(spec.Seed), view: metadata.NewImage(), leaders: map[int32]int{}, observerDown: map[int32]bool{},
 		firstFaultMs: -1, lastRestarted: -1, unfencedAtMs: -1, restoredAtMs: -1, bootOffset: -1}
 	c.meta.Seed, c.bal.Seed, c.reps.Seed = spec.Seed, spec.Seed, spec.Seed
+	// Images are sized for the starting partitions up front (capacity only); the bound keeps
+	// an absurd count, which the bootstrap refuses with its own error, from allocating first.
+	hint := 0
+	for _, t := range spec.Topics {
+		n := min(max(t.PartitionCount, len(t.Replicas), 0), maxPartitionsHint)
+		hint = min(hint+n, maxPartitionsHint)
+	}
+	c.view.ReservePartitions(hint)
 
 	cfg := control.DefaultConfig()
 	cfg.Quorum.Voters = control.VoterIDs(spec.Controllers)
 	cfg.Static = spec.Static
 	cfg.Brokers = slices.Clone(spec.Brokers)
 	cfg.Bootstrap = c.bootstrap
+	cfg.PartitionsHint = hint
 	ctl, err := control.New(c.s, cfg)
 	if err != nil {
 		return nil, err
@@ -132,6 +148,7 @@ func New(spec Spec) (*Cluster, error) {
 		return nil, err
 	}
 	c.t0 = c.s.Now()
+	c.setupEnd = ctl.CommittedEnd()
 	return c, c.err
 }
 
@@ -257,7 +274,8 @@ func entries(ces []control.CommittedEntry) []metadata.Entry {
 
 // reserve makes room in im for the partitions recs create. Image.Replay appends partitions one
 // at a time, and growing a slice of a million of them copies it over and over (and touches fresh
-// memory each time), when a bootstrap creates them all at once. Only the capacity changes.
+// memory each time), when a bootstrap creates them all at once. Only the capacity changes, by
+// at least doubling it, since the committed log arrives in many batches.
 func reserve(im *metadata.Image, n int, rec func(i int) metadata.Record) {
 	if n < 1024 {
 		return
@@ -268,7 +286,7 @@ func reserve(im *metadata.Image, n int, rec func(i int) metadata.Record) {
 			parts++
 		}
 	}
-	im.Partitions = slices.Grow(im.Partitions, parts)
+	im.ReservePartitions(parts)
 }
 
 // onCommitted replays newly committed entries into the committed view, checks the metadata
@@ -397,7 +415,16 @@ func (c *Cluster) takeRuns(e *controller.Controller, node int32) {
 		if r.NextRunMs >= 0 {
 			r.NextRunMs -= c.t0
 		}
-		c.runs = append(c.runs, BalancerRun{Run: r, Leaders: r.Leaders, Controller: node})
+		im := e.Image()
+		names := make([]controller.TopicPartition, len(r.Elected))
+		for i, idx := range r.Elected {
+			names[i] = controller.TopicPartition{Topic: "?", Partition: idx}
+			if int(idx) < len(im.Partitions) {
+				p := &im.Partitions[idx]
+				names[i] = controller.TopicPartition{Topic: im.TopicName(p), Partition: p.ID}
+			}
+		}
+		c.runs = append(c.runs, BalancerRun{Run: r, Leaders: r.Leaders, Controller: node, Partitions: names})
 		c.electionsSinceLast += len(r.Elected)
 		if v := c.bal.Observe(r, e.Image()); v != nil {
 			c.fail(v)

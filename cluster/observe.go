@@ -98,6 +98,14 @@ func (c *Cluster) Records() []Record {
 // BalancerRuns returns every electPreferred run so far.
 func (c *Cluster) BalancerRuns() []BalancerRun { return c.runs }
 
+// ElectLeadersResults returns the answers to the elect_leaders events so far, in order.
+func (c *Cluster) ElectLeadersResults() []ElectLeadersResult { return c.electResults }
+
+// SetupEnd is the committed offset at which the cluster's setup ended: everything below it
+// (the first LeaderChangeMessage and the bootstrap's features, registrations, topics and
+// partitions) was committed while New brought the cluster up, before time 0.
+func (c *Cluster) SetupEnd() int64 { return c.setupEnd }
+
 // Samples returns the samples so far.
 func (c *Cluster) Samples() []Sample { return c.samples }
 

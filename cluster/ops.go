@@ -325,7 +325,10 @@ func (c *Cluster) Do(ev Event) error {
 	case OpDeleteTopic:
 		return c.ctl.DeleteTopic(ev.Name)
 	case OpElectLeaders:
-		_, err := c.ctl.ElectLeaders(ev.Election, ev.Partitions)
+		res, err := c.ctl.ElectLeaders(ev.Election, ev.Partitions)
+		if err == nil {
+			c.electResults = append(c.electResults, ElectLeadersResult{TimeMs: c.Now(), Results: res})
+		}
 		return err
 	case OpSnapshot:
 		id, err := c.controllerArg(ev.Controller)

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"github.com/kraftlab/kraftlab/engine/balance"
+	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
 )
 
@@ -19,6 +20,19 @@ type BalancerRun struct {
 	balance.Run
 	Leaders    []int32
 	Controller int32
+	// Partitions names Run.Elected[i] as topic and partition, taken from the image of the
+	// controller that ran it when it ran: Run.Elected holds indexes into that image, which
+	// the committed view need not share (a failover drops uncommitted topics, and a topic
+	// created afterwards may take other slots).
+	Partitions []controller.TopicPartition
+}
+
+// ElectLeadersResult is the answer to one elect_leaders event: Kafka's per-partition result
+// (the error code and message, or none) for each partition the request named, or for those
+// an all-partitions request tried.
+type ElectLeadersResult struct {
+	TimeMs  int64
+	Results []controller.ElectionResult
 }
 
 // BrokerSample is one broker at a sample time.

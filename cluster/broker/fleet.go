@@ -86,6 +86,7 @@ type change struct {
 	off         int64
 	epoch       int64 // broker changes: the broker epoch
 	part        int32 // partition index, or broker slot for broker changes
+	rep         int32 // partition changes: the receiving broker's replica slot (see queuePartition)
 	leaderEpoch int32
 	partEpoch   int32
 	kind        uint8

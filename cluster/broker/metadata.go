@@ -99,54 +99,64 @@ func (f *Fleet) reserve(entries []metadata.Entry) {
 	if parts == 0 {
 		return
 	}
-	f.rbase = slices.Grow(f.rbase, parts)
-	f.rf = slices.Grow(f.rf, parts)
-	f.cls = slices.Grow(f.cls, parts)
-	f.fetcher = slices.Grow(f.fetcher, parts)
-	f.leader = slices.Grow(f.leader, parts)
-	f.lastLd = slices.Grow(f.lastLd, parts)
-	f.produce = slices.Grow(f.produce, parts)
-	f.deleted = slices.Grow(f.deleted, parts)
-	f.leoBase = slices.Grow(f.leoBase, parts)
-	f.volBase = slices.Grow(f.volBase, parts)
-	f.epochSt = slices.Grow(f.epochSt, parts)
-	f.hwFrozen = slices.Grow(f.hwFrozen, parts)
-	f.hwVal = slices.Grow(f.hwVal, parts)
-	f.hwFloor = slices.Grow(f.hwFloor, parts)
-	f.isrMax = slices.Grow(f.isrMax, parts)
-	f.alterSt = slices.Grow(f.alterSt, parts)
-	f.alterNew = slices.Grow(f.alterNew, parts)
-	f.alterLE = slices.Grow(f.alterLE, parts)
-	f.alterPE = slices.Grow(f.alterPE, parts)
-	f.alterExp = slices.Grow(f.alterExp, parts)
-	f.servEp = slices.Grow(f.servEp, parts)
-	f.changed = slices.Grow(f.changed, parts)
-	f.mark = slices.Grow(f.mark, parts)
-	f.tmark = slices.Grow(f.tmark, parts)
-	f.tkind = slices.Grow(f.tkind, parts)
+	f.rbase = growBy(f.rbase, parts)
+	f.rf = growBy(f.rf, parts)
+	f.cls = growBy(f.cls, parts)
+	f.fetcher = growBy(f.fetcher, parts)
+	f.leader = growBy(f.leader, parts)
+	f.lastLd = growBy(f.lastLd, parts)
+	f.produce = growBy(f.produce, parts)
+	f.deleted = growBy(f.deleted, parts)
+	f.leoBase = growBy(f.leoBase, parts)
+	f.volBase = growBy(f.volBase, parts)
+	f.epochSt = growBy(f.epochSt, parts)
+	f.hwFrozen = growBy(f.hwFrozen, parts)
+	f.hwVal = growBy(f.hwVal, parts)
+	f.hwFloor = growBy(f.hwFloor, parts)
+	f.isrMax = growBy(f.isrMax, parts)
+	f.alterSt = growBy(f.alterSt, parts)
+	f.alterNew = growBy(f.alterNew, parts)
+	f.alterLE = growBy(f.alterLE, parts)
+	f.alterPE = growBy(f.alterPE, parts)
+	f.alterExp = growBy(f.alterExp, parts)
+	f.servEp = growBy(f.servEp, parts)
+	f.changed = growBy(f.changed, parts)
+	f.mark = growBy(f.mark, parts)
+	f.tmark = growBy(f.tmark, parts)
+	f.tkind = growBy(f.tkind, parts)
 	c := &f.cat
-	c.ptopic = slices.Grow(c.ptopic, parts)
-	c.pnum = slices.Grow(c.pnum, parts)
-	c.leader = slices.Grow(c.leader, parts)
-	c.le = slices.Grow(c.le, parts)
-	c.pe = slices.Grow(c.pe, parts)
-	c.isr = slices.Grow(c.isr, parts)
-	c.elr = slices.Grow(c.elr, parts)
-	c.recov = slices.Grow(c.recov, parts)
-	c.rid = slices.Grow(c.rid, reps)
-	f.rpart = slices.Grow(f.rpart, reps)
-	f.rb = slices.Grow(f.rb, reps)
-	f.rstate = slices.Grow(f.rstate, reps)
-	f.leo = slices.Grow(f.leo, reps)
-	f.grp = slices.Grow(f.grp, reps)
-	f.hgen = slices.Grow(f.hgen, reps)
-	f.lastCU = slices.Grow(f.lastCU, reps)
-	f.vLead = slices.Grow(f.vLead, reps)
-	f.vIsr = slices.Grow(f.vIsr, reps)
-	f.vLE = slices.Grow(f.vLE, reps)
-	f.vPE = slices.Grow(f.vPE, reps)
-	f.inView = slices.Grow(f.inView, reps)
-	f.watch = slices.Grow(f.watch, reps)
+	c.ptopic = growBy(c.ptopic, parts)
+	c.pnum = growBy(c.pnum, parts)
+	c.leader = growBy(c.leader, parts)
+	c.le = growBy(c.le, parts)
+	c.pe = growBy(c.pe, parts)
+	c.isr = growBy(c.isr, parts)
+	c.elr = growBy(c.elr, parts)
+	c.recov = growBy(c.recov, parts)
+	c.rid = growBy(c.rid, reps)
+	f.rpart = growBy(f.rpart, reps)
+	f.rb = growBy(f.rb, reps)
+	f.rstate = growBy(f.rstate, reps)
+	f.leo = growBy(f.leo, reps)
+	f.grp = growBy(f.grp, reps)
+	f.hgen = growBy(f.hgen, reps)
+	f.lastCU = growBy(f.lastCU, reps)
+	f.vLead = growBy(f.vLead, reps)
+	f.vIsr = growBy(f.vIsr, reps)
+	f.vLE = growBy(f.vLE, reps)
+	f.vPE = growBy(f.vPE, reps)
+	f.inView = growBy(f.inView, reps)
+	f.watch = growBy(f.watch, reps)
+}
+
+// growBy makes room for n more elements, at least doubling the capacity when it grows: the
+// committed log reaches the fleet in many batches, and growing each by just what it needs
+// would copy the slices once per batch.
+func growBy[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	return slices.Grow(s, max(n, len(s)))
 }
 
 // addPartition grows the per-partition and per-replica slices for a new partition of topic t.
@@ -245,10 +255,13 @@ func (f *Fleet) queuePartition(off int64, idx int32) {
 			ch.leader = int8(i)
 		}
 	}
+	// Each broker's copy names its own replica slot, so that applying it need not search the
+	// partition's replicas for the broker again.
 	base, n := f.rbase[idx], int32(f.rf[idx])
 	for r := base; r < base+n; r++ {
 		if s := f.rb[r]; s >= 0 {
 			b := &f.brokers[s]
+			ch.rep = r
 			b.queue = append(b.queue, ch)
 		}
 	}
@@ -384,10 +397,7 @@ func (f *Fleet) applyPartition(slot int, ch *change) uint8 {
 	if f.deleted[p] {
 		return touchNone
 	}
-	r := f.replicaOf(p, slot)
-	if r < 0 {
-		return touchNone
-	}
+	r := ch.rep // queuePartition queued it for this broker's replica
 	roleSame := f.inView[r] && f.vLead[r] == ch.leader && f.vLE[r] == ch.leaderEpoch
 	f.vLead[r], f.vIsr[r], f.vLE[r], f.vPE[r], f.inView[r] = ch.leader, ch.isr, ch.leaderEpoch, ch.partEpoch, true
 	switch {

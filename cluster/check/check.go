@@ -44,6 +44,11 @@ const (
 type Metadata struct {
 	Seed uint64
 	last map[string][]epochs
+	// lastID and lastSeen are the topic of the previous observation and its entry in last:
+	// a committed run of changes mostly names one topic, and a string compare (usually of the
+	// very same string) is cheaper than a map lookup.
+	lastID   string
+	lastSeen []epochs
 }
 
 type epochs struct{ leader, partition int32 }
@@ -73,24 +78,30 @@ func (m *Metadata) ObservePartition(nowMs int64, im *metadata.Image, idx int32) 
 	}
 	p := &im.Partitions[idx]
 	top := &im.Topics[p.Topic]
-	seen := m.last[top.ID]
+	seen := m.lastSeen
+	if m.lastSeen == nil || m.lastID != top.ID {
+		seen = m.last[top.ID]
+	}
 	if len(seen) < int(top.Count) {
 		seen = append(seen, make([]epochs, int(top.Count)-len(seen))...)
 		m.last[top.ID] = seen
 	}
-	name := fmt.Sprintf("%s-%d", top.Name, p.ID)
+	m.lastID, m.lastSeen = top.ID, seen
+	// The partition's name is formatted only for a violation: this runs on every committed
+	// partition change.
+	name := func() string { return fmt.Sprintf("%s-%d", top.Name, p.ID) }
 	if p.Leader >= 0 && !p.InIsr(p.Leader) {
 		return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RuleLeaderInIsr,
-			Fact: fmt.Sprintf("%s is led by broker %d", name, p.Leader), Conflict: fmt.Sprintf("its ISR is %v", p.Isr())}
+			Fact: fmt.Sprintf("%s is led by broker %d", name(), p.Leader), Conflict: fmt.Sprintf("its ISR is %v", p.Isr())}
 	}
 	prev := seen[p.ID]
 	if p.LeaderEpoch < prev.leader {
 		return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RuleLeaderEpochMonotonic,
-			Fact: fmt.Sprintf("%s had leader epoch %d", name, prev.leader), Conflict: fmt.Sprintf("it now has %d", p.LeaderEpoch)}
+			Fact: fmt.Sprintf("%s had leader epoch %d", name(), prev.leader), Conflict: fmt.Sprintf("it now has %d", p.LeaderEpoch)}
 	}
 	if p.PartitionEpoch < prev.partition {
 		return &Violation{Seed: m.Seed, AtMs: nowMs, Rule: RulePartitionEpochs,
-			Fact: fmt.Sprintf("%s had partition epoch %d", name, prev.partition), Conflict: fmt.Sprintf("it now has %d", p.PartitionEpoch)}
+			Fact: fmt.Sprintf("%s had partition epoch %d", name(), prev.partition), Conflict: fmt.Sprintf("it now has %d", p.PartitionEpoch)}
 	}
 	seen[p.ID] = epochs{p.LeaderEpoch, p.PartitionEpoch}
 	return nil

@@ -38,6 +38,11 @@ type Config struct {
 	// write through c.Bootstrap (or any engine call); its records are the first batch of the
 	// epoch. An error is recorded as a violation (rule "bootstrap"), since the run cannot go on.
 	Bootstrap func(c *controller.Controller, nowMs int64) error
+	// PartitionsHint is how many partitions the cluster is expected to hold (0: unknown). The
+	// controllers size their committed images for it up front, so that a bootstrap of a
+	// million partitions, which reaches them in many fetches, does not grow them batch by
+	// batch. It changes capacity only, never behaviour.
+	PartitionsHint int
 }
 
 // DefaultConfig returns Kafka's quorum defaults with three voters (3000, 3001, 3002), the

@@ -190,6 +190,7 @@ func New(s *sim.Sim, cfg Config) (*Controllers, error) {
 }
 
 func (c *Controllers) addMember(id int32, voter bool) *member {
+	// A voter's image is sized for Config.PartitionsHint when it boots (onLoadSnapshot), not here.
 	m := &member{id: id, idx: int32(len(c.members)), voter: voter, running: true, image: metadata.NewImage()}
 	c.members = append(c.members, m)
 	c.byID[id] = m.idx
@@ -615,6 +616,7 @@ func (c *Controllers) onLoadSnapshot(id quorum.NodeID, qs quorum.Snapshot) {
 	c.freezeSnapshots(m)
 	old, oldOff := m.image, m.applied
 	im := metadata.NewImage()
+	im.ReservePartitions(c.cfg.PartitionsHint) // see Config.PartitionsHint
 	var records int64
 	if end > 0 {
 		if data == nil {

@@ -113,7 +113,7 @@ func reservePartitions(im *metadata.Image, n int, rec func(i int) metadata.Recor
 			parts++
 		}
 	}
-	im.Partitions = slices.Grow(im.Partitions, parts)
+	im.ReservePartitions(parts)
 }
 
 // minReserve is the smallest batch worth counting partitions in.
@@ -225,7 +225,7 @@ func (s *Snapshot) replayInto(im *metadata.Image) (int64, error) {
 	for _, t := range s.topics {
 		live += int(t.size)
 	}
-	im.Partitions = slices.Grow(im.Partitions, live) // see reservePartitions
+	im.ReservePartitions(live) // see reservePartitions
 	var pr metadata.PartitionRecord
 	isr, elr, lke := make([]int32, 0, metadata.MaxReplicas), make([]int32, 0, metadata.MaxReplicas), make([]int32, 0, metadata.MaxReplicas)
 	for _, t := range s.topics {

@@ -40,6 +40,8 @@ type EventResult struct {
 	Op     string     `json:"op"`
 	Note   string     `json:"note,omitempty"`
 	Error  *StepError `json:"error,omitempty"`
+	// Results are elect_leaders' per-partition outcomes, as in controller mode.
+	Results []PartitionResult `json:"results,omitempty"`
 
 	// runs and samples are how many balancer runs and samples came before the event, which
 	// places it in the text timeline; describe is its table in Describes, or -1.

@@ -22,7 +22,7 @@ func runCluster(s *Scenario) (*Result, error) {
 	}
 	// Everything committed while the cluster came up is its setup: the bootstrap's records,
 	// committed at time 0 or just before it.
-	setupEnd := c.Controllers().CommittedEnd()
+	setupEnd := c.SetupEnd()
 	// The parser has checked what it can; the cluster has the last word on what it accepts.
 	for _, ev := range cs.Events {
 		if err := c.Validate(ev.Event); err != nil {
@@ -37,7 +37,7 @@ func runCluster(s *Scenario) (*Result, error) {
 		}
 		er := EventResult{Index: ev.Index, TimeMs: ev.AtMs, Op: ev.Op, Note: ev.Note,
 			runs: len(c.BalancerRuns()), samples: len(c.Samples()), describe: -1}
-		before := len(c.Describes())
+		before, elections := len(c.Describes()), len(c.ElectLeadersResults())
 		if err := c.Do(ev.Event); err != nil {
 			if stop = c.Err(); stop != nil {
 				res.Events = append(res.Events, er)
@@ -47,6 +47,9 @@ func runCluster(s *Scenario) (*Result, error) {
 		}
 		if len(c.Describes()) > before {
 			er.describe = before
+		}
+		if all := c.ElectLeadersResults(); len(all) > elections {
+			er.Results = partitionResults(all[elections].Results)
 		}
 		res.Events = append(res.Events, er)
 	}
@@ -62,6 +65,19 @@ func runCluster(s *Scenario) (*Result, error) {
 	}
 	collect(c, cs, res, setupEnd)
 	return &Result{Description: s.Description, Cluster: res}, nil
+}
+
+// partitionResults converts an ElectLeaders answer, as controller mode writes it.
+func partitionResults(rs []controller.ElectionResult) []PartitionResult {
+	out := make([]PartitionResult, 0, len(rs))
+	for _, r := range rs {
+		pr := PartitionResult{Topic: r.Topic, Partition: r.Partition, Error: string(controller.None)}
+		if r.Error != nil {
+			pr.Error, pr.Message = string(r.Error.Code), r.Error.Message
+		}
+		out = append(out, pr)
+	}
+	return out
 }
 
 // eventError names the event, and the field when the cluster's message starts with one of
@@ -134,15 +150,17 @@ func collect(c *cluster.Cluster, cs *ClusterScenario, res *ClusterResult, setupE
 	res.Summary = summary(c.Summary())
 }
 
-// balancerRun converts a run; its elections name partitions by index in the committed view,
-// whose slots never move (a deleted topic keeps its range).
+// balancerRun converts a run; its elections name partitions as the run's controller named them
+// (cluster.BalancerRun.Partitions), or by index in the committed view for a run without names.
 func balancerRun(run cluster.BalancerRun, view *metadata.Image) BalancerRun {
 	br := BalancerRun{TimeMs: run.TimeMs, Controller: run.Controller, Elections: make([]Election, 0, len(run.Elected)),
 		MoreWork: run.MoreWork, DeferredByCap: run.DeferredByCap, GatedBrokers: run.GatedBrokers,
 		EscapeHatchBrokers: run.EscapeHatchBrokers, SkippedByGate: run.SkippedByGate}
 	for i, idx := range run.Elected {
 		e := Election{Topic: "?", Partition: idx, Leader: metadata.NoLeader}
-		if int(idx) < len(view.Partitions) {
+		if i < len(run.Partitions) {
+			e.Topic, e.Partition = run.Partitions[i].Topic, run.Partitions[i].Partition
+		} else if int(idx) < len(view.Partitions) {
 			p := &view.Partitions[idx]
 			e.Topic, e.Partition = view.TopicName(p), p.ID
 		}

@@ -39,6 +39,9 @@ func (r *ClusterResult) writeText(b *bytes.Buffer) {
 		if ev.Error != nil {
 			b.WriteString("  error: " + codeText(ev.Error.Code, ev.Error.Message) + "\n")
 		}
+		for _, pr := range ev.Results {
+			fmt.Fprintf(b, "  %s-%d: %s\n", pr.Topic, pr.Partition, codeText(pr.Error, pr.Message))
+		}
 		if ev.describe >= 0 && ev.describe < len(r.Describes) {
 			writeDescribe(b, r.Describes[ev.describe].Partitions)
 		}

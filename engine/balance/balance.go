@@ -93,6 +93,7 @@ type Balancer struct {
 	// EscapeHatchCount counts escape-hatch releases (PreferredLeaderElectionEscapeHatchCount).
 	EscapeHatchCount int64
 	scratch          []int32
+	candKeys         []uint32
 	keys             []uint64
 	queues           []queue
 }
@@ -143,32 +144,76 @@ func (b *Balancer) Run(im *metadata.Image, s Settings, nowMs int64, active func(
 	return run
 }
 
-// immediate walks every imbalanced partition in Kafka's iteration order until the cap.
+// immediate walks every imbalanced partition in Kafka's iteration order until the cap. A run
+// usually stops at the cap long before the end of a large imbalanced set, so the order is
+// produced lazily, from a heap of iteration keys, rather than by sorting the whole set: the
+// partitions examined, and in what order, are exactly those of a full sort.
 func (b *Balancer) immediate(im *metadata.Image, s Settings, elect Elector, run *Run) {
-	cands := b.scratch[:0]
+	keys := b.keys[:0]
 	for _, id := range im.BrokerIDs() {
-		cands = append(cands, im.ImbalancedPreferring(id)...)
+		ks := im.ImbalancedKeys(id)
+		for i, p := range im.ImbalancedPreferring(id) {
+			keys = append(keys, uint64(ks[i])<<32|uint64(uint32(p)))
+		}
 	}
-	b.sortByIteration(im, cands)
-	for i, p := range cands {
+	heapify(keys)
+	for len(keys) > 0 {
 		if len(run.Elected) >= s.MaxPerRun {
-			run.DeferredByCap = len(cands) - i
+			run.DeferredByCap = len(keys)
 			break
 		}
-		if elect(p) {
+		var k uint64
+		k, keys = popMin(keys)
+		if p := int32(uint32(k)); elect(p) {
 			run.Elected = append(run.Elected, p)
 		}
 	}
-	b.scratch = cands
+	b.keys = keys[:0]
+}
+
+// heapify makes h a binary min-heap.
+func heapify(h []uint64) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+}
+
+// popMin removes the smallest key from the min-heap h.
+func popMin(h []uint64) (uint64, []uint64) {
+	k := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	siftDown(h, 0)
+	return k, h
+}
+
+func siftDown(h []uint64, i int) {
+	n := len(h)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && h[c+1] < h[c] {
+			c++
+		}
+		if h[i] <= h[c] {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 // waitForSync evaluates each broker's gate, then elects round-robin across the eligible ones.
 func (b *Balancer) waitForSync(im *metadata.Image, s Settings, nowMs int64, active func(int32) bool, elect Elector, run *Run) {
 	cands := b.scratch[:0]
+	keys := b.candKeys[:0] // the iteration key of each candidate, at the same position
 	b.queues = b.queues[:0]
 	seen := map[int32]bool{}
 	for _, id := range im.BrokerIDs() {
-		list := im.ImbalancedPreferring(id)
+		list, ks := im.ImbalancedPreferring(id), im.ImbalancedKeys(id)
 		if len(list) == 0 {
 			continue
 		}
@@ -179,6 +224,7 @@ func (b *Balancer) waitForSync(im *metadata.Image, s Settings, nowMs int64, acti
 			// still get another leader from this PREFERRED pass, as in Kafka.
 			delete(b.gates, id)
 			cands = append(cands, list...)
+			keys = append(keys, ks...)
 		} else {
 			oos := 0
 			for _, p := range list {
@@ -198,13 +244,14 @@ func (b *Balancer) waitForSync(im *metadata.Image, s Settings, nowMs int64, acti
 				run.SkippedByGate += len(list) - oos
 				continue
 			}
-			for _, p := range list {
+			for i, p := range list {
 				if !onlyInSync || im.Partitions[p].InIsr(id) {
 					cands = append(cands, p)
+					keys = append(keys, ks[i])
 				}
 			}
 		}
-		b.sortByIteration(im, cands[start:])
+		b.sortByKeys(cands[start:], keys[start:])
 		b.queues = append(b.queues, queue{broker: id, cands: cands[start:len(cands):len(cands)]})
 	}
 	// Brokers with nothing left to balance start afresh next time.
@@ -213,7 +260,7 @@ func (b *Balancer) waitForSync(im *metadata.Image, s Settings, nowMs int64, acti
 			delete(b.gates, id)
 		}
 	}
-	b.scratch = cands
+	b.scratch, b.candKeys = cands, keys
 	b.roundRobin(s.MaxPerRun, elect, run)
 }
 
@@ -297,13 +344,14 @@ func (b *Balancer) roundRobin(maxPerRun int, elect Elector, run *Run) {
 	}
 }
 
-// sortByIteration orders partitions as Kafka's hash set iterates them. Each key is computed
-// once and packed with its partition index, so the sort compares plain integers instead of
-// reaching into the image (scattered over a large array) at every comparison.
-func (b *Balancer) sortByIteration(im *metadata.Image, ps []int32) {
+// sortByKeys orders partitions as Kafka's hash set iterates them, given each one's
+// IterationKey at the same position. Each key is packed with its partition index, so the
+// sort compares plain integers instead of reaching into the image (scattered over a large
+// array) at every comparison.
+func (b *Balancer) sortByKeys(ps []int32, iter []uint32) {
 	keys := b.keys[:0]
-	for _, p := range ps {
-		keys = append(keys, uint64(im.IterationKey(p))<<32|uint64(uint32(p)))
+	for i, p := range ps {
+		keys = append(keys, uint64(iter[i])<<32|uint64(uint32(p)))
 	}
 	slices.Sort(keys)
 	for i, k := range keys {

@@ -3,6 +3,7 @@ package metadata
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 
 	"github.com/kraftlab/kraftlab/engine/config"
@@ -39,7 +40,11 @@ type Broker struct {
 
 	replicaOf  []int32 // partitions where the broker is a replica
 	imbalanced []int32 // imbalanced partitions whose preferred replica is this broker
-	preferred  int32   // partitions whose preferred replica is this broker
+	// imbKeys holds the IterationKey of each partition in imbalanced, at the same position:
+	// computed when a partition joins the set (its registration is at hand then), so that the
+	// preferred-leader pass orders the set without reaching into the partitions again.
+	imbKeys   []uint32
+	preferred int32 // partitions whose preferred replica is this broker
 }
 
 // Image is the metadata state built by replaying the log.
@@ -51,11 +56,18 @@ type Image struct {
 	ElrVersion int16
 
 	topicByID, topicByName map[string]int32
-	brokers                []Broker
-	slotOf                 map[int32]int32
-	sortedSlots            []int32 // broker slots in broker-id order
-	imbPos                 []int32 // position in the preferred broker's imbalanced list, or -1
-	noLeader, noLeaderPos  []int32
+	// lastTopic is the topic the latest TopicRecord or PartitionChangeRecord named (-1 for
+	// none): the records of one run of changes mostly name the same topic, and comparing its
+	// id (usually the very same string) is cheaper than hashing it for a map lookup.
+	lastTopic int32
+	brokers   []Broker
+	slotOf    map[int32]int32
+	// denseSlot is slotOf for ids below maxDenseID, as slot+1 (0 for none): the partition
+	// indexes look a broker up on every replay, and a slice index beats a map lookup.
+	denseSlot             []int32
+	sortedSlots           []int32 // broker slots in broker-id order
+	imbPos                []int32 // position in the preferred broker's imbalanced list, or -1
+	noLeader, noLeaderPos []int32
 }
 
 // NewImage returns an empty image with the features at their defaults.
@@ -65,6 +77,61 @@ func NewImage() *Image {
 		topicByID:   map[string]int32{},
 		topicByName: map[string]int32{},
 		slotOf:      map[int32]int32{},
+		lastTopic:   -1,
+	}
+}
+
+// maxDenseID bounds the broker ids found through Image.denseSlot rather than the map: broker
+// ids are small in practice (and below the toy cluster's first controller id).
+const maxDenseID = 4096
+
+// slotIndex finds a broker's slot.
+func (im *Image) slotIndex(id int32) (int32, bool) {
+	if id >= 0 && int(id) < len(im.denseSlot) {
+		s := im.denseSlot[id] - 1
+		return s, s >= 0
+	}
+	if id >= 0 && id < maxDenseID {
+		return 0, false
+	}
+	s, ok := im.slotOf[id]
+	return s, ok
+}
+
+// topicOf finds a live topic by id, trying the topic of the previous change first.
+func (im *Image) topicOf(id string) (int32, bool) {
+	if t := im.lastTopic; t >= 0 && int(t) < len(im.Topics) && im.Topics[t].ID == id && !im.Topics[t].Deleted {
+		return t, true
+	}
+	t, ok := im.topicByID[id]
+	if ok {
+		im.lastTopic = t
+	}
+	return t, ok
+}
+
+// ReservePartitions makes room for n more partitions, so that replaying a batch that creates
+// many (a bootstrap, a snapshot) does not grow the partition slices one append at a time. It
+// at least doubles the capacity when it grows, so batches in a row stay amortised. Only the
+// capacity changes.
+func (im *Image) ReservePartitions(n int) {
+	if n <= 0 {
+		return
+	}
+	grow := func(have, length int) int {
+		if have-length >= n {
+			return 0
+		}
+		return max(n, length)
+	}
+	if g := grow(cap(im.Partitions), len(im.Partitions)); g > 0 {
+		im.Partitions = slices.Grow(im.Partitions, g)
+	}
+	if g := grow(cap(im.imbPos), len(im.imbPos)); g > 0 {
+		im.imbPos = slices.Grow(im.imbPos, g)
+	}
+	if g := grow(cap(im.noLeaderPos), len(im.noLeaderPos)); g > 0 {
+		im.noLeaderPos = slices.Grow(im.noLeaderPos, g)
 	}
 }
 
@@ -79,8 +146,14 @@ func (im *Image) TopicByName(name string) (int32, bool) {
 
 // PartitionIndex returns the index in Partitions of a topic's partition.
 func (im *Image) PartitionIndex(topic string, partition int32) (int32, bool) {
-	t, ok := im.topicByName[topic]
-	if !ok || partition < 0 || partition >= im.Topics[t].Count {
+	t := im.lastTopic
+	if t < 0 || int(t) >= len(im.Topics) || im.Topics[t].Name != topic || im.Topics[t].Deleted {
+		var ok bool
+		if t, ok = im.topicByName[topic]; !ok {
+			return 0, false
+		}
+	}
+	if partition < 0 || partition >= im.Topics[t].Count {
 		return 0, false
 	}
 	return im.Topics[t].First + partition, true
@@ -91,7 +164,7 @@ func (im *Image) TopicName(p *Partition) string { return im.Topics[p.Topic].Name
 
 // Broker returns a broker's registration, or nil if the broker was never seen.
 func (im *Image) Broker(id int32) *Broker {
-	s, ok := im.slotOf[id]
+	s, ok := im.slotIndex(id)
 	if !ok {
 		return nil
 	}
@@ -147,6 +220,15 @@ func (im *Image) ReplicaPartitions(id int32) []int32 {
 func (im *Image) ImbalancedPreferring(id int32) []int32 {
 	if b := im.Broker(id); b != nil {
 		return b.imbalanced
+	}
+	return nil
+}
+
+// ImbalancedKeys returns the IterationKey of each partition ImbalancedPreferring returns, at the
+// same positions (aliases the image).
+func (im *Image) ImbalancedKeys(id int32) []uint32 {
+	if b := im.Broker(id); b != nil {
+		return b.imbKeys
 	}
 	return nil
 }
@@ -221,6 +303,7 @@ func (im *Image) Replay(e Entry) error {
 		im.Topics = append(im.Topics, Topic{Name: r.Name, ID: r.TopicID, First: int32(len(im.Partitions)), hash: h.Sum32()})
 		im.topicByID[r.TopicID] = idx
 		im.topicByName[r.Name] = idx
+		im.lastTopic = idx
 	case *PartitionRecord:
 		return im.replayPartition(e.Offset, r)
 	case *PartitionChangeRecord:
@@ -243,12 +326,18 @@ func (im *Image) Replay(e Entry) error {
 }
 
 func (im *Image) slot(id int32) *Broker {
-	if s, ok := im.slotOf[id]; ok {
+	if s, ok := im.slotIndex(id); ok {
 		return &im.brokers[s]
 	}
 	s := int32(len(im.brokers))
 	im.brokers = append(im.brokers, Broker{ID: id})
 	im.slotOf[id] = s
+	if id >= 0 && id < maxDenseID {
+		for int(id) >= len(im.denseSlot) {
+			im.denseSlot = append(im.denseSlot, 0)
+		}
+		im.denseSlot[id] = s + 1
+	}
 	at := sort.Search(len(im.sortedSlots), func(i int) bool { return im.brokers[im.sortedSlots[i]].ID > id })
 	im.sortedSlots = append(im.sortedSlots, 0)
 	copy(im.sortedSlots[at+1:], im.sortedSlots[at:])
@@ -257,7 +346,7 @@ func (im *Image) slot(id int32) *Broker {
 }
 
 func (im *Image) replayPartition(off int64, r *PartitionRecord) error {
-	t, ok := im.topicByID[r.TopicID]
+	t, ok := im.topicOf(r.TopicID)
 	if !ok {
 		return fmt.Errorf("offset %d: PartitionRecord for unknown topic id %s", off, r.TopicID)
 	}
@@ -289,7 +378,7 @@ func (im *Image) replayPartition(off int64, r *PartitionRecord) error {
 }
 
 func (im *Image) replayPartitionChange(off int64, r *PartitionChangeRecord) error {
-	t, ok := im.topicByID[r.TopicID]
+	t, ok := im.topicOf(r.TopicID)
 	if !ok || r.PartitionID < 0 || r.PartitionID >= im.Topics[t].Count {
 		return fmt.Errorf("offset %d: PartitionChangeRecord for unknown partition %s-%d", off, r.Topic, r.PartitionID)
 	}
@@ -329,11 +418,12 @@ func (im *Image) updateIndexes(idx int32) {
 	pref := im.Broker(p.Preferred())
 	if p.HasPreferredLeader() {
 		if pos := im.imbPos[idx]; pos >= 0 {
-			removeAt(&pref.imbalanced, im.imbPos, pos)
+			removeImbalanced(pref, im.imbPos, pos)
 		}
 	} else if im.imbPos[idx] < 0 {
 		im.imbPos[idx] = int32(len(pref.imbalanced))
 		pref.imbalanced = append(pref.imbalanced, idx)
+		pref.imbKeys = append(pref.imbKeys, im.IterationKey(idx))
 	}
 	if p.Leader == NoLeader {
 		if im.noLeaderPos[idx] < 0 {
@@ -357,6 +447,14 @@ func removeAt(set *[]int32, posOf []int32, pos int32) {
 	*set = s[:len(s)-1]
 }
 
+// removeImbalanced is removeAt for a broker's imbalanced set, moving the keys alike.
+func removeImbalanced(b *Broker, posOf []int32, pos int32) {
+	last := len(b.imbKeys) - 1
+	b.imbKeys[pos] = b.imbKeys[last]
+	b.imbKeys = b.imbKeys[:last]
+	removeAt(&b.imbalanced, posOf, pos)
+}
+
 func (im *Image) removeTopic(off int64, r *RemoveTopicRecord) error {
 	t, ok := im.topicByID[r.TopicID]
 	if !ok {
@@ -366,7 +464,7 @@ func (im *Image) removeTopic(off int64, r *RemoveTopicRecord) error {
 	for idx := top.First; idx < top.First+top.Count; idx++ {
 		p := &im.Partitions[idx]
 		if pos := im.imbPos[idx]; pos >= 0 {
-			removeAt(&im.Broker(p.Preferred()).imbalanced, im.imbPos, pos)
+			removeImbalanced(im.Broker(p.Preferred()), im.imbPos, pos)
 		}
 		if pos := im.noLeaderPos[idx]; pos >= 0 {
 			removeAt(&im.noLeader, im.noLeaderPos, pos)

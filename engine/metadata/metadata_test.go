@@ -123,9 +123,12 @@ func TestIndexesMatchABruteForceCount(t *testing.T) {
 		require.Equal(t, imbalanced, im.ImbalancedCount(), "step %d", step)
 		require.Len(t, im.Leaderless(), leaderless, "step %d", step)
 		for _, b := range im.BrokerIDs() {
-			for _, q := range im.ImbalancedPreferring(b) {
+			keys := im.ImbalancedKeys(b)
+			require.Len(t, keys, len(im.ImbalancedPreferring(b)))
+			for i, q := range im.ImbalancedPreferring(b) {
 				require.Equal(t, b, im.Partitions[q].Preferred())
 				require.False(t, im.Partitions[q].HasPreferredLeader())
+				require.Equal(t, im.IterationKey(q), keys[i], "the kept key sits at the partition's position")
 			}
 		}
 	}

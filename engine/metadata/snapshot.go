@@ -26,8 +26,10 @@ func (im *Image) Clone() *Image {
 		b.RegisteredDirs = slices.Clone(b.RegisteredDirs)
 		b.replicaOf = slices.Clone(b.replicaOf)
 		b.imbalanced = slices.Clone(b.imbalanced)
+		b.imbKeys = slices.Clone(b.imbKeys)
 	}
 	c.slotOf = maps.Clone(im.slotOf)
+	c.denseSlot = slices.Clone(im.denseSlot)
 	c.sortedSlots = slices.Clone(im.sortedSlots)
 	c.imbPos = slices.Clone(im.imbPos)
 	c.noLeader = slices.Clone(im.noLeader)
