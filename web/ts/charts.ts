@@ -89,6 +89,7 @@ export class Charts {
   private redrawTimer = 0;
   private charts: ChartBox[] = [];
   private dirty = false;
+  private cyclePoints = 0;
   private readonly resize = new ResizeObserver(() => this.fit());
 
   constructor(private readonly root: HTMLElement) {
@@ -170,10 +171,12 @@ export class Charts {
     if (i === 0) {
       this.redrawAt = performance.now();
       this.dirty = false;
+      this.cyclePoints = h?.length ?? 0;
     }
     if (!h || i >= this.charts.length) {
       this.redrawTimer = 0;
-      if (h) this.root.dataset.points = String(h.length);
+      // The points when the cycle began: every chart drawn in it has at least as many.
+      if (h) this.root.dataset.points = String(this.cyclePoints);
       this.schedule(); // points that arrived meanwhile
       return;
     }
