@@ -44,6 +44,7 @@ type Cluster struct {
 	meta check.Metadata
 	bal  check.Balancer
 	reps check.Replicas
+	dur  check.Durability
 	// replicaCursor is where the next sample's rotating replica check starts.
 	replicaCursor int
 	err           error
@@ -87,7 +88,7 @@ func New(spec Spec) (*Cluster, error) {
 	}
 	c := &Cluster{spec: spec, s: sim.New(spec.Seed), view: metadata.NewImage(), leaders: map[int32]int{}, observerDown: map[int32]bool{},
 		firstFaultMs: -1, lastRestarted: -1, unfencedAtMs: -1, restoredAtMs: -1, bootOffset: -1}
-	c.meta.Seed, c.bal.Seed, c.reps.Seed = spec.Seed, spec.Seed, spec.Seed
+	c.meta.Seed, c.bal.Seed, c.reps.Seed, c.dur.Seed = spec.Seed, spec.Seed, spec.Seed, spec.Seed
 	// Images are sized for the starting partitions up front (capacity only); the bound keeps
 	// an absurd count, which the bootstrap refuses with its own error, from allocating first.
 	hint := 0
@@ -310,7 +311,7 @@ func (c *Cluster) onCommitted(ces []control.CommittedEntry) {
 }
 
 func (c *Cluster) applyCommitted(ce control.CommittedEntry) {
-	var touched int32 = -1
+	var touched, newLeader int32 = -1, -1
 	var before *metadata.Partition
 	switch r := ce.Record.(type) {
 	case *metadata.PartitionChangeRecord:
@@ -321,6 +322,13 @@ func (c *Cluster) applyCommitted(ce control.CommittedEntry) {
 		}
 		if r.LeaderRecoveryState == metadata.Recovering {
 			c.unclean++
+		}
+		// A leader set while the partition is RECOVERING came from an unclean election: the
+		// record names the state only if it changes (Kafka's meter, and unclean above, miss a
+		// second unclean election before the first leader recovered), and the only clean
+		// choice, the recovering leader itself, loses nothing.
+		if r.Leader >= 0 {
+			newLeader = touched
 		}
 	case *metadata.RemoveTopicRecord:
 		if t, ok := c.view.TopicByName(r.Topic); ok {
@@ -333,6 +341,11 @@ func (c *Cluster) applyCommitted(ce control.CommittedEntry) {
 	if err := c.view.Replay(ce.Entry); err != nil {
 		c.fail(fmt.Errorf("cluster: committed record at offset %d does not replay: %w", ce.Offset, err))
 		return
+	}
+	if newLeader >= 0 {
+		if p := &c.view.Partitions[newLeader]; p.Recovery == metadata.Recovering {
+			c.dur.ObserveUnclean(newLeader, p.LeaderEpoch)
+		}
 	}
 	now := ce.CommitMs - c.t0
 	switch r := ce.Record.(type) {

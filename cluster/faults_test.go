@@ -89,6 +89,23 @@ func randomSchedule(seed uint64) (err error) {
 		nodes = append(nodes, fmt.Sprintf("controller-%d", v))
 	}
 	now := int64(0)
+	// A quarter of the schedules kill or stop a broker within the first half second, when
+	// replicas have only just started (issue 3's acks=all loss at 0 ms hid there). Its draws
+	// come from a stream of their own, so the rest of each schedule stays what it was.
+	early := rand.New(rand.NewPCG(seed, 0x6561726c79))
+	if early.IntN(4) == 0 {
+		at := []int64{0, 0, 1, int64(early.IntN(501))}[early.IntN(4)]
+		if err := c.RunUntil(at); err != nil {
+			return err
+		}
+		b := int32(early.IntN(4))
+		if err := c.Do(Event{Op: []string{OpKill, OpShutdown}[early.IntN(2)], Broker: b}); err != nil {
+			return err
+		}
+		down[b] = true
+		now = at
+		exercised.early++
+	}
 	for step := 0; step < 25; step++ {
 		now += int64(1000 + r.IntN(30_000))
 		if err := c.RunUntil(now); err != nil {
@@ -131,18 +148,20 @@ func randomSchedule(seed uint64) (err error) {
 	if err := c.RunUntil(now + 120_000); err != nil {
 		return err
 	}
+	// Acknowledged records lost without an unclean election stop the run (check.Durability);
+	// the total here must agree with that.
 	sum := c.Summary()
 	exercised.runs += len(c.BalancerRuns())
 	exercised.elections += len(c.Records())
 	exercised.unclean += sum.UncleanElections
-	if sum.UncleanElections == 0 && c.Fleet().Stats().UncleanTakeovers == 0 && sum.AckedRecordsLost > 0 {
-		return fmt.Errorf("invariant \"acks=all records are never lost without an unclean election\" broken (seed %d): %.0f acknowledged records lost, but no unclean election happened", seed, sum.AckedRecordsLost)
+	if sum.UncleanElections == 0 && sum.AckedRecordsLost >= 0.01 {
+		return fmt.Errorf("seed %d: %.2f acknowledged records lost without an unclean election, and the durability check did not stop the run", seed, sum.AckedRecordsLost)
 	}
 	return nil
 }
 
 // exercised counts what the randomized schedules did, so a test can show they are not idle.
-var exercised struct{ runs, elections, unclean int }
+var exercised struct{ runs, elections, unclean, early int }
 
 func TestRandomizedFaults(t *testing.T) {
 	if *seedFlag != 0 {
@@ -158,6 +177,7 @@ func TestRandomizedFaults(t *testing.T) {
 			t.Fatalf("seed %d: %v\nreplay: go test ./cluster -run TestRandomizedFaults -v -args -seed=%d", seed, err, seed)
 		}
 	}
-	t.Logf("%d seeds: %d balancer runs, %d committed records, %d unclean elections", n, exercised.runs, exercised.elections, exercised.unclean)
+	t.Logf("%d seeds: %d balancer runs, %d committed records, %d unclean elections, %d early stops", n, exercised.runs, exercised.elections, exercised.unclean, exercised.early)
 	assert.Greater(t, exercised.runs, n, "the schedules exercise the balancer")
+	assert.Positive(t, exercised.early, "some schedules stop a broker within the first half second")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster/broker"
+	"github.com/kraftlab/kraftlab/cluster/check"
 	"github.com/kraftlab/kraftlab/cluster/sim"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
@@ -74,7 +75,7 @@ func (r *rolling) step(c *Cluster) error {
 	if r.waitingStop { // the current broker is down: start it, and schedule the next one
 		r.waitingStop = false
 		if r.diskSwap {
-			if err := c.fleet.ReplaceDisk(r.current); err != nil {
+			if err := c.replaceDisk(r.current); err != nil {
 				return err
 			}
 		}
@@ -294,7 +295,7 @@ func (c *Cluster) Do(ev Event) error {
 		return c.fleet.ControlledShutdown(ev.Broker)
 	case OpDiskSwap:
 		c.noteFault()
-		return c.fleet.ReplaceDisk(ev.Broker)
+		return c.replaceDisk(ev.Broker)
 	case OpSlowDisk:
 		c.noteFault()
 		return c.fleet.SetDiskSlowFactor(ev.Broker, ev.Factor)
@@ -394,4 +395,28 @@ func (c *Cluster) setThrottle(name string, v any) error {
 		}
 	}
 	return nil
+}
+
+// replaceDisk replaces a stopped broker's disk. Without ELR (eligible.leader.replicas.version 0)
+// nothing takes the emptied broker out of the ISR, so it may later lead cleanly without the
+// acknowledged records, as in Kafka before KIP-966: the durability check allows that broker.
+func (c *Cluster) replaceDisk(id int32) error {
+	if err := c.fleet.ReplaceDisk(id); err != nil {
+		return err
+	}
+	if c.spec.ElrVersion == 0 {
+		c.dur.AllowDiskLoss(id)
+	}
+	return nil
+}
+
+// AckedRecordsLost implements broker.LossListener: acks=all records truncated by a new leader
+// must be explained by an unclean election, or the run stops.
+func (c *Cluster) AckedRecordsLost(l broker.AckedLoss, nowMs int64) {
+	v := c.dur.ObserveLoss(nowMs-c.t0, check.Loss{Index: l.Partition, Leader: l.Leader, LeaderEpoch: l.LeaderEpoch,
+		PrevEpoch: l.PrevLeaderEpoch, Name: fmt.Sprintf("%s-%d", l.Topic, l.PartitionID),
+		HighWatermark: l.HighWatermark, LogEnd: l.LogEnd, Records: l.Records})
+	if v != nil {
+		c.fail(v)
+	}
 }

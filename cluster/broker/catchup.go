@@ -302,6 +302,8 @@ func (f *Fleet) sessionEvent(s int) {
 			}
 			heapPop(&g.h)
 			r := top.r
+			// Its log end as it leaves the group is its floor as a tracking follower (pos).
+			f.leo[r] = f.pos(r, f.now())
 			f.hgen[r]++
 			f.grp[r] = -1
 			g.live--
@@ -476,6 +478,13 @@ func (f *Fleet) realloc() {
 // produce rate). Log ends stay continuous; catch-up drifts and loads change from now on.
 func (f *Fleet) RatesChanged() error {
 	now := f.now()
+	// Tracking followers keep their log ends as floors (see pos): a higher rate must not put
+	// them further behind at once. This walks every replica, but rates change rarely.
+	for r := range f.rstate {
+		if f.rstate[r] == rsTracking {
+			f.leo[r] = f.pos(int32(r), now)
+		}
+	}
 	for _, s := range f.active {
 		f.anchor(&f.sessions[s])
 	}

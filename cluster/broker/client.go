@@ -58,3 +58,30 @@ type Listener interface {
 	// BrokerStateChanged is called after broker id moved from one state to another.
 	BrokerStateChanged(id int32, from, to State, nowMs int64)
 }
+
+// AckedLoss is a takeover that truncated records acknowledged under acks=all: the new serving
+// leader's log ended below the high watermark of the leader before it. Kafka guarantees this
+// only after an unclean election (or a lost disk, before KIP-966's ELR), so the assembly
+// checks it against the committed metadata.
+type AckedLoss struct {
+	// Partition is the partition's index (as metadata.Image numbers them); Topic and
+	// PartitionID name it.
+	Partition   int32
+	Topic       string
+	PartitionID int32
+	// Leader is the new serving leader's broker id and LeaderEpoch the epoch it serves.
+	Leader      int32
+	LeaderEpoch int32
+	// PrevLeaderEpoch is the epoch of the leader whose high watermark was passed (-1: none
+	// served before).
+	PrevLeaderEpoch int32
+	// HighWatermark and LogEnd are the old high watermark and the new leader's log end, in
+	// bytes; Records is the difference in records.
+	HighWatermark, LogEnd, Records float64
+}
+
+// LossListener is an optional part of a Listener: a listener that implements it hears every
+// AckedLoss, inside the Fleet's event handling.
+type LossListener interface {
+	AckedRecordsLost(l AckedLoss, nowMs int64)
+}

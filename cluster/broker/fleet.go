@@ -45,7 +45,7 @@ const (
 	rsDead     uint8 = iota // its broker's replicas are not active: LEO frozen in leo[r]
 	rsStalled               // active but not fetching (no leader, epoch mismatch, link cut): frozen
 	rsLeader                // the partition's serving leader: LEO = L(p, t)
-	rsTracking              // in sync and fetching: LEO = L − λ·InSyncLagMs
+	rsTracking              // in sync and fetching: LEO = max(leo[r], L − λ·InSyncLagMs)
 	rsCatching              // fetching a backlog in a session group: LEO = L − (key + A_g(t))
 )
 
@@ -196,12 +196,15 @@ type Fleet struct {
 	volAt   int64
 
 	// Per partition.
-	rbase    []int32 // first replica slot
-	rf       []uint8
-	cls      []uint8
-	fetcher  []uint8
-	leader   []int8 // serving leader's replica position, -1 none
-	lastLd   []int8 // the last serving leader, kept while there is none
+	rbase   []int32 // first replica slot
+	rf      []uint8
+	cls     []uint8
+	fetcher []uint8
+	leader  []int8 // serving leader's replica position, -1 none
+	lastLd  []int8 // the last serving leader, kept while there is none
+	// lastEp is the leader epoch the last serving leader ran with: whose high watermark a
+	// takeover after a leaderless spell compares the new leader's log with.
+	lastEp   []int32
 	produce  []bool // the serving leader accepts writes
 	deleted  []bool
 	leoBase  []float64

@@ -46,7 +46,12 @@ func (f *Fleet) pos(r int32, t int64) float64 {
 	case rsLeader:
 		return f.leaderEnd(p, t)
 	case rsTracking:
-		return f.leaderEnd(p, t) - f.lagBytes(p)
+		// leo holds where the follower was when it began tracking (or when its partition's rate
+		// last went up): a follower's log never goes back, so it stays there until the leader is
+		// InSyncLagMs of produce past it. Without the floor a follower starting to track at the
+		// leader's end, or one already tracking when writes start, would fall back λ·InSyncLagMs
+		// below a high watermark it had already let pass.
+		return max(f.leo[r], f.leaderEnd(p, t)-f.lagBytes(p))
 	case rsCatching:
 		return f.leaderEnd(p, t) - (f.leo[r] + f.groupA(f.grp[r], t))
 	}
@@ -156,6 +161,9 @@ func (f *Fleet) takeover(p int32, i int8) {
 	now := f.now()
 	hwOld := f.hw(p, now)
 	hadLeader := f.leader[p] >= 0
+	if hadLeader {
+		f.lastEp[p] = f.servEp[p]
+	}
 	oldL := f.freezeAll(p)
 	if i < 0 {
 		f.hwFrozen[p], f.hwVal[p] = true, hwOld
@@ -167,6 +175,7 @@ func (f *Fleet) takeover(p int32, i int8) {
 	}
 	r := f.rbase[p] + int32(i)
 	fn := f.leo[r]
+	var lost float64
 	if fn < oldL {
 		acked := oldL - fn
 		if f.p.Acks == AcksAll {
@@ -175,14 +184,28 @@ func (f *Fleet) takeover(p int32, i int8) {
 		if hwOld > fn+1e-6*max(1, hwOld) {
 			f.stats.UncleanTakeovers++
 		}
-		f.stats.LostAckedRecords += acked / f.rates.RecordBytes()
+		lost = acked / f.rates.RecordBytes()
+		f.stats.LostAckedRecords += lost
 	}
 	f.startLeader(p, i)
+	if f.p.Acks == AcksAll && hwOld-fn > LossToleranceBytes(hwOld) {
+		if ll, ok := f.lis.(LossListener); ok {
+			ll.AckedRecordsLost(AckedLoss{Partition: p, Topic: f.topicName(p), PartitionID: f.cat.pnum[p],
+				Leader: f.cat.rid[r], LeaderEpoch: f.servEp[p], PrevLeaderEpoch: f.lastEp[p],
+				HighWatermark: hwOld, LogEnd: fn, Records: lost}, now)
+		}
+	}
 	if last := f.lastLd[p]; last >= 0 && last != i {
 		f.stats.LeaderChanges++
 	}
 	f.lastLd[p] = i
 }
+
+// LossToleranceBytes is how far below a high watermark of hw bytes a new leader's log may end
+// before acknowledged records count as lost to an invariant check: log positions are float64
+// byte counts near 10¹² in long runs, whose rounding (about 10⁻⁴ bytes each) must not pass for
+// a lost record, while one lost record (hundreds of bytes) must not pass for rounding.
+func LossToleranceBytes(hw float64) float64 { return max(1, 1e-12*hw) }
 
 // startLeader sets up replica position i, whose log end is frozen in leo, as the serving
 // leader: the leader-epoch start is its log end, other replicas above it are truncated, the
@@ -249,13 +272,18 @@ func (f *Fleet) updateProduceHW(p int32, hwBefore float64) {
 	if want == f.produce[p] {
 		return
 	}
-	// Catching-up followers change rate class: take them out with their backlogs.
+	// Catching-up followers change rate class: take them out with their backlogs. Tracking
+	// followers keep their log end as a floor: a higher rate would otherwise put them further
+	// behind at once.
 	base, n := f.rbase[p], int32(f.rf[p])
 	var backlog [8]float64
 	var moving uint8
 	lnow := f.leaderEnd(p, now)
 	for j := int32(0); j < n; j++ {
 		r := base + j
+		if f.rstate[r] == rsTracking {
+			f.leo[r] = f.pos(r, now)
+		}
 		if f.rstate[r] == rsCatching {
 			backlog[j] = lnow - f.pos(r, now)
 			moving |= 1 << j
@@ -277,6 +305,14 @@ func (f *Fleet) updateProduceHW(p int32, hwBefore float64) {
 // partitionTouched re-derives a partition's roles after a view or liveness change: the
 // serving leader is the active replica that, in its own view, leads with the highest epoch;
 // followers fetch from it if their view agrees.
+//
+// A replica whose view is older than the epoch a leader has already served does not serve
+// again: a deposed leader that has not yet applied its deposition (cut off from the
+// controllers, say) still believes it leads, but in Kafka no follower of the newer epoch
+// fetches from it or truncates to it, so it can neither acknowledge acks=all records nor
+// destroy the newer leader's. The model leaves such a zombie out (producers find no leader
+// rather than one that cannot commit), instead of letting it take over and truncate every
+// replica to its stale log.
 func (f *Fleet) partitionTouched(p int32) {
 	if f.deleted[p] {
 		return
@@ -294,6 +330,12 @@ func (f *Fleet) partitionTouched(p int32) {
 		}
 	}
 	cur := f.leader[p]
+	// The newest epoch served so far: the serving leader's, or while none serves the last
+	// one's (lastEp is read only then, to spare the common path a cache miss). If even the
+	// best candidate is older, none qualifies.
+	if floor := f.servEp[p]; best >= 0 && (bestEpoch < floor || (cur < 0 && bestEpoch < f.lastEp[p])) {
+		best = -1
+	}
 	switch {
 	case best != cur || (best >= 0 && bestEpoch != f.servEp[p]):
 		f.takeover(p, best)
