@@ -56,3 +56,5 @@ templ:
 check-ts:
 	npx --yes -p typescript@5.9.3 tsc -p web/ts
 	npx --yes -p typescript@5.9.3 tsc -p web/ts/test
+	npx --yes -p typescript@5.9.3 tsc -p web/ts/lab
+	npx --yes -p typescript@5.9.3 tsc -p web/ts/lesson

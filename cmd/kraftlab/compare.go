@@ -48,11 +48,8 @@ Example: compare today's immediate policy with the wait-for-sync gate:
 
 func compareMain(e *env, opts any, args []string) int {
 	o := opts.(*compareOptions)
-	if o.format != formatJSON && o.format != formatText {
-		return usageError(e, "kraftlab compare: --format must be text or json, got %q", o.format)
-	}
-	if len(args) != 1 {
-		return usageError(e, "kraftlab compare: want exactly one FILE, got %d arguments (usage: kraftlab compare %s)", len(args), compareArgs)
+	if code, ok := checkFormatAndFile(e, "compare", o.format, []string{formatText, formatJSON}, args, compareArgs); !ok {
+		return code
 	}
 	if len(o.a.list)+len(o.b.list) == 0 {
 		return usageError(e, "kraftlab compare: give at least one --a or --b setting: they are what the two runs differ in")

@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 )
 
@@ -136,6 +137,19 @@ func usageError(e *env, format string, args ...any) int {
 	msg := fmt.Sprintf(format, args...)
 	fmt.Fprintln(e.stderr, strings.ReplaceAll(msg, "\n", " "))
 	return exitUsage
+}
+
+// checkFormatAndFile checks what every FILE-taking command checks first: that --format is one of
+// the command's formats and that exactly one FILE was given. It returns the exit status and
+// false when either is wrong, having said why on stderr.
+func checkFormatAndFile(e *env, cmd, format string, formats []string, args []string, usage string) (int, bool) {
+	if !slices.Contains(formats, format) {
+		return usageError(e, "kraftlab %s: --format must be %s, got %q", cmd, strings.Join(formats, " or "), format), false
+	}
+	if len(args) != 1 {
+		return usageError(e, "kraftlab %s: want exactly one FILE, got %d arguments (usage: kraftlab %s %s)", cmd, len(args), cmd, usage), false
+	}
+	return 0, true
 }
 
 func commandNames() string {

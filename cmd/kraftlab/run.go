@@ -94,11 +94,8 @@ The format is documented in docs/scenario.md.
 
 func runMain(e *env, opts any, args []string) int {
 	o := opts.(*runOptions)
-	if o.format != formatJSON && o.format != formatText {
-		return usageError(e, "kraftlab run: --format must be json or text, got %q", o.format)
-	}
-	if len(args) != 1 {
-		return usageError(e, "kraftlab run: want exactly one FILE, got %d arguments (usage: kraftlab run %s)", len(args), runArgs)
+	if code, ok := checkFormatAndFile(e, "run", o.format, []string{formatJSON, formatText}, args, runArgs); !ok {
+		return code
 	}
 	settings, err := o.set.parse()
 	if err != nil {

@@ -98,14 +98,11 @@ Example: the KIP's load test, threshold against max.per.run:
 
 func sweepMain(e *env, opts any, args []string) int {
 	o := opts.(*sweepOptions)
-	if o.format != formatCSV && o.format != formatJSON {
-		return usageError(e, "kraftlab sweep: --format must be csv or json, got %q", o.format)
-	}
 	if o.parallel < 1 {
 		return usageError(e, "kraftlab sweep: --parallel must be at least 1, got %d", o.parallel)
 	}
-	if len(args) != 1 {
-		return usageError(e, "kraftlab sweep: want exactly one FILE, got %d arguments (usage: kraftlab sweep %s)", len(args), sweepArgs)
+	if code, ok := checkFormatAndFile(e, "sweep", o.format, []string{formatCSV, formatJSON}, args, sweepArgs); !ok {
+		return code
 	}
 	if len(o.grid.list) == 0 {
 		return usageError(e, "kraftlab sweep: give one or two --grid NAME=VALUES axes")
@@ -265,11 +262,8 @@ rest on.
 
 func labMain(e *env, opts any, args []string) int {
 	o := opts.(*labOptions)
-	if o.format != formatText && o.format != formatJSON {
-		return usageError(e, "kraftlab lab: --format must be text or json, got %q", o.format)
-	}
-	if len(args) != 1 {
-		return usageError(e, "kraftlab lab: want exactly one FILE, got %d arguments (usage: kraftlab lab %s)", len(args), labArgs)
+	if code, ok := checkFormatAndFile(e, "lab", o.format, []string{formatText, formatJSON}, args, labArgs); !ok {
+		return code
 	}
 	sets, err := o.set.overrides("--set")
 	if err != nil {

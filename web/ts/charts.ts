@@ -23,7 +23,7 @@ const REDRAW_MS = 250;
 const STEADY_SAMPLES = 60;
 
 /** Okabe–Ito colours for brokers, each with its own dash so colour is never the only cue. */
-const BROKER_STYLE: readonly { stroke: string; dash: number[] }[] = [
+export const BROKER_STYLE: readonly { stroke: string; dash: number[] }[] = [
   { stroke: "#0072b2", dash: [] },
   { stroke: "#e69f00", dash: [8, 4] },
   { stroke: "#009e73", dash: [2, 3] },

@@ -7,18 +7,10 @@ import uPlot from "../../vendor/uplot/uPlot.esm.js";
 import { clockText } from "../frame";
 import type { RunResult, Verdict } from "./protocol";
 import { LS } from "./strings";
+import { BROKER_STYLE } from "../charts";
 
-/** Okabe–Ito colours with a dash each, as the playground's charts use, so colour is never the only cue. */
-const STYLE: readonly { stroke: string; dash: number[] }[] = [
-  { stroke: "#0072b2", dash: [] },
-  { stroke: "#e69f00", dash: [8, 4] },
-  { stroke: "#009e73", dash: [2, 3] },
-  { stroke: "#cc79a7", dash: [10, 3, 2, 3] },
-  { stroke: "#56b4e9", dash: [5, 5] },
-  { stroke: "#d55e00", dash: [1, 2] },
-  { stroke: "#999999", dash: [12, 2] },
-  { stroke: "#1b1b1b", dash: [3, 6] },
-];
+/** The playground's Okabe–Ito colours with a dash each, so colour is never the only cue. */
+const STYLE = BROKER_STYLE;
 const style = (i: number) => STYLE[i % STYLE.length];
 
 /** Brokers drawn one line each; beyond this, the ones that moved most. */
