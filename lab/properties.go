@@ -3,9 +3,10 @@ package lab
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/config"
@@ -57,10 +58,94 @@ func (p *Properties) Problems() []PropertyLine {
 	return out
 }
 
-// describeHeader matches kafka-configs.sh --describe's section lines: "Dynamic configs for
+// describeHeader reads kafka-configs.sh --describe's section lines: "Dynamic configs for
 // broker 0 are:", "All configs for broker 1 are:", "Default configs for brokers in the
-// cluster are:", "Dynamic configs for topic orders are:".
-var describeHeader = regexp.MustCompile(`(?i)^(?:[A-Za-z]+ )*configs for (?:(broker|brokers|topic|client-metrics|group)s?\b(?: (.+?))?) are:?$`)
+// cluster are:", "Dynamic configs for topic orders are:". It returns the entity kind as
+// written (broker, brokers, topic, client-metrics or group; a plural s is not part of it) and
+// the entity's name ("" when none is given). The grammar, case-insensitive:
+//
+//	(WORD " ")* "configs for " KIND ["s"] [" " NAME] " are" [":"]
+//
+// where WORD is letters only and NAME is anything up to the closing " are". It is written out
+// by hand rather than as a regexp because package regexp and its Unicode tables would add
+// 80 KB (brotli) to the lab page's wasm; properties_match_test.go checks it against the
+// regexp it replaces, whose choices it keeps: when "configs for " could start after several
+// leading words, the latest start that gives a header wins.
+func describeHeader(text string) (kind, name string, ok bool) {
+	// The places "configs for " may start: after each letters-only word and its single space.
+	starts := []int{0}
+	for i := 0; ; {
+		j := i
+		for j < len(text) {
+			r, size := utf8.DecodeRuneInString(text[j:])
+			if !foldsToASCIILetter(r) {
+				break
+			}
+			j += size
+		}
+		if j == i || j == len(text) || text[j] != ' ' {
+			break
+		}
+		i = j + 1
+		starts = append(starts, i)
+	}
+	for k := len(starts) - 1; k >= 0; k-- {
+		if kind, name, ok := describeHeaderRest(text[starts[k]:]); ok {
+			return kind, name, true
+		}
+	}
+	return "", "", false
+}
+
+// describeKinds are the entities kafka-configs.sh describes, in the order they are tried
+// (broker before brokers, so that "brokers" reads as broker plus a plural s).
+var describeKinds = []string{"broker", "brokers", "topic", "client-metrics", "group"}
+
+// describeHeaderRest reads a section line from "configs for " on.
+func describeHeaderRest(s string) (kind, name string, ok bool) {
+	n, ok := foldPrefix(s, "configs for ")
+	if !ok {
+		return "", "", false
+	}
+	s = s[n:]
+	sp := strings.IndexByte(s, ' ')
+	if sp < 0 {
+		return "", "", false
+	}
+	word, rest := s[:sp], s[sp:]
+	for _, k := range describeKinds {
+		if n, ok := foldPrefix(word, k); ok {
+			if plural := word[n:]; plural == "" || strings.EqualFold(plural, "s") {
+				kind = word[:n]
+				break
+			}
+		}
+	}
+	// The regexp's \b after the kind: a long s (ſ) is a plural s to the case folding but not
+	// an ASCII word character, so "brokerſ are" was no header.
+	if kind == "" || word[len(word)-1] >= utf8.RuneSelf {
+		return "", "", false
+	}
+	tail := " are"
+	if strings.HasSuffix(rest, ":") {
+		tail = " are:"
+	}
+	if len(rest) < len(tail) || !strings.EqualFold(rest[len(rest)-len(tail):], tail) {
+		return "", "", false
+	}
+	switch {
+	case len(rest) == len(tail):
+		return kind, "", true
+	case len(rest) == len(tail)+1:
+		return "", "", false // " " + an empty name + " are"
+	}
+	// The name runs from after the kind's space to the closing " are"; as the regexp's ".", it
+	// never spans a line.
+	if name = rest[1 : len(rest)-len(tail)]; strings.IndexByte(name, '\n') >= 0 {
+		return "", "", false
+	}
+	return kind, name, true
+}
 
 // ParseProperties reads a server.properties file or the output of `kafka-configs.sh
 // --describe` (the two may be mixed). The rules:
@@ -96,11 +181,11 @@ func ParseProperties(text string) *Properties {
 			line = line[:len(line)-1] + strings.TrimLeft(physical[i], " \t\f")
 		}
 		pl := PropertyLine{Line: start, Text: strings.TrimSpace(line)}
-		if m := describeHeader.FindStringSubmatch(pl.Text); m != nil {
+		if kind, entity, ok := describeHeader(pl.Text); ok {
 			pl.Status = Header
 			section = ""
-			if strings.EqualFold(m[1], "topic") {
-				section = "topic " + strings.Trim(m[2], "'\"")
+			if strings.EqualFold(kind, "topic") {
+				section = "topic " + strings.Trim(entity, "'\"")
 			}
 			p.Lines = append(p.Lines, pl)
 			continue
@@ -309,4 +394,41 @@ func notModelled(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// foldsToASCIILetter says whether r is a letter of [A-Za-z] under Unicode case folding: the
+// ASCII letters, the long s (ſ) and the Kelvin sign (K), as a case-insensitive regexp has it.
+func foldsToASCIILetter(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r == '\u017f' || r == '\u212a'
+}
+
+// foldPrefix says whether s starts with prefix under Unicode simple case folding (as
+// strings.EqualFold compares), and how many bytes of s that prefix takes: a folded rune need
+// not have its partner's length (ſ is two bytes, s one).
+func foldPrefix(s, prefix string) (int, bool) {
+	n := 0
+	for _, p := range prefix {
+		if n == len(s) {
+			return 0, false
+		}
+		r, size := utf8.DecodeRuneInString(s[n:])
+		if !foldRune(r, p) {
+			return 0, false
+		}
+		n += size
+	}
+	return n, true
+}
+
+// foldRune says whether a and b are the same rune under Unicode simple case folding.
+func foldRune(a, b rune) bool {
+	if a == b {
+		return true
+	}
+	for r := unicode.SimpleFold(a); r != a; r = unicode.SimpleFold(r) {
+		if r == b {
+			return true
+		}
+	}
+	return false
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -52,7 +51,37 @@ func (p *lessonParser) errf(line int, format string, args ...any) *Error {
 	return &Error{File: p.l.File, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
-var linkRE = regexp.MustCompile(`^- \[([^\]]+)\]\((https?://[^ )]+)\)\s*$`)
+// parseLink reads a links: entry, "- [Title](https://...)" and optional trailing whitespace:
+// the title runs to the first ']' and the URL, http:// or https:// and at least one more
+// character, to the first space or ')', which must be its closing ')'. It is written out by
+// hand rather than as a regexp because package regexp and its Unicode tables would add 80 KB
+// (brotli) to the page's wasm, which parses lessons too; parse_match_test.go checks it
+// against the regexp it replaces.
+func parseLink(line string) (title, url string, ok bool) {
+	rest, ok := strings.CutPrefix(line, "- [")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.IndexByte(rest, ']')
+	if i <= 0 {
+		return "", "", false
+	}
+	title = rest[:i]
+	if rest, ok = strings.CutPrefix(rest[i+1:], "("); !ok {
+		return "", "", false
+	}
+	j := strings.IndexAny(rest, " )")
+	if j < 0 || rest[j] != ')' {
+		return "", "", false
+	}
+	url = rest[:j]
+	web := len(url) > len("https://") && strings.HasPrefix(url, "https://") ||
+		len(url) > len("http://") && strings.HasPrefix(url, "http://")
+	if !web || strings.Trim(rest[j+1:], " \t\n\f\r") != "" {
+		return "", "", false
+	}
+	return title, url, true
+}
 
 // Header keys, in the order docs/lessons.md lists them.
 var headerKeys = []string{"title", "summary", "links", "scenario", "start_ms"}
@@ -72,11 +101,11 @@ func (p *lessonParser) parse(open Opener) error {
 			continue
 		}
 		if inLinks && strings.HasPrefix(line, "- ") {
-			m := linkRE.FindStringSubmatch(line)
-			if m == nil {
+			title, url, ok := parseLink(line)
+			if !ok {
 				return p.errf(ln, "links: write a link as \"- [Title](https://...)\", got %q", line)
 			}
-			p.l.Links = append(p.l.Links, Link{Title: m[1], URL: m[2]})
+			p.l.Links = append(p.l.Links, Link{Title: title, URL: url})
 			continue
 		}
 		inLinks = false
@@ -257,15 +286,37 @@ func (p *lessonParser) step(i int) (int, error) {
 	return i, nil
 }
 
-// jsonLineRE finds "line N" in encoding/json's and the scenario parser's syntax errors.
-var jsonLineRE = regexp.MustCompile(`at line (\d+)`)
+// jsonErrorLine finds the first "at line N" in encoding/json's and the scenario parser's
+// syntax errors and returns N's digits (by hand, not a regexp: see parseLink).
+func jsonErrorLine(msg string) (string, bool) {
+	const at = "at line "
+	for {
+		i := strings.Index(msg, at)
+		if i < 0 {
+			return "", false
+		}
+		msg = msg[i+len(at):]
+		if n := digits(msg); n > 0 {
+			return msg[:n], true
+		}
+	}
+}
+
+// digits is the length of the run of ASCII digits that starts s.
+func digits(s string) int {
+	n := 0
+	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+		n++
+	}
+	return n
+}
 
 // scenarioError places a scenario parse error in the lesson.
 func (p *lessonParser) scenarioError(err error) error {
 	line := p.scenarioLine
 	msg := err.Error()
-	if m := jsonLineRE.FindStringSubmatch(msg); m != nil && p.scenarioInline {
-		if k, e := strconv.Atoi(m[1]); e == nil {
+	if n, found := jsonErrorLine(msg); found && p.scenarioInline {
+		if k, e := strconv.Atoi(n); e == nil {
 			line += k - 1
 		}
 	} else if p.scenarioInline {
@@ -277,16 +328,45 @@ func (p *lessonParser) scenarioError(err error) error {
 	return p.errf(line, "scenario: %s", msg)
 }
 
-var lastKeyRE = regexp.MustCompile(`(?:\.|^)([a-z_]+)(?:\[\d+\])*$|\["([^"]+)"\]$`)
+// lastKey returns the last key of a scenario error's path: a quoted name in a final ["..."]
+// (config["min.insync.replicas"]), or the lower-case name after the last '.' (or the whole
+// path), less the [N] indexes after it (cluster.topics[0] gives topics). By hand, not a
+// regexp: see parseLink.
+func lastKey(path string) (string, bool) {
+	if rest, quoted := strings.CutSuffix(path, `"]`); quoted {
+		q := strings.LastIndexByte(rest, '"')
+		if q < 1 || rest[q-1] != '[' || q+1 == len(rest) {
+			return "", false
+		}
+		return rest[q+1:], true
+	}
+	s := path
+	for strings.HasSuffix(s, "]") {
+		i := strings.LastIndexByte(s, '[')
+		if i < 0 || len(s)-i < 3 || digits(s[i+1:]) != len(s)-i-2 {
+			return "", false
+		}
+		s = s[:i]
+	}
+	name := s[strings.LastIndexByte(s, '.')+1:]
+	if name == "" {
+		return "", false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c != '_' && (c < 'a' || c > 'z') {
+			return "", false
+		}
+	}
+	return name, true
+}
 
 // findKey returns the first line of the scenario block, from its start, that holds the path's
 // last key; the block's start when it finds none.
 func (p *lessonParser) findKey(path string, from int) int {
-	m := lastKeyRE.FindStringSubmatch(path)
-	if m == nil {
+	key, ok := lastKey(path)
+	if !ok {
 		return from
 	}
-	key := m[1] + m[2]
 	for i := from - 1; i < len(p.lines) && strings.TrimSpace(p.lines[i]) != "```"; i++ {
 		if strings.Contains(p.lines[i], `"`+key+`"`) {
 			return i + 1

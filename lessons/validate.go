@@ -3,7 +3,6 @@ package lessons
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,7 +141,25 @@ func validate(l *Lesson, p *lessonParser) error {
 	return nil
 }
 
-var eventIndexRE = regexp.MustCompile(`^events\[(\d+)\]\.?(.*)$`)
+// eventIndex splits a scenario error's path "events[K].field" (or "events[K]") into K's
+// digits and the field. By hand, not a regexp: see parseLink.
+func eventIndex(path string) (k, field string, ok bool) {
+	rest, ok := strings.CutPrefix(path, "events[")
+	n := digits(rest)
+	if !ok || n == 0 {
+		return "", "", false
+	}
+	k, rest = rest[:n], rest[n:]
+	if rest, ok = strings.CutPrefix(rest, "]"); !ok {
+		return "", "", false
+	}
+	field = strings.TrimPrefix(rest, ".")
+	if strings.IndexByte(field, '\n') >= 0 {
+		// The regexp this replaces read the field with ".*", which stops at a newline.
+		return "", "", false
+	}
+	return k, field, true
+}
 
 // eventError places a scenario error about the synthetic events at the action's line.
 func (p *lessonParser) eventError(err error, setup int, acts []*Action) error {
@@ -150,16 +167,15 @@ func (p *lessonParser) eventError(err error, setup int, acts []*Action) error {
 	if !ok {
 		return p.scenarioError(err)
 	}
-	m := eventIndexRE.FindStringSubmatch(se.Path)
-	if m == nil {
+	num, field, ok := eventIndex(se.Path)
+	if !ok {
 		return p.scenarioError(err)
 	}
-	k, _ := strconv.Atoi(m[1])
-	if k < setup {
+	k, _ := strconv.Atoi(num)
+	if k < setup || k-setup >= len(acts) {
 		return p.scenarioError(err)
 	}
 	a := acts[k-setup]
-	field := m[2]
 	if field != "" {
 		field += ": "
 	}

@@ -3,8 +3,14 @@
 // wasm/worker carries its messages to and from the browser. The protocol is documented in
 // web/PROTOCOL.md, which must change together with this package.
 //
-// This package may import engine/ and cluster/; nothing of KRaft Lab's may import it except
-// the wasm/ room.
+// Each wasm program picks its messages: New is the playground's (hello, config.*, sim.*,
+// lesson.*); NewCore answers hello only, and the config lab's program adds the lab.* messages
+// of package labmsg with Register. Keeping the lab out of New is what keeps it out of the
+// playground's wasm, and the simulation session and lessons out of the lab's: the linker drops
+// what no registered handler reaches.
+//
+// This package may import engine/, cluster/ and lessons/; nothing of KRaft Lab's may import
+// it except the wasm/ room (and web/build, for the lesson index).
 package bridge
 
 import (
@@ -110,10 +116,19 @@ type Bridge struct {
 	session  *Session
 }
 
-// New returns a bridge with every built-in message registered (see web/PROTOCOL.md).
-func New(info Info) *Bridge {
+// NewCore returns a bridge that answers hello only; a program adds the messages it serves
+// with Register, and hello lists them.
+func NewCore(info Info) *Bridge {
 	b := &Bridge{info: info, handlers: map[string]Handler{}}
 	b.Register("hello", b.hello)
+	return b
+}
+
+// New returns the playground's bridge (wasm/cmd/kraftlab-wasm): hello, config.*, sim.* and
+// lesson.* (see web/PROTOCOL.md). The config lab's messages are not here but in package
+// labmsg, served by the lab page's own wasm.
+func New(info Info) *Bridge {
+	b := NewCore(info)
 	b.Register("config.defs", configDefs)
 	b.Register("config.validate", configValidate)
 	s := &Session{}
@@ -127,7 +142,6 @@ func New(info Info) *Bridge {
 	b.Register("sim.history", s.historyMsg)
 	b.Register("sim.export", s.export)
 	b.Register("sim.load", s.load)
-	registerLab(b) // the config lab page's lab.* messages (lab.go)
 	// The lesson runner's lesson.* messages (lesson.go).
 	registerLessons(b, s)
 	return b

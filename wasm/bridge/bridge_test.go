@@ -43,7 +43,21 @@ func TestHelloNamesVersionsAndTypes(t *testing.T) {
 	assert.Equal(t, "v1.2.3", h.Version)
 	assert.Equal(t, runtime.Version(), h.GoVersion)
 	assert.Equal(t, ProtocolVersion, h.Protocol)
-	assert.Equal(t, []string{"config.defs", "config.validate", "hello", "lab.drop", "lab.export", "lab.judge", "lab.plan", "lab.presets", "lab.run.result", "lab.run.start", "lab.run.step", "lesson.check", "lesson.list", "lesson.open", "lesson.play", "sim.act", "sim.advance", "sim.export", "sim.frame", "sim.history", "sim.load", "sim.seek", "sim.start", "sim.step"}, h.Types)
+	assert.Equal(t, []string{"config.defs", "config.validate", "hello", "lesson.check", "lesson.list", "lesson.open", "lesson.play", "sim.act", "sim.advance", "sim.export", "sim.frame", "sim.history", "sim.load", "sim.seek", "sim.start", "sim.step"}, h.Types)
+}
+
+// NewCore is where a program starts: hello answers, and lists itself only until the program
+// registers more.
+func TestNewCoreAnswersHelloOnly(t *testing.T) {
+	b := NewCore(Info{Version: "v9"})
+	h := okBody[HelloBody](t, b, `{"id":1,"type":"hello"}`)
+	assert.Equal(t, "v9", h.Version)
+	assert.Equal(t, []string{"hello"}, h.Types)
+	r, _ := call(t, b, `{"id":2,"type":"sim.start"}`)
+	require.NotNil(t, r.Error)
+	assert.Equal(t, CodeUnknownType, r.Error.Code)
+	b.Register("x.ping", func(json.RawMessage) (any, error) { return "pong", nil })
+	assert.Equal(t, []string{"hello", "x.ping"}, okBody[HelloBody](t, b, `{"id":3,"type":"hello"}`).Types)
 }
 
 func TestMalformedRequestsGetBadRequestReplies(t *testing.T) {

@@ -2,7 +2,7 @@
 
 // Package worker connects a bridge.Bridge to a Web Worker: requests arrive through the worker's
 // onmessage, replies leave through postMessage. It is the thin js&&wasm layer of wasm/ and,
-// with wasm/cmd/kraftlab-wasm, the only code that touches JavaScript, always through safejs so
+// with the programs in wasm/cmd, the only code that touches JavaScript, always through safejs so
 // that a JavaScript exception is a Go error rather than a panic.
 //
 // Messages are JSON text strings in both directions (see web/PROTOCOL.md), except a reply

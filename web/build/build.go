@@ -1,5 +1,5 @@
-// Package build writes KRaft Lab's static site (dist/): the WebAssembly worker program, Go's
-// wasm_exec.js, the bundled and minified TypeScript and CSS, the HTML page rendered from templ,
+// Package build writes KRaft Lab's static site (dist/): the WebAssembly worker programs (one
+// for the playground and its lessons, one for the config lab), Go's wasm_exec.js, the bundled and minified TypeScript and CSS, the HTML page rendered from templ,
 // and precompressed .br/.gz copies. The repository's build.go is a thin command around Build;
 // the end-to-end tests call Build directly to get a fresh site.
 //
@@ -17,8 +17,10 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -33,8 +35,21 @@ import (
 	"github.com/kraftlab/kraftlab/web/server"
 )
 
-// WasmPackage is the Go program built into kraftlab.wasm.
-const WasmPackage = "./wasm/cmd/kraftlab-wasm"
+// Program is a Go program of the site, built to WebAssembly.
+type Program struct {
+	// File is the wasm's name in the site; Package the Go main package built into it.
+	File, Package string
+}
+
+// Programs are the site's wasm programs. Each page's workers load only the one that answers
+// its messages (web/ts/worker.ts picks it, web/PROTOCOL.md lists which answers what), so
+// that a page does not download the other's code: the playground's carries the simulation
+// session, the lessons and the scenario format, the lab's the config lab (README, "The
+// playground", says what is linked where and what it costs).
+var Programs = []Program{
+	{File: "kraftlab.wasm", Package: "./wasm/cmd/kraftlab-wasm"},
+	{File: "lab.wasm", Package: "./wasm/cmd/kraftlab-lab-wasm"},
+}
 
 // Marker is the file that marks a directory as Build's output. Build clears an existing output
 // directory only when it carries the marker, so a mistyped -out can never delete someone's
@@ -196,15 +211,32 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 	return stdout, nil
 }
 
-// buildWasm compiles the worker program. -s -w saves only ~2%, but there is no reason to ship
-// symbol tables; -trimpath keeps local paths out of the binary and its panics; WasmGCFlags
-// trade inlining for size where speed does not matter.
+// buildWasm compiles the worker programs. One go build for all of them compiles the packages
+// they share once and links them side by side (about as quick as one program alone), into a
+// scratch directory, as go build names each binary after its package directory. -s -w saves
+// only ~2%, but there is no reason to ship symbol tables; -trimpath keeps local paths out of
+// the binary and its panics; WasmGCFlags trade inlining for size where speed does not matter.
 func buildWasm(ctx context.Context, goCmd, root, out, version string) error {
+	tmp, err := os.MkdirTemp(out, ".wasm-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
 	args := []string{"build", "-trimpath", "-ldflags=-s -w -X main.version=" + version}
 	args = append(args, WasmGCFlags()...)
-	args = append(args, "-o", filepath.Join(out, "kraftlab.wasm"), WasmPackage)
-	_, err := run(ctx, root, []string{"GOOS=js", "GOARCH=wasm"}, goCmd, args...)
-	return err
+	args = append(args, "-o", tmp+string(filepath.Separator))
+	for _, p := range Programs {
+		args = append(args, p.Package)
+	}
+	if _, err := run(ctx, root, []string{"GOOS=js", "GOARCH=wasm"}, goCmd, args...); err != nil {
+		return err
+	}
+	for _, p := range Programs {
+		if err := os.Rename(filepath.Join(tmp, path.Base(p.Package)), filepath.Join(out, p.File)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Inlined lists the packages compiled with the compiler's usual inlining in the wasm; every
@@ -226,14 +258,24 @@ var Inlined = []string{
 	"github.com/kraftlab/kraftlab/wasm/bridge",
 }
 
+// NotInlined lists packages inside Inlined's patterns that are built with -l all the same:
+// code that runs once per scenario or per request, never per simulated event. The scenario
+// format is parsed when a run starts (sim.load, lab.run.start) and written on an export, so
+// its 0.4 MB of parser and writer code gains nothing from inlining (README, "The playground",
+// has the measurement).
+var NotInlined = []string{"github.com/kraftlab/kraftlab/cluster/scenario"}
+
 // WasmGCFlags returns the -gcflags arguments of the wasm build: -l for all packages, then
-// the compiler's defaults for each package of Inlined (for a package that matches several
-// -gcflags patterns, the go command uses the last match). Benchmarks of the wasm build
-// (make bench-wasm, bench-frame) pass the same flags, so that they measure what ships.
+// the compiler's defaults for each package of Inlined, then -l again for NotInlined (for a
+// package that matches several -gcflags patterns, the go command uses the last match).
+// Benchmarks of the wasm build should pass the same flags, so that they measure what ships.
 func WasmGCFlags() []string {
 	flags := []string{"-gcflags=all=-l"}
 	for _, p := range Inlined {
 		flags = append(flags, "-gcflags="+p+"=")
+	}
+	for _, p := range NotInlined {
+		flags = append(flags, "-gcflags="+p+"=-l")
 	}
 	return flags
 }
@@ -497,31 +539,61 @@ func writeIfSmaller(path string, b []byte, raw int) (int64, error) {
 	return int64(len(b)), os.WriteFile(path, b, 0o644)
 }
 
-// WriteSizes prints the assets as a table of raw, gzip and brotli sizes, and the total a
-// browser downloads on a page load (source maps are fetched only by developer tools).
-func WriteSizes(w io.Writer, assets []Asset) {
-	fmt.Fprintf(w, "%-22s %12s %12s %12s\n", "asset", "raw", "gzip", "brotli")
-	var total Asset
-	var anyGzip, anyBrotli bool
+// Page is one page of the site and what a browser fetches on its first load (source maps are
+// fetched only by developer tools). The issue's size budget, 1.2 MB brotli, is per page load.
+type Page struct {
+	Name  string
+	Files []string
+}
+
+// Pages are the site's pages with what each loads: the playground its wasm through worker.js,
+// the config lab its own (its first worker starts as the page opens, for lab.presets), the
+// lesson index no wasm at all.
+var Pages = []Page{
+	{Name: "index.html", Files: []string{"index.html", "favicon.svg", "app.css", "app.js", "worker.js", "kraftlab.wasm"}},
+	{Name: "lab.html", Files: []string{"lab.html", "favicon.svg", "app.css", "lab.css", "lab.js", "worker.js", "lab.wasm"}},
+	{Name: "lessons.html", Files: []string{"lessons.html", "favicon.svg", "app.css", "lessons.js"}},
+}
+
+// Load adds up the sizes of what page loads, as a client that accepts each encoding downloads
+// them (the compressed copy when there is one); a file not among assets counts nothing.
+func (p Page) Load(assets []Asset) Asset {
+	total := Asset{Name: "load " + p.Name}
 	for _, a := range assets {
-		fmt.Fprintf(w, "%-22s %12s %12s %12s\n", a.Name, size(a.Raw), size(a.Gzip), size(a.Brotli))
-		anyGzip = anyGzip || a.Gzip > 0
-		anyBrotli = anyBrotli || a.Brotli > 0
-		if strings.HasSuffix(a.Name, ".map") {
+		if !slices.Contains(p.Files, a.Name) {
 			continue
 		}
 		total.Raw += a.Raw
 		total.Gzip += sent(a.Gzip, a.Raw)
 		total.Brotli += sent(a.Brotli, sent(a.Gzip, a.Raw))
 	}
-	// A column of a build without that encoding stays empty rather than repeating another.
-	if !anyGzip {
-		total.Gzip = 0
+	return total
+}
+
+// WriteSizes prints the assets as a table of raw, gzip and brotli sizes, then the total a
+// browser downloads on a load of each page of Pages that is among them.
+func WriteSizes(w io.Writer, assets []Asset) {
+	fmt.Fprintf(w, "%-22s %12s %12s %12s\n", "asset", "raw", "gzip", "brotli")
+	var anyGzip, anyBrotli bool
+	for _, a := range assets {
+		fmt.Fprintf(w, "%-22s %12s %12s %12s\n", a.Name, size(a.Raw), size(a.Gzip), size(a.Brotli))
+		anyGzip = anyGzip || a.Gzip > 0
+		anyBrotli = anyBrotli || a.Brotli > 0
 	}
-	if !anyBrotli {
-		total.Brotli = 0
+	for _, p := range Pages {
+		if !slices.ContainsFunc(assets, func(a Asset) bool { return a.Name == p.Name }) {
+			continue
+		}
+		total := p.Load(assets)
+		// A column of a build without that encoding stays empty rather than repeating another.
+		if !anyGzip {
+			total.Gzip = 0
+		}
+		if !anyBrotli {
+			total.Brotli = 0
+		}
+		fmt.Fprintf(w, "%-22s %12s %12s %12s\n", total.Name, size(total.Raw), size(total.Gzip), size(total.Brotli))
 	}
-	fmt.Fprintf(w, "%-22s %12s %12s %12s\n", "page load (no .map)", size(total.Raw), size(total.Gzip), size(total.Brotli))
 }
 
 // sent is what a client that accepts the encoding downloads: the copy if there is one.

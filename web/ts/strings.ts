@@ -193,7 +193,7 @@ export const S = {
   workerUnavailable: "the worker is not running",
 
   // Worker start-up failures (worker.ts).
-  wasmHTTP: (status: number) => `could not download kraftlab.wasm: HTTP ${status}`,
+  wasmHTTP: (status: number, file = "kraftlab.wasm") => `could not download ${file}: HTTP ${status}`,
   goExited: (code: number) => `the Go program exited with code ${code}`,
 
   // Charts (charts.ts), presenter mode (presenter.ts), canvas menus and tooltips

@@ -1,7 +1,10 @@
-// The Web Worker bootstrap: it downloads and starts kraftlab.wasm with Go's wasm_exec.js, and
-// then steps aside. Go (wasm/worker) installs onmessage itself and posts the ready event, so
-// this file never handles a protocol message. Its one other duty is to tell the page when Go
-// cannot start or stops, with the tail of Go's output for the bug report.
+// The Web Worker bootstrap: it downloads and starts a KRaft Lab wasm with Go's wasm_exec.js,
+// and then steps aside. Which wasm is the page's choice: the playground starts "worker.js" and
+// gets kraftlab.wasm (simulation, lessons); the config lab starts "worker.js?wasm=lab" and gets
+// lab.wasm (the lab.* messages only), so that neither page downloads the other's code. Go
+// (wasm/worker) installs onmessage itself and posts the ready event, so this file never
+// handles a protocol message. Its one other duty is to tell the page when Go cannot start or
+// stops, with the tail of Go's output for the bug report.
 //
 // It is bundled as a classic worker script (IIFE), with wasm_exec.js inside it: web/build
 // resolves the "go:wasm_exec" import to the wasm_exec.js of the toolchain that built the wasm
@@ -12,8 +15,10 @@ import "go:wasm_exec";
 import { S } from "./strings";
 
 // The download starts before anything else the worker does: on a page load the wasm's
-// download and streaming compilation are the longest step before the first frame.
-const download = fetch("kraftlab.wasm");
+// download and streaming compilation are the longest step before the first frame. The query
+// only picks between the two known files, so no URL can make the worker fetch anything else.
+const wasmFile = new URLSearchParams(self.location.search).get("wasm") === "lab" ? "lab.wasm" : "kraftlab.wasm";
+const download = fetch(wasmFile);
 
 // The parts of the worker global scope and of wasm_exec.js that this file uses. (The bundle is
 // type-stripped by esbuild; these declarations are for editors and for tsc --noEmit.)
@@ -51,7 +56,7 @@ function captureOutput(): void {
  */
 async function instantiate(response: Promise<Response>, imports: WebAssembly.Imports): Promise<WebAssembly.Instance> {
   const resp = await response;
-  if (!resp.ok) throw new Error(S.wasmHTTP(resp.status));
+  if (!resp.ok) throw new Error(S.wasmHTTP(resp.status, wasmFile));
   if (resp.headers.get("Content-Type")?.split(";")[0].trim() === "application/wasm") {
     return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
   }

@@ -1,5 +1,6 @@
-// A pool of Web Workers, each running the playground's worker.js (the same kraftlab.wasm),
-// that plays a plan's distinct runs one per worker at a time. A run is stepped in slices of
+// A pool of Web Workers, each running the playground's worker.js with the lab's own wasm
+// (worker.js?wasm=lab loads lab.wasm: the lab.* messages without the playground's code), that
+// plays a plan's distinct runs one per worker at a time. A run is stepped in slices of
 // scenario time (lab.run.step), so the page reports progress between slices and a cancel
 // takes effect within one slice; nothing is ever terminated, so a cancelled pool is reusable.
 // Results stay in the worker that ran them; judge() asks that worker for verdicts against a
@@ -31,9 +32,9 @@ export class Pool {
 
   constructor(private readonly onProblem: (p: Problem, fatal: boolean) => void) {}
 
-  /** Makes sure at least n workers exist (each loads the wasm once, about a second). */
+  /** Makes sure at least n workers exist (each loads lab.wasm once, about a second). */
   grow(n: number): void {
-    while (this.workers.length < n) this.workers.push(new WorkerClient("worker.js", this.onProblem));
+    while (this.workers.length < n) this.workers.push(new WorkerClient("worker.js?wasm=lab", this.onProblem));
   }
 
   get first(): WorkerClient {

@@ -1,10 +1,12 @@
-package bridge
+package labmsg
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,7 +14,85 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kraftlab/kraftlab/lab"
+	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
+
+// newBridge is the lab page's worker: hello and the lab.* messages.
+func newBridge() *bridge.Bridge {
+	b := bridge.NewCore(bridge.Info{})
+	Register(b)
+	return b
+}
+
+// call sends one request through Handle and decodes the reply envelope, keeping the body raw.
+func call(t *testing.T, b *bridge.Bridge, msg string) (bridge.Reply, json.RawMessage) {
+	t.Helper()
+	out, _ := b.Handle([]byte(msg))
+	var env struct {
+		bridge.Reply
+		Body json.RawMessage `json:"body"`
+	}
+	require.NoError(t, json.Unmarshal(out, &env), "reply must be JSON: %s", out)
+	return env.Reply, env.Body
+}
+
+func okBody[T any](t *testing.T, b *bridge.Bridge, msg string) T {
+	t.Helper()
+	r, raw := call(t, b, msg)
+	require.True(t, r.OK, "reply failed: %+v", r.Error)
+	require.Nil(t, r.Error)
+	var v T
+	require.NoError(t, json.Unmarshal(raw, &v))
+	return v
+}
+
+// The lab page's worker answers hello and the lab.* messages, and nothing of the playground's.
+func TestLabWorkerAnswersHelloAndLabMessagesOnly(t *testing.T) {
+	h := okBody[bridge.HelloBody](t, newBridge(), `{"id":1,"type":"hello"}`)
+	assert.Equal(t, []string{"hello", "lab.drop", "lab.export", "lab.judge", "lab.plan", "lab.presets", "lab.run.result",
+		"lab.run.start", "lab.run.step"}, h.Types)
+	r, _ := call(t, newBridge(), `{"id":1,"type":"sim.start"}`)
+	require.NotNil(t, r.Error)
+	assert.Equal(t, bridge.CodeUnknownType, r.Error.Code)
+}
+
+// jsonFieldErrorRE is the regexp jsonFieldError replaced; it lives here, which the wasm never
+// links.
+var jsonFieldErrorRE = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct field Description\.([\w.\[\]]+) of type (\w+)`)
+
+func TestJSONFieldErrorMatchesTheRegexp(t *testing.T) {
+	cases := []string{
+		"json: cannot unmarshal string into Go struct field Description.topics.partitions of type int",
+		"lab: json: cannot unmarshal number -1 into Go struct field Description.seed of type uint64",
+		"cannot unmarshal number into Go struct field Description.topics[0].partitions of type int32 (and more)",
+		"cannot unmarshal  into Go struct field Description.x of type int", "cannot unmarshal a into Go struct field Description. of type int",
+		"cannot unmarshal a into Go struct field Description.x of type ", "cannot unmarshal a into Go struct field Desc.x of type int",
+		"cannot unmarshal x cannot unmarshal string into Go struct field Description.brokers of type int",
+		"cannot unmarshal a-b into Go struct field Description.x of type int", "cannot unmarshal é into Go struct field Description.x of type int",
+		"cannot unmarshal a into Go struct field Description.x-y of type int", "cannot unmarshal a into Go struct field Description.x of type int_8é",
+		"", "cannot unmarshal",
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	pick := func(p ...string) string { return p[r.IntN(len(p))] }
+	for range 20000 {
+		cases = append(cases, pick("", "json: ", "x cannot unmarshal a ")+pick("cannot unmarshal ", "cannot unmarshal ", "cannot marshal ")+
+			pick("string", "number", "", "a b", "é", "x_1")+pick(" into Go struct field Description.", " into Go struct field Description.", " into Go struct field Lab.")+
+			pick("brokers", "topics[0].partitions", "", "a-b", "x.y]", "é")+pick(" of type ", " of type ", " of type")+
+			pick("int", "uint64", "", " int", "float64 and", "é")+pick("", " (more)", "cannot unmarshal b into Go struct field Description.c of type d"))
+	}
+	matched := 0
+	for _, c := range cases {
+		jt, path, gt, ok := jsonFieldError(c)
+		m := jsonFieldErrorRE.FindStringSubmatch(c)
+		require.Equal(t, m != nil, ok, "%q", c)
+		if ok {
+			matched++
+			require.Equal(t, m[1:], []string{jt, path, gt}, "%q", c)
+		}
+	}
+	require.Greater(t, matched, len(cases)/100, "too few cases match: the test could not tell a reader that always says yes")
+	require.Less(t, matched, len(cases)-len(cases)/100, "too few cases miss")
+}
 
 // labMsg encodes a request with a body.
 func labMsg(t *testing.T, typ string, body any) string {
@@ -22,42 +102,42 @@ func labMsg(t *testing.T, typ string, body any) string {
 	return fmt.Sprintf(`{"id":1,"type":%q,"body":%s}`, typ, b)
 }
 
-func plan(t *testing.T, b *Bridge, req LabPlanRequest) LabPlanBody {
+func plan(t *testing.T, b *bridge.Bridge, req PlanRequest) PlanBody {
 	t.Helper()
-	return okBody[LabPlanBody](t, b, labMsg(t, "lab.plan", req))
+	return okBody[PlanBody](t, b, labMsg(t, "lab.plan", req))
 }
 
-func defaultPolicyRequests() []LabPolicyRequest {
-	var out []LabPolicyRequest
+func defaultPolicyRequests() []PolicyRequest {
+	var out []PolicyRequest
 	for _, p := range labDefaultPolicies() {
 		lines := make([]string, len(p.Overrides))
 		for i, o := range p.Overrides {
 			lines[i] = o.String()
 		}
-		out = append(out, LabPolicyRequest{Name: p.Name, Overrides: lines})
+		out = append(out, PolicyRequest{Name: p.Name, Overrides: lines})
 	}
 	return out
 }
 
 // runInWorker plays one planned run through lab.run.* in slices of sliceMs, as a page worker
 // does, and returns its result.
-func runInWorker(t *testing.T, b *Bridge, id int64, scenario string, sliceMs int64) LabResultBody {
+func runInWorker(t *testing.T, b *bridge.Bridge, id int64, scenario string, sliceMs int64) ResultBody {
 	t.Helper()
-	p := okBody[LabProgressBody](t, b, labMsg(t, "lab.run.start", LabStartRequest{ID: id, Scenario: scenario}))
+	p := okBody[ProgressBody](t, b, labMsg(t, "lab.run.start", StartRequest{ID: id, Scenario: scenario}))
 	require.False(t, p.Done)
 	last := p.NowMs
 	for !p.Done {
-		p = okBody[LabProgressBody](t, b, labMsg(t, "lab.run.step", LabStepRequest{Ms: sliceMs}))
+		p = okBody[ProgressBody](t, b, labMsg(t, "lab.run.step", StepRequest{Ms: sliceMs}))
 		assert.Greater(t, p.NowMs, last, "every slice moves the run on")
 		last = p.NowMs
 	}
 	assert.Equal(t, p.DurationMs, p.NowMs)
-	return okBody[LabResultBody](t, b, `{"id":1,"type":"lab.run.result"}`)
+	return okBody[ResultBody](t, b, `{"id":1,"type":"lab.run.result"}`)
 }
 
 func TestLabPresetsOfferThePresetsPoliciesAndAssumptions(t *testing.T) {
-	b := New(Info{})
-	p := okBody[LabPresetsBody](t, b, `{"id":1,"type":"lab.presets"}`)
+	b := newBridge()
+	p := okBody[PresetsBody](t, b, `{"id":1,"type":"lab.presets"}`)
 	var names []string
 	for _, x := range p.Presets {
 		names = append(names, x.Name)
@@ -73,8 +153,8 @@ func TestLabPresetsOfferThePresetsPoliciesAndAssumptions(t *testing.T) {
 }
 
 func TestLabPlanDefaultComparisonRunsTwiceAndSharesTheBaseline(t *testing.T) {
-	b := New(Info{})
-	p := plan(t, b, LabPlanRequest{Description: json.RawMessage(`{"preset":"small"}`), Policies: defaultPolicyRequests()})
+	b := newBridge()
+	p := plan(t, b, PlanRequest{Description: json.RawMessage(`{"preset":"small"}`), Policies: defaultPolicyRequests()})
 	require.Empty(t, p.Errors)
 	require.NotNil(t, p.Compare)
 	assert.Len(t, p.Runs, 2, "today's policy is the baseline: two runs, not three")
@@ -84,7 +164,7 @@ func TestLabPlanDefaultComparisonRunsTwiceAndSharesTheBaseline(t *testing.T) {
 	assert.Equal(t, 3, p.Description.Brokers)
 
 	// The sensitivity view adds each assumption at its low and high value.
-	s := plan(t, b, LabPlanRequest{Description: json.RawMessage(`{"preset":"small"}`), Policies: defaultPolicyRequests(), Sensitivity: []string{"disk"}})
+	s := plan(t, b, PlanRequest{Description: json.RawMessage(`{"preset":"small"}`), Policies: defaultPolicyRequests(), Sensitivity: []string{"disk"}})
 	require.Empty(t, s.Errors)
 	require.Len(t, s.Sensitivity, 2)
 	assert.Equal(t, "low", s.Sensitivity[0].Side)
@@ -94,28 +174,28 @@ func TestLabPlanDefaultComparisonRunsTwiceAndSharesTheBaseline(t *testing.T) {
 }
 
 func TestLabPlanNamesTheFieldOfBadInput(t *testing.T) {
-	b := New(Info{})
+	b := newBridge()
 	cases := []struct {
 		name  string
-		req   LabPlanRequest
+		req   PlanRequest
 		field string
 		line  int
 		text  string
 	}{
-		{"negative rate", LabPlanRequest{Description: json.RawMessage(`{"produce_bytes_per_sec": -5}`)}, "produce_bytes_per_sec", 0, "-5"},
-		{"topic partitions", LabPlanRequest{Description: json.RawMessage(`{"topics": [{"name": "a", "partitions": 0}]}`)}, "topics[0].partitions", 0, "0"},
-		{"wrong JSON type", LabPlanRequest{Description: json.RawMessage(`{"brokers": "six"}`)}, "brokers", 0, "want a whole number, got JSON string"},
-		{"unknown preset", LabPlanRequest{Description: json.RawMessage(`{"preset": "huge"}`)}, "preset", 0, "huge"},
-		{"properties line not name=value", LabPlanRequest{Description: json.RawMessage(`{}`),
+		{"negative rate", PlanRequest{Description: json.RawMessage(`{"produce_bytes_per_sec": -5}`)}, "produce_bytes_per_sec", 0, "-5"},
+		{"topic partitions", PlanRequest{Description: json.RawMessage(`{"topics": [{"name": "a", "partitions": 0}]}`)}, "topics[0].partitions", 0, "0"},
+		{"wrong JSON type", PlanRequest{Description: json.RawMessage(`{"brokers": "six"}`)}, "brokers", 0, "want a whole number, got JSON string"},
+		{"unknown preset", PlanRequest{Description: json.RawMessage(`{"preset": "huge"}`)}, "preset", 0, "huge"},
+		{"properties line not name=value", PlanRequest{Description: json.RawMessage(`{}`),
 			Properties: "min.insync.replicas=2\nlog.dirs /data\n"}, "properties", 2, "line 2"},
-		{"policy override", LabPlanRequest{Description: json.RawMessage(`{}`), Policies: []LabPolicyRequest{
+		{"policy override", PlanRequest{Description: json.RawMessage(`{}`), Policies: []PolicyRequest{
 			{Name: "a", Overrides: []string{"leader.imbalance.election.algorithm=immediate"}},
 			{Name: "b", Overrides: []string{"", "leader.imbalance.election.wait.for.sync.threshold.percent=105"}}}}, "policies[1]", 0, "105"},
-		{"policy line", LabPlanRequest{Description: json.RawMessage(`{}`), Policies: []LabPolicyRequest{{Name: "a", Overrides: []string{"oops"}}}}, "policies[0]", 1, "line 1"},
-		{"grid over 400 cells", LabPlanRequest{Description: json.RawMessage(`{}`), Grid: []string{
+		{"policy line", PlanRequest{Description: json.RawMessage(`{}`), Policies: []PolicyRequest{{Name: "a", Overrides: []string{"oops"}}}}, "policies[0]", 1, "line 1"},
+		{"grid over 400 cells", PlanRequest{Description: json.RawMessage(`{}`), Grid: []string{
 			"leader.imbalance.election.wait.for.sync.threshold.percent=0..20:1", "leader.imbalance.election.max.per.run=10..1000:10"}}, "grid", 0, "2100 cells"},
-		{"grid axis syntax", LabPlanRequest{Description: json.RawMessage(`{}`), Grid: []string{"leader.imbalance.election.max.per.run"}}, "grid[0]", 0, "NAME="},
-		{"sweep base", LabPlanRequest{Description: json.RawMessage(`{}`), Grid: []string{"leader.imbalance.election.max.per.run=1,2"},
+		{"grid axis syntax", PlanRequest{Description: json.RawMessage(`{}`), Grid: []string{"leader.imbalance.election.max.per.run"}}, "grid[0]", 0, "NAME="},
+		{"sweep base", PlanRequest{Description: json.RawMessage(`{}`), Grid: []string{"leader.imbalance.election.max.per.run=1,2"},
 			SweepBase: []string{"nope"}}, "sweepBase", 1, "nope"},
 	}
 	for _, c := range cases {
@@ -131,7 +211,7 @@ func TestLabPlanNamesTheFieldOfBadInput(t *testing.T) {
 		})
 	}
 	// A paste with a bad line still lists every line's fate beside it.
-	p := plan(t, b, LabPlanRequest{Description: json.RawMessage(`{}`), Properties: "min.insync.replicas=2\nlog.dirs /data\nlog.dirs=/data\n"})
+	p := plan(t, b, PlanRequest{Description: json.RawMessage(`{}`), Properties: "min.insync.replicas=2\nlog.dirs /data\nlog.dirs=/data\n"})
 	require.NotNil(t, p.Properties)
 	var statuses []lab.LineStatus
 	for _, l := range p.Properties.Lines {
@@ -141,8 +221,8 @@ func TestLabPlanNamesTheFieldOfBadInput(t *testing.T) {
 }
 
 func TestLabPlanAddsThePastedConfigs(t *testing.T) {
-	b := New(Info{})
-	p := plan(t, b, LabPlanRequest{Description: json.RawMessage(`{}`), Properties: "leader.imbalance.check.interval.seconds=120\nsocket.send.buffer.bytes=1024\n"})
+	b := newBridge()
+	p := plan(t, b, PlanRequest{Description: json.RawMessage(`{}`), Properties: "leader.imbalance.check.interval.seconds=120\nsocket.send.buffer.bytes=1024\n"})
 	require.Empty(t, p.Errors)
 	assert.Contains(t, p.Description.Config, lab.Override{Name: "leader.imbalance.check.interval.seconds", Value: "120"})
 	assert.Contains(t, p.Scenario, `"leader.imbalance.check.interval.seconds": 120`)
@@ -156,18 +236,18 @@ func TestLabRunsInSlicesGiveTheCLIComparison(t *testing.T) {
 		t.Skip("runs the small preset four times")
 	}
 	desc := json.RawMessage(`{"preset":"small","duration_ms":1200000}`)
-	p := plan(t, New(Info{}), LabPlanRequest{Description: desc, Policies: defaultPolicyRequests()})
+	p := plan(t, newBridge(), PlanRequest{Description: desc, Policies: defaultPolicyRequests()})
 	require.Empty(t, p.Errors)
-	workers := []*Bridge{New(Info{}), New(Info{})}
-	results := make([]LabResultBody, len(p.Runs))
+	workers := []*bridge.Bridge{newBridge(), newBridge()}
+	results := make([]ResultBody, len(p.Runs))
 	for i, doc := range p.Runs {
 		results[i] = runInWorker(t, workers[i], int64(i+1), doc, 45_000)
 	}
 	base := results[p.Compare.Baseline]
 	var got [][]lab.Verdict
 	for i, pol := range p.Compare.Policies {
-		j := okBody[LabJudgeBody](t, workers[pol.Run], labMsg(t, "lab.judge", LabJudgeRequest{IDs: []int64{int64(pol.Run + 1)},
-			Baseline: &LabBaseline{RecoveryTimeMs: base.Summary.RecoveryTimeMs, Violation: base.Result.Violation}}))
+		j := okBody[JudgeBody](t, workers[pol.Run], labMsg(t, "lab.judge", JudgeRequest{IDs: []int64{int64(pol.Run + 1)},
+			Baseline: &Baseline{RecoveryTimeMs: base.Summary.RecoveryTimeMs, Violation: base.Result.Violation}}))
 		require.Len(t, j.Verdicts, 1, "policy %d", i)
 		got = append(got, j.Verdicts[0])
 	}
@@ -184,18 +264,18 @@ func TestLabRunsInSlicesGiveTheCLIComparison(t *testing.T) {
 	}
 
 	// The export from the page's figures is the CLI's JSON, byte for byte.
-	req := LabExportRequest{Kind: "compare", Format: "json", Seed: want.Seed, Baseline: base.Summary}
+	req := ExportRequest{Kind: "compare", Format: "json", Seed: want.Seed, Baseline: base.Summary}
 	for i, pol := range p.Compare.Policies {
 		r := results[pol.Run]
-		req.Policies = append(req.Policies, LabExportRun{Name: pol.Name, Overrides: pol.Overrides, Summary: r.Summary,
+		req.Policies = append(req.Policies, ExportRun{Name: pol.Name, Overrides: pol.Overrides, Summary: r.Summary,
 			Violation: r.Result.Violation, Series: &r.Result.Series, Verdicts: got[i]})
 	}
 	var cli bytes.Buffer
 	require.NoError(t, want.WriteJSON(&cli))
-	assert.Equal(t, cli.String(), okBody[LabExportBody](t, workers[0], labMsg(t, "lab.export", req)).Text)
+	assert.Equal(t, cli.String(), okBody[ExportBody](t, workers[0], labMsg(t, "lab.export", req)).Text)
 
 	req.Format = "csv"
-	csvText := okBody[LabExportBody](t, workers[0], labMsg(t, "lab.export", req)).Text
+	csvText := okBody[ExportBody](t, workers[0], labMsg(t, "lab.export", req)).Text
 	lines := strings.Split(strings.TrimSpace(csvText), "\n")
 	require.Len(t, lines, 3, csvText)
 	assert.True(t, strings.HasPrefix(lines[0], "policy,overrides,unfenced_at_ms,"), lines[0])
@@ -211,27 +291,27 @@ func TestLabSweepExportMatchesTheCLI(t *testing.T) {
 		t.Skip("runs a small sweep")
 	}
 	desc := json.RawMessage(`{"preset":"small","duration_ms":900000}`)
-	req := LabPlanRequest{Description: desc, Grid: []string{"leader.imbalance.election.max.per.run=10,500"},
+	req := PlanRequest{Description: desc, Grid: []string{"leader.imbalance.election.max.per.run=10,500"},
 		SweepBase: []string{"leader.imbalance.election.algorithm=wait-for-sync"}}
-	b := New(Info{})
+	b := newBridge()
 	p := plan(t, b, req)
 	require.Empty(t, p.Errors)
 	require.NotNil(t, p.Sweep)
 	require.Len(t, p.Sweep.Cells, 2)
 	assert.Len(t, p.Runs, 3, "two cells and their one shared baseline")
-	results := make([]LabResultBody, len(p.Runs))
+	results := make([]ResultBody, len(p.Runs))
 	for i, doc := range p.Runs {
 		results[i] = runInWorker(t, b, int64(100+i), doc, 600_000)
 	}
-	exp := LabExportRequest{Kind: "sweep", Format: "csv", Axes: p.Sweep.Axes}
+	exp := ExportRequest{Kind: "sweep", Format: "csv", Axes: p.Sweep.Axes}
 	for _, c := range p.Sweep.Cells {
 		base := results[c.Baseline]
-		j := okBody[LabJudgeBody](t, b, labMsg(t, "lab.judge", LabJudgeRequest{IDs: []int64{int64(100 + c.Run)},
-			Baseline: &LabBaseline{RecoveryTimeMs: base.Summary.RecoveryTimeMs}}))
-		exp.Cells = append(exp.Cells, LabExportCell{Cell: c.Cell, Values: c.Values, Baseline: base.Summary,
-			Run: LabExportRun{Summary: results[c.Run].Summary, Violation: results[c.Run].Result.Violation, Verdicts: j.Verdicts[0]}})
+		j := okBody[JudgeBody](t, b, labMsg(t, "lab.judge", JudgeRequest{IDs: []int64{int64(100 + c.Run)},
+			Baseline: &Baseline{RecoveryTimeMs: base.Summary.RecoveryTimeMs}}))
+		exp.Cells = append(exp.Cells, ExportCell{Cell: c.Cell, Values: c.Values, Baseline: base.Summary,
+			Run: ExportRun{Summary: results[c.Run].Summary, Violation: results[c.Run].Result.Violation, Verdicts: j.Verdicts[0]}})
 	}
-	got := okBody[LabExportBody](t, b, labMsg(t, "lab.export", exp)).Text
+	got := okBody[ExportBody](t, b, labMsg(t, "lab.export", exp)).Text
 
 	d, err := lab.ParseDescription([]byte(`{"lab":` + string(desc) + `}`))
 	require.NoError(t, err)
@@ -253,19 +333,19 @@ func TestLabSweepExportMatchesTheCLI(t *testing.T) {
 }
 
 func TestLabRunMessagesRefuseMisuse(t *testing.T) {
-	b := New(Info{})
+	b := newBridge()
 	r, _ := call(t, b, `{"id":1,"type":"lab.run.step","body":{"ms":1000}}`)
 	require.False(t, r.OK)
 	assert.Contains(t, r.Error.Message, "lab.run.start first")
 	r, _ = call(t, b, `{"id":1,"type":"lab.run.start","body":{"id":1,"scenario":"{}"}}`)
 	require.False(t, r.OK, "not a cluster-mode scenario")
 	r, _ = call(t, b, `{"id":1,"type":"lab.run.start","body":{"id":0,"scenario":"{}"}}`)
-	assert.Equal(t, CodeBadRequest, r.Error.Code)
+	assert.Equal(t, bridge.CodeBadRequest, r.Error.Code)
 
-	p := plan(t, b, LabPlanRequest{Description: json.RawMessage(`{"preset":"small"}`)})
-	okBody[LabProgressBody](t, b, labMsg(t, "lab.run.start", LabStartRequest{ID: 9, Scenario: p.Scenario}))
+	p := plan(t, b, PlanRequest{Description: json.RawMessage(`{"preset":"small"}`)})
+	okBody[ProgressBody](t, b, labMsg(t, "lab.run.start", StartRequest{ID: 9, Scenario: p.Scenario}))
 	r, _ = call(t, b, `{"id":1,"type":"lab.run.step","body":{"ms":0}}`)
-	assert.Equal(t, CodeBadRequest, r.Error.Code)
+	assert.Equal(t, bridge.CodeBadRequest, r.Error.Code)
 	r, _ = call(t, b, `{"id":1,"type":"lab.run.result"}`)
 	require.False(t, r.OK)
 	assert.Contains(t, r.Error.Message, "step it to its end first")
@@ -273,6 +353,6 @@ func TestLabRunMessagesRefuseMisuse(t *testing.T) {
 	require.False(t, r.OK)
 	assert.Contains(t, r.Error.Message, "no finished run 9")
 	r, _ = call(t, b, `{"id":1,"type":"lab.export","body":{"kind":"compare","format":"xml"}}`)
-	assert.Equal(t, CodeBadRequest, r.Error.Code)
+	assert.Equal(t, bridge.CodeBadRequest, r.Error.Code)
 	assert.Contains(t, r.Error.Message, "format")
 }

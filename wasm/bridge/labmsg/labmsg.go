@@ -1,13 +1,18 @@
-package bridge
-
-// The lab.* messages: the config lab page (web/ts/lab) on top of package lab. The page plans
-// with lab.plan (which is also its validation: every field-named error comes from here), then
-// spreads the plan's distinct runs over its own Web Workers, one run per worker at a time,
-// each stepped in slices (lab.run.start, lab.run.step...) so that the page can show progress
-// and cancel between slices. Results stay in the worker that ran them until the page judges
-// them against their immediate baseline (lab.judge), which may have run in another worker.
-// Exports (lab.export) take the figures back and write them with lab's own writers, so that a
-// file from the page reads exactly like one from `kraftlab lab` or `kraftlab sweep`.
+// Package labmsg answers the config lab page's lab.* messages (web/PROTOCOL.md, "The config
+// lab") on top of package lab. It registers them on a bridge.Bridge through its public
+// Register API, so that the lab page's own wasm (wasm/cmd/kraftlab-lab-wasm) links the lab and
+// not the playground's simulation session and lessons, and the playground's wasm does not link
+// the lab (README, "The playground": what is linked where).
+//
+// The page plans with lab.plan (which is also its validation: every field-named error comes
+// from here), then spreads the plan's distinct runs over its own Web Workers, one run per
+// worker at a time, each stepped in slices (lab.run.start, lab.run.step...) so that the page
+// can show progress and cancel between slices. Results stay in the worker that ran them until
+// the page judges them against their immediate baseline (lab.judge), which may have run in
+// another worker. Exports (lab.export) take the figures back and write them with lab's own
+// writers, so that a file from the page reads exactly like one from `kraftlab lab` or
+// `kraftlab sweep`.
+package labmsg
 
 import (
 	"bytes"
@@ -15,12 +20,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/lab"
+	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
 
 // maxLabResults bounds the results a worker keeps for lab.judge: a 400-cell sweep on one
@@ -38,8 +43,9 @@ type labState struct {
 	order []int64
 }
 
-// registerLab adds the lab.* messages to a bridge.
-func registerLab(b *Bridge) {
+// Register adds the lab.* messages to a bridge, with one lab session (the run being stepped
+// and the results not judged yet) shared by them.
+func Register(b *bridge.Bridge) {
 	l := &labState{results: map[int64]*lab.RunResult{}}
 	b.Register("lab.presets", labPresets)
 	b.Register("lab.plan", labPlan)
@@ -51,14 +57,14 @@ func registerLab(b *Bridge) {
 	b.Register("lab.export", labExport)
 }
 
-// LabPreset is one preset in the lab.presets reply.
-type LabPreset struct {
+// Preset is one preset in the lab.presets reply.
+type Preset struct {
 	Name        string           `json:"name"`
 	Description *lab.Description `json:"description"`
 }
 
-// LabAssumption is one uncertain model parameter in the lab.presets reply.
-type LabAssumption struct {
+// Assumption is one uncertain model parameter in the lab.presets reply.
+type Assumption struct {
 	Key      string   `json:"key"`
 	Names    []string `json:"names"`
 	Low      float64  `json:"low"`
@@ -68,32 +74,32 @@ type LabAssumption struct {
 	Drives   []string `json:"drives"`
 }
 
-// LabPresetsBody is the reply to lab.presets: what the page's form starts from.
-type LabPresetsBody struct {
-	Presets []LabPreset `json:"presets"`
+// PresetsBody is the reply to lab.presets: what the page's form starts from.
+type PresetsBody struct {
+	Presets []Preset `json:"presets"`
 	// Policies are the comparison the page offers first: today's Kafka (the immediate
 	// baseline's own overrides, so that it runs once) and the KIP's example.
-	Policies    []lab.Policy    `json:"policies"`
-	Assumptions []LabAssumption `json:"assumptions"`
-	MaxCells    int             `json:"maxCells"`
-	MaxAxes     int             `json:"maxAxes"`
-	SampleMs    int             `json:"sampleMs"`
+	Policies    []lab.Policy `json:"policies"`
+	Assumptions []Assumption `json:"assumptions"`
+	MaxCells    int          `json:"maxCells"`
+	MaxAxes     int          `json:"maxAxes"`
+	SampleMs    int          `json:"sampleMs"`
 }
 
 func labPresets(body json.RawMessage) (any, error) {
-	if err := Decode(body, &struct{}{}); err != nil {
+	if err := bridge.Decode(body, &struct{}{}); err != nil {
 		return nil, err
 	}
-	out := LabPresetsBody{Policies: labDefaultPolicies(), MaxCells: lab.MaxCells, MaxAxes: lab.MaxAxes, SampleMs: lab.SampleMs}
+	out := PresetsBody{Policies: labDefaultPolicies(), MaxCells: lab.MaxCells, MaxAxes: lab.MaxAxes, SampleMs: lab.SampleMs}
 	for _, n := range lab.PresetNames() {
 		d, err := lab.Preset(n)
 		if err != nil {
 			return nil, err
 		}
-		out.Presets = append(out.Presets, LabPreset{Name: n, Description: d})
+		out.Presets = append(out.Presets, Preset{Name: n, Description: d})
 	}
 	for _, a := range lab.Assumptions {
-		out.Assumptions = append(out.Assumptions, LabAssumption{Key: a.Key, Names: a.Names, Low: a.Low, High: a.High,
+		out.Assumptions = append(out.Assumptions, Assumption{Key: a.Key, Names: a.Names, Low: a.Low, High: a.High,
 			Relative: a.Relative, Source: a.Source, Drives: a.Drives})
 	}
 	return out, nil
@@ -108,21 +114,21 @@ func labDefaultPolicies() []lab.Policy {
 	return ps
 }
 
-// LabPolicyRequest is a policy as the page's form holds it: overrides as NAME=VALUE lines.
-type LabPolicyRequest struct {
+// PolicyRequest is a policy as the page's form holds it: overrides as NAME=VALUE lines.
+type PolicyRequest struct {
 	Name      string   `json:"name"`
 	Overrides []string `json:"overrides"`
 }
 
-// LabPlanRequest is the body of lab.plan.
-type LabPlanRequest struct {
+// PlanRequest is the body of lab.plan.
+type PlanRequest struct {
 	// Description is a lab description ({"preset": ..., "brokers": ...}, the inside of a
 	// description file); fields it leaves out keep the preset's (default small).
 	Description json.RawMessage `json:"description"`
 	// Properties is a pasted server.properties or kafka-configs.sh --describe output; its used
 	// lines are added to the description's configs.
-	Properties string             `json:"properties,omitempty"`
-	Policies   []LabPolicyRequest `json:"policies,omitempty"`
+	Properties string          `json:"properties,omitempty"`
+	Policies   []PolicyRequest `json:"policies,omitempty"`
 	// Sensitivity lists the assumptions to vary (by key); "all" varies every one.
 	Sensitivity []string `json:"sensitivity,omitempty"`
 	// Grid holds one or two axes as NAME=v1,v2 or NAME=FROM..TO:STEP; SweepBase the overrides
@@ -131,31 +137,31 @@ type LabPlanRequest struct {
 	SweepBase []string `json:"sweepBase,omitempty"`
 }
 
-// LabFieldError is one problem with the page's input, named by the form field it belongs to
+// FieldError is one problem with the page's input, named by the form field it belongs to
 // (a description field such as "topics[0].partitions", "properties", "policies[1]",
 // "grid[0]", "grid", "sweepBase").
-type LabFieldError struct {
+type FieldError struct {
 	Field   string `json:"field"`
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message"`
 }
 
-// LabPolicyPlan is one policy of a planned comparison.
-type LabPolicyPlan struct {
+// PolicyPlan is one policy of a planned comparison.
+type PolicyPlan struct {
 	Name      string         `json:"name"`
 	Overrides []lab.Override `json:"overrides"`
 	// Run indexes the plan's runs.
 	Run int `json:"run"`
 }
 
-// LabComparePlan is a comparison: each policy's run and the immediate baseline's.
-type LabComparePlan struct {
-	Policies []LabPolicyPlan `json:"policies"`
-	Baseline int             `json:"baseline"`
+// ComparePlan is a comparison: each policy's run and the immediate baseline's.
+type ComparePlan struct {
+	Policies []PolicyPlan `json:"policies"`
+	Baseline int          `json:"baseline"`
 }
 
-// LabVariantPlan is the comparison again with one assumption at its low or high value.
-type LabVariantPlan struct {
+// VariantPlan is the comparison again with one assumption at its low or high value.
+type VariantPlan struct {
 	Assumption string         `json:"assumption"`
 	Side       string         `json:"side"`
 	Overrides  []lab.Override `json:"overrides"`
@@ -164,23 +170,23 @@ type LabVariantPlan struct {
 	Baseline int   `json:"baseline"`
 }
 
-// LabCellPlan is one cell of a sweep.
-type LabCellPlan struct {
+// CellPlan is one cell of a sweep.
+type CellPlan struct {
 	Cell     int      `json:"cell"`
 	Values   []string `json:"values"`
 	Run      int      `json:"run"`
 	Baseline int      `json:"baseline"`
 }
 
-// LabSweepPlan is a sweep's grid.
-type LabSweepPlan struct {
-	Axes  []lab.Axis    `json:"axes"`
-	Cells []LabCellPlan `json:"cells"`
+// SweepPlan is a sweep's grid.
+type SweepPlan struct {
+	Axes  []lab.Axis `json:"axes"`
+	Cells []CellPlan `json:"cells"`
 }
 
-// LabPlanBody is the reply to lab.plan. With Errors, nothing else is filled: nothing may run.
-type LabPlanBody struct {
-	Errors []LabFieldError `json:"errors"`
+// PlanBody is the reply to lab.plan. With Errors, nothing else is filled: nothing may run.
+type PlanBody struct {
+	Errors []FieldError `json:"errors"`
 	// Description is the effective description (preset filled in, pasted configs added).
 	Description *lab.Description `json:"description,omitempty"`
 	// Scenario is the description as a cluster-mode scenario file.
@@ -188,10 +194,10 @@ type LabPlanBody struct {
 	Properties *lab.Properties `json:"properties,omitempty"`
 	// Runs are the distinct scenario files to run (each a file `kraftlab run` replays); the
 	// parts below index them, so a run two parts share runs once.
-	Runs        []string         `json:"runs"`
-	Compare     *LabComparePlan  `json:"compare,omitempty"`
-	Sensitivity []LabVariantPlan `json:"sensitivity,omitempty"`
-	Sweep       *LabSweepPlan    `json:"sweep,omitempty"`
+	Runs        []string      `json:"runs"`
+	Compare     *ComparePlan  `json:"compare,omitempty"`
+	Sensitivity []VariantPlan `json:"sensitivity,omitempty"`
+	Sweep       *SweepPlan    `json:"sweep,omitempty"`
 }
 
 // runSet collects distinct scenario files in first-seen order.
@@ -210,13 +216,13 @@ func (s *runSet) add(doc []byte) int {
 }
 
 func labPlan(body json.RawMessage) (any, error) {
-	var req LabPlanRequest
-	if err := Decode(body, &req); err != nil {
+	var req PlanRequest
+	if err := bridge.Decode(body, &req); err != nil {
 		return nil, err
 	}
-	out := &LabPlanBody{Errors: []LabFieldError{}, Runs: []string{}}
+	out := &PlanBody{Errors: []FieldError{}, Runs: []string{}}
 	fail := func(field string, line int, err error) (any, error) {
-		out.Errors = append(out.Errors, LabFieldError{Field: field, Line: line, Message: err.Error()})
+		out.Errors = append(out.Errors, FieldError{Field: field, Line: line, Message: err.Error()})
 		out.Description, out.Scenario, out.Runs, out.Compare, out.Sensitivity, out.Sweep = nil, "", []string{}, nil, nil, nil
 		return out, nil
 	}
@@ -230,7 +236,7 @@ func labPlan(body json.RawMessage) (any, error) {
 		out.Properties = p
 		for _, ln := range p.Lines {
 			if ln.Status == lab.Invalid {
-				out.Errors = append(out.Errors, LabFieldError{Field: "properties", Line: ln.Line,
+				out.Errors = append(out.Errors, FieldError{Field: "properties", Line: ln.Line,
 					Message: fmt.Sprintf("line %d: %s", ln.Line, ln.Reason)})
 			}
 		}
@@ -269,7 +275,7 @@ func labPlan(body json.RawMessage) (any, error) {
 		if err != nil {
 			return fail(err.field, 0, err.err)
 		}
-		out.Compare = &LabComparePlan{Policies: cmp.policies, Baseline: cmp.baseline}
+		out.Compare = &ComparePlan{Policies: cmp.policies, Baseline: cmp.baseline}
 		keys := req.Sensitivity
 		if len(keys) == 1 && keys[0] == "all" {
 			keys = lab.AssumptionKeys()
@@ -287,7 +293,7 @@ func labPlan(body json.RawMessage) (any, error) {
 				if perr != nil {
 					return fail(perr.field, 0, perr.err)
 				}
-				vp := LabVariantPlan{Assumption: k, Side: side.name, Overrides: side.ovs, Baseline: v.baseline}
+				vp := VariantPlan{Assumption: k, Side: side.name, Overrides: side.ovs, Baseline: v.baseline}
 				for _, p := range v.policies {
 					vp.Runs = append(vp.Runs, p.Run)
 				}
@@ -325,7 +331,7 @@ func labPlan(body json.RawMessage) (any, error) {
 			return fail(field, 0, err)
 		}
 		imm := lab.ImmediateOverrides()
-		sp := &LabSweepPlan{Axes: s.Axes}
+		sp := &SweepPlan{Axes: s.Axes}
 		for i, c := range s.Cells {
 			cd, err := s.CellScenario(i)
 			if err != nil {
@@ -335,7 +341,7 @@ func labPlan(body json.RawMessage) (any, error) {
 			if err != nil {
 				return fail("grid", 0, err)
 			}
-			sp.Cells = append(sp.Cells, LabCellPlan{Cell: c.Index, Values: c.Values, Run: runs.add(cd), Baseline: runs.add(bd)})
+			sp.Cells = append(sp.Cells, CellPlan{Cell: c.Index, Values: c.Values, Run: runs.add(cd), Baseline: runs.add(bd)})
 		}
 		out.Sweep = sp
 	}
@@ -366,8 +372,8 @@ func labDescription(raw json.RawMessage) (*lab.Description, string, error) {
 	}
 	// lab wraps a wrong JSON type (text for a number, a negative seed) as text: read the path
 	// back out of encoding/json's wording.
-	if m := jsonFieldError.FindStringSubmatch(err.Error()); m != nil {
-		return nil, m[2], fmt.Errorf("%s: invalid value: want %s, got JSON %s", m[2], jsonTypeName(m[3]), m[1])
+	if jsonType, path, goType, ok := jsonFieldError(err.Error()); ok {
+		return nil, path, fmt.Errorf("%s: invalid value: want %s, got JSON %s", path, jsonTypeName(goType), jsonType)
 	}
 	if strings.Contains(err.Error(), "preset") {
 		return nil, "preset", err
@@ -375,9 +381,48 @@ func labDescription(raw json.RawMessage) (*lab.Description, string, error) {
 	return nil, "description", err
 }
 
-// jsonFieldError matches encoding/json's "cannot unmarshal string into Go struct field
-// Description.topics.partitions of type int".
-var jsonFieldError = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct field Description\.([\w.\[\]]+) of type (\w+)`)
+// jsonFieldError reads encoding/json's "cannot unmarshal string into Go struct field
+// Description.topics.partitions of type int" (its first such phrase in msg): the JSON type,
+// the field's path below Description and the Go type. It is written out by hand rather than as
+// a regexp because package regexp and its Unicode tables would add 80 KB (brotli) to the lab
+// page's wasm; labmsg_test.go checks it against the regexp it replaces.
+func jsonFieldError(msg string) (jsonType, path, goType string, ok bool) {
+	const lead, field, of = "cannot unmarshal ", " into Go struct field Description.", " of type "
+	for {
+		i := strings.Index(msg, lead)
+		if i < 0 {
+			return "", "", "", false
+		}
+		msg = msg[i+len(lead):]
+		j := span(msg, isWordByte)
+		rest, ok := strings.CutPrefix(msg[j:], field)
+		if j == 0 || !ok {
+			continue
+		}
+		p := span(rest, func(c byte) bool { return isWordByte(c) || c == '.' || c == '[' || c == ']' })
+		tail, ok := strings.CutPrefix(rest[p:], of)
+		if p == 0 || !ok {
+			continue
+		}
+		if t := span(tail, isWordByte); t > 0 {
+			return msg[:j], rest[:p], tail[:t], true
+		}
+	}
+}
+
+// span is the length of the run of bytes that starts s and satisfies in.
+func span(s string, in func(byte) bool) int {
+	n := 0
+	for n < len(s) && in(s[n]) {
+		n++
+	}
+	return n
+}
+
+// isWordByte is a regexp's \w: an ASCII letter, digit or underscore.
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
 
 // jsonTypeName says a Go type the way the form's reader thinks of it.
 func jsonTypeName(goType string) string {
@@ -412,8 +457,8 @@ func labOverrides(lines []string) ([]lab.Override, int, error) {
 	return out, 0, nil
 }
 
-type comparePlan struct {
-	policies []LabPolicyPlan
+type plannedCompare struct {
+	policies []PolicyPlan
 	baseline int
 }
 
@@ -424,15 +469,15 @@ type planError struct {
 
 // planCompare writes each policy's scenario (extra overrides first, as RunSensitivity does)
 // and the immediate baseline's, and adds them to runs.
-func planCompare(doc []byte, policies []lab.Policy, extra []lab.Override, runs *runSet) (*comparePlan, *planError) {
-	cp := &comparePlan{}
+func planCompare(doc []byte, policies []lab.Policy, extra []lab.Override, runs *runSet) (*plannedCompare, *planError) {
+	cp := &plannedCompare{}
 	for i, p := range policies {
 		ovs := append(append([]lab.Override(nil), extra...), p.Overrides...)
 		d, err := lab.ApplyOverrides(doc, ovs)
 		if err != nil {
 			return nil, &planError{fmt.Sprintf("policies[%d]", i), fmt.Errorf("policy %q: %w", p.Name, err)}
 		}
-		cp.policies = append(cp.policies, LabPolicyPlan{Name: p.Name, Overrides: p.Overrides, Run: runs.add(d)})
+		cp.policies = append(cp.policies, PolicyPlan{Name: p.Name, Overrides: p.Overrides, Run: runs.add(d)})
 	}
 	bd, err := lab.ApplyOverrides(doc, append(append([]lab.Override(nil), extra...), lab.ImmediateOverrides()...))
 	if err != nil {
@@ -442,16 +487,16 @@ func planCompare(doc []byte, policies []lab.Policy, extra []lab.Override, runs *
 	return cp, nil
 }
 
-// LabStartRequest is the body of lab.run.start.
-type LabStartRequest struct {
+// StartRequest is the body of lab.run.start.
+type StartRequest struct {
 	// ID is the page's name for the run (a positive integer): lab.run.result keeps the result
 	// under it for lab.judge.
 	ID       int64  `json:"id"`
 	Scenario string `json:"scenario"`
 }
 
-// LabProgressBody is the reply to lab.run.start and lab.run.step.
-type LabProgressBody struct {
+// ProgressBody is the reply to lab.run.start and lab.run.step.
+type ProgressBody struct {
 	ID         int64 `json:"id"`
 	NowMs      int64 `json:"nowMs"`
 	DurationMs int64 `json:"durationMs"`
@@ -459,12 +504,12 @@ type LabProgressBody struct {
 }
 
 func (l *labState) start(body json.RawMessage) (any, error) {
-	var req LabStartRequest
-	if err := Decode(body, &req); err != nil {
+	var req StartRequest
+	if err := bridge.Decode(body, &req); err != nil {
 		return nil, err
 	}
 	if req.ID <= 0 {
-		return nil, BadRequest("id: invalid value %d: a positive integer", req.ID)
+		return nil, bridge.BadRequest("id: invalid value %d: a positive integer", req.ID)
 	}
 	r, err := lab.NewRunner([]byte(req.Scenario))
 	if err != nil {
@@ -474,23 +519,23 @@ func (l *labState) start(body json.RawMessage) (any, error) {
 	return l.progress(), nil
 }
 
-func (l *labState) progress() LabProgressBody {
-	return LabProgressBody{ID: l.runID, NowMs: l.runner.NowMs(), DurationMs: l.runner.DurationMs(), Done: l.runner.Done()}
+func (l *labState) progress() ProgressBody {
+	return ProgressBody{ID: l.runID, NowMs: l.runner.NowMs(), DurationMs: l.runner.DurationMs(), Done: l.runner.Done()}
 }
 
-// LabStepRequest is the body of lab.run.step.
-type LabStepRequest struct {
+// StepRequest is the body of lab.run.step.
+type StepRequest struct {
 	// Ms is the scenario time to let pass, 1 ms to a day.
 	Ms int64 `json:"ms"`
 }
 
 func (l *labState) step(body json.RawMessage) (any, error) {
-	var req LabStepRequest
-	if err := Decode(body, &req); err != nil {
+	var req StepRequest
+	if err := bridge.Decode(body, &req); err != nil {
 		return nil, err
 	}
 	if req.Ms < 1 || req.Ms > 86_400_000 {
-		return nil, BadRequest("ms: invalid value %d: from 1 to 86400000 (a day)", req.Ms)
+		return nil, bridge.BadRequest("ms: invalid value %d: from 1 to 86400000 (a day)", req.Ms)
 	}
 	if l.runner == nil {
 		return nil, errors.New("no lab run: send lab.run.start first")
@@ -501,15 +546,15 @@ func (l *labState) step(body json.RawMessage) (any, error) {
 	return l.progress(), nil
 }
 
-// LabResultBody is the reply to lab.run.result: the run's figures and series.
-type LabResultBody struct {
+// ResultBody is the reply to lab.run.result: the run's figures and series.
+type ResultBody struct {
 	ID      int64           `json:"id"`
 	Summary lab.SummaryJSON `json:"summary"`
 	Result  *lab.RunResult  `json:"result"`
 }
 
 func (l *labState) result(body json.RawMessage) (any, error) {
-	if err := Decode(body, &struct{}{}); err != nil {
+	if err := bridge.Decode(body, &struct{}{}); err != nil {
 		return nil, err
 	}
 	if l.runner == nil {
@@ -529,38 +574,38 @@ func (l *labState) result(body json.RawMessage) (any, error) {
 	}
 	// The runner holds the whole cluster; the result is all that is needed from here on.
 	l.runner = nil
-	return LabResultBody{ID: l.runID, Summary: lab.SummaryOf(r.Summary), Result: r}, nil
+	return ResultBody{ID: l.runID, Summary: lab.SummaryOf(r.Summary), Result: r}, nil
 }
 
-// LabBaseline is what the recovery criterion needs of the immediate run, which may have run
+// Baseline is what the recovery criterion needs of the immediate run, which may have run
 // in another worker.
-type LabBaseline struct {
+type Baseline struct {
 	RecoveryTimeMs int64  `json:"recovery_time_ms"`
 	Violation      string `json:"violation,omitempty"`
 }
 
-// LabJudgeRequest is the body of lab.judge.
-type LabJudgeRequest struct {
+// JudgeRequest is the body of lab.judge.
+type JudgeRequest struct {
 	IDs []int64 `json:"ids"`
 	// Baseline is the immediate run's figures; absent, the recovery criterion is not measured.
-	Baseline *LabBaseline `json:"baseline,omitempty"`
+	Baseline *Baseline `json:"baseline,omitempty"`
 }
 
-// LabJudgeBody is the reply to lab.judge: the verdicts of each run, in the request's order.
-type LabJudgeBody struct {
+// JudgeBody is the reply to lab.judge: the verdicts of each run, in the request's order.
+type JudgeBody struct {
 	Verdicts [][]lab.Verdict `json:"verdicts"`
 }
 
 func (l *labState) judge(body json.RawMessage) (any, error) {
-	var req LabJudgeRequest
-	if err := Decode(body, &req); err != nil {
+	var req JudgeRequest
+	if err := bridge.Decode(body, &req); err != nil {
 		return nil, err
 	}
 	var base *lab.RunResult
 	if req.Baseline != nil {
 		base = &lab.RunResult{Violation: req.Baseline.Violation, Summary: cluster.Summary{RecoveryTimeMs: req.Baseline.RecoveryTimeMs}}
 	}
-	out := LabJudgeBody{Verdicts: [][]lab.Verdict{}}
+	out := JudgeBody{Verdicts: [][]lab.Verdict{}}
 	for _, id := range req.IDs {
 		r, ok := l.results[id]
 		if !ok {
@@ -575,7 +620,7 @@ func (l *labState) drop(body json.RawMessage) (any, error) {
 	var req struct {
 		IDs []int64 `json:"ids"`
 	}
-	if err := Decode(body, &req); err != nil {
+	if err := bridge.Decode(body, &req); err != nil {
 		return nil, err
 	}
 	if req.IDs == nil {
@@ -595,9 +640,9 @@ func (l *labState) drop(body json.RawMessage) (any, error) {
 	return struct{}{}, nil
 }
 
-// LabExportRun is one run's figures as the page holds them (from lab.run.result and
+// ExportRun is one run's figures as the page holds them (from lab.run.result and
 // lab.judge).
-type LabExportRun struct {
+type ExportRun struct {
 	Name      string          `json:"name,omitempty"`
 	Overrides []lab.Override  `json:"overrides,omitempty"`
 	Summary   lab.SummaryJSON `json:"summary"`
@@ -606,46 +651,46 @@ type LabExportRun struct {
 	Verdicts  []lab.Verdict   `json:"verdicts"`
 }
 
-// LabExportCell is one sweep cell as the page holds it.
-type LabExportCell struct {
+// ExportCell is one sweep cell as the page holds it.
+type ExportCell struct {
 	Cell     int             `json:"cell"`
 	Values   []string        `json:"values"`
-	Run      LabExportRun    `json:"run"`
+	Run      ExportRun       `json:"run"`
 	Baseline lab.SummaryJSON `json:"baseline"`
 }
 
-// LabExportRequest is the body of lab.export.
-type LabExportRequest struct {
+// ExportRequest is the body of lab.export.
+type ExportRequest struct {
 	// Kind is "compare" or "sweep"; Format "csv" or "json".
 	Kind   string `json:"kind"`
 	Format string `json:"format"`
 	// Seed, Baseline and Policies describe a comparison.
 	Seed     uint64          `json:"seed,omitempty"`
 	Baseline lab.SummaryJSON `json:"baseline"`
-	Policies []LabExportRun  `json:"policies,omitempty"`
+	Policies []ExportRun     `json:"policies,omitempty"`
 	// Axes and Cells describe a sweep.
-	Axes  []lab.Axis      `json:"axes,omitempty"`
-	Cells []LabExportCell `json:"cells,omitempty"`
+	Axes  []lab.Axis   `json:"axes,omitempty"`
+	Cells []ExportCell `json:"cells,omitempty"`
 }
 
-// LabExportBody is the reply to lab.export: the file's text.
-type LabExportBody struct {
+// ExportBody is the reply to lab.export: the file's text.
+type ExportBody struct {
 	Text string `json:"text"`
 }
 
 func labExport(body json.RawMessage) (any, error) {
-	var req LabExportRequest
-	if err := Decode(body, &req); err != nil {
+	var req ExportRequest
+	if err := bridge.Decode(body, &req); err != nil {
 		return nil, err
 	}
 	if req.Format != "csv" && req.Format != "json" {
-		return nil, BadRequest("format: invalid value %q: one of csv, json", req.Format)
+		return nil, bridge.BadRequest("format: invalid value %q: one of csv, json", req.Format)
 	}
 	var buf bytes.Buffer
 	switch req.Kind {
 	case "compare":
 		if len(req.Policies) == 0 {
-			return nil, BadRequest("policies: a comparison has at least one policy")
+			return nil, bridge.BadRequest("policies: a comparison has at least one policy")
 		}
 		c := &lab.Comparison{Seed: req.Seed, Baseline: &lab.RunResult{Summary: summaryFrom(req.Baseline)}}
 		for _, p := range req.Policies {
@@ -666,12 +711,12 @@ func labExport(body json.RawMessage) (any, error) {
 		}
 	case "sweep":
 		if len(req.Axes) == 0 || len(req.Cells) == 0 {
-			return nil, BadRequest("axes, cells: a sweep has at least one axis and one cell")
+			return nil, bridge.BadRequest("axes, cells: a sweep has at least one axis and one cell")
 		}
 		s := &lab.Sweep{Axes: req.Axes}
 		for _, c := range req.Cells {
 			if len(c.Values) != len(req.Axes) {
-				return nil, BadRequest("cells[%d].values: %d values for %d axes", c.Cell, len(c.Values), len(req.Axes))
+				return nil, bridge.BadRequest("cells[%d].values: %d values for %d axes", c.Cell, len(c.Values), len(req.Axes))
 			}
 			s.Cells = append(s.Cells, lab.Cell{Index: c.Cell, Values: c.Values, Verdicts: c.Run.Verdicts,
 				Result:   &lab.RunResult{Summary: summaryFrom(c.Run.Summary), Violation: c.Run.Violation},
@@ -687,9 +732,9 @@ func labExport(body json.RawMessage) (any, error) {
 			return nil, err
 		}
 	default:
-		return nil, BadRequest("kind: invalid value %q: one of compare, sweep", req.Kind)
+		return nil, bridge.BadRequest("kind: invalid value %q: one of compare, sweep", req.Kind)
 	}
-	return LabExportBody{Text: buf.String()}, nil
+	return ExportBody{Text: buf.String()}, nil
 }
 
 // summaryFrom is lab.SummaryOf backwards: the writers only read these figures.

@@ -1,0 +1,34 @@
+//go:build js && wasm
+
+// Command kraftlab-lab-wasm is the program behind the config lab page (lab.html): each of the
+// page's Web Workers runs it (web/ts/worker.ts loads lab.wasm when started as
+// "worker.js?wasm=lab"). It answers hello and the lab.* messages of web/PROTOCOL.md, and
+// nothing of the playground's: it links package lab and the cluster, not the playground's
+// simulation session and lessons, which keeps it and the playground's kraftlab.wasm each
+// smaller than one program serving both. Build it with GOOS=js GOARCH=wasm; build.go does.
+package main
+
+import (
+	"os"
+
+	"github.com/hack-pad/safejs"
+
+	"github.com/kraftlab/kraftlab/wasm/bridge"
+	"github.com/kraftlab/kraftlab/wasm/bridge/labmsg"
+	"github.com/kraftlab/kraftlab/wasm/worker"
+)
+
+// version is stamped by build.go with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	b := bridge.NewCore(bridge.Info{Version: version})
+	labmsg.Register(b)
+	if _, err := worker.Serve(safejs.Global(), b); err != nil {
+		// Exiting makes worker.ts report the failure to the page, with this line in the report.
+		println("kraftlab-lab-wasm:", err.Error())
+		os.Exit(1)
+	}
+	// Keep the program alive: from here on it only runs inside onmessage callbacks.
+	select {}
+}
