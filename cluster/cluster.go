@@ -204,7 +204,12 @@ func validateSpec(spec *Spec) error {
 // and the preferred replica leading.
 func (c *Cluster) bootstrap(e *controller.Controller, nowMs int64) error {
 	base := e.Log().NextOffset()
-	var recs []metadata.Record
+	// Sized once for the partitions (a million at scale), with room for the rest.
+	n := 2 + len(c.spec.Brokers)
+	for _, t := range c.spec.Topics {
+		n += 1 + len(t.Configs) + min(max(t.PartitionCount, len(t.Replicas), 0), maxPartitionsHint)
+	}
+	recs := make([]metadata.Record, 0, n)
 	recs = append(recs, &metadata.FeatureLevelRecord{Name: config.EligibleLeaderReplicasVersion, FeatureLevel: c.spec.ElrVersion})
 	if c.spec.ElrVersion >= 1 {
 		// Kafka writes the cluster-level min.insync.replicas at bootstrap under ELR (KAFKA-16540).

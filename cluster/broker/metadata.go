@@ -90,14 +90,25 @@ func (f *Fleet) LoadSnapshot(id int32) error {
 // bootstrap of a million partitions does not copy them over and over.
 func (f *Fleet) reserve(entries []metadata.Entry) {
 	parts, reps := 0, 0
+	perBroker := make([]int, len(f.brokers))
 	for i := range entries {
 		if r, ok := entries[i].Record.(*metadata.PartitionRecord); ok && entries[i].Offset > f.published {
 			parts++
 			reps += len(r.Replicas)
+			for _, id := range r.Replicas {
+				if s, ok := f.slotOf[id]; ok {
+					perBroker[s]++
+				}
+			}
 		}
 	}
 	if parts == 0 {
 		return
+	}
+	// Each new partition queues one change for each broker holding a replica: sized once here,
+	// a bootstrap's queues are not copied over and over as append grows them by a quarter.
+	for s, n := range perBroker {
+		f.brokers[s].queue = growBy(f.brokers[s].queue, n)
 	}
 	f.rbase = growBy(f.rbase, parts)
 	f.rf = growBy(f.rf, parts)

@@ -3,6 +3,7 @@ package control
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/kraftlab/kraftlab/cluster/quorum"
 	"github.com/kraftlab/kraftlab/cluster/sim"
@@ -431,6 +432,15 @@ func (c *Controllers) leaderChange(e *quorum.Entry[metadata.Record]) metadata.Re
 func (c *Controllers) ledger(m *member, es []quorum.Entry[metadata.Record], entries []metadata.Entry) {
 	end := c.committedBase + int64(len(c.committed))
 	grew := len(c.committed)
+	if n := len(entries); n > 0 {
+		// A bootstrap commits a million entries at once: size the logs once rather than let
+		// append copy them over and over, growing them by a quarter at a time. Only entries
+		// past the committed end are new; other nodes commit the same ones again later.
+		if fresh := int(entries[n-1].Offset - end + 1); fresh >= bigCommit {
+			c.committed = slices.Grow(c.committed, fresh)
+			c.ents = slices.Grow(c.ents, fresh)
+		}
+	}
 	for i := range entries {
 		e := &entries[i]
 		switch {
@@ -461,6 +471,10 @@ func (c *Controllers) ledger(m *member, es []quorum.Entry[metadata.Record], entr
 		}
 	}
 }
+
+// bigCommit is the number of entries committed at once from which ledger sizes the committed
+// log up front.
+const bigCommit = 4096
 
 // trimCommitted drops the committed entries below the lowest offset any node may still commit:
 // a running node commits from its high watermark on, and a restarted one from its latest
@@ -760,7 +774,7 @@ func (c *Controllers) ship(m *member) {
 	if len(es) == 0 {
 		return
 	}
-	recs := c.recBuf[:0]
+	recs := slices.Grow(c.recBuf[:0], len(es)) // sized once: a bootstrap ships a million
 	var bytes int64
 	for i, e := range es {
 		b := RecordBytes(e.Record)

@@ -1,6 +1,9 @@
 package quorum
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // arena stores every entry ever written once, by id; node logs refer to entries by id. Committed
 // entries are identical on every node that holds them, so sharing them costs a hundred observers
@@ -26,6 +29,20 @@ func (a *arena[P]) add(e Entry[P]) int64 {
 	a.cum = append(a.cum, total+int64(e.Bytes))
 	return a.base + int64(len(a.ents)) - 1
 }
+
+// reserve makes room for n more entries when n is large (a bootstrap's batch of a million), so
+// that append does not copy the arena over and over as it grows it by a quarter. Small batches
+// leave growth to append, which keeps the spare capacity of a long run small.
+func (a *arena[P]) reserve(n int) {
+	if n < bigBatch {
+		return
+	}
+	a.ents = slices.Grow(a.ents, n)
+	a.cum = slices.Grow(a.cum, n)
+}
+
+// bigBatch is the batch size from which arena.reserve sizes the arena up front.
+const bigBatch = 4096
 
 func (a *arena[P]) get(id int64) *Entry[P] { return &a.ents[id-a.base] }
 
