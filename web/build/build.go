@@ -324,7 +324,12 @@ func bundle(root, out, wasmExec string) error {
 	}
 	worker := common
 	worker.Format = api.FormatIIFE
-	worker.EntryPointsAdvanced = []api.EntryPoint{{InputPath: "web/ts/worker.ts", OutputPath: "worker"}}
+	worker.EntryPointsAdvanced = []api.EntryPoint{
+		{InputPath: "web/ts/worker.ts", OutputPath: "worker"},
+		// The playground's boot script, a classic async script too: it starts the worker while
+		// the page is parsed (web/ts/boot.ts).
+		{InputPath: "web/ts/boot.ts", OutputPath: "boot"},
+	}
 	worker.Plugins = []api.Plugin{wasmExecPlugin(wasmExec)}
 
 	for _, opts := range []api.BuildOptions{page, worker} {
@@ -550,7 +555,7 @@ type Page struct {
 // the config lab its own (its first worker starts as the page opens, for lab.presets), the
 // lesson index no wasm at all.
 var Pages = []Page{
-	{Name: "index.html", Files: []string{"index.html", "favicon.svg", "app.css", "app.js", "worker.js", "kraftlab.wasm"}},
+	{Name: "index.html", Files: []string{"index.html", "favicon.svg", "boot.js", "app.css", "app.js", "worker.js", "kraftlab.wasm"}},
 	{Name: "lab.html", Files: []string{"lab.html", "favicon.svg", "app.css", "lab.css", "lab.js", "worker.js", "lab.wasm"}},
 	{Name: "lessons.html", Files: []string{"lessons.html", "favicon.svg", "app.css", "lessons.js"}},
 }

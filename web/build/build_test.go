@@ -54,7 +54,7 @@ func TestBundleAndPage(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, bundle(root(t), out, wasmExec))
 	require.NoError(t, renderHTML(context.Background(), out, "v-test"))
-	for _, name := range []string{"app.js", "app.js.map", "app.css", "app.css.map", "worker.js", "worker.js.map", "index.html"} {
+	for _, name := range []string{"app.js", "app.js.map", "app.css", "app.css.map", "worker.js", "worker.js.map", "boot.js", "boot.js.map", "index.html"} {
 		info, err := os.Stat(filepath.Join(out, name))
 		require.NoError(t, err, name)
 		assert.Positive(t, info.Size(), name)
@@ -79,9 +79,21 @@ func TestBundleAndPage(t *testing.T) {
 	assert.Contains(t, string(lab), `"worker.js?wasm=lab"`, "the lab page's workers load lab.wasm")
 	assert.Contains(t, string(app), "sourceMappingURL=app.js.map")
 
+	// The boot script starts the worker itself, as a classic script (async in <head>), and
+	// stays small: it is on the way to the first frame.
+	boot, err := os.ReadFile(filepath.Join(out, "boot.js"))
+	require.NoError(t, err)
+	assert.Contains(t, string(boot), `"worker.js"`)
+	assert.Contains(t, string(boot), `"kraftlabBoot"`)
+	assert.NotContains(t, string(boot), "export ", "the boot script is a classic script, not a module")
+	assert.Less(t, len(boot), 2048, "boot.js is tiny")
+
 	html, err := os.ReadFile(filepath.Join(out, "index.html"))
 	require.NoError(t, err)
 	assert.Contains(t, string(html), `src="app.js"`)
+	assert.Contains(t, string(html), `<script src="boot.js"></script>`)
+	assert.Less(t, strings.Index(string(html), `src="boot.js"`), strings.Index(string(html), `href="app.css"`),
+		"the boot script comes before the stylesheet, so it is fetched first")
 	assert.Contains(t, string(html), `href="app.css"`)
 	assert.Contains(t, string(html), "wasm-unsafe-eval", "the meta CSP is there")
 	assert.NotContains(t, string(html), "frame-ancestors")

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -300,6 +302,25 @@ func marks(t *testing.T, tb *tab) map[string]float64 {
 		.filter(m => m.name.startsWith("kraftlab:")).map(m => [m.name.slice(9), Math.round(m.startTime)]))`)
 }
 
+// loadTimings describes where a page load's time went, from the Navigation Timing entry and
+// the Resource Timing entries of the files the playground loads (the worker's wasm fetch is
+// the worker's own entry, so the page reads it through a message only if it asks; the
+// worker.js entry's end says when the worker could start fetching it).
+func loadTimings(t *testing.T, tb *tab) string {
+	return eval[string](t, tb, `(() => {
+		const r = (x) => Math.round(x);
+		const n = performance.getEntriesByType("navigation")[0];
+		const out = ["  document: request " + r(n.requestStart) + ", response " + r(n.responseStart) + "–" + r(n.responseEnd) +
+			", domInteractive " + r(n.domInteractive) + ", DOMContentLoaded " + r(n.domContentLoadedEventStart) +
+			", load " + r(n.loadEventEnd) + " (redirect " + r(n.redirectEnd - n.redirectStart) + ", worker/SW start " + r(n.workerStart) + ", fetchStart " + r(n.fetchStart) + ")"];
+		for (const e of performance.getEntriesByType("resource")) {
+			out.push("  " + e.name.replace(location.origin + "/", "") + ": start " + r(e.startTime) + ", request " + r(e.requestStart) +
+				", response " + r(e.responseStart) + "–" + r(e.responseEnd) + ", " + e.encodedBodySize + " bytes (" + (e.renderBlockingStatus || "") + ")");
+		}
+		return out.join("\n");
+	})()`)
+}
+
 // open navigates a new tab to the page and waits for the first frame of the starting cluster.
 func open(t *testing.T, bctx context.Context, url string) *tab {
 	t.Helper()
@@ -318,8 +339,32 @@ func press(t *testing.T, tb *tab, keys ...string) {
 	t.Helper()
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`)))
 	for _, k := range keys {
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(k)))
+		require.NoError(t, chromedp.Do(tb.ctx, keyboardKey(k)))
 	}
+}
+
+// keyboardKey types keys as a physical keyboard does. chromedp.KeyEvent sends a key's
+// keydown and its char (keypress) as two separate DevTools events, so a page that cancels the
+// keydown still gets the keypress and its default action: for Space, the browser scrolls the
+// page a screen down, smoothly, while the test goes on (TestVisual's canvas click then landed
+// on a chart). Here the keydown carries the text, as Chromium's own keyboard path does, so a
+// cancelled keydown suppresses the keypress as it does for a person at a keyboard.
+func keyboardKey(keys string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for _, r := range keys {
+			events := kb.Encode(r)
+			if len(events) == 3 && events[1].Type == kb.KeyChar {
+				events[0].Text, events[0].UnmodifiedText = events[1].Text, events[1].UnmodifiedText
+				events = []*input.DispatchKeyEventParams{events[0], events[2]}
+			}
+			for _, ev := range events {
+				if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, *ev); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // logItem waits for the first event-log line whose text starts with prefix and returns its
@@ -387,8 +432,12 @@ func TestPlayground(t *testing.T) {
 		// navigation. The marks come in the order of the start-up path (the Configs panel is
 		// built only after the first frame, so the worker answers sim.advance first).
 		t.Logf("time to first frame: %.0fms after navigation (budget 1,000 ms; measured, not asserted)", m["first-frame"])
+		t.Logf("navigation and resource timing (ms since navigation):\n%s", loadTimings(t, tb))
 		assert.Less(t, m["worker-ready"], m["sim-started"])
 		assert.LessOrEqual(t, m["sim-started"], m["first-frame"])
+		// The default cluster is the one the boot script asked for while the page loaded
+		// (web/ts/boot.ts), not a second one started once app.js ran.
+		assert.Equal(t, "early", eval[string](t, tb, `document.body.dataset.start`), "the page adopted the boot script's cluster")
 		if _, ok := m["configs-rendered"]; ok {
 			assert.Less(t, m["first-frame"], m["configs-rendered"], "the Configs panel waits for the first frame")
 		}

@@ -116,7 +116,10 @@ func TestVisual(t *testing.T) {
 		tb := open(t, bctx, url)
 		press(t, tb, " ") // paused: nothing moves under the pointer
 		poll(t, tb, `document.body.dataset.sim === "paused"`)
-		eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start"}), true`)
+		// The click goes to viewport coordinates: bring the canvas to the top of the viewport
+		// (earlier subtests' pages, and the window's size, differ) and wait until it is there.
+		eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+		poll(t, tb, `Math.abs(document.getElementById("cluster-canvas").getBoundingClientRect().top) < 1`)
 		b := canvasBoxes(t, tb, "brokerBoxes")["3"]
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseClickXY(b.x+b.w/2, b.y+20)))
 		poll(t, tb, `!document.getElementById("canvas-menu").hidden`)

@@ -47,6 +47,8 @@ export interface ControlsHooks {
 
 export class Controls {
   private selectedId = -1;
+  /** The last keydown was Space toggling play: its keypress must not scroll the page. */
+  private spaceToggled = false;
   private frame: Frame | undefined;
   private brokerItems = new Map<number, { li: HTMLLIElement; state: HTMLElement; counts: HTMLElement; buttons: Record<string, HTMLButtonElement>; select: HTMLButtonElement }>();
   private controllerItems = new Map<number, { li: HTMLLIElement; state: HTMLElement; kill: HTMLButtonElement; start: HTMLButtonElement }>();
@@ -78,6 +80,14 @@ export class Controls {
       dom.shortcutRows.append(el("tr", {}, el("td", {}, el("kbd", {}, key)), el("td", {}, action)));
     }
     document.addEventListener("keydown", (e) => this.key(e));
+    // Space is play/pause, not "scroll a screen down". Cancelling its keydown suppresses the
+    // keypress for a physical keyboard, but input that delivers the keypress on its own (the
+    // DevTools protocol's "char" events, some virtual keyboards) would still scroll the page,
+    // smoothly, under the reader's pointer: cancel that keypress too.
+    document.addEventListener("keypress", (e) => {
+      if (e.key === " " && this.spaceToggled) e.preventDefault();
+      this.spaceToggled = false;
+    });
     this.state();
   }
 
@@ -215,6 +225,7 @@ export class Controls {
 
   /** Keyboard shortcuts; ignored while the reader types in a field or uses a modifier. */
   private key(e: KeyboardEvent): void {
+    this.spaceToggled = false; // each keydown decides afresh for its own keypress
     if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
     const t = e.target as HTMLElement | null;
     if (t && (t.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(t.tagName))) return;
@@ -224,8 +235,10 @@ export class Controls {
     if (k === " " && t?.tagName === "BUTTON") return;
     let handled = true;
     if (k === "?") this.toggleHelp();
-    else if (k === " ") this.sim.setPlaying(!this.sim.playing);
-    else if (/^[1-9]$/.test(k)) {
+    else if (k === " ") {
+      this.sim.setPlaying(!this.sim.playing);
+      this.spaceToggled = true;
+    } else if (/^[1-9]$/.test(k)) {
       if (this.brokerItems.has(Number(k))) this.select(Number(k));
     } else if (k === "+" || k === "=") this.stepSpeed(1);
     else if (k === "-" || k === "_") this.stepSpeed(-1);

@@ -2,6 +2,7 @@
 // message is one JSON text string; this module owns the encoding, the request ids and the
 // matching of replies, so the rest of the page sees typed promises.
 
+import type { BootState } from "./early";
 import { S } from "./strings";
 
 /** The protocol version this page speaks; the worker announces its own in the ready event. */
@@ -351,14 +352,25 @@ interface Envelope {
   data?: number;
 }
 
+/** A request the boot script (web/ts/boot.ts) sent before app.js ran, and its reply. */
+export interface EarlyRequest<K extends keyof Messages> {
+  body: unknown;
+  reply: Promise<WithData<Messages[K]["res"]>>;
+}
+
 /**
  * WorkerClient starts the worker and talks to it. Requests made before the worker is ready are
  * held back until it is (the worker drops messages that arrive before Go listens).
+ *
+ * Given the boot script's BootState instead of a URL, it takes over the worker the boot
+ * script started: the messages that arrived meanwhile are handled as if they arrived now, and
+ * the boot script's requests wait for their replies like any other (early() hands them out).
  */
 export class WorkerClient {
   private readonly worker: Worker;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  private readonly earlyRequests = new Map<string, EarlyRequest<keyof Messages>>();
   private dead: Problem | undefined;
   /** Resolves with the ready event's body; rejects if the worker dies first. */
   readonly ready: Promise<ReadyBody>;
@@ -366,7 +378,7 @@ export class WorkerClient {
   private failReady!: (e: Error) => void;
 
   constructor(
-    url: string,
+    from: string | BootState,
     private readonly onProblem: (p: Problem, fatal: boolean) => void,
   ) {
     this.ready = new Promise<ReadyBody>((resolve, reject) => {
@@ -375,13 +387,38 @@ export class WorkerClient {
     });
     // Keep an unobserved rejection from surfacing as a second, duplicate page error.
     this.ready.catch(() => undefined);
-    this.worker = new Worker(url, { name: "kraftlab" });
+    const url = typeof from === "string" ? from : "worker.js";
+    this.worker = typeof from === "string" ? new Worker(url, { name: "kraftlab" }) : from.worker;
     this.worker.addEventListener("message", (e) => this.receive(e.data));
     this.worker.addEventListener("error", (e) => {
       e.preventDefault();
       this.die({ message: S.problemWorkerError(e.message || "could not load " + url) });
     });
     this.worker.addEventListener("messageerror", () => this.onProblem({ message: S.problemMessageError }, false));
+    if (typeof from !== "string") this.adopt(from);
+  }
+
+  /** Takes over the boot script's worker (see the class comment); no event runs in between. */
+  private adopt(boot: BootState): void {
+    boot.release();
+    for (const r of boot.sent) {
+      const reply = new Promise<WithData<unknown>>((resolve, reject) => this.pending.set(r.id, { type: r.type, resolve, reject }));
+      reply.catch(() => undefined); // an early reply nobody claims is not an error
+      this.earlyRequests.set(r.type, { body: r.body, reply } as EarlyRequest<keyof Messages>);
+      this.nextId = Math.max(this.nextId, r.id + 1);
+    }
+    for (const m of boot.inbox.splice(0)) this.receive(m);
+    for (const e of boot.errors.splice(0)) this.die({ message: S.problemWorkerError(e) });
+  }
+
+  /**
+   * The boot script's request of this type, once: its body and its reply. Undefined when the
+   * boot script sent none (or it was already claimed).
+   */
+  early<K extends keyof Messages>(type: K): EarlyRequest<K> | undefined {
+    const r = this.earlyRequests.get(type);
+    this.earlyRequests.delete(type);
+    return r as EarlyRequest<K> | undefined;
   }
 
   /** Sends one request and resolves with the reply's body, or rejects with a ProtocolError. */

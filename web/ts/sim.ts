@@ -9,7 +9,7 @@
 // only here, for pacing: the simulation's own time is virtual and deterministic.
 
 import { Frame, Layout, layoutFrom } from "./frame";
-import type { ActBody, ActRequest, FrameBody, LoadBody, LoadRequest, StartBody, StartRequest, StepRequest, WorkerClient } from "./protocol";
+import type { ActBody, ActRequest, FrameBody, LoadBody, LoadRequest, StartBody, StartRequest, StepRequest, WithData, WorkerClient } from "./protocol";
 
 /** Speeds offered, in cluster time per wall time: real time up to 10,000×. */
 export const SPEEDS = [1, 10, 100, 1000, 10_000] as const;
@@ -45,6 +45,8 @@ export class Simulation {
   stopped: string | undefined;
 
   private layout: Layout | undefined;
+  /** The first frame of an adopted run, asked for before this page ran (adopt). */
+  private earlyFrame: Promise<WithData<FrameBody>> | undefined;
   private inFlight = false;
   private starting = false;
   private seeking = false;
@@ -118,7 +120,19 @@ export class Simulation {
     return info;
   }
 
+  /**
+   * Takes on a run the boot script started before this page ran (web/ts/boot.ts): `info` is
+   * its sim.start reply, `first` the reply to the sim.advance a new run's first animation
+   * frame sends ({ms: 0, layout: 0}), which that frame then uses instead of asking again.
+   */
+  async adopt(info: Promise<StartBody>, first: Promise<WithData<FrameBody>> | undefined): Promise<StartBody> {
+    const body = await this.open(() => info);
+    this.earlyFrame = first;
+    return body;
+  }
+
   private begin(info: StartBody): void {
+    this.earlyFrame = undefined;
     this.generation++;
     this.info = info;
     this.layout = undefined;
@@ -233,8 +247,10 @@ export class Simulation {
     this.inFlight = true;
     const gen = this.generation;
     const sent = now;
-    this.client
-      .requestData("sim.advance", { ms, layout: this.layout?.version ?? 0 })
+    // An adopted run's first frame was asked for already, with this very request.
+    const early = ms === 0 && !this.layout ? this.earlyFrame : undefined;
+    this.earlyFrame = undefined;
+    (early ?? this.client.requestData("sim.advance", { ms, layout: this.layout?.version ?? 0 }))
       .then(({ body, data }) => {
         if (gen !== this.generation) return; // a restart happened meanwhile
         this.measure(sent, body.timeMs);

@@ -20,9 +20,37 @@ import { S } from "./strings";
 const wasmFile = new URLSearchParams(self.location.search).get("wasm") === "lab" ? "lab.wasm" : "kraftlab.wasm";
 const download = fetch(wasmFile);
 
+// Messages that arrive before Go listens are kept and handed to Go, in order, as soon as it
+// does: the page's boot script (web/ts/boot.ts) sends hello and the default cluster's
+// sim.start with the worker's creation, so that they run the moment Go is up instead of a
+// round trip through a busy page later. A dedicated worker delivers the page's messages once
+// this script has run, long before Go sets onmessage; without this handler they would be
+// dropped. Go posts the ready event right after setting onmessage (wasm/worker.Serve), so the
+// first postMessage that finds Go's handler in place is the moment to hand them over.
+const early: unknown[] = [];
+const keep = (e: MessageEvent) => early.push(e.data);
+self.onmessage = keep;
+const post = self.postMessage.bind(self) as (message: unknown, transfer?: Transferable[]) => void;
+self.postMessage = ((message: unknown, transfer?: Transferable[]) => {
+  post(message, transfer);
+  if (self.onmessage === keep) return;
+  self.postMessage = post as typeof self.postMessage;
+  // After Go's call returns (a microtask, before any further message event): calling into Go
+  // from inside its own postMessage would re-enter it.
+  queueMicrotask(() => {
+    for (const data of early.splice(0)) self.dispatchEvent(new MessageEvent("message", { data }));
+  });
+}) as typeof self.postMessage;
+
 // The parts of the worker global scope and of wasm_exec.js that this file uses. (The bundle is
 // type-stripped by esbuild; these declarations are for editors and for tsc --noEmit.)
 declare function postMessage(message: string): void;
+declare const self: {
+  location: Location;
+  onmessage: ((e: MessageEvent) => void) | null;
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+  dispatchEvent(e: Event): boolean;
+};
 declare class Go {
   importObject: WebAssembly.Imports;
   exit: (code: number) => void;
