@@ -10,8 +10,9 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 // LabPage is lab.html, the config lab: describe a cluster, compare policies on it with
-// KIP-1358's verdicts, sweep one or two configs. It shares the playground's worker (worker.js
-// and kraftlab.wasm, one Web Worker per run) and styles (app.css) and adds lab.js and lab.css.
+// KIP-1358's verdicts, sweep one or two configs. Its Web Workers (one per run) run worker.js
+// with lab.wasm, a program of its own; it shares the playground's styles (app.css) and adds
+// lab.js and lab.css.
 // Like Page, it carries structure only: text comes from web/ts/lab/strings.ts through data-ls
 // keys, and every form field has data-field, the name the Go side's errors use for it, with a
 // form-error element (data-error-for) beside it.
@@ -32,43 +33,15 @@ func LabPage(d PageData) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<!doctype html><html lang=\"en\"><head>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if d.CSP != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<meta http-equiv=\"Content-Security-Policy\" content=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var2 string
-			templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(d.CSP).Resolve(ctx)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 16, Col: 62}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\">")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<meta name=\"color-scheme\" content=\"light dark\"><meta name=\"generator\" content=\"")
+		templ_7745c5c3_Err = docHead(d, "KRaft Lab: config lab").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var3 string
-		templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression("KRaft Lab " + d.Version).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 19, Col: 60}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\"><title>KRaft Lab: config lab</title><link rel=\"icon\" href=\"favicon.svg\" type=\"image/svg+xml\"><link rel=\"stylesheet\" href=\"app.css\"><link rel=\"stylesheet\" href=\"lab.css\"><script type=\"module\" src=\"lab.js\"></script></head><body class=\"lab-page\"><a class=\"skip-link\" href=\"#main\" data-ls=\"skipToMain\"></a><header class=\"site-header\"><h1 data-ls=\"title\"></h1><a href=\"index.html\" class=\"lab-nav\" data-ls=\"toPlayground\"></a><p id=\"status\" class=\"status\" role=\"status\" aria-live=\"polite\" data-state=\"loading\"></p></header><section id=\"error-panel\" class=\"error-panel\" role=\"alert\" hidden><h2 data-ls=\"errorHeading\"></h2><pre id=\"error-report\" tabindex=\"0\"></pre></section><main id=\"main\" tabindex=\"-1\" class=\"lab-main\"><p class=\"hint\" data-ls=\"intro\"></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<link rel=\"stylesheet\" href=\"lab.css\"><script type=\"module\" src=\"lab.js\"></script></head><body class=\"lab-page\"><a class=\"skip-link\" href=\"#main\" data-ls=\"skipToMain\"></a><header class=\"site-header\"><h1 data-ls=\"title\"></h1><a href=\"index.html\" class=\"lab-nav\" data-ls=\"toPlayground\"></a><p id=\"status\" class=\"status\" role=\"status\" aria-live=\"polite\" data-state=\"loading\"></p></header><section id=\"error-panel\" class=\"error-panel\" role=\"alert\" hidden><h2 data-ls=\"errorHeading\"></h2><pre id=\"error-report\" tabindex=\"0\"></pre></section><main id=\"main\" tabindex=\"-1\" class=\"lab-main\"><p class=\"hint\" data-ls=\"intro\"></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -84,7 +57,7 @@ func LabPage(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<section class=\"lab-export\" aria-labelledby=\"export-heading\"><h2 id=\"export-heading\" data-ls=\"exportHeading\"></h2><p class=\"hint\" data-ls=\"exportHint\"></p><label for=\"export-text\" data-ls=\"exportLast\"></label> <textarea id=\"export-text\" rows=\"6\" readonly spellcheck=\"false\"></textarea></section></main></body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<section class=\"lab-export\" aria-labelledby=\"export-heading\"><h2 id=\"export-heading\" data-ls=\"exportHeading\"></h2><p class=\"hint\" data-ls=\"exportHint\"></p><label for=\"export-text\" data-ls=\"exportLast\"></label> <textarea id=\"export-text\" rows=\"6\" readonly spellcheck=\"false\"></textarea></section></main></body></html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -110,134 +83,134 @@ func labField(field, key, unitKey, kind string) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<div class=\"lab-field\"><label for=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"lab-field\"><label for=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var3 string
+		templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression("f-" + field).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 48, Col: 27}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\" data-ls=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var4 string
+		templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(key).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 48, Col: 43}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\"></label> <input id=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var5 string
 		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression("f-" + field).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 56, Col: 27}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 49, Col: 26}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" data-ls=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "\" data-field=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var6 string
-		templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(key).Resolve(ctx)
+		templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(field).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 56, Col: 43}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 49, Col: 47}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "\"></label> <input id=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" type=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var7 string
-		templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression("f-" + field).Resolve(ctx)
+		templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(kind).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 57, Col: 26}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 49, Col: 61}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\" data-field=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var8 string
-		templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression(field).Resolve(ctx)
+		templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression("e-" + field).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 57, Col: 47}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 49, Col: 133}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var8)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\" type=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\"> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var9 string
-		templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(kind).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 57, Col: 61}
+		if unitKey != "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<span class=\"unit\" data-ls=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var9 string
+			templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(unitKey).Resolve(ctx)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 51, Col: 39}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\"></span> ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<span id=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var10 string
 		templ_7745c5c3_Var10, templ_7745c5c3_Err = templruntime.NewAttributeExpression("e-" + field).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 57, Col: 133}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 53, Col: 25}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var10)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "\"> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\" class=\"form-error\" role=\"alert\" data-error-for=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if unitKey != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<span class=\"unit\" data-ls=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var11 string
-			templ_7745c5c3_Var11, templ_7745c5c3_Err = templruntime.NewAttributeExpression(unitKey).Resolve(ctx)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 59, Col: 39}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\"></span> ")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
+		var templ_7745c5c3_Var11 string
+		templ_7745c5c3_Var11, templ_7745c5c3_Err = templruntime.NewAttributeExpression(field).Resolve(ctx)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 53, Col: 82}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<span id=\"")
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var12 string
-		templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression("e-" + field).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 61, Col: 25}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "\" class=\"form-error\" role=\"alert\" data-error-for=\"")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		var templ_7745c5c3_Var13 string
-		templ_7745c5c3_Var13, templ_7745c5c3_Err = templruntime.NewAttributeExpression(field).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `lab.templ`, Line: 61, Col: 82}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var13)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "\"></span></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\"></span></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -263,7 +236,7 @@ func labDescribe() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<section class=\"lab-describe\" aria-labelledby=\"describe-heading\"><h2 id=\"describe-heading\" data-ls=\"describeHeading\"></h2><div class=\"lab-presets\" role=\"group\" aria-labelledby=\"presets-label\"><span id=\"presets-label\" data-ls=\"presetsLabel\"></span> <button type=\"button\" data-preset=\"small\" data-ls=\"presetSmall\"></button> <button type=\"button\" data-preset=\"kip-load-test\" data-ls=\"presetKIP\"></button> <button type=\"button\" data-preset=\"large\" data-ls=\"presetLarge\"></button> <span id=\"preset-name\" class=\"hint\"></span></div><form id=\"describe-form\" class=\"lab-form\" novalidate><fieldset><legend data-ls=\"clusterLegend\"></legend>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<section class=\"lab-describe\" aria-labelledby=\"describe-heading\"><h2 id=\"describe-heading\" data-ls=\"describeHeading\"></h2><div class=\"lab-presets\" role=\"group\" aria-labelledby=\"presets-label\"><span id=\"presets-label\" data-ls=\"presetsLabel\"></span> <button type=\"button\" data-preset=\"small\" data-ls=\"presetSmall\"></button> <button type=\"button\" data-preset=\"kip-load-test\" data-ls=\"presetKIP\"></button> <button type=\"button\" data-preset=\"large\" data-ls=\"presetLarge\"></button> <span id=\"preset-name\" class=\"hint\"></span></div><form id=\"describe-form\" class=\"lab-form\" novalidate><fieldset><legend data-ls=\"clusterLegend\"></legend>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -287,7 +260,7 @@ func labDescribe() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<div class=\"lab-field wide\"><label for=\"f-topics\" data-ls=\"topics\"></label> <textarea id=\"f-topics\" data-field=\"topics\" rows=\"3\" spellcheck=\"false\" aria-describedby=\"h-topics e-topics\"></textarea> <span id=\"h-topics\" class=\"hint\" data-ls=\"topicsHint\"></span> <span id=\"e-topics\" class=\"form-error\" role=\"alert\" data-error-for=\"topics\"></span></div></fieldset><fieldset><legend data-ls=\"loadLegend\"></legend>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<div class=\"lab-field wide\"><label for=\"f-topics\" data-ls=\"topics\"></label> <textarea id=\"f-topics\" data-field=\"topics\" rows=\"3\" spellcheck=\"false\" aria-describedby=\"h-topics e-topics\"></textarea> <span id=\"h-topics\" class=\"hint\" data-ls=\"topicsHint\"></span> <span id=\"e-topics\" class=\"form-error\" role=\"alert\" data-error-for=\"topics\"></span></div></fieldset><fieldset><legend data-ls=\"loadLegend\"></legend>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -319,7 +292,7 @@ func labDescribe() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</fieldset><fieldset><legend data-ls=\"eventLegend\"></legend><div class=\"lab-field\"><label for=\"f-event.kind\" data-ls=\"eventKind\"></label> <select id=\"f-event.kind\" data-field=\"event.kind\" aria-describedby=\"e-event.kind\"><option value=\"restart\" data-ls=\"eventRestart\"></option> <option value=\"disk_swap\" data-ls=\"eventDiskSwap\"></option> <option value=\"rolling_restart\" data-ls=\"eventRolling\"></option></select> <span id=\"e-event.kind\" class=\"form-error\" role=\"alert\" data-error-for=\"event.kind\"></span></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</fieldset><fieldset><legend data-ls=\"eventLegend\"></legend><div class=\"lab-field\"><label for=\"f-event.kind\" data-ls=\"eventKind\"></label> <select id=\"f-event.kind\" data-field=\"event.kind\" aria-describedby=\"e-event.kind\"><option value=\"restart\" data-ls=\"eventRestart\"></option> <option value=\"disk_swap\" data-ls=\"eventDiskSwap\"></option> <option value=\"rolling_restart\" data-ls=\"eventRolling\"></option></select> <span id=\"e-event.kind\" class=\"form-error\" role=\"alert\" data-error-for=\"event.kind\"></span></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -335,7 +308,7 @@ func labDescribe() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<div class=\"lab-field\"><input id=\"f-event.clean\" data-field=\"event.clean\" type=\"checkbox\"> <label for=\"f-event.clean\" data-ls=\"eventClean\"></label></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<div class=\"lab-field\"><input id=\"f-event.clean\" data-field=\"event.clean\" type=\"checkbox\"> <label for=\"f-event.clean\" data-ls=\"eventClean\"></label></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -347,7 +320,7 @@ func labDescribe() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<div class=\"lab-field\"><input id=\"f-event.disk_swap\" data-field=\"event.disk_swap\" type=\"checkbox\"> <label for=\"f-event.disk_swap\" data-ls=\"eventRollingDiskSwap\"></label></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<div class=\"lab-field\"><input id=\"f-event.disk_swap\" data-field=\"event.disk_swap\" type=\"checkbox\"> <label for=\"f-event.disk_swap\" data-ls=\"eventRollingDiskSwap\"></label></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -355,7 +328,7 @@ func labDescribe() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</fieldset><fieldset><legend data-ls=\"propertiesLegend\"></legend><p class=\"hint\" data-ls=\"propertiesHint\"></p><textarea id=\"f-properties\" data-field=\"properties\" rows=\"6\" spellcheck=\"false\" aria-describedby=\"e-properties\" data-ls-label=\"propertiesLegend\"></textarea> <span id=\"e-properties\" class=\"form-error\" role=\"alert\" data-error-for=\"properties\"></span><ol id=\"property-lines\" class=\"property-lines\"></ol></fieldset><p id=\"e-description\" class=\"form-error\" role=\"alert\" data-error-for=\"description\"></p></form></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</fieldset><fieldset><legend data-ls=\"propertiesLegend\"></legend><p class=\"hint\" data-ls=\"propertiesHint\"></p><textarea id=\"f-properties\" data-field=\"properties\" rows=\"6\" spellcheck=\"false\" aria-describedby=\"e-properties\" data-ls-label=\"propertiesLegend\"></textarea> <span id=\"e-properties\" class=\"form-error\" role=\"alert\" data-error-for=\"properties\"></span><ol id=\"property-lines\" class=\"property-lines\"></ol></fieldset><p id=\"e-description\" class=\"form-error\" role=\"alert\" data-error-for=\"description\"></p></form></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -381,7 +354,7 @@ func labCompare() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<section class=\"lab-compare\" aria-labelledby=\"compare-heading\"><h2 id=\"compare-heading\" data-ls=\"compareHeading\"></h2><p class=\"hint\" data-ls=\"compareHint\"></p><div id=\"policies\" class=\"lab-policies\"></div><button type=\"button\" id=\"add-policy\" data-ls=\"addPolicy\"></button><div class=\"lab-run-controls\"><button type=\"button\" id=\"compare-run\" class=\"primary\" data-ls=\"compareRun\"></button> <button type=\"button\" id=\"sensitivity-run\" data-ls=\"sensitivityRun\"></button> <button type=\"button\" id=\"compare-cancel\" data-ls=\"cancel\" disabled></button> <progress id=\"compare-progress\" max=\"1\" value=\"0\" data-ls-label=\"progressLabel\"></progress> <span id=\"compare-status\" class=\"hint\" role=\"status\" aria-live=\"polite\"></span></div><div id=\"compare-results\" class=\"lab-results\" hidden><h3 data-ls=\"verdictsHeading\"></h3><div class=\"table-wrap\"><table id=\"verdict-table\" class=\"verdicts\"><thead><tr><th scope=\"col\" data-ls=\"colPolicy\"></th><th scope=\"col\" data-ls=\"colCriterion\"></th><th scope=\"col\" data-ls=\"colMeasured\"></th><th scope=\"col\" data-ls=\"colLimit\"></th><th scope=\"col\" data-ls=\"colVerdict\"></th><th scope=\"col\" data-ls=\"colRestsOn\"></th></tr></thead> <tbody id=\"verdict-rows\"></tbody></table></div><div id=\"model-notes\" class=\"model-notes\"></div><div id=\"sensitivity\" class=\"sensitivity\" hidden></div><h3 data-ls=\"chartsHeading\"></h3><div id=\"compare-charts\" class=\"lab-charts\"></div><div class=\"lab-export-buttons\"><button type=\"button\" id=\"export-compare-csv\" data-ls=\"exportCSV\"></button> <button type=\"button\" id=\"export-compare-json\" data-ls=\"exportJSON\"></button> <span id=\"export-scenarios\"></span></div></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<section class=\"lab-compare\" aria-labelledby=\"compare-heading\"><h2 id=\"compare-heading\" data-ls=\"compareHeading\"></h2><p class=\"hint\" data-ls=\"compareHint\"></p><div id=\"policies\" class=\"lab-policies\"></div><button type=\"button\" id=\"add-policy\" data-ls=\"addPolicy\"></button><div class=\"lab-run-controls\"><button type=\"button\" id=\"compare-run\" class=\"primary\" data-ls=\"compareRun\"></button> <button type=\"button\" id=\"sensitivity-run\" data-ls=\"sensitivityRun\"></button> <button type=\"button\" id=\"compare-cancel\" data-ls=\"cancel\" disabled></button> <progress id=\"compare-progress\" max=\"1\" value=\"0\" data-ls-label=\"progressLabel\"></progress> <span id=\"compare-status\" class=\"hint\" role=\"status\" aria-live=\"polite\"></span></div><div id=\"compare-results\" class=\"lab-results\" hidden><h3 data-ls=\"verdictsHeading\"></h3><div class=\"table-wrap\"><table id=\"verdict-table\" class=\"verdicts\"><thead><tr><th scope=\"col\" data-ls=\"colPolicy\"></th><th scope=\"col\" data-ls=\"colCriterion\"></th><th scope=\"col\" data-ls=\"colMeasured\"></th><th scope=\"col\" data-ls=\"colLimit\"></th><th scope=\"col\" data-ls=\"colVerdict\"></th><th scope=\"col\" data-ls=\"colRestsOn\"></th></tr></thead> <tbody id=\"verdict-rows\"></tbody></table></div><div id=\"model-notes\" class=\"model-notes\"></div><div id=\"sensitivity\" class=\"sensitivity\" hidden></div><h3 data-ls=\"chartsHeading\"></h3><div id=\"compare-charts\" class=\"lab-charts\"></div><div class=\"lab-export-buttons\"><button type=\"button\" id=\"export-compare-csv\" data-ls=\"exportCSV\"></button> <button type=\"button\" id=\"export-compare-json\" data-ls=\"exportJSON\"></button> <span id=\"export-scenarios\"></span></div></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -407,7 +380,7 @@ func labSweep() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<section class=\"lab-sweep\" aria-labelledby=\"sweep-heading\"><h2 id=\"sweep-heading\" data-ls=\"sweepHeading\"></h2><p class=\"hint\" data-ls=\"sweepHint\"></p><form id=\"sweep-form\" class=\"lab-form\" novalidate><div class=\"lab-field wide\"><label for=\"f-sweepBase\" data-ls=\"sweepBase\"></label> <textarea id=\"f-sweepBase\" data-field=\"sweepBase\" rows=\"2\" spellcheck=\"false\" aria-describedby=\"e-sweepBase\"></textarea> <span id=\"e-sweepBase\" class=\"form-error\" role=\"alert\" data-error-for=\"sweepBase\"></span></div><div class=\"lab-field wide\"><label for=\"f-grid0\" data-ls=\"axis1\"></label> <input id=\"f-grid0\" data-field=\"grid[0]\" type=\"text\" spellcheck=\"false\" aria-describedby=\"e-grid0\"> <span id=\"e-grid0\" class=\"form-error\" role=\"alert\" data-error-for=\"grid[0]\"></span></div><div class=\"lab-field wide\"><label for=\"f-grid1\" data-ls=\"axis2\"></label> <input id=\"f-grid1\" data-field=\"grid[1]\" type=\"text\" spellcheck=\"false\" aria-describedby=\"e-grid1\"> <span id=\"e-grid1\" class=\"form-error\" role=\"alert\" data-error-for=\"grid[1]\"></span></div><p id=\"e-grid\" class=\"form-error\" role=\"alert\" data-error-for=\"grid\"></p></form><div class=\"lab-run-controls\"><button type=\"button\" id=\"sweep-run\" class=\"primary\" data-ls=\"sweepRun\"></button> <button type=\"button\" id=\"sweep-cancel\" data-ls=\"cancel\" disabled></button> <progress id=\"sweep-progress\" max=\"1\" value=\"0\" data-ls-label=\"progressLabel\"></progress> <span id=\"sweep-status\" class=\"hint\" role=\"status\" aria-live=\"polite\"></span></div><div id=\"sweep-results\" class=\"lab-results\" hidden><p class=\"hint\" data-ls=\"heatmapHint\"></p><div class=\"heatmaps\"><figure><figcaption data-ls=\"heatRecovery\"></figcaption><canvas id=\"heat-recovery\" class=\"heatmap\" width=\"520\" height=\"360\" role=\"img\" data-ls-label=\"heatRecovery\"></canvas></figure><figure><figcaption data-ls=\"heatP99\"></figcaption><canvas id=\"heat-p99\" class=\"heatmap\" width=\"520\" height=\"360\" role=\"img\" data-ls-label=\"heatP99\"></canvas></figure></div><div class=\"lab-export-buttons\"><button type=\"button\" id=\"export-sweep-csv\" data-ls=\"exportCSV\"></button> <button type=\"button\" id=\"export-sweep-json\" data-ls=\"exportJSON\"></button></div></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<section class=\"lab-sweep\" aria-labelledby=\"sweep-heading\"><h2 id=\"sweep-heading\" data-ls=\"sweepHeading\"></h2><p class=\"hint\" data-ls=\"sweepHint\"></p><form id=\"sweep-form\" class=\"lab-form\" novalidate><div class=\"lab-field wide\"><label for=\"f-sweepBase\" data-ls=\"sweepBase\"></label> <textarea id=\"f-sweepBase\" data-field=\"sweepBase\" rows=\"2\" spellcheck=\"false\" aria-describedby=\"e-sweepBase\"></textarea> <span id=\"e-sweepBase\" class=\"form-error\" role=\"alert\" data-error-for=\"sweepBase\"></span></div><div class=\"lab-field wide\"><label for=\"f-grid0\" data-ls=\"axis1\"></label> <input id=\"f-grid0\" data-field=\"grid[0]\" type=\"text\" spellcheck=\"false\" aria-describedby=\"e-grid0\"> <span id=\"e-grid0\" class=\"form-error\" role=\"alert\" data-error-for=\"grid[0]\"></span></div><div class=\"lab-field wide\"><label for=\"f-grid1\" data-ls=\"axis2\"></label> <input id=\"f-grid1\" data-field=\"grid[1]\" type=\"text\" spellcheck=\"false\" aria-describedby=\"e-grid1\"> <span id=\"e-grid1\" class=\"form-error\" role=\"alert\" data-error-for=\"grid[1]\"></span></div><p id=\"e-grid\" class=\"form-error\" role=\"alert\" data-error-for=\"grid\"></p></form><div class=\"lab-run-controls\"><button type=\"button\" id=\"sweep-run\" class=\"primary\" data-ls=\"sweepRun\"></button> <button type=\"button\" id=\"sweep-cancel\" data-ls=\"cancel\" disabled></button> <progress id=\"sweep-progress\" max=\"1\" value=\"0\" data-ls-label=\"progressLabel\"></progress> <span id=\"sweep-status\" class=\"hint\" role=\"status\" aria-live=\"polite\"></span></div><div id=\"sweep-results\" class=\"lab-results\" hidden><p class=\"hint\" data-ls=\"heatmapHint\"></p><div class=\"heatmaps\"><figure><figcaption data-ls=\"heatRecovery\"></figcaption><canvas id=\"heat-recovery\" class=\"heatmap\" width=\"520\" height=\"360\" role=\"img\" data-ls-label=\"heatRecovery\"></canvas></figure><figure><figcaption data-ls=\"heatP99\"></figcaption><canvas id=\"heat-p99\" class=\"heatmap\" width=\"520\" height=\"360\" role=\"img\" data-ls-label=\"heatP99\"></canvas></figure></div><div class=\"lab-export-buttons\"><button type=\"button\" id=\"export-sweep-csv\" data-ls=\"exportCSV\"></button> <button type=\"button\" id=\"export-sweep-json\" data-ls=\"exportJSON\"></button></div></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
