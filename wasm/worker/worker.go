@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/hack-pad/safejs"
@@ -36,6 +37,18 @@ type Server struct {
 	closed bool
 	wake   chan struct{} // capacity 1: "the queue may be non-empty"
 	done   chan struct{} // closed when the dispatch goroutine has returned
+}
+
+// Main is a wasm program's whole main: it serves b in this worker and then keeps the program
+// alive, since from then on Go only runs inside onmessage callbacks. If serving cannot start,
+// it prints why, prefixed with program, and exits: worker.ts then reports the failure to the
+// page with that line in the report.
+func Main(program string, b *bridge.Bridge) {
+	if _, err := Serve(safejs.Global(), b); err != nil {
+		println(program+":", err.Error())
+		os.Exit(1)
+	}
+	select {}
 }
 
 // Serve installs b as scope's onmessage handler, starts dispatching, and posts the ready event.

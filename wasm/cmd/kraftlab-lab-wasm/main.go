@@ -9,10 +9,6 @@
 package main
 
 import (
-	"os"
-
-	"github.com/hack-pad/safejs"
-
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 	"github.com/kraftlab/kraftlab/wasm/bridge/labmsg"
 	"github.com/kraftlab/kraftlab/wasm/worker"
@@ -24,11 +20,5 @@ var version = "dev"
 func main() {
 	b := bridge.NewCore(bridge.Info{Version: version})
 	labmsg.Register(b)
-	if _, err := worker.Serve(safejs.Global(), b); err != nil {
-		// Exiting makes worker.ts report the failure to the page, with this line in the report.
-		println("kraftlab-lab-wasm:", err.Error())
-		os.Exit(1)
-	}
-	// Keep the program alive: from here on it only runs inside onmessage callbacks.
-	select {}
+	worker.Main("kraftlab-lab-wasm", b)
 }

@@ -6,10 +6,6 @@
 package main
 
 import (
-	"os"
-
-	"github.com/hack-pad/safejs"
-
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 	"github.com/kraftlab/kraftlab/wasm/worker"
 )
@@ -19,11 +15,5 @@ var version = "dev"
 
 func main() {
 	b := bridge.New(bridge.Info{Version: version})
-	if _, err := worker.Serve(safejs.Global(), b); err != nil {
-		// Exiting makes worker.ts report the failure to the page, with this line in the report.
-		println("kraftlab-wasm:", err.Error())
-		os.Exit(1)
-	}
-	// Keep the program alive: from here on it only runs inside onmessage callbacks.
-	select {}
+	worker.Main("kraftlab-wasm", b)
 }
