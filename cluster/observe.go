@@ -66,11 +66,8 @@ func (c *Cluster) checkReplicas(nowMs int64) {
 		if top.Deleted {
 			continue
 		}
-		info, err := c.fleet.Partition(idx)
-		if err != nil {
-			continue
-		}
-		if v := c.reps.Observe(nowMs, top.Name, idx, p, check.Serving{Leader: info.Leader, LeaderEpoch: info.LeaderEpoch, HighWatermark: info.HighWatermark}); v != nil {
+		leader, epoch, hw := c.fleet.Serving(idx)
+		if v := c.reps.Observe(nowMs, top.Name, idx, p, check.Serving{Leader: leader, LeaderEpoch: epoch, HighWatermark: hw}); v != nil {
 			c.fail(v)
 		}
 	}

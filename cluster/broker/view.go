@@ -340,6 +340,18 @@ func (f *Fleet) Partition(p int32) (PartitionInfo, error) {
 	return info, nil
 }
 
+// Serving returns who serves partition p (a broker id, -1 for none), under which leader
+// epoch, and its high watermark in bytes: the three facts the replica invariants read on
+// every sample. Unlike Partition it builds no ISR list, so checking thousands of partitions
+// a sample allocates nothing. p must be an index of the metadata image.
+func (f *Fleet) Serving(p int32) (leader, leaderEpoch int32, highWatermark float64) {
+	leader = -1
+	if ld := f.leader[p]; ld >= 0 {
+		leader = f.brokers[f.rb[f.rbase[p]+int32(ld)]].id
+	}
+	return leader, f.servEp[p], f.hw(p, f.now())
+}
+
 // Replica returns broker id's replica of partition p.
 func (f *Fleet) Replica(p int32, id int32) (ReplicaInfo, error) {
 	_, slot, err := f.slot(id)
