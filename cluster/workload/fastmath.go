@@ -17,7 +17,12 @@ var lnTable = func() [lnTableSize + 1]float64 {
 // fastLn is ln(v) for v in (0, 1] with a relative error below 1e-7: v = m·2^e with m in
 // [0.5, 1), ln v = e·ln 2 + ln m, ln m interpolated linearly in lnTable.
 func fastLn(v float64) float64 {
-	m, e := math.Frexp(v)
+	// v = m·2^e read off its bits, as math.Frexp would return them for a normal v (every v
+	// here is at least 2^-32): Frexp's checks for zero, infinities and subnormals cost a call
+	// and branches on every draw under WebAssembly.
+	b := math.Float64bits(v)
+	e := int(b>>52&0x7ff) - 1022
+	m := math.Float64frombits(b&^(0x7ff<<52) | 1022<<52)
 	x := (m - 0.5) * 2 * lnTableSize
 	i := int(x)
 	if i >= lnTableSize {

@@ -271,13 +271,23 @@ func (w *Workload) refreshStages() {
 // pick draws a partition in proportion to its request rate: a class by weight, then a
 // partition of it uniformly.
 func (w *Workload) pick() int32 {
-	x := w.u() * w.cum[len(w.cum)-1]
-	c := 0
-	for c < len(w.cum)-1 && w.cum[c] <= x {
-		c++
-	}
+	c := classOf(w.cum, w.u()*w.cum[len(w.cum)-1])
 	list := w.byClass[c]
 	return list[int(w.u()*float64(len(list)))]
+}
+
+// classOf is the first class whose cumulative weight passes x, the last one at most, found
+// by bisection (cum never decreases): the draw a linear scan would make, in fewer steps.
+func classOf(cum []float64, x float64) int {
+	c, hi := 0, len(cum)-1
+	for c < hi {
+		if mid := int(uint(c+hi) >> 1); cum[mid] <= x {
+			c = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return c
 }
 
 // sample takes one request: issued at a random moment of the last step, evaluated on the
@@ -337,7 +347,9 @@ func (w *Workload) service(path *broker.Path, issued int64, fresh bool) float64 
 			if h := path.HolMs[i]; h > 0 {
 				v += h * w.u()
 			}
-			worst = max(worst, v)
+			if v > worst { // not max: its NaN and signed-zero rules cost a call under wasm
+				worst = v
+			}
 		}
 		lat += worst
 	}
