@@ -104,7 +104,12 @@ func TestIndexesMatchABruteForceCount(t *testing.T) {
 		idx, _ := im.PartitionIndex(topic, int32(rng.IntN(50)))
 		p := &im.Partitions[idx]
 		change := NewPartitionChange(topic, im.Topics[p.Topic].ID, p.ID)
-		change.Leader = append(p.Replicas(), NoLeader)[rng.IntN(4)]
+		if rng.IntN(3) == 0 {
+			// An ISR change alone, which leaves the sets as they are.
+			change.Isr = p.Replicas()[:1+rng.IntN(len(p.Replicas()))]
+		} else {
+			change.Leader = append(p.Replicas(), NoLeader)[rng.IntN(4)]
+		}
 		replay(&change)
 
 		imbalanced, leaderless := 0, 0
