@@ -77,7 +77,8 @@ func parseAction(src string, play bool) (Action, error) {
 		if k < 1 || args[k] != "within" {
 			return a, fmt.Errorf(`until: expected "until PREDICATE within DURATION", got %q`, src)
 		}
-		e, err := ParseExpr(strings.Join(args[:k], " "))
+		a.until = strings.Join(args[:k], " ")
+		e, err := ParseExpr(a.until)
 		if err != nil {
 			return a, fmt.Errorf("until: %v", err)
 		}

@@ -7,8 +7,9 @@
 // builds its cluster (Build), replays the reference actions of earlier steps to reach a step's
 // start (Checkpoint: a step start is a deterministic replay, not a saved state), evaluates a
 // step's goals against a running *cluster.Cluster (Step.Check), and plays actions with a bounded
-// simulated time (Play). The course itself is embedded (Course), so the wasm worker and the CLI
-// load it without files.
+// simulated time (Play). The course itself is embedded (Course), so the CLI loads it without
+// files; the wasm worker loads the same lessons already parsed (CompiledCourse, compiled.go),
+// so that the page does not download the parser.
 //
 // docs/lessons.md documents the format and the predicate vocabulary for lesson authors.
 //

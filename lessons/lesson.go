@@ -28,6 +28,11 @@ type Lesson struct {
 	// LimitMs is the scenario's duration_ms: no playback runs past it.
 	LimitMs int64
 	Steps   []*Step
+
+	// events is the scenario validation parsed every event action in (the starting scenario
+	// with the actions added as events), nil when the lesson has no event action; a compiled
+	// course carries it so that its actions' events come out of the same parse (compiled.go).
+	events []byte
 }
 
 // Link is a reference the lesson draws on.
@@ -97,6 +102,10 @@ type Action struct {
 	// raw is an event action as a scenario event object (without at_ms), which validation
 	// parses with the scenario format's own rules.
 	raw map[string]any
+	// event is 1 + the index of this action's event in the lesson's events (0: none).
+	event int
+	// until is the source of Until, as ParseExpr read it.
+	until string
 }
 
 // GoalResult is one goal's truth now, with a short explanation of the current value.

@@ -94,12 +94,15 @@ func validate(l *Lesson, p *lessonParser) error {
 	if err != nil {
 		return p.eventError(err, setup, acts)
 	}
+	if len(acts) > 0 {
+		l.events = full
+	}
 	for _, ev := range fsc.Cluster.Events {
 		k := ev.Index - setup
 		if k < 0 {
 			continue
 		}
-		acts[k].Event = ev.Event
+		acts[k].Event, acts[k].event = ev.Event, ev.Index+1
 		// Kafka refuses a static config at run time; say so now rather than when the step plays.
 		if ev.Op == cluster.OpSetConfig {
 			if def, ok := config.Lookup(ev.Name); ok && !def.Dynamic {

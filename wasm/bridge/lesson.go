@@ -70,9 +70,11 @@ type LessonListBody struct {
 	Lessons []LessonSummary `json:"lessons"`
 }
 
+// loadCourse decodes the compiled course (lessons.CompiledCourse) on first use: the lessons
+// lessons.Course parses, without linking the lesson parser into the page's wasm.
 func (r *lessonRun) loadCourse() ([]*lessons.Lesson, error) {
 	if r.course == nil {
-		c, err := lessons.Course()
+		c, err := lessons.CompiledCourse()
 		if err != nil {
 			return nil, fmt.Errorf("internal: the embedded course does not load: %w", err)
 		}

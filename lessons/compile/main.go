@@ -1,0 +1,27 @@
+// Command compile writes lessons/compiled.json, the compiled course the page's wasm loads
+// (lessons.CompiledCourse): run `go run ./lessons/compile` from the module root after changing
+// a lesson. TestCompiledCourseIsTheCourse fails until it is current, and build.go compiles
+// a fresh copy into every wasm build in any case.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kraftlab/kraftlab/lessons"
+)
+
+func main() {
+	course, err := lessons.Course()
+	if err == nil {
+		var b []byte
+		if b, err = lessons.EncodeCourse(course); err == nil {
+			err = os.WriteFile(filepath.Join("lessons", lessons.CompiledFile), b, 0o644)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "compile:", err)
+		os.Exit(1)
+	}
+}

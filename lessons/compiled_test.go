@@ -1,0 +1,58 @@
+package lessons
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCompiledCourseIsTheCourse: compiled.json is what EncodeCourse writes for the course as it
+// is now (run `go run ./lessons/compile` after editing a lesson), and decoding it gives exactly
+// the lessons Parse builds: the same scenarios, events, goal and until expressions, lines and
+// texts, so that the page's lessons check the same goals as `kraftlab lesson check`.
+func TestCompiledCourseIsTheCourse(t *testing.T) {
+	course, err := Course()
+	require.NoError(t, err)
+	enc, err := EncodeCourse(course)
+	require.NoError(t, err)
+	onDisk, err := os.ReadFile(CompiledFile)
+	require.NoError(t, err)
+	require.Equal(t, string(enc), string(onDisk), "lessons/compiled.json is stale: run go run ./lessons/compile")
+	require.Equal(t, string(enc), compiled, "the embedded copy is the file")
+
+	got, err := CompiledCourse()
+	require.NoError(t, err)
+	require.Len(t, got, len(course))
+	events := 0
+	for i, l := range course {
+		// raw is the parser's intermediate form of an event action; a decoded action has
+		// the event it became instead.
+		for _, s := range l.Steps {
+			for _, acts := range [][]Action{s.Reference, s.Play} {
+				for k := range acts {
+					if acts[k].raw != nil {
+						events++
+						require.NotZero(t, acts[k].event, "%s:%d", l.File, acts[k].Line)
+					}
+					acts[k].raw = nil
+				}
+			}
+		}
+		assert.Equal(t, l, got[i], l.File)
+	}
+	assert.Greater(t, events, 10, "the course plays events, so their decoding is checked")
+}
+
+// TestDecodeCourseRejectsWhatDoesNotParse: a damaged compiled course is an error naming the
+// lesson, not a lesson with a missing goal.
+func TestDecodeCourseRejectsWhatDoesNotParse(t *testing.T) {
+	sc := `"{\"seed\": 1, \"duration_ms\": 1000, \"cluster\": {\"brokers\": 3, \"topics\": [{\"name\": \"t\", \"partitions\": [{\"replicas\": [0, 1, 2]}]}]}}"`
+	_, err := DecodeCourse([]byte(`[{"File":"x.md","Scenario":` + sc + `,"Steps":[{"Goals":[{"Source":"leader","Line":7}]}]}]`))
+	assert.ErrorContains(t, err, "compiled course: x.md: line 7: ")
+	_, err = DecodeCourse([]byte(`[{"File":"x.md","Scenario":` + sc + `,"Steps":[{"Reference":[{"Line":9,"Event":3}]}]}]`))
+	assert.ErrorContains(t, err, "compiled course: x.md: line 9: event 2 is not in the lesson's events")
+	_, err = DecodeCourse([]byte(`{`))
+	assert.ErrorContains(t, err, "compiled course: ")
+}
