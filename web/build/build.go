@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -216,13 +217,18 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 // scratch directory, as go build names each binary after its package directory. -s -w saves
 // only ~2%, but there is no reason to ship symbol tables; -trimpath keeps local paths out of
 // the binary and its panics; WasmGCFlags trade inlining for size where speed does not matter.
+// The course goes in compiled here, from the lessons as they are now (see compiledCourse).
 func buildWasm(ctx context.Context, goCmd, root, out, version string) error {
 	tmp, err := os.MkdirTemp(out, ".wasm-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	args := []string{"build", "-trimpath", "-ldflags=-s -w -X main.version=" + version}
+	overlay, err := compiledCourse(root, tmp)
+	if err != nil {
+		return err
+	}
+	args := []string{"build", "-trimpath", "-overlay=" + overlay, "-ldflags=-s -w -X main.version=" + version}
 	args = append(args, WasmGCFlags()...)
 	args = append(args, "-o", tmp+string(filepath.Separator))
 	for _, p := range Programs {
@@ -237,6 +243,34 @@ func buildWasm(ctx context.Context, goCmd, root, out, version string) error {
 		}
 	}
 	return nil
+}
+
+// compiledCourse compiles the course natively (lessons.EncodeCourse of lessons.Course) into
+// dir and returns a go build -overlay file that puts it in place of the repository's
+// lessons/compiled.json, so the wasm ships the lessons as this build parsed them even when
+// the committed copy is stale (TestCompiledCourseIsTheCourse keeps that copy current for
+// plain go builds and tests). The wasm decodes it instead of parsing Markdown, which keeps
+// the lesson parser out of the page's download.
+func compiledCourse(root, dir string) (string, error) {
+	course, err := lessons.Course()
+	if err != nil {
+		return "", err
+	}
+	data, err := lessons.EncodeCourse(course)
+	if err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, lessons.CompiledFile)
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return "", err
+	}
+	ov, err := json.Marshal(map[string]map[string]string{
+		"Replace": {filepath.Join(root, "lessons", lessons.CompiledFile): file}})
+	if err != nil {
+		return "", err
+	}
+	overlay := filepath.Join(dir, "overlay.json")
+	return overlay, os.WriteFile(overlay, ov, 0o644)
 }
 
 // Inlined lists the packages compiled with the compiler's usual inlining in the wasm; every

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kraftlab/kraftlab/lessons"
 	"github.com/kraftlab/kraftlab/web/server"
 )
 
@@ -251,4 +253,31 @@ func TestBuildRefusesBadOptions(t *testing.T) {
 	assert.ErrorContains(t, err, "no output directory")
 	_, err = Build(context.Background(), Options{Out: t.TempDir(), Version: "1.0 -X main.evil=1"})
 	assert.ErrorContains(t, err, "version")
+}
+
+// TestCompiledCourseOverlaysTheCommittedCopy: the wasm build's overlay puts a fresh compile of
+// the course where lessons/compiled.json is, and that compile decodes to the course.
+func TestCompiledCourseOverlaysTheCommittedCopy(t *testing.T) {
+	r := root(t)
+	dir := t.TempDir()
+	overlay, err := compiledCourse(r, dir)
+	require.NoError(t, err)
+	var ov struct{ Replace map[string]string }
+	data, err := os.ReadFile(overlay)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &ov))
+	committed := filepath.Join(r, "lessons", lessons.CompiledFile)
+	require.FileExists(t, committed, "the overlay replaces a file of the lessons package")
+	require.Len(t, ov.Replace, 1)
+	fresh, err := os.ReadFile(ov.Replace[committed])
+	require.NoError(t, err)
+	got, err := lessons.DecodeCourse(fresh)
+	require.NoError(t, err)
+	course, err := lessons.Course()
+	require.NoError(t, err)
+	require.Len(t, got, len(course))
+	for i := range course {
+		assert.Equal(t, course[i].ID, got[i].ID)
+		assert.Len(t, got[i].Steps, len(course[i].Steps), course[i].ID)
+	}
 }
