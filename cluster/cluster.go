@@ -33,8 +33,9 @@ type Cluster struct {
 
 	// t0 is the simulation time of scenario time 0.
 	t0 int64
-	// view is the committed metadata image, replayed from the committed log, with counters kept
-	// per record so that samples cost O(brokers), not O(partitions).
+	// view is the committed metadata image, replayed from the committed log (by the controllers:
+	// control.Controllers.CommittedView), with counters kept per record so that samples cost
+	// O(brokers), not O(partitions).
 	view            *metadata.Image
 	leaders         map[int32]int // partitions each broker leads
 	underReplicated int
@@ -86,7 +87,7 @@ func New(spec Spec) (*Cluster, error) {
 	if err := validateSpec(&spec); err != nil {
 		return nil, err
 	}
-	c := &Cluster{spec: spec, s: sim.New(spec.Seed), view: metadata.NewImage(), leaders: map[int32]int{}, observerDown: map[int32]bool{},
+	c := &Cluster{spec: spec, s: sim.New(spec.Seed), leaders: map[int32]int{}, observerDown: map[int32]bool{},
 		firstFaultMs: -1, lastRestarted: -1, unfencedAtMs: -1, restoredAtMs: -1, bootOffset: -1}
 	c.meta.Seed, c.bal.Seed, c.reps.Seed, c.dur.Seed = spec.Seed, spec.Seed, spec.Seed, spec.Seed
 	// Images are sized for the starting partitions up front (capacity only); the bound keeps
@@ -96,7 +97,6 @@ func New(spec Spec) (*Cluster, error) {
 		n := min(max(t.PartitionCount, len(t.Replicas), 0), maxPartitionsHint)
 		hint = min(hint+n, maxPartitionsHint)
 	}
-	c.view.ReservePartitions(hint)
 
 	cfg := control.DefaultConfig()
 	cfg.Quorum.Voters = control.VoterIDs(spec.Controllers)
@@ -109,7 +109,9 @@ func New(spec Spec) (*Cluster, error) {
 		return nil, err
 	}
 	c.ctl = ctl
+	c.view = ctl.CommittedView() // the controllers replay it; applyCommitted watches
 	ctl.SetCallbacks(control.Callbacks{
+		OnCommittedEntry:  c.applyCommitted,
 		OnCommitted:       c.onCommitted,
 		OnBrokerCommitted: c.onBrokerCommitted,
 		OnBrokerSnapshot:  func(b int32, _ *control.Snapshot) { c.fail(c.fleetErr(c.fleet.LoadSnapshot(b))) },
@@ -295,12 +297,10 @@ func reserve(im *metadata.Image, n int, rec func(i int) metadata.Record) {
 	im.ReservePartitions(parts)
 }
 
-// onCommitted replays newly committed entries into the committed view, checks the metadata
-// invariants on every partition they touch, and publishes them to the brokers.
+// onCommitted publishes newly committed entries to the brokers, once the controllers have
+// replayed them into the committed view (applyCommitted).
 func (c *Cluster) onCommitted(ces []control.CommittedEntry) {
-	reserve(c.view, len(ces), func(i int) metadata.Record { return ces[i].Record })
 	for i := range ces {
-		c.applyCommitted(ces[i])
 		if c.bootOffset >= 0 && ces[i].Offset >= c.bootOffset {
 			c.booted = true
 		}
@@ -315,7 +315,9 @@ func (c *Cluster) onCommitted(ces []control.CommittedEntry) {
 	}
 }
 
-func (c *Cluster) applyCommitted(ce control.CommittedEntry) {
+// applyCommitted has the controllers replay one newly committed entry into the committed view
+// and checks the metadata invariants on the partition it touches, keeping the counters.
+func (c *Cluster) applyCommitted(ce control.CommittedEntry, replay func(metadata.Entry) error) {
 	var touched, newLeader int32 = -1, -1
 	var before *metadata.Partition
 	switch r := ce.Record.(type) {
@@ -343,7 +345,7 @@ func (c *Cluster) applyCommitted(ce control.CommittedEntry) {
 			}
 		}
 	}
-	if err := c.view.Replay(ce.Entry); err != nil {
+	if err := replay(ce.Entry); err != nil {
 		c.fail(fmt.Errorf("cluster: committed record at offset %d does not replay: %w", ce.Offset, err))
 		return
 	}

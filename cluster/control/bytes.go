@@ -152,21 +152,31 @@ func imageSnapshotBytes(im *metadata.Image) int64 {
 	return withBatchHeaders(n)
 }
 
-// partitionSizer sizes a topic's PartitionRecords without building them: one reused record and
-// reused lists stand in for each partition's.
+// partitionSizer sizes a topic's PartitionRecords without building them: one reused record
+// stands in for each partition's, its lists cut from one scratch list to the partition's
+// lengths (a record's size follows the lengths of its lists, not their members).
 type partitionSizer struct {
-	pr            metadata.PartitionRecord
-	isr, elr, lke []int32
+	pr      metadata.PartitionRecord
+	scratch [metadata.MaxReplicas]int32
 }
 
 // topicBytes is the encoded size of the PartitionRecords of one topic of im.
 func (s *partitionSizer) topicBytes(im *metadata.Image, top *metadata.Topic) int64 {
+	return s.rangeBytes(top, top.Count, present(im))
+}
+
+// rangeBytes is the encoded size of the PartitionRecords of the first size partitions of top,
+// as they were at p.
+func (s *partitionSizer) rangeBytes(top *metadata.Topic, size int32, p *past) int64 {
 	var n int64
 	s.pr.Topic, s.pr.TopicID = top.Name, top.ID
-	for i := top.First; i < top.First+top.Count; i++ {
-		p := &im.Partitions[i]
-		s.isr, s.elr, s.lke = p.AppendIsr(s.isr[:0]), p.AppendElr(s.elr[:0]), p.AppendLastKnownElr(s.lke[:0])
-		s.pr.Replicas, s.pr.Isr, s.pr.Elr, s.pr.LastKnownElr = p.Replicas(), s.isr, s.elr, s.lke
+	for i := top.First; i < top.First+size; i++ {
+		q := &p.im.Partitions[i]
+		if p.parts != nil {
+			q = p.partition(i)
+		}
+		s.pr.Replicas, s.pr.Isr = q.Replicas(), s.scratch[:q.IsrLen()]
+		s.pr.Elr, s.pr.LastKnownElr = s.scratch[:q.ElrLen()], s.scratch[:q.LastKnownElrLen()]
 		n += int64(RecordBytes(&s.pr))
 	}
 	return n

@@ -65,7 +65,7 @@ func TestImageSnapshotBytesMatchesTheRecords(t *testing.T) {
 func TestSnapshotsKeepTheirContentAsTheImageMovesOn(t *testing.T) {
 	v := func(s string) *string { return &s }
 	c := &Controllers{}
-	m := &member{voter: true, image: metadata.NewImage()}
+	m := &member{voter: true, store: &store{image: metadata.NewImage()}}
 	off := int64(0)
 	apply := func(recs ...metadata.Record) {
 		es := make([]metadata.Entry, len(recs))
@@ -97,7 +97,7 @@ func TestSnapshotsKeepTheirContentAsTheImageMovesOn(t *testing.T) {
 	var snaps []taken
 	snap := func() {
 		s := c.takeSnapshot(m, off, 1)
-		want := m.image.SnapshotRecords()
+		want := m.store.image.SnapshotRecords()
 		assert.Equal(t, snapshotBytes(want), s.Bytes)
 		snaps = append(snaps, taken{s, want})
 	}

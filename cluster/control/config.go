@@ -63,6 +63,11 @@ type Callbacks struct {
 	// passing them), in log order without gaps, LeaderChangeMessages included (inside a quorum
 	// hook). A broker fleet can publish them to its shared image here.
 	OnCommitted func(entries []CommittedEntry)
+	// OnCommittedEntry gets each entry as the cluster first commits it, before OnCommitted gets
+	// them together, with the function that replays it into CommittedView: it must call replay
+	// once, and may read the image before and after (inside a quorum hook). Without it, the
+	// entries are replayed all the same.
+	OnCommittedEntry func(entry CommittedEntry, replay func(metadata.Entry) error)
 	// OnBrokerCommitted gets the entries broker's observer newly committed, in log order
 	// without gaps, LeaderChangeMessages included, so the broker's applied offset is the last
 	// entry's offset (inside a quorum hook). Entries a broker already had (from before a restart

@@ -529,7 +529,7 @@ func TestInvariantViolationsNameSeedTimeAndBothFacts(t *testing.T) {
 	cur := metadata.NewImage()
 	require.NoError(t, cur.Replay(metadata.Entry{Offset: 0, Record: &metadata.TopicRecord{Name: "t", TopicID: "T"}}))
 	require.NoError(t, cur.Replay(metadata.Entry{Offset: 1, Record: &metadata.PartitionRecord{Topic: "t", TopicID: "T", Replicas: []int32{1}, Isr: []int32{1}, Leader: 1, LeaderEpoch: 4, PartitionEpoch: 9}}))
-	h.c.checkNotBelow(m, old, 1, cur)
+	h.c.checkNotBelow(m, present(old), 1, cur)
 	require.Len(t, seen, 2)
 	assert.Equal(t, "partition epochs never go down", seen[1].Rule)
 	assert.Contains(t, seen[1].Fact, "t-0 at leader epoch 5")

@@ -18,9 +18,10 @@ type member struct {
 	voter   bool
 	running bool
 
-	// Controllers: the committed image and what feeds it.
-	image   *metadata.Image
-	applied int64 // offsets below it are replayed into image (== the node's high watermark)
+	// Controllers: the committed image (shared or the node's own, see store) and how far the
+	// node has got in it.
+	store   *store
+	applied int64 // offsets below it are applied to the node's image (== its high watermark)
 	records int64 // metadata records (not LeaderChangeMessages) the image has absorbed
 	// restarting is set by Start until the boot's LoadSnapshot; before holds the image the node
 	// had when it was killed, and beforeOff its offset, until the rebuilt image reaches that
@@ -44,7 +45,8 @@ type member struct {
 	shipPending  bool
 
 	// snap is the content of the latest snapshot the node took or loaded (controllers); snaps
-	// are the snapshots it took that still read partitions from its image (see Snapshot).
+	// are the snapshots it took that still read partitions from a committed image (see
+	// Snapshot).
 	snap  *Snapshot
 	snaps []*Snapshot
 
@@ -97,6 +99,12 @@ type Controllers struct {
 	// trimAt is the retained length at which to look next.
 	trim   bool
 	trimAt int
+
+	// root is the committed image the controllers that booted with no snapshot share, and the
+	// cluster's committed image (CommittedView): ledger replays each entry into it once, as the
+	// cluster first commits it. booting is set while quorum.New boots the voters.
+	root    *store
+	booting bool
 
 	activeByEpoch []int32 // node that activated an engine in each epoch, -1 for none
 	pledges       []pledge
@@ -157,6 +165,8 @@ func New(s *sim.Sim, cfg Config) (*Controllers, error) {
 		trace: nil,
 	}
 	c.net = c.rand.Child("network")
+	c.root = newStore(cfg.PartitionsHint)
+	c.root.shared = true
 	c.h = &handler{c: c}
 	c.client = &Client{c: c}
 	// The members exist before the quorum does, because the quorum boots its voters (and calls
@@ -177,7 +187,9 @@ func New(s *sim.Sim, cfg Config) (*Controllers, error) {
 		// frozen; deleting one lets the controller stop keeping old values for it.
 		DeletedSnapshot: c.onDeletedSnapshot,
 	}
+	c.booting = true
 	q, err := quorum.New[metadata.Record](s, cfg.Quorum, hooks)
+	c.booting = false
 	if err != nil {
 		return nil, err
 	}
@@ -191,8 +203,8 @@ func New(s *sim.Sim, cfg Config) (*Controllers, error) {
 }
 
 func (c *Controllers) addMember(id int32, voter bool) *member {
-	// A voter's image is sized for Config.PartitionsHint when it boots (onLoadSnapshot), not here.
-	m := &member{id: id, idx: int32(len(c.members)), voter: voter, running: true, image: metadata.NewImage()}
+	// A voter gets its committed image when it boots (onLoadSnapshot), not here.
+	m := &member{id: id, idx: int32(len(c.members)), voter: voter, running: true}
 	c.members = append(c.members, m)
 	c.byID[id] = m.idx
 	return m
@@ -217,8 +229,7 @@ func (c *Controllers) attach(id int32) error {
 	if _, ok := c.byID[id]; ok {
 		return fmt.Errorf("control: node %d already exists; a broker id must differ from every controller %v and broker", id, c.cfg.Quorum.Voters)
 	}
-	m := c.addMember(id, false)
-	m.image = nil // brokers keep their view in the embedding layer
+	c.addMember(id, false) // with no image: brokers keep their view in the embedding layer
 	if err := c.q.AddObserver(quorum.NodeID(id)); err != nil {
 		c.members = c.members[:len(c.members)-1]
 		delete(c.byID, id)
@@ -462,6 +473,7 @@ func (c *Controllers) ledger(m *member, es []quorum.Entry[metadata.Record], entr
 	}
 	if len(c.committed) > grew {
 		fresh := c.committed[grew:]
+		c.commitRoot(fresh)
 		c.resolvePledges(fresh)
 		if c.cb.OnCommitted != nil {
 			c.cb.OnCommitted(fresh)
@@ -504,62 +516,181 @@ func (c *Controllers) trimCommitted() {
 const minTrim = 4096
 
 // replay applies committed entries to a controller's image, checking that each replays and that
-// no partition's epochs go down.
+// no partition's epochs go down. A controller in the shared image only moves its offset: ledger
+// replayed them there when the cluster first committed them.
 func (c *Controllers) replay(m *member, from, to int64, entries []metadata.Entry) {
 	if m.applied != from {
 		c.violate("controllers apply the committed log without gaps", fmt.Sprintf("node %d's committed image is at offset %d", m.id, m.applied),
 			fmt.Sprintf("its high watermark moved from %d to %d", from, to))
 	}
-	im := m.image
-	reservePartitions(im, len(entries), func(i int) metadata.Record { return entries[i].Record })
-	for i := range entries {
-		e := entries[i]
-		var idx int32 = -1
-		var le, pe int32
-		if pc, ok := e.Record.(*metadata.PartitionChangeRecord); ok {
-			if p, ok := im.PartitionIndex(pc.Topic, pc.PartitionID); ok {
-				idx, le, pe = p, im.Partitions[p].LeaderEpoch, im.Partitions[p].PartitionEpoch
+	st := m.store
+	if st.shared {
+		if to > st.at {
+			c.violate("controllers apply the committed log without gaps", fmt.Sprintf("the shared committed image is at offset %d", st.at),
+				fmt.Sprintf("node %d's high watermark moves to %d", m.id, to))
+		}
+		for i := range entries {
+			if _, ok := entries[i].Record.(*metadata.LeaderChangeMessage); !ok {
+				m.records++
 			}
 		}
-		if len(m.snaps) > 0 {
-			c.beforeReplay(m, e.Record, idx)
-		}
-		if err := im.Replay(e); err != nil {
-			c.violate("committed records replay", fmt.Sprintf("node %d's committed image is at offset %d", m.id, e.Offset), err.Error())
+		m.applied = to
+		st.trim()
+		return
+	}
+	reservePartitions(st.image, len(entries), func(i int) metadata.Record { return entries[i].Record })
+	for i := range entries {
+		if c.replayEntry(st, entries[i], m) != nil {
 			continue
 		}
-		if _, ok := e.Record.(*metadata.LeaderChangeMessage); !ok {
+		if _, ok := entries[i].Record.(*metadata.LeaderChangeMessage); !ok {
 			m.records++
 		}
-		if idx >= 0 {
-			p := &im.Partitions[idx]
-			if p.LeaderEpoch < le || p.PartitionEpoch < pe {
-				c.violate("partition epochs never go down", fmt.Sprintf("node %d had %s-%d at leader epoch %d, partition epoch %d", m.id, im.TopicName(p), p.ID, le, pe),
-					fmt.Sprintf("offset %d leaves it at leader epoch %d, partition epoch %d", e.Offset, p.LeaderEpoch, p.PartitionEpoch))
-			}
-		}
 	}
-	m.applied = to
+	m.applied, st.at = to, to
 	if m.before != nil && m.applied >= m.beforeOff {
-		c.checkNotBelow(m, m.before, m.beforeOff, im)
+		c.checkNotBelow(m, present(m.before), m.beforeOff, st.image)
 		m.before = nil
 	}
 }
 
+// commitRoot replays entries the cluster has just committed into the shared committed image,
+// through Callbacks.OnCommittedEntry when set, so that its caller sees the image before and
+// after each.
+func (c *Controllers) commitRoot(fresh []CommittedEntry) {
+	reservePartitions(c.root.image, len(fresh), func(i int) metadata.Record { return fresh[i].Record })
+	for i := range fresh {
+		if c.cb.OnCommittedEntry != nil {
+			c.cb.OnCommittedEntry(fresh[i], c.replayRoot)
+		} else {
+			_ = c.replayRoot(fresh[i].Entry)
+		}
+	}
+}
+
+// replayRoot replays one newly committed entry into the shared committed image, noting first
+// what it changes for the controllers behind it.
+func (c *Controllers) replayRoot(e metadata.Entry) error {
+	st := c.root
+	if e.Offset != st.at {
+		c.violate("controllers apply the committed log without gaps", fmt.Sprintf("the shared committed image is at offset %d", st.at),
+			fmt.Sprintf("the cluster commits offset %d", e.Offset))
+	}
+	if len(st.users) > 0 {
+		st.journal(e)
+	}
+	err := c.replayEntry(st, e, nil)
+	st.at = e.Offset + 1
+	return err
+}
+
+// replayEntry replays one committed entry into st's image: the snapshots reading from it keep
+// what it changes, and a partition's epochs must not go down. m is the node whose own image it
+// is, or nil for the shared one (for the messages).
+func (c *Controllers) replayEntry(st *store, e metadata.Entry, m *member) error {
+	im := st.image
+	var idx int32 = -1
+	var le, pe int32
+	if pc, ok := e.Record.(*metadata.PartitionChangeRecord); ok {
+		if p, ok := im.ChangeIndex(pc); ok {
+			idx, le, pe = p, im.Partitions[p].LeaderEpoch, im.Partitions[p].PartitionEpoch
+		}
+	}
+	if len(st.snaps) > 0 {
+		c.beforeReplay(st, e.Record, idx)
+	}
+	if err := im.Replay(e); err != nil {
+		c.violate("committed records replay", fmt.Sprintf("%s is at offset %d", whose(m), e.Offset), err.Error())
+		return err
+	}
+	if idx >= 0 {
+		p := &im.Partitions[idx]
+		if p.LeaderEpoch < le || p.PartitionEpoch < pe {
+			c.violate("partition epochs never go down", fmt.Sprintf("%s had %s-%d at leader epoch %d, partition epoch %d", whose(m), im.TopicName(p), p.ID, le, pe),
+				fmt.Sprintf("offset %d leaves it at leader epoch %d, partition epoch %d", e.Offset, p.LeaderEpoch, p.PartitionEpoch))
+		}
+	}
+	st.at = e.Offset + 1
+	return nil
+}
+
+// whose names the committed image replayEntry replays into, for its messages.
+func whose(m *member) string {
+	if m == nil {
+		return "the shared committed image"
+	}
+	return fmt.Sprintf("node %d's committed image", m.id)
+}
+
+// imageAt is m's committed image at its offset, for reading now: its own image, the shared one
+// when m is at its end, or else one rebuilt from the shared image as it was at m's offset (as
+// a snapshot there would rebuild it; Snapshot.replayInto).
+func (c *Controllers) imageAt(m *member) *metadata.Image {
+	st := m.store
+	if st == nil {
+		return metadata.NewImage()
+	}
+	if !st.shared || m.applied >= st.at {
+		return st.image
+	}
+	im := metadata.NewImage()
+	if _, err := buildSnapshot(st, m.applied).replayInto(im); err != nil {
+		c.violate("snapshot records replay", fmt.Sprintf("node %d's committed image is rebuilt at offset %d", m.id, m.applied), err.Error())
+	}
+	return im
+}
+
+// pastOf is m's committed image at its offset, for reading now (see imageAt), as the shared
+// image's past when m is behind it.
+func (c *Controllers) pastOf(m *member) *past {
+	switch {
+	case m.store == nil:
+		return present(metadata.NewImage())
+	case m.store.shared:
+		return m.store.pastAt(m.applied)
+	}
+	return present(m.store.image)
+}
+
+// bytesAt is the size of a snapshot of m's committed image at its offset.
+func (c *Controllers) bytesAt(m *member) int64 {
+	if st := m.store; st.shared && m.applied < st.at {
+		return buildSnapshot(st, m.applied).Bytes
+	}
+	return imageSnapshotBytes(m.store.image)
+}
+
+// leaveRoot gives m an image of its own, at its offset, in place of the shared one: when it is
+// killed, so the shared journal does not wait for it.
+func (c *Controllers) leaveRoot(m *member) {
+	st := m.store
+	if st == nil || !st.shared {
+		return
+	}
+	im := c.imageAt(m)
+	if im == st.image {
+		im = im.Clone()
+	}
+	st.leave(m)
+	m.store = &store{image: im, at: m.applied}
+}
+
 // checkNotBelow compares a node's image at offset now with an older image of the same node at
-// offset off <= now: no partition of a topic both know may have lower epochs.
-func (c *Controllers) checkNotBelow(m *member, old *metadata.Image, off int64, cur *metadata.Image) {
-	for t := range old.Topics {
-		top := &old.Topics[t]
-		if top.Deleted {
+// offset off <= now (seen as it was then): no partition of a topic both know may have lower
+// epochs.
+func (c *Controllers) checkNotBelow(m *member, old *past, off int64, cur *metadata.Image) {
+	for t := range old.topics {
+		top := &old.im.Topics[t]
+		live, size, _ := old.topic(t)
+		if !live {
 			continue
 		}
 		nt, ok := cur.TopicByName(top.Name)
 		if !ok || cur.Topics[nt].ID != top.ID {
 			continue // deleted since: gone is not lower
 		}
-		for i := int32(0); i < top.Count; i++ {
-			a, b := &old.Partitions[top.First+i], &cur.Partitions[cur.Topics[nt].First+i]
+		for i := int32(0); i < size; i++ {
+			a, b := old.partition(top.First+i), &cur.Partitions[cur.Topics[nt].First+i]
 			if b.LeaderEpoch < a.LeaderEpoch || b.PartitionEpoch < a.PartitionEpoch {
 				c.violate("partition epochs never go down", fmt.Sprintf("node %d's committed image had %s-%d at leader epoch %d, partition epoch %d at offset %d", m.id, top.Name, i, a.LeaderEpoch, a.PartitionEpoch, off),
 					fmt.Sprintf("at offset %d it has leader epoch %d, partition epoch %d", m.applied, b.LeaderEpoch, b.PartitionEpoch))
@@ -578,8 +709,8 @@ func (c *Controllers) onTakeSnapshot(id quorum.NodeID, sid quorum.SnapshotID) (a
 	if !m.voter {
 		if c.lastSnapped == 0 {
 			for _, v := range c.voters {
-				if cm := c.members[v]; cm.image != nil {
-					c.lastSnapped = max(c.lastSnapped, imageSnapshotBytes(cm.image))
+				if cm := c.members[v]; cm.store != nil {
+					c.lastSnapped = max(c.lastSnapped, c.bytesAt(cm))
 				}
 			}
 		}
@@ -625,12 +756,19 @@ func (c *Controllers) onLoadSnapshot(id quorum.NodeID, qs quorum.Snapshot) {
 		}
 		return
 	}
-	// The snapshots m took read their partitions from the image about to be replaced (the one
+	if c.booting && end == 0 && !m.restarting {
+		// A voter's first boot with no snapshot: it starts at offset 0 of the shared image.
+		m.store, m.applied, m.records, m.snap = c.root, 0, 0, data
+		c.root.users = append(c.root.users, m)
+		return
+	}
+	// The snapshots m took read their partitions from the image it is about to leave (the one
 	// being loaded, on a restart, among them): they get their own copy now.
 	c.freezeSnapshots(m)
-	old, oldOff := m.image, m.applied
-	im := metadata.NewImage()
-	im.ReservePartitions(c.cfg.PartitionsHint) // see Config.PartitionsHint
+	oldSt, oldOff := m.store, m.applied
+	old := c.pastOf(m)
+	st := newStore(c.cfg.PartitionsHint)
+	im := st.image
 	var records int64
 	if end > 0 {
 		if data == nil {
@@ -649,14 +787,20 @@ func (c *Controllers) onLoadSnapshot(id quorum.NodeID, qs quorum.Snapshot) {
 			records = n
 		}
 	}
-	m.image, m.applied, m.records, m.snap = im, end, records, data
+	st.at = end
+	m.store, m.applied, m.records, m.snap = st, end, records, data
+	if oldSt != nil && oldSt.shared {
+		// After the checks below: leaving may drop the journal that old reads.
+		defer oldSt.leave(m)
+	}
 	switch {
 	case m.restarting:
 		// A new process: its image restarts from the snapshot and catches up by replay. It is
-		// compared with what the node had before the kill once it is back at that offset.
+		// compared with what the node had before the kill (its own image since; see Kill) once
+		// it is back at that offset.
 		m.restarting = false
 		if oldOff > end && m.before == nil {
-			m.before, m.beforeOff = old, oldOff
+			m.before, m.beforeOff = old.im, oldOff
 		} else if oldOff <= end {
 			c.checkNotBelow(m, old, oldOff, im)
 		}
@@ -713,7 +857,12 @@ func (c *Controllers) maybeActivate(m *member) {
 	}
 	c.activeByEpoch[epoch] = m.id
 	seed := c.rand.ChildID("engine", int64(epoch)).Uint64()
-	eng := controller.Restore(seed, c.cfg.Static, m.image.Clone(), st.EndOffset)
+	if m.store.shared && m.applied != m.store.at {
+		c.violate("a new controller starts from its whole committed log", fmt.Sprintf("node %d's committed image is at offset %d", m.id, m.applied),
+			fmt.Sprintf("the shared committed image is at offset %d", m.store.at))
+		return
+	}
+	eng := controller.Restore(seed, c.cfg.Static, c.imageAt(m).Clone(), st.EndOffset)
 	if c.cfg.Bootstrap != nil && m.records == 0 {
 		if err := c.cfg.Bootstrap(eng, now); err != nil {
 			c.violate("bootstrap", fmt.Sprintf("node %d activates over an empty metadata log in epoch %d", m.id, epoch),

@@ -5,11 +5,15 @@
 //
 // # What each node holds
 //
-// Every controller node keeps a committed image: it replays entries as its high watermark moves
-// (the quorum's HighWatermark hook), rebuilds from the records of a snapshot when it loads one,
-// and answers the quorum's TakeSnapshot with its committed image as SnapshotRecords. So a
-// controller's image only ever holds committed records and needs no undo when its uncommitted
-// tail is truncated. Brokers are observers: their committed entries go to the embedding layer
+// Every controller node has a committed image at its high watermark (the quorum's HighWatermark
+// hook moves it), rebuilt from the records of a snapshot when it loads one, and answers the
+// quorum's TakeSnapshot with it as SnapshotRecords. So a controller's image only ever holds
+// committed records and needs no undo when its uncommitted tail is truncated. The controllers
+// that booted with no snapshot share one image, the cluster's committed image (CommittedView),
+// replayed once per entry as the cluster first commits it; each is at or behind its end, and
+// sees it at its own offset through an undo journal kept from the lowest of them on. A
+// controller that loads a snapshot (a restart, a FetchSnapshot download) has an image of its
+// own from then on, and so does a killed one. Brokers are observers: their committed entries go to the embedding layer
 // through Callbacks.OnBrokerCommitted, in log order, and a snapshot a broker downloads through
 // Callbacks.OnBrokerSnapshot (a separate callback, because a snapshot replaces a broker's view
 // rather than extending it).

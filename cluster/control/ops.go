@@ -88,6 +88,10 @@ func (c *Controllers) Kill(id int32) error {
 	}
 	m.running = false
 	c.deactivate(m) // already done by the Resigned hook if it led; this clears a pending activation
+	if m.voter {
+		// Its image stays where it was until Start rebuilds it; the shared one moves on.
+		c.leaveRoot(m)
+	}
 	return nil
 }
 

@@ -16,8 +16,8 @@ import (
 // partitions that copy (and the records, a few million small objects) would dominate a run in
 // which most snapshots are never read: only a restarting or far-behind node loads one. The
 // records of everything but the partitions are built at once (they are few); the partitions are
-// read from the taking controller's committed image, which keeps the old value of every
-// partition it changes since (copy on write). The snapshot gets its own copy of the partitions
+// read from the committed image the taking controller has (its own or the shared one; see
+// store), which keeps the old value of every partition it changes since (copy on write). The snapshot gets its own copy of the partitions
 // (it is frozen) as soon as it may be read once its controller has deleted it: a controller
 // downloads it (and may restart from it), LatestSnapshot hands it out, an answer carrying it
 // is still in flight when the controller deletes it, or the controller replaces its image. A
@@ -32,11 +32,13 @@ type Snapshot struct {
 	topics []snapTopic       // live topics in image order
 	count  int32             // partitions in the image at EndOffset, deleted topics' included
 
-	// parts holds the partitions once frozen. Until then owner's image holds them, except the
+	// parts holds the partitions once frozen. Until then src's image holds them, except the
 	// ones whose bit is set in changed, whose value at EndOffset is in saved (in chunks of
 	// savedChunk, so that keeping a few hundred thousand does not copy them over and over).
+	// owner is the controller that took it, while src holds its partitions.
 	parts   []metadata.Partition
 	owner   *member
+	src     *store
 	changed []uint64
 	saved   [][]savedPartition
 	// released is set when its controller deleted it without its content being frozen: nothing
@@ -64,14 +66,25 @@ type savedPartition struct {
 // image until they change or the snapshot is frozen. TestSnapshotRecordsMatchTheImage keeps the
 // two in step.
 func (c *Controllers) takeSnapshot(m *member, end int64, epoch int32) *Snapshot {
-	im := m.image
-	s := &Snapshot{EndOffset: end, Epoch: epoch, Node: m.id, count: int32(len(im.Partitions)), owner: m}
-	s.head = append(s.head, &metadata.FeatureLevelRecord{Name: config.EligibleLeaderReplicasVersion, FeatureLevel: im.ElrVersion})
-	s.head = appendConfigs(s.head, metadata.ResourceBroker, "", &im.Cluster)
+	s := buildSnapshot(m.store, end)
+	s.Epoch, s.Node, s.owner = epoch, m.id, m
+	m.snaps = append(m.snaps, s)
+	m.store.snaps = append(m.store.snaps, s)
+	return s
+}
+
+// buildSnapshot captures st's image as it was at offset end (its end, or a user's offset behind
+// it), reading its partitions from st's image, not yet attached to a controller.
+func buildSnapshot(st *store, end int64) *Snapshot {
+	im := st.image
+	p := st.pastAt(end)
+	s := &Snapshot{EndOffset: end, count: p.count, src: st}
+	s.head = append(s.head, &metadata.FeatureLevelRecord{Name: config.EligibleLeaderReplicasVersion, FeatureLevel: p.elr})
+	s.head = appendConfigs(s.head, metadata.ResourceBroker, "", p.cluster)
 	for _, id := range im.BrokerIDs() {
-		if b := im.Broker(id); b.Registered {
-			s.head = append(s.head, &metadata.RegisterBrokerRecord{BrokerID: b.ID, IncarnationID: b.IncarnationID, BrokerEpoch: b.Epoch,
-				LogDirs: slices.Clone(b.LogDirs), Fenced: b.Fenced, InControlledShutdown: b.InControlledShutdown})
+		if b := p.registration(id); b.registered {
+			s.head = append(s.head, &metadata.RegisterBrokerRecord{BrokerID: id, IncarnationID: b.incarnation, BrokerEpoch: b.epoch,
+				LogDirs: slices.Clone(b.logDirs), Fenced: b.fenced, InControlledShutdown: b.inControlled})
 		}
 	}
 	var n int64
@@ -79,23 +92,26 @@ func (c *Controllers) takeSnapshot(m *member, end int64, epoch int32) *Snapshot 
 		n += int64(RecordBytes(r))
 	}
 	var ps partitionSizer
-	for t := range im.Topics {
+	for t := range p.topics {
 		top := &im.Topics[t]
-		if top.Deleted {
+		live, size, configs := p.topic(t)
+		if !live {
 			continue
 		}
-		st := snapTopic{name: top.Name, id: top.ID, first: top.First, size: top.Count}
+		st := snapTopic{name: top.Name, id: top.ID, first: top.First, size: size}
 		st.recs = append(st.recs, &metadata.TopicRecord{Name: top.Name, TopicID: top.ID})
-		st.recs = appendConfigs(st.recs, metadata.ResourceTopic, top.Name, &top.Configs)
+		st.recs = appendConfigs(st.recs, metadata.ResourceTopic, top.Name, configs)
 		for _, r := range st.recs {
 			n += int64(RecordBytes(r))
 		}
 		s.topics = append(s.topics, st)
-		n += ps.topicBytes(im, top)
+		n += ps.rangeBytes(top, size, p)
 	}
 	s.Bytes = withBatchHeaders(n)
 	s.changed = make([]uint64, (s.count+63)/64)
-	m.snaps = append(m.snaps, s)
+	for i := range p.undo {
+		s.keep(p.undo[i].idx, &p.undo[i].p) // the first note of a partition is its value at end
+	}
 	return s
 }
 
@@ -148,10 +164,10 @@ const savedChunk = 4096
 
 // partitions returns the snapshot's partitions, [0, count).
 func (s *Snapshot) partitions() []metadata.Partition {
-	if s.parts != nil || s.owner == nil {
+	if s.parts != nil || s.src == nil {
 		return s.parts
 	}
-	parts := slices.Clone(s.owner.image.Partitions[:s.count])
+	parts := slices.Clone(s.src.image.Partitions[:s.count])
 	for _, chunk := range s.saved {
 		for _, sp := range chunk {
 			parts[sp.idx] = sp.p
@@ -162,20 +178,26 @@ func (s *Snapshot) partitions() []metadata.Partition {
 
 // freeze gives the snapshot its own copy of the partitions and detaches it from its controller.
 func (s *Snapshot) freeze() {
-	if s.owner == nil {
+	if s.src == nil {
 		return
 	}
 	s.parts = s.partitions()
 	s.detach()
 }
 
-// detach stops the owner keeping old partition values for the snapshot.
+// detach stops the image it reads from keeping old partition values for the snapshot.
 func (s *Snapshot) detach() {
-	m := s.owner
-	if i := slices.Index(m.snaps, s); i >= 0 {
-		m.snaps = slices.Delete(m.snaps, i, i+1)
+	if m := s.owner; m != nil {
+		if i := slices.Index(m.snaps, s); i >= 0 {
+			m.snaps = slices.Delete(m.snaps, i, i+1)
+		}
 	}
-	s.owner, s.changed, s.saved = nil, nil, nil
+	if st := s.src; st != nil {
+		if i := slices.Index(st.snaps, s); i >= 0 {
+			st.snaps = slices.Delete(st.snaps, i, i+1)
+		}
+	}
+	s.owner, s.src, s.changed, s.saved = nil, nil, nil, nil
 }
 
 // Records returns the snapshot's records, as metadata.Image.SnapshotRecords writes them for the
@@ -260,16 +282,16 @@ func (s *Snapshot) Entries() []metadata.Entry {
 	return out
 }
 
-// beforeReplay runs before controller m's image replays r (idx is the partition a
-// PartitionChangeRecord changes, or -1): the snapshots m's image still holds partitions for keep
+// beforeReplay runs before st's image replays r (idx is the partition a
+// PartitionChangeRecord changes, or -1): the snapshots the image still holds partitions for keep
 // the old value of what is about to change. A record that may change partitions in place
 // without naming one (ClearElrRecord, or a kind this layer does not know) freezes them instead.
-func (c *Controllers) beforeReplay(m *member, r metadata.Record, idx int32) {
+func (c *Controllers) beforeReplay(st *store, r metadata.Record, idx int32) {
 	switch r.(type) {
 	case *metadata.PartitionChangeRecord:
 		if idx >= 0 {
-			p := &m.image.Partitions[idx]
-			for _, s := range m.snaps {
+			p := &st.image.Partitions[idx]
+			for _, s := range st.snaps {
 				s.keep(idx, p)
 			}
 		}
@@ -278,7 +300,9 @@ func (c *Controllers) beforeReplay(m *member, r metadata.Record, idx int32) {
 		*metadata.NoOpRecord, *metadata.LeaderChangeMessage:
 		// Partitions are appended, or left alone.
 	default:
-		c.freezeSnapshots(m)
+		for len(st.snaps) > 0 {
+			st.snaps[len(st.snaps)-1].freeze()
+		}
 	}
 }
 

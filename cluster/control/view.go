@@ -105,7 +105,9 @@ func (c *Controllers) EngineOf(node int32) *controller.Controller {
 }
 
 // CommittedImage is a controller's committed image: the state its committed log replays to, at
-// NodeView.Applied. Read-only.
+// NodeView.Applied. Read-only. For a controller sharing the cluster's committed image
+// (CommittedView) from behind its end, it is a copy rebuilt as a snapshot at that offset
+// would rebuild it (broker registration offsets are the snapshot's).
 func (c *Controllers) CommittedImage(node int32) (*metadata.Image, error) {
 	m, err := c.member(node)
 	if err != nil {
@@ -114,8 +116,13 @@ func (c *Controllers) CommittedImage(node int32) (*metadata.Image, error) {
 	if !m.voter {
 		return nil, fmt.Errorf("control: node %d is a broker; only controllers %v keep a committed image here", node, c.cfg.Quorum.Voters)
 	}
-	return m.image, nil
+	return c.imageAt(m), nil
 }
+
+// CommittedView is the cluster's committed image: every entry the cluster has committed
+// (CommittedEnd), replayed as it was first committed (see Callbacks.OnCommittedEntry).
+// Read-only.
+func (c *Controllers) CommittedView() *metadata.Image { return c.root.image }
 
 // LatestSnapshot is the content of the latest snapshot a controller took or loaded, or nil. It is
 // frozen first (see Snapshot), so the caller may keep it.

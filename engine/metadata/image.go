@@ -159,6 +159,23 @@ func (im *Image) PartitionIndex(topic string, partition int32) (int32, bool) {
 	return im.Topics[t].First + partition, true
 }
 
+// TopicByID returns a live topic's index, found by its id as RemoveTopicRecord names it.
+func (im *Image) TopicByID(id string) (int32, bool) {
+	i, ok := im.topicByID[id]
+	return i, ok
+}
+
+// ChangeIndex returns the index in Partitions of the partition a PartitionChangeRecord changes,
+// found as Replay finds it (by topic id), and false when Replay would refuse the record for an
+// unknown partition.
+func (im *Image) ChangeIndex(r *PartitionChangeRecord) (int32, bool) {
+	t, ok := im.topicOf(r.TopicID)
+	if !ok || r.PartitionID < 0 || r.PartitionID >= im.Topics[t].Count {
+		return 0, false
+	}
+	return im.Topics[t].First + r.PartitionID, true
+}
+
 // TopicName returns the name of a partition's topic.
 func (im *Image) TopicName(p *Partition) string { return im.Topics[p.Topic].Name }
 
@@ -378,11 +395,10 @@ func (im *Image) replayPartition(off int64, r *PartitionRecord) error {
 }
 
 func (im *Image) replayPartitionChange(off int64, r *PartitionChangeRecord) error {
-	t, ok := im.topicOf(r.TopicID)
-	if !ok || r.PartitionID < 0 || r.PartitionID >= im.Topics[t].Count {
+	idx, ok := im.ChangeIndex(r)
+	if !ok {
 		return fmt.Errorf("offset %d: PartitionChangeRecord for unknown partition %s-%d", off, r.Topic, r.PartitionID)
 	}
-	idx := im.Topics[t].First + r.PartitionID
 	p := &im.Partitions[idx]
 	next := *p
 	next.PartitionEpoch++

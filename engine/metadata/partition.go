@@ -77,6 +77,9 @@ func (p *Partition) IsrLen() int { return int(p.isr.n) }
 // ElrLen is the size of the ELR.
 func (p *Partition) ElrLen() int { return int(p.elr.n) }
 
+// LastKnownElrLen is the size of the last known ELR.
+func (p *Partition) LastKnownElrLen() int { return int(p.lke.n) }
+
 // IsReplica reports whether broker b holds a replica.
 func (p *Partition) IsReplica(b int32) bool { return p.position(b) >= 0 }
 

@@ -1,0 +1,307 @@
+package control
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/kraftlab/kraftlab/engine/config"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// store is a committed image and what depends on it: the offset it is at, the snapshots that
+// still read partitions from it and, for the shared image, the controllers behind it and the
+// undo journal that shows the image as it was at their offsets.
+//
+// Every controller that booted with no snapshot replays the same committed log into the same
+// empty image, so their committed images differ only in how far each has got (its high
+// watermark). They share one image, the cluster's committed image (CommittedView), which ledger
+// replays once per entry as the cluster first commits it: a controller in it ("a user") is at
+// or behind its offset. What a user needs at its own offset, a snapshot it takes there or its
+// image for observers, is the shared image with the journal undone back to that offset. A
+// controller that loads a snapshot has an image of its own from then on: an image rebuilt from
+// a snapshot differs from a replayed one in what the engine reads (registration offsets, the
+// order of the imbalanced and leaderless sets), and the engine of a new active controller
+// starts from its controller's own image.
+type store struct {
+	image *metadata.Image
+	at    int64       // offsets below it are replayed into image
+	snaps []*Snapshot // snapshots reading partitions from image, copy on write (see Snapshot)
+
+	shared bool
+	users  []*member
+	// The journal: what each entry from the lowest user's offset on changed, as it was before
+	// it, in offset order; parts[partsFrom:] and heads[headsFrom:] are live.
+	parts     []partUndo
+	heads     []headUndo
+	partsFrom int
+	headsFrom int
+}
+
+// partUndo is a partition's value before the entry at off changed it.
+type partUndo struct {
+	off int64
+	idx int32
+	p   metadata.Partition
+}
+
+// headKind says what a headUndo undoes.
+type headKind uint8
+
+const (
+	undoPartitions headKind = iota + 1 // n partitions were created, idx+i at offset off+i
+	undoTopic                          // topic idx was created
+	undoRemove                         // topic idx was removed
+	undoConfig                         // the configs of topic idx (-1: the cluster's) were vals
+	undoFeature                        // the ELR feature level was elr
+	undoBroker                         // broker idx's registration was reg
+)
+
+// headUndo is what the entry at off changed outside the partitions, as it was before it.
+type headUndo struct {
+	off  int64
+	kind headKind
+	idx  int32
+	n    int32
+	elr  int16
+	vals *config.Values
+	reg  *registration
+}
+
+// registration is the part of a broker's registration a snapshot writes.
+type registration struct {
+	registered           bool
+	epoch                int64
+	incarnation          string
+	logDirs              []string
+	fenced, inControlled bool
+}
+
+func registrationOf(b *metadata.Broker) *registration {
+	if b == nil {
+		return &registration{}
+	}
+	return &registration{registered: b.Registered, epoch: b.Epoch, incarnation: b.IncarnationID, logDirs: b.LogDirs,
+		fenced: b.Fenced, inControlled: b.InControlledShutdown}
+}
+
+// newStore returns an empty committed image sized for hint partitions.
+func newStore(hint int) *store {
+	im := metadata.NewImage()
+	im.ReservePartitions(hint) // see Config.PartitionsHint
+	return &store{image: im}
+}
+
+// journal notes what replaying e will change, before it is replayed, for the users behind it.
+// Replay leaves the image alone when it refuses a record, so a note too many undoes nothing.
+func (st *store) journal(e metadata.Entry) {
+	im := st.image
+	head := func(h headUndo) { h.off = e.Offset; st.heads = append(st.heads, h) }
+	switch r := e.Record.(type) {
+	case *metadata.PartitionChangeRecord:
+		if idx, ok := im.ChangeIndex(r); ok {
+			st.parts = append(st.parts, partUndo{off: e.Offset, idx: idx, p: im.Partitions[idx]})
+		}
+	case *metadata.PartitionRecord:
+		idx := int32(len(im.Partitions))
+		if n := len(st.heads); n > st.headsFrom {
+			// A run of creations (a bootstrap's million) is one note.
+			if h := &st.heads[n-1]; h.kind == undoPartitions && h.off+int64(h.n) == e.Offset && h.idx+h.n == idx {
+				h.n++
+				return
+			}
+		}
+		head(headUndo{kind: undoPartitions, idx: idx, n: 1})
+	case *metadata.TopicRecord:
+		head(headUndo{kind: undoTopic, idx: int32(len(im.Topics))})
+	case *metadata.RemoveTopicRecord:
+		if t, ok := im.TopicByID(r.TopicID); ok {
+			head(headUndo{kind: undoRemove, idx: t})
+		}
+	case *metadata.ConfigRecord:
+		t, vals := int32(-1), &im.Cluster
+		if r.ResourceType == metadata.ResourceTopic {
+			var ok bool
+			if t, ok = im.TopicByName(r.ResourceName); !ok {
+				return
+			}
+			vals = &im.Topics[t].Configs
+		}
+		old := vals.Clone()
+		head(headUndo{kind: undoConfig, idx: t, vals: &old})
+	case *metadata.FeatureLevelRecord:
+		if r.Name == config.EligibleLeaderReplicasVersion {
+			head(headUndo{kind: undoFeature, elr: im.ElrVersion})
+		}
+	case *metadata.RegisterBrokerRecord:
+		head(headUndo{kind: undoBroker, idx: r.BrokerID, reg: registrationOf(im.Broker(r.BrokerID))})
+	case *metadata.BrokerRegistrationChangeRecord:
+		head(headUndo{kind: undoBroker, idx: r.BrokerID, reg: registrationOf(im.Broker(r.BrokerID))})
+	case *metadata.ClearElrRecord:
+		for t := range im.Topics {
+			top := &im.Topics[t]
+			if top.Deleted || (r.TopicID != "" && top.ID != r.TopicID) {
+				continue
+			}
+			for idx := top.First; idx < top.First+top.Count; idx++ {
+				if p := &im.Partitions[idx]; p.ElrLen() > 0 || p.LastKnownElrLen() > 0 {
+					st.parts = append(st.parts, partUndo{off: e.Offset, idx: idx, p: *p})
+				}
+			}
+		}
+	}
+}
+
+// leave takes m out of the shared image's users.
+func (st *store) leave(m *member) {
+	if i := slices.Index(st.users, m); i >= 0 {
+		st.users = slices.Delete(st.users, i, i+1)
+	}
+	st.trim()
+}
+
+// trim drops the journal below the lowest user's offset: no user will ask for the image there
+// again. It compacts once at least half of a journal is dead, so the copying is amortised.
+func (st *store) trim() {
+	low := st.at
+	for _, u := range st.users {
+		low = min(low, u.applied)
+	}
+	for st.partsFrom < len(st.parts) && st.parts[st.partsFrom].off < low {
+		st.parts[st.partsFrom] = partUndo{}
+		st.partsFrom++
+	}
+	for st.headsFrom < len(st.heads) && st.heads[st.headsFrom].off < low && !st.heads[st.headsFrom].spans(low) {
+		st.heads[st.headsFrom] = headUndo{}
+		st.headsFrom++
+	}
+	if st.partsFrom == len(st.parts) {
+		st.parts, st.partsFrom = st.parts[:0], 0
+	} else if st.partsFrom >= minTrim && 2*st.partsFrom >= len(st.parts) {
+		st.parts = st.parts[:copy(st.parts, st.parts[st.partsFrom:])]
+		st.partsFrom = 0
+	}
+	if st.headsFrom == len(st.heads) {
+		st.heads, st.headsFrom = st.heads[:0], 0
+	} else if st.headsFrom >= minTrim && 2*st.headsFrom >= len(st.heads) {
+		st.heads = st.heads[:copy(st.heads, st.heads[st.headsFrom:])]
+		st.headsFrom = 0
+	}
+}
+
+// spans reports whether a run of partition creations reaches offset off or beyond.
+func (h *headUndo) spans(off int64) bool {
+	return h.kind == undoPartitions && h.off+int64(h.n) > off
+}
+
+// past is the image of a store as it was at an offset: what differs from the image now.
+type past struct {
+	im      *metadata.Image
+	count   int32 // partitions
+	topics  int32
+	elr     int16
+	cluster *config.Values
+	configs map[int32]*config.Values // topic configs that differ
+	live    map[int32]bool           // topics removed since
+	regs    map[int32]*registration  // registrations that differ
+	parts   map[int32]*metadata.Partition
+	undo    []partUndo // the partition notes from the offset on, in order (first per partition wins)
+}
+
+// present is an image seen as it is now.
+func present(im *metadata.Image) *past {
+	return &past{im: im, count: int32(len(im.Partitions)), topics: int32(len(im.Topics)), elr: im.ElrVersion, cluster: &im.Cluster}
+}
+
+// pastAt returns st's image as it was at offset x (x <= st.at, and no lower than the journal
+// reaches: a user's offset). It reads the journal: use it before the journal is trimmed again.
+func (st *store) pastAt(x int64) *past {
+	p := present(st.image)
+	if x >= st.at {
+		return p
+	}
+	heads := st.heads[st.headsFrom:]
+	countSet, topicsSet, elrSet, clusterSet := false, false, false, false
+	for i := sort.Search(len(heads), func(i int) bool { return heads[i].off >= x || heads[i].spans(x) }); i < len(heads); i++ {
+		h := &heads[i]
+		switch h.kind {
+		case undoPartitions:
+			if !countSet {
+				p.count, countSet = h.idx+int32(max(x-h.off, 0)), true
+			}
+		case undoTopic:
+			if !topicsSet {
+				p.topics, topicsSet = h.idx, true
+			}
+		case undoRemove:
+			if p.live == nil {
+				p.live = map[int32]bool{}
+			}
+			p.live[h.idx] = true
+		case undoConfig:
+			if h.idx < 0 {
+				if !clusterSet {
+					p.cluster, clusterSet = h.vals, true
+				}
+				break
+			}
+			if p.configs == nil {
+				p.configs = map[int32]*config.Values{}
+			}
+			if _, ok := p.configs[h.idx]; !ok {
+				p.configs[h.idx] = h.vals
+			}
+		case undoFeature:
+			if !elrSet {
+				p.elr, elrSet = h.elr, true
+			}
+		case undoBroker:
+			if p.regs == nil {
+				p.regs = map[int32]*registration{}
+			}
+			if _, ok := p.regs[h.idx]; !ok {
+				p.regs[h.idx] = h.reg
+			}
+		}
+	}
+	parts := st.parts[st.partsFrom:]
+	p.undo = parts[sort.Search(len(parts), func(i int) bool { return parts[i].off >= x }):]
+	if len(p.undo) > 0 {
+		p.parts = make(map[int32]*metadata.Partition, len(p.undo))
+		for i := range p.undo {
+			u := &p.undo[i]
+			if _, ok := p.parts[u.idx]; !ok {
+				p.parts[u.idx] = &u.p
+			}
+		}
+	}
+	return p
+}
+
+// registration returns broker id's registration at the past offset.
+func (p *past) registration(id int32) *registration {
+	if r, ok := p.regs[id]; ok {
+		return r
+	}
+	return registrationOf(p.im.Broker(id))
+}
+
+// topic returns topic t at the past offset: whether it was live, its partition count and its
+// configs.
+func (p *past) topic(t int32) (live bool, size int32, configs *config.Values) {
+	top := &p.im.Topics[t]
+	live = !top.Deleted || p.live[t]
+	size = min(top.Count, max(p.count-top.First, 0))
+	configs = &top.Configs
+	if v, ok := p.configs[t]; ok {
+		configs = v
+	}
+	return live, size, configs
+}
+
+// partition returns partition idx at the past offset.
+func (p *past) partition(idx int32) *metadata.Partition {
+	if q, ok := p.parts[idx]; ok {
+		return q
+	}
+	return &p.im.Partitions[idx]
+}

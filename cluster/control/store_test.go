@@ -1,0 +1,138 @@
+package control
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/engine/config"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// storeLog is a metadata log with every kind of record the shared image's journal undoes:
+// registrations and fencing, topics created, configured and deleted, partitions created (in
+// runs) and changed, the ELR feature level, and an ELR clear.
+func storeLog() []metadata.Entry {
+	v := func(s string) *string { return &s }
+	rng := rand.New(rand.NewPCG(7, 8))
+	var recs []metadata.Record
+	add := func(r ...metadata.Record) { recs = append(recs, r...) }
+	parts := func(topic, id string, n int32) {
+		for p := range n {
+			reps := []int32{p%3 + 1, (p+1)%3 + 1, (p+2)%3 + 1}
+			add(&metadata.PartitionRecord{Topic: topic, TopicID: id, PartitionID: p, Replicas: reps, Isr: reps, Leader: reps[0],
+				Elr: []int32{}, LastKnownElr: []int32{}})
+		}
+	}
+	changes := func(topic, id string, n, count int) {
+		for range n {
+			p := int32(rng.IntN(count))
+			r := metadata.NewPartitionChange(topic, id, p)
+			reps := []int32{p%3 + 1, (p+1)%3 + 1, (p+2)%3 + 1}
+			switch rng.IntN(4) {
+			case 0:
+				r.Leader = reps[rng.IntN(3)]
+			case 1:
+				r.Isr = reps[:1+rng.IntN(3)]
+			case 2:
+				r.Leader, r.Isr, r.Elr, r.LastKnownElr = reps[0], reps[:1], reps[1:2], reps[2:]
+			default:
+				r.Leader, r.Isr = reps[1], reps[1:]
+			}
+			add(&r)
+		}
+	}
+	add(&metadata.FeatureLevelRecord{Name: config.EligibleLeaderReplicasVersion, FeatureLevel: 1},
+		&metadata.RegisterBrokerRecord{BrokerID: 1, IncarnationID: "i1", BrokerEpoch: 1, LogDirs: []string{"d1"}},
+		&metadata.RegisterBrokerRecord{BrokerID: 2, IncarnationID: "i2", BrokerEpoch: 2, LogDirs: []string{"d2"}},
+		&metadata.TopicRecord{Name: "a", TopicID: "A"},
+		&metadata.ConfigRecord{ResourceType: metadata.ResourceTopic, ResourceName: "a", Name: "min.insync.replicas", Value: v("2")})
+	parts("a", "A", 300)
+	add(&metadata.RegisterBrokerRecord{BrokerID: 3, IncarnationID: "i3", BrokerEpoch: 3, LogDirs: []string{"d3"}})
+	changes("a", "A", 400, 300)
+	add(&metadata.TopicRecord{Name: "b", TopicID: "B"})
+	parts("b", "B", 20)
+	add(&metadata.BrokerRegistrationChangeRecord{BrokerID: 2, BrokerEpoch: 2, Fenced: metadata.FenceFence},
+		&metadata.ConfigRecord{ResourceType: metadata.ResourceBroker, Name: "min.insync.replicas", Value: v("1")})
+	changes("b", "B", 100, 20)
+	changes("a", "A", 100, 300)
+	add(&metadata.RemoveTopicRecord{Topic: "b", TopicID: "B"},
+		&metadata.ConfigRecord{ResourceType: metadata.ResourceTopic, ResourceName: "a", Name: "min.insync.replicas", Value: nil},
+		&metadata.ConfigRecord{ResourceType: metadata.ResourceTopic, ResourceName: "a", Name: "unclean.leader.election.enable", Value: v("true")},
+		&metadata.BrokerRegistrationChangeRecord{BrokerID: 2, BrokerEpoch: 2, Fenced: metadata.FenceUnfence, InControlledShutdown: 1},
+		&metadata.RegisterBrokerRecord{BrokerID: 1, IncarnationID: "j1", BrokerEpoch: 900, LogDirs: []string{"e1"}, Fenced: true},
+		&metadata.BrokerRegistrationChangeRecord{BrokerID: 1, BrokerEpoch: 900, Fenced: metadata.FenceUnfence})
+	changes("a", "A", 200, 300)
+	add(&metadata.ClearElrRecord{TopicID: "A", Topic: "a"},
+		&metadata.FeatureLevelRecord{Name: config.EligibleLeaderReplicasVersion, FeatureLevel: 0},
+		&metadata.TopicRecord{Name: "b", TopicID: "B2"})
+	parts("b", "B2", 10)
+	changes("a", "A", 200, 300)
+	out := make([]metadata.Entry, len(recs))
+	for i, r := range recs {
+		out[i] = metadata.Entry{Offset: int64(i), Record: r}
+	}
+	return out
+}
+
+// TestSnapshotsBehindTheSharedImage: a controller behind the end of the shared committed image
+// takes snapshots, sizes them and sees its image exactly as a controller with an image of its
+// own, replayed to the same offset, would: every kind of record between its offset and the
+// shared image's end is undone, and the snapshots keep their content as the image moves on.
+func TestSnapshotsBehindTheSharedImage(t *testing.T) {
+	log := storeLog()
+	c := &Controllers{root: &store{image: metadata.NewImage(), shared: true}}
+	front := &member{id: 1, voter: true, store: c.root}
+	behind := &member{id: 2, voter: true, store: c.root}
+	own := &member{id: 3, voter: true, store: &store{image: metadata.NewImage()}}
+	c.root.users = []*member{front, behind}
+	rng := rand.New(rand.NewPCG(1, 2))
+	type taken struct {
+		s    *Snapshot
+		want []metadata.Record
+	}
+	var snaps []taken
+	advance := func(m *member, to int64) {
+		c.replay(m, m.applied, to, log[m.applied:to])
+		require.Empty(t, c.violations)
+	}
+	for int(c.root.at) < len(log) {
+		end := min(c.root.at+int64(1+rng.IntN(60)), int64(len(log)))
+		for _, e := range log[c.root.at:end] {
+			require.NoError(t, c.replayRoot(e))
+		}
+		advance(front, end)
+		// Every offset from the controller behind to the end reads as an image of its own.
+		ref := own.store.image.Clone()
+		for x := behind.applied; x <= end; x++ {
+			want := ref.SnapshotRecords()
+			s := buildSnapshot(c.root, x)
+			require.Equal(t, want, s.Records(), "offset %d of %d", x, end)
+			require.Equal(t, snapshotBytes(want), s.Bytes, "offset %d of %d", x, end)
+			if x < end {
+				require.NoError(t, ref.Replay(log[x]))
+			}
+		}
+		x := behind.applied + rng.Int64N(end-behind.applied+1)
+		advance(behind, x)
+		advance(own, x)
+		want := own.store.image.SnapshotRecords()
+		assert.Equal(t, snapshotBytes(want), c.bytesAt(behind), "offset %d of %d", x, end)
+		assert.Equal(t, want, c.imageAt(behind).SnapshotRecords(), "offset %d of %d", x, end)
+		if rng.IntN(3) == 0 {
+			s := c.takeSnapshot(behind, x, 1)
+			assert.Equal(t, snapshotBytes(want), s.Bytes, "offset %d of %d", x, end)
+			snaps = append(snaps, taken{s, want})
+		}
+		for i, tk := range snaps {
+			require.Equal(t, tk.want, tk.s.Records(), "snapshot %d at %d, image at %d", i, tk.s.EndOffset, end)
+		}
+		assert.LessOrEqual(t, len(c.root.parts)-c.root.partsFrom, int(end-behind.applied)+300, "the journal covers no more than the lag")
+	}
+	require.NotEmpty(t, snaps)
+	advance(behind, c.root.at)
+	assert.Equal(t, c.root.partsFrom, len(c.root.parts), "no user behind: no journal")
+	assert.Same(t, c.root.image, c.imageAt(behind))
+}
