@@ -4,25 +4,34 @@ import (
 	_ "embed" // the compiled course, as a string
 	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 )
 
-// The compiled course is the course already parsed and validated, written as JSON, so that
-// the page's wasm loads its lessons without the Markdown parser, the action parser and
-// validation (and embed.FS, whose io/fs types keep time's formatting and parsing alive
-// through interface method retention): about 0.3 MB of code and 60 KB brotli less to
-// download. What stays in the wasm is what it already has (encoding/json, the scenario
-// parser) and the goal-expression parser, so a decoded lesson is built by the very parses
-// Parse made: the scenario from its JSON, every action's event from the same scenario
-// validation built, every goal and until from its source. TestCompiledCourseIsTheCourse
-// checks that decoding gives exactly what Course parses and that compiled.json is current;
-// build.go writes a fresh one into each wasm build (through -overlay), so a site never
-// ships a stale course.
+// The compiled course is the course already parsed and validated, so that the page's wasm
+// loads its lessons without the Markdown parser, the action parser, validation and the
+// goal-expression parser (and embed.FS, whose io/fs types keep time's formatting and parsing
+// alive through interface method retention): about 0.35 MB of code and 60 KB brotli less
+// to download. It has two parts. compiled.json holds the lessons' text, lines and actions,
+// decoded with the encoding/json the wasm has anyway; each lesson's scenario and the
+// scenario validation built with every event action in it are parsed again by the scenario
+// parser the wasm has for sim.load, so every action's event comes out of the very parse
+// Parse made. compiled_exprs.go holds every goal and until expression as a Go composite
+// literal (compiledExprs), which the linker lays out as static data: no parser, no decoder.
+// TestCompiledCourseIsTheCourse checks that both files are current and decode to exactly
+// what Course parses; build.go writes fresh copies into each wasm build (through -overlay),
+// so a site never ships a stale course.
 
-// CompiledFile is the compiled course's file in this package's directory
-// (`go run ./lessons/compile` rewrites it; build.go overlays a fresh copy).
-const CompiledFile = "compiled.json"
+// CompiledFile and CompiledExprsFile are the compiled course's files in this package's
+// directory (`go run ./lessons/compile` rewrites them; build.go overlays fresh copies).
+const (
+	CompiledFile      = "compiled.json"
+	CompiledExprsFile = "compiled_exprs.go"
+)
 
 //go:embed compiled.json
 var compiled string
@@ -49,6 +58,8 @@ type compiledStep struct {
 type compiledGoal struct {
 	Source string
 	Line   int
+	// Expr is the index of the parsed expression in compiledExprs.
+	Expr int
 }
 
 type compiledAction struct {
@@ -59,11 +70,16 @@ type compiledAction struct {
 	Event  int    `json:",omitempty"`
 	WaitMs int64  `json:",omitempty"`
 	Until  string `json:",omitempty"`
-	Pause  string `json:",omitempty"`
+	// UntilExpr is 1 + the index of Until's parsed expression in compiledExprs (0: none).
+	UntilExpr int    `json:",omitempty"`
+	Pause     string `json:",omitempty"`
 }
 
-// EncodeCourse writes parsed lessons as the compiled course that DecodeCourse reads.
-func EncodeCourse(course []*Lesson) ([]byte, error) {
+// EncodeCourse writes parsed lessons as the compiled course that DecodeCourse reads: the
+// JSON (compiled.json) and the Go source of the expression table (compiled_exprs.go).
+// Expressions with the same source share one entry.
+func EncodeCourse(course []*Lesson) (data, exprs []byte, err error) {
+	t := &exprTable{index: map[string]int{}}
 	out := make([]compiledLesson, len(course))
 	for i, l := range course {
 		c := compiledLesson{File: l.File, ID: l.ID, Title: l.Title, Summary: l.Summary, Links: l.Links,
@@ -71,33 +87,56 @@ func EncodeCourse(course []*Lesson) ([]byte, error) {
 			StartMs: l.StartMs, LimitMs: l.LimitMs, Steps: make([]compiledStep, len(l.Steps))}
 		for j, s := range l.Steps {
 			if s.Index != j {
-				return nil, fmt.Errorf("%s: step %d has index %d", l.File, j, s.Index)
+				return nil, nil, fmt.Errorf("%s: step %d has index %d", l.File, j, s.Index)
 			}
 			c.Steps[j] = compiledStep{Line: s.Line, Title: s.Title, Text: s.Text, Task: s.Task,
-				Goals: encodeGoals(s.Goals), Expects: encodeGoals(s.Expects), Hints: s.Hints,
-				Reference: encodeActions(s.Reference), Play: encodeActions(s.Play)}
+				Goals: t.goals(s.Goals), Expects: t.goals(s.Expects), Hints: s.Hints,
+				Reference: t.actions(s.Reference), Play: t.actions(s.Play)}
 		}
 		out[i] = c
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, err
+	if t.err != nil {
+		return nil, nil, t.err
 	}
-	return append(b, '\n'), nil
+	if data, err = json.Marshal(out); err != nil {
+		return nil, nil, err
+	}
+	return append(data, '\n'), t.source(), nil
 }
 
-func encodeGoals(gs []Goal) []compiledGoal {
+// exprTable collects the course's expressions and writes them as Go literals.
+type exprTable struct {
+	index map[string]int
+	lits  []string
+	err   error
+}
+
+// add returns the index of the expression parsed from src.
+func (t *exprTable) add(src string, e Expr) int {
+	if i, ok := t.index[src]; ok {
+		return i
+	}
+	var b strings.Builder
+	if err := goLiteral(&b, reflect.ValueOf(&e).Elem()); err != nil && t.err == nil {
+		t.err = fmt.Errorf("expression %q: %w", src, err)
+	}
+	t.index[src] = len(t.lits)
+	t.lits = append(t.lits, fmt.Sprintf("\t// %s\n\t%s,\n", src, b.String()))
+	return len(t.lits) - 1
+}
+
+func (t *exprTable) goals(gs []Goal) []compiledGoal {
 	if gs == nil {
 		return nil
 	}
 	out := make([]compiledGoal, len(gs))
 	for i, g := range gs {
-		out[i] = compiledGoal{Source: g.Source, Line: g.Line}
+		out[i] = compiledGoal{Source: g.Source, Line: g.Line, Expr: t.add(g.Source, g.Expr)}
 	}
 	return out
 }
 
-func encodeActions(as []Action) []compiledAction {
+func (t *exprTable) actions(as []Action) []compiledAction {
 	if as == nil {
 		return nil
 	}
@@ -105,12 +144,97 @@ func encodeActions(as []Action) []compiledAction {
 	for i, a := range as {
 		out[i] = compiledAction{Kind: a.Kind, Line: a.Line, Source: a.Source, Event: a.event,
 			WaitMs: a.WaitMs, Until: a.until, Pause: a.Pause}
+		if a.Until != nil {
+			out[i].UntilExpr = 1 + t.add(a.until, a.Until)
+		}
 	}
 	return out
 }
 
-// DecodeCourse reads a compiled course (EncodeCourse) back into lessons, parsing each
-// scenario, event and goal expression as Parse did.
+// source is compiled_exprs.go.
+func (t *exprTable) source() []byte {
+	var b strings.Builder
+	b.WriteString("// Code generated by go run ./lessons/compile; DO NOT EDIT.\n\n")
+	b.WriteString("package lessons\n\n")
+	b.WriteString("// compiledExprs are the compiled course's goal and until expressions, as ParseExpr parsed\n")
+	b.WriteString("// them from the sources in the comments (compiled.go says why they are Go).\n")
+	b.WriteString("var compiledExprs = []Expr{\n")
+	for _, l := range t.lits {
+		b.WriteString(l)
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
+}
+
+// goLiteral writes v, a parsed expression or a part of one, as a Go composite literal of this
+// package. It reads the unexported fields through reflect, which only the native compile
+// step links; any kind an expression does not use is an error, never a guess.
+func goLiteral(b *strings.Builder, v reflect.Value) error {
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return nil
+		}
+		if v.Kind() == reflect.Pointer {
+			b.WriteByte('&')
+		}
+		return goLiteral(b, v.Elem())
+	case reflect.Struct:
+		if v.Type().PkgPath() != reflect.TypeFor[Lesson]().PkgPath() {
+			return fmt.Errorf("type %s is not of package lessons", v.Type())
+		}
+		b.WriteString(v.Type().Name() + "{")
+		for i := 0; i < v.NumField(); i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(v.Type().Field(i).Name + ": ")
+			if err := goLiteral(b, v.Field(i)); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case reflect.Slice:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return nil
+		}
+		if k := v.Type().Elem().Kind(); k != reflect.Int32 && k != reflect.String {
+			return fmt.Errorf("slice of %s", v.Type().Elem())
+		}
+		b.WriteString(v.Type().String() + "{")
+		for i := 0; i < v.Len(); i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if err := goLiteral(b, v.Index(i)); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case reflect.String:
+		b.WriteString(strconv.Quote(v.String()))
+	case reflect.Bool:
+		b.WriteString(strconv.FormatBool(v.Bool()))
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		b.WriteString(strconv.FormatInt(v.Int(), 10))
+	case reflect.Float64:
+		f := v.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 && math.Signbit(f) {
+			return fmt.Errorf("float %v has no Go constant", f)
+		}
+		// The shortest form that reads back as the same float64, exactly.
+		b.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+	default:
+		return fmt.Errorf("kind %s", v.Kind())
+	}
+	return nil
+}
+
+// DecodeCourse reads a compiled course's JSON (EncodeCourse) back into lessons, parsing each
+// scenario and event as Parse did and taking each expression from compiledExprs, which must
+// be the table written with it.
 func DecodeCourse(data []byte) ([]*Lesson, error) {
 	var in []compiledLesson
 	if err := json.Unmarshal(data, &in); err != nil {
@@ -178,9 +302,9 @@ func decodeGoals(cs []compiledGoal) ([]Goal, error) {
 	}
 	out := make([]Goal, len(cs))
 	for i, c := range cs {
-		e, err := ParseExpr(c.Source)
+		e, err := compiledExpr(c.Expr, c.Line)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", c.Line, err)
+			return nil, err
 		}
 		out[i] = Goal{Source: c.Source, Line: c.Line, Expr: e}
 	}
@@ -202,16 +326,24 @@ func decodeActions(cs []compiledAction, events map[int]scenario.Event) ([]Action
 			}
 			a.Event = ev.Event
 		}
-		if c.Until != "" {
-			e, err := ParseExpr(c.Until)
+		if c.UntilExpr != 0 {
+			e, err := compiledExpr(c.UntilExpr-1, c.Line)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", c.Line, err)
+				return nil, err
 			}
 			a.Until = e
 		}
 		out[i] = a
 	}
 	return out, nil
+}
+
+// compiledExpr is compiledExprs[i], for the action or goal at line.
+func compiledExpr(i, line int) (Expr, error) {
+	if i < 0 || i >= len(compiledExprs) {
+		return nil, fmt.Errorf("line %d: expression %d is not in the compiled table (%d)", line, i, len(compiledExprs))
+	}
+	return compiledExprs[i], nil
 }
 
 // CompiledCourse decodes the course compiled into this package (compiled.json): the lessons

@@ -1,7 +1,10 @@
 package lessons
 
 import (
+	"math"
 	"os"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,12 +18,15 @@ import (
 func TestCompiledCourseIsTheCourse(t *testing.T) {
 	course, err := Course()
 	require.NoError(t, err)
-	enc, err := EncodeCourse(course)
+	enc, exprs, err := EncodeCourse(course)
 	require.NoError(t, err)
 	onDisk, err := os.ReadFile(CompiledFile)
 	require.NoError(t, err)
 	require.Equal(t, string(enc), string(onDisk), "lessons/compiled.json is stale: run go run ./lessons/compile")
 	require.Equal(t, string(enc), compiled, "the embedded copy is the file")
+	onDisk, err = os.ReadFile(CompiledExprsFile)
+	require.NoError(t, err)
+	require.Equal(t, string(exprs), string(onDisk), "lessons/compiled_exprs.go is stale: run go run ./lessons/compile")
 
 	got, err := CompiledCourse()
 	require.NoError(t, err)
@@ -43,14 +49,29 @@ func TestCompiledCourseIsTheCourse(t *testing.T) {
 		assert.Equal(t, l, got[i], l.File)
 	}
 	assert.Greater(t, events, 10, "the course plays events, so their decoding is checked")
+	assert.Greater(t, len(compiledExprs), 50, "the course's goals and untils are in the table")
+}
+
+// TestGoLiteralRefusesWhatItCannotWrite: a value with no exact Go constant is an error, so the
+// table never holds an approximation of what ParseExpr read.
+func TestGoLiteralRefusesWhatItCannotWrite(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, goLiteral(&b, reflect.ValueOf(&partitionNum{field: "leader", tp: topicPartition{"t", 2}, op: "==", v: 0.1})))
+	assert.Equal(t, `&partitionNum{field: "leader", tp: topicPartition{Topic: "t", Partition: 2}, op: "==", v: 0.1}`, b.String())
+	assert.ErrorContains(t, goLiteral(&b, reflect.ValueOf(&scalar{v: math.Inf(1)})), "no Go constant")
+	assert.ErrorContains(t, goLiteral(&b, reflect.ValueOf(&scalar{v: math.Copysign(0, -1)})), "no Go constant")
+	assert.ErrorContains(t, goLiteral(&b, reflect.ValueOf(map[string]int{})), "kind map")
+	assert.ErrorContains(t, goLiteral(&b, reflect.ValueOf(struct{ A int }{})), "not of package lessons")
 }
 
 // TestDecodeCourseRejectsWhatDoesNotParse: a damaged compiled course is an error naming the
 // lesson, not a lesson with a missing goal.
 func TestDecodeCourseRejectsWhatDoesNotParse(t *testing.T) {
 	sc := `"{\"seed\": 1, \"duration_ms\": 1000, \"cluster\": {\"brokers\": 3, \"topics\": [{\"name\": \"t\", \"partitions\": [{\"replicas\": [0, 1, 2]}]}]}}"`
-	_, err := DecodeCourse([]byte(`[{"File":"x.md","Scenario":` + sc + `,"Steps":[{"Goals":[{"Source":"leader","Line":7}]}]}]`))
-	assert.ErrorContains(t, err, "compiled course: x.md: line 7: ")
+	_, err := DecodeCourse([]byte(`[{"File":"x.md","Scenario":"{}"}]`))
+	assert.ErrorContains(t, err, "compiled course: x.md: ")
+	_, err = DecodeCourse([]byte(`[{"File":"x.md","Scenario":` + sc + `,"Steps":[{"Goals":[{"Source":"leader t-0 == 1","Line":8,"Expr":100000}]}]}]`))
+	assert.ErrorContains(t, err, "compiled course: x.md: line 8: expression 100000 is not in the compiled table")
 	_, err = DecodeCourse([]byte(`[{"File":"x.md","Scenario":` + sc + `,"Steps":[{"Reference":[{"Line":9,"Event":3}]}]}]`))
 	assert.ErrorContains(t, err, "compiled course: x.md: line 9: event 2 is not in the lesson's events")
 	_, err = DecodeCourse([]byte(`{`))

@@ -247,25 +247,28 @@ func buildWasm(ctx context.Context, goCmd, root, out, version string) error {
 
 // compiledCourse compiles the course natively (lessons.EncodeCourse of lessons.Course) into
 // dir and returns a go build -overlay file that puts it in place of the repository's
-// lessons/compiled.json, so the wasm ships the lessons as this build parsed them even when
-// the committed copy is stale (TestCompiledCourseIsTheCourse keeps that copy current for
-// plain go builds and tests). The wasm decodes it instead of parsing Markdown, which keeps
-// the lesson parser out of the page's download.
+// lessons/compiled.json and compiled_exprs.go, so the wasm ships the lessons as this build
+// parsed them even when the committed copies are stale (TestCompiledCourseIsTheCourse keeps
+// those current for plain go builds and tests). The wasm decodes them instead of parsing
+// Markdown, which keeps the lesson parser out of the page's download.
 func compiledCourse(root, dir string) (string, error) {
 	course, err := lessons.Course()
 	if err != nil {
 		return "", err
 	}
-	data, err := lessons.EncodeCourse(course)
+	data, exprs, err := lessons.EncodeCourse(course)
 	if err != nil {
 		return "", err
 	}
-	file := filepath.Join(dir, lessons.CompiledFile)
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		return "", err
+	replace := map[string]string{}
+	for name, b := range map[string][]byte{lessons.CompiledFile: data, lessons.CompiledExprsFile: exprs} {
+		file := filepath.Join(dir, name)
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			return "", err
+		}
+		replace[filepath.Join(root, "lessons", name)] = file
 	}
-	ov, err := json.Marshal(map[string]map[string]string{
-		"Replace": {filepath.Join(root, "lessons", lessons.CompiledFile): file}})
+	ov, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
 		return "", err
 	}

@@ -256,7 +256,9 @@ func TestBuildRefusesBadOptions(t *testing.T) {
 }
 
 // TestCompiledCourseOverlaysTheCommittedCopy: the wasm build's overlay puts a fresh compile of
-// the course where lessons/compiled.json is, and that compile decodes to the course.
+// the course where lessons/compiled.json and compiled_exprs.go are, and that compile is what
+// the committed copies hold (the lessons test says how to refresh them) and decodes to the
+// course.
 func TestCompiledCourseOverlaysTheCommittedCopy(t *testing.T) {
 	r := root(t)
 	dir := t.TempDir()
@@ -266,18 +268,25 @@ func TestCompiledCourseOverlaysTheCommittedCopy(t *testing.T) {
 	data, err := os.ReadFile(overlay)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &ov))
-	committed := filepath.Join(r, "lessons", lessons.CompiledFile)
-	require.FileExists(t, committed, "the overlay replaces a file of the lessons package")
-	require.Len(t, ov.Replace, 1)
-	fresh, err := os.ReadFile(ov.Replace[committed])
-	require.NoError(t, err)
-	got, err := lessons.DecodeCourse(fresh)
-	require.NoError(t, err)
-	course, err := lessons.Course()
-	require.NoError(t, err)
-	require.Len(t, got, len(course))
-	for i := range course {
-		assert.Equal(t, course[i].ID, got[i].ID)
-		assert.Len(t, got[i].Steps, len(course[i].Steps), course[i].ID)
+	require.Len(t, ov.Replace, 2)
+	for _, name := range []string{lessons.CompiledFile, lessons.CompiledExprsFile} {
+		committed := filepath.Join(r, "lessons", name)
+		require.FileExists(t, committed, "the overlay replaces a file of the lessons package")
+		fresh, err := os.ReadFile(ov.Replace[committed])
+		require.NoError(t, err)
+		old, err := os.ReadFile(committed)
+		require.NoError(t, err)
+		assert.Equal(t, string(old), string(fresh), "%s is current", name)
+		if name == lessons.CompiledFile {
+			got, err := lessons.DecodeCourse(fresh)
+			require.NoError(t, err)
+			course, err := lessons.Course()
+			require.NoError(t, err)
+			require.Len(t, got, len(course))
+			for i := range course {
+				assert.Equal(t, course[i].ID, got[i].ID)
+				assert.Len(t, got[i].Steps, len(course[i].Steps), course[i].ID)
+			}
+		}
 	}
 }
