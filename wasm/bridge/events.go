@@ -621,7 +621,19 @@ func (l *eventLog) action(req ActRequest, ev cluster.Event, out ActBody, activeB
 		e.Text = fmt.Sprintf("you deleted topic %s (like kafka-topics.sh --delete)", ev.Name)
 	case cluster.OpElectLeaders:
 		e.Text = electionSentence(ev, out.Elections)
-	case cluster.OpSnapshot, cluster.OpDescribe, cluster.OpRollingRestart:
+	case cluster.OpSnapshot:
+		id := req.Controller
+		if id == "active" || id == "" {
+			id = strconv.Itoa(int(activeBefore))
+		}
+		e.Text = fmt.Sprintf("you asked controller %s for a metadata snapshot", id)
+		if n, err := strconv.Atoi(id); err == nil {
+			if nv, err := l.s.c.Controllers().Node(int32(n)); err == nil && nv.HasSnapshot {
+				e.Text += fmt.Sprintf(": it covers offsets below %s, so its log can be trimmed there, and a node that far behind loads it with FetchSnapshot",
+					thousands(nv.Snapshot.EndOffset))
+			}
+		}
+	case cluster.OpDescribe, cluster.OpRollingRestart:
 		e.Text = fmt.Sprintf("the scenario's %s event", ev.Op)
 	}
 	l.add(e)

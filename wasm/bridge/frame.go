@@ -45,6 +45,8 @@ type Frame struct {
 	// History is the history's version: it changes when an action is recorded or the run is
 	// replaced, the page's cue to fetch sim.history (timeline marks) and update its link.
 	History int `json:"history"`
+	// Log is the tail of the metadata log and where each node stands along it.
+	Log *LogStrip `json:"log"`
 }
 
 // ControllerState is one controller (a voter of the metadata quorum) in a frame.
@@ -236,6 +238,7 @@ func (e *frameEncoder) encode(s *Session, pageLayout int) (*Frame, []byte) {
 		}
 		f.Brokers[slot] = b
 	}
+	f.Log = logStrip(ctl, ids)
 
 	// The layout: topics and replica assignments change only with topic creation or deletion.
 	deleted := 0

@@ -82,7 +82,7 @@ type FrameRequest struct {
 // rolling_restart come only from an imported scenario).
 var acts = []string{cluster.OpKill, cluster.OpStart, cluster.OpShutdown, cluster.OpDiskSwap, cluster.OpSlowDisk,
 	cluster.OpKillController, cluster.OpStartController, cluster.OpCut, cluster.OpHeal, cluster.OpSetConfig,
-	cluster.OpCreateTopic, cluster.OpDeleteTopic, cluster.OpElectLeaders}
+	cluster.OpCreateTopic, cluster.OpDeleteTopic, cluster.OpElectLeaders, cluster.OpSnapshot}
 
 // ActRequest is the body of sim.act: one fault or action at the current cluster time.
 type ActRequest struct {
@@ -90,7 +90,8 @@ type ActRequest struct {
 	// Factor); kill_controller or start_controller (with Controller: an id or "active"); cut
 	// or heal (with A and B); set_config (with Name, Value and optionally Topic);
 	// create_topic (Topic, Partitions, ReplicationFactor); delete_topic (Topic);
-	// elect_leaders (Election, optionally Partitions).
+	// elect_leaders (Election, optionally Partitions); snapshot (optionally Controller, the
+	// active one when absent).
 	Op     string `json:"op"`
 	Broker *int32 `json:"broker,omitempty"`
 	// Controller is a controller id as text ("3000") or "active".

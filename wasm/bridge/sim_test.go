@@ -280,7 +280,7 @@ func texts(evs []LogEvent) []string {
 func TestActErrorsUseTheClustersWording(t *testing.T) {
 	b := started(t, "")
 	cases := map[string]string{
-		`{"op":"explode","broker":1}`:                                `op: "explode" is not an action the playground offers; allowed: kill, start, shutdown, disk_swap, slow_disk, kill_controller, start_controller, cut, heal, set_config, create_topic, delete_topic and elect_leaders`,
+		`{"op":"explode","broker":1}`:                                `op: "explode" is not an action the playground offers; allowed: kill, start, shutdown, disk_swap, slow_disk, kill_controller, start_controller, cut, heal, set_config, create_topic, delete_topic, elect_leaders and snapshot`,
 		`{"op":"kill"}`:                                              "broker: required for kill",
 		`{"op":"kill","broker":9}`:                                   "broker: broker 9 does not exist (brokers: 1, 2, 3, 4)",
 		`{"op":"kill_controller"}`:                                   "controller: required for kill_controller",
