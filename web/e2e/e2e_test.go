@@ -473,8 +473,27 @@ func TestPlayground(t *testing.T) {
 		assert.Equal(t, 0, eval[int](t, tb, `[...document.querySelectorAll("[data-s]")].filter(e => !e.textContent.trim()).length`))
 		assert.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`), "no error panel on a good start")
 		assert.Empty(t, tb.consoleErrors())
+		// The metadata log strip: cells drawn, and its text alternative names the high watermark
+		// and every node; O takes a snapshot on the active controller, which the strip shows.
+		poll(t, tb, `/High watermark \d/.test(document.getElementById("log-strip-desc").textContent)`)
+		strip := eval[map[string]float64](t, tb, `(() => {
+			const c = document.getElementById("log-strip");
+			const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+			let ink = 0;
+			for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) ink++;
+			return {ink, total: d.length / 4};
+		})()`)
+		assert.Greater(t, strip["ink"], strip["total"]*0.1, "the log strip is drawn: %v", strip)
+		desc := eval[string](t, tb, `document.getElementById("log-strip-desc").textContent`)
+		for _, want := range []string{"Controller 3000", "Controller 3001", "Controller 3002", "Broker 1 has applied up to", "Broker 4 has applied up to"} {
+			assert.Contains(t, desc, want)
+		}
+		press(t, tb, "o")
+		poll(t, tb, `/snapshot at \d/.test(document.getElementById("log-strip-desc").textContent)`)
+		poll(t, tb, `document.getElementById("event-log").textContent.includes("for a metadata snapshot: it covers offsets below")`)
 		screenshot(t, tb, "page.png", "")
 		screenshot(t, tb, "canvas.png", chromedp.CSS("#cluster-canvas"))
+		screenshot(t, tb, "log-strip.png", chromedp.CSS("section.log-strip"))
 	})
 
 	t.Run("killing a broker fences it and its leaderships move", func(t *testing.T) {

@@ -51,7 +51,7 @@ export class Controls {
   private spaceToggled = false;
   private frame: Frame | undefined;
   private brokerItems = new Map<number, { li: HTMLLIElement; state: HTMLElement; counts: HTMLElement; buttons: Record<string, HTMLButtonElement>; select: HTMLButtonElement }>();
-  private controllerItems = new Map<number, { li: HTMLLIElement; state: HTMLElement; kill: HTMLButtonElement; start: HTMLButtonElement }>();
+  private controllerItems = new Map<number, { li: HTMLLIElement; state: HTMLElement; kill: HTMLButtonElement; start: HTMLButtonElement; snapshot: HTMLButtonElement }>();
 
   constructor(
     private readonly sim: Simulation,
@@ -180,12 +180,14 @@ export class Controls {
         const state = el("span", { class: "actor-state" });
         const kill = el("button", { type: "button", "data-op": "kill_controller" }, S.actKillController);
         const start = el("button", { type: "button", "data-op": "start_controller" }, S.actStartController);
+        const snapshot = el("button", { type: "button", "data-op": "snapshot" }, S.actSnapshot);
         kill.addEventListener("click", () => this.hooks.act("kill_controller", { controller: String(c.id) }));
         start.addEventListener("click", () => this.hooks.act("start_controller", { controller: String(c.id) }));
+        snapshot.addEventListener("click", () => this.hooks.act("snapshot", { controller: String(c.id) }));
         const li = el("li", { class: "actor", "data-controller": String(c.id) },
-          el("span", { class: "actor-name" }, S.controllerName(c.id)), state, el("div", { class: "actor-buttons" }, kill, start));
+          el("span", { class: "actor-name" }, S.controllerName(c.id)), state, el("div", { class: "actor-buttons" }, kill, start, snapshot));
         this.dom.controllers.append(li);
-        item = { li, state, kill, start };
+        item = { li, state, kill, start, snapshot };
         this.controllerItems.set(c.id, item);
       }
       const text = S.controllerStateText(c.running, c.active, c.role, c.epoch, c.highWatermark);
@@ -193,8 +195,14 @@ export class Controls {
       item.li.dataset.active = String(c.active);
       item.kill.disabled = !c.running;
       item.start.disabled = c.running;
-      if (c.active) item.kill.setAttribute("aria-keyshortcuts", "C");
-      else item.kill.removeAttribute("aria-keyshortcuts");
+      item.snapshot.disabled = !c.running;
+      if (c.active) {
+        item.kill.setAttribute("aria-keyshortcuts", "C");
+        item.snapshot.setAttribute("aria-keyshortcuts", "O");
+      } else {
+        item.kill.removeAttribute("aria-keyshortcuts");
+        item.snapshot.removeAttribute("aria-keyshortcuts");
+      }
     }
   }
 
@@ -243,6 +251,7 @@ export class Controls {
     } else if (k === "+" || k === "=") this.stepSpeed(1);
     else if (k === "-" || k === "_") this.stepSpeed(-1);
     else if (k === "c" || k === "C") this.hooks.act("kill_controller", { controller: "active" });
+    else if (k === "o" || k === "O") this.hooks.act("snapshot", { controller: "active" });
     else if ("kKsSdDrR".includes(k)) {
       const op = ({ k: "kill", s: "start", d: "shutdown", r: "disk_swap" } as const)[k.toLowerCase() as "k" | "s" | "d" | "r"];
       if (this.selectedId < 0) this.hooks.act(op, {});

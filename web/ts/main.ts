@@ -15,6 +15,7 @@ import { clockText, type Frame } from "./frame";
 import { EventLog } from "./log";
 import { PROTOCOL, ProtocolError, WorkerClient, type ActOp, type ActRequest, type LoadBody, type Problem, type StartRequest } from "./protocol";
 import { BOOT_GLOBAL, sameStart, type BootState } from "./early";
+import { LogStripView } from "./logstrip";
 import { Renderer } from "./render";
 import { Simulation } from "./sim";
 import { S, applyStrings } from "./strings";
@@ -88,9 +89,11 @@ function main(): void {
   // Charts over time, presenter mode and the canvas's pointer and keyboard input (issue 4's
   // visual side: charts.ts, presenter.ts, canvas-input.ts).
   const charts = new Charts(byId("charts"));
+  const logStrip = new LogStripView(byId<HTMLCanvasElement>("log-strip"), byId("log-strip-desc"));
   const presenter = new Presenter({
     changed: (on) => {
       renderer.setScale(on ? PRESENTER_SCALE : 1);
+      logStrip.setScale(on ? PRESENTER_SCALE : 1);
       charts.fit();
       log.note(sim.last?.body.timeMs ?? 0, on ? S.presenterOn : S.presenterOff);
     },
@@ -125,6 +128,7 @@ function main(): void {
       drewFirstFrame();
     }
     log.append(f.body.events);
+    logStrip.draw(f.body.log ?? undefined);
     controls.update(f);
     // Time going back (scrubbing, a replay) drops the chart points after it; charts.frame
     // also checks, this makes the hook explicit for whoever adds another way back.

@@ -102,7 +102,8 @@ export type ActOp =
   | "set_config"
   | "create_topic"
   | "delete_topic"
-  | "elect_leaders";
+  | "elect_leaders"
+  | "snapshot";
 
 export interface TopicPartition {
   topic: string;
@@ -182,6 +183,33 @@ export interface LoadRequest {
 export interface LoadBody extends StartBody {
   horizonMs: number;
   actions: number;
+}
+
+/** Where one controller or broker stands along the metadata log (frame.log.nodes). */
+export interface LogNode {
+  id: number;
+  controller: boolean;
+  running: boolean;
+  /** The next offset it writes (a controller) or fetches (a broker). */
+  endOffset: number;
+  /** The high watermark as this node knows it. */
+  highWatermark: number;
+  /** A controller's committed image reaches it; a broker applies from it next. */
+  applied: number;
+  /** End offset of its latest snapshot, -1 none. */
+  snapshot: number;
+}
+
+/** The tail of the metadata log (frame.log): the record type of each offset from start. */
+export interface LogStrip {
+  start: number;
+  records: string[];
+  /** Offsets below it are committed. */
+  highWatermark: number;
+  /** The controller whose log the uncommitted cells come from, -1 none. */
+  leader: number;
+  /** Controllers, then brokers. */
+  nodes: LogNode[];
 }
 
 export interface ControllerState {
@@ -294,6 +322,8 @@ export interface FrameBody {
   cuts?: [string, string][];
   /** The history's version: it changes when an action is recorded or the run replaced. */
   history: number;
+  /** The metadata log's tail and every node's place along it. */
+  log: LogStrip | null;
 }
 
 /** Request and reply body types, by message type. */

@@ -16,6 +16,54 @@ export const S = {
   statusFailed: "The simulator stopped. The report below says why.",
 
   clusterHeading: "Cluster",
+
+  // The metadata log strip (web/ts/logstrip.ts). Record names are Kafka's; these are the
+  // cells' short forms, the summary spells them out.
+  logStripHeading: "Metadata log",
+  logStripHint:
+    "The newest offsets of the KRaft metadata log. Solid cells are committed; hatched ones wait for a majority of the controllers. Triangles mark where each controller's log ends and what each broker has applied; a dashed line is a snapshot.",
+  recordShort: (type: string): string =>
+    ({
+      RegisterBrokerRecord: "Reg",
+      BrokerRegistrationChangeRecord: "BrChg",
+      TopicRecord: "Topic",
+      PartitionRecord: "Part",
+      PartitionChangeRecord: "PChg",
+      RemoveTopicRecord: "RmTop",
+      ClearElrRecord: "ClrElr",
+      NoOpRecord: "NoOp",
+      ConfigRecord: "Cfg",
+      FeatureLevelRecord: "Feat",
+      LeaderChangeMessage: "LCM",
+    })[type] ?? type.replace(/Record$/, ""),
+  logStripHw: (hw: number) => `high watermark ${hw.toLocaleString("en")}`,
+  logStripSnapshot: (ids: number[]) => `snapshot (${ids.join(", ")})`,
+  logStripOlderSnapshot: (ids: number[], at: number) => `◀ snapshot (${ids.join(", ")}) at ${at.toLocaleString("en")}`,
+  logStripBroker: (id: number) => `b${id}`,
+  logStripDown: " (down)",
+  logStripSummary: (log: {
+    start: number;
+    records: string[];
+    highWatermark: number;
+    leader: number;
+    nodes: { id: number; controller: boolean; running: boolean; endOffset: number; applied: number; snapshot: number }[];
+  }): string => {
+    const end = log.start + log.records.length;
+    const n = (x: number) => x.toLocaleString("en");
+    const last = log.records.slice(-3).join(", ");
+    const parts = [
+      `Metadata log offsets ${n(log.start)} to ${n(end - 1)}, newest ${last}.`,
+      `High watermark ${n(log.highWatermark)}: ${end > log.highWatermark ? `${n(end - log.highWatermark)} uncommitted` : "everything committed"}.`,
+      log.leader >= 0 ? `Controller ${log.leader} leads the quorum.` : "No controller leads the quorum.",
+    ];
+    for (const x of log.nodes) {
+      const who = x.controller ? `Controller ${x.id}` : `Broker ${x.id}`;
+      const where = x.controller ? `log ends at ${n(x.endOffset)}` : `has applied up to ${n(x.applied)}`;
+      const snap = x.snapshot >= 0 ? `, snapshot at ${n(x.snapshot)}` : "";
+      parts.push(`${who}${x.running ? "" : " (down)"} ${where}${snap}.`);
+    }
+    return parts.join(" ");
+  },
   sideLabel: "Event log, partitions and configs",
   toolbarLabel: "Simulation controls",
 
@@ -55,6 +103,7 @@ export const S = {
   actDiskSwap: "Replace disk",
   actKillController: "Kill",
   actStartController: "Start",
+  actSnapshot: "Snapshot",
   brokerStateText: (state: string, fenced: boolean, shuttingDown: boolean, gated: boolean) => {
     const parts: string[] = [];
     const names: Record<string, string> = {
@@ -148,6 +197,7 @@ export const S = {
     ["D", "Controlled shutdown of the selected broker"],
     ["R", "Replace the selected broker's disk (it must be stopped)"],
     ["C", "Kill the active controller"],
+    ["O", "Take a metadata snapshot on the active controller"],
     ["+ / −", "Faster / slower"],
     ["?", "Show this help"],
     ["Esc", "Close this help"],

@@ -14,6 +14,7 @@ declare module "node:assert/strict" {
     deepEqual<T>(actual: T, expected: T, message?: string): void;
     ok(value: unknown, message?: string): asserts value;
     throws(fn: () => unknown, expected?: RegExp, message?: string): void;
+    match(value: string, pattern: RegExp, message?: string): void;
   }
   const assert: Assert;
   export default assert;

@@ -1,0 +1,277 @@
+// The metadata log strip: the tail of the KRaft metadata log as a row of cells, one per offset,
+// each named by its record's short name; committed cells solid, uncommitted ones (past the high
+// watermark, still waiting for a majority of the controllers) hatched; the high watermark as a
+// line; every controller's log end and every broker's applied offset as a marker under the
+// cells; snapshots as dashed lines. The data is the frame's `log` (web/PROTOCOL.md); the
+// geometry is pure (stripLayout), so it is unit-tested without a canvas.
+
+import type { LogNode, LogStrip } from "./protocol";
+import { S } from "./strings";
+
+/** The narrowest cell that still shows its short name, in layout units (CSS px ÷ scale). */
+const MIN_CELL = 34;
+const PAD = 8;
+/** Layout rows, in layout units from the top: labels, cells, offsets, controllers, brokers. */
+const ROW = { label: 12, cellTop: 18, cellH: 26, offsets: 58, controllers: 76, brokers: 94, height: 104 };
+
+/** A record type's family, which picks its colour (its short name is always written too). */
+export type RecordFamily = "partition" | "broker" | "topic" | "leader" | "noop" | "config";
+
+export function recordFamily(type: string): RecordFamily {
+  switch (type) {
+    case "PartitionRecord":
+    case "PartitionChangeRecord":
+    case "ClearElrRecord":
+      return "partition";
+    case "RegisterBrokerRecord":
+    case "BrokerRegistrationChangeRecord":
+      return "broker";
+    case "TopicRecord":
+    case "RemoveTopicRecord":
+      return "topic";
+    case "LeaderChangeMessage":
+      return "leader";
+    case "NoOpRecord":
+      return "noop";
+    default:
+      return "config";
+  }
+}
+
+/** Where the strip puts things, in layout units. */
+export interface StripLayout {
+  /** The first offset drawn and how many cells (the newest that fit). */
+  first: number;
+  cells: number;
+  x0: number;
+  cellW: number;
+  /** x of the boundary before offset o (o = first … first + cells), clamped to the strip. */
+  xOf(o: number): number;
+}
+
+/** The strip's geometry for a width: as many of the newest offsets as fit at MIN_CELL each. */
+export function stripLayout(log: LogStrip, width: number): StripLayout {
+  const fit = Math.max(1, Math.floor((width - 2 * PAD) / MIN_CELL));
+  const cells = Math.min(log.records.length, fit);
+  const first = log.start + log.records.length - cells;
+  const cellW = cells > 0 ? (width - 2 * PAD) / Math.max(cells, fit) : 0;
+  const x0 = width - PAD - cells * cellW;
+  return {
+    first,
+    cells,
+    x0,
+    cellW,
+    xOf: (o) => x0 + (Math.min(Math.max(o, first), first + cells) - first) * cellW,
+  };
+}
+
+/** The nodes at each position, in the order given: one marker per distinct offset. */
+export function groupByPosition(nodes: LogNode[], position: (n: LogNode) => number): Map<number, LogNode[]> {
+  const out = new Map<number, LogNode[]>();
+  for (const n of nodes) {
+    const at = position(n);
+    const list = out.get(at);
+    if (list) list.push(n);
+    else out.set(at, [n]);
+  }
+  return out;
+}
+
+interface Colours {
+  fg: string;
+  muted: string;
+  bg: string;
+  hw: string;
+  family: Record<RecordFamily, string>;
+}
+
+/** LogStripView draws a frame's log strip on its own canvas and keeps a text summary. */
+export class LogStripView {
+  private readonly ctx: CanvasRenderingContext2D;
+  private colours!: Colours;
+  private scale = 1;
+  private last: LogStrip | undefined;
+  private summaryAt = 0;
+
+  constructor(
+    private readonly canvas: HTMLCanvasElement,
+    private readonly summary: HTMLElement,
+  ) {
+    this.ctx = canvas.getContext("2d")!;
+    this.readColours();
+    window.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", () => {
+      this.readColours();
+      this.redraw();
+    });
+    window.addEventListener("resize", () => this.redraw());
+  }
+
+  private readColours(): void {
+    const cs = getComputedStyle(this.canvas);
+    const v = (name: string, fallback: string) => cs.getPropertyValue(name).trim() || fallback;
+    this.colours = {
+      fg: v("--fg", "#1b1b1b"),
+      muted: v("--muted", "#555555"),
+      bg: v("--box-bg", "#ffffff"),
+      hw: v("--c-leader", "#0072b2"),
+      family: {
+        partition: v("--c-follower", "#56b4e9"),
+        broker: v("--s-running", "#009e73"),
+        topic: v("--model", "#cc79a7"),
+        leader: v("--kip", "#e69f00"),
+        noop: v("--border", "#c4c7cc"),
+        config: v("--c-elr", "#f0e442"),
+      },
+    };
+  }
+
+  /** Sets the presenter scale (everything drawn that much larger) and redraws. */
+  setScale(scale: number): void {
+    this.scale = scale;
+    this.redraw();
+  }
+
+  /** Draws a frame's strip; the text summary follows at most every 250 ms. */
+  draw(log: LogStrip | undefined, nowMs = performance.now()): void {
+    this.last = log;
+    this.redraw();
+    if (log && nowMs - this.summaryAt >= 250) {
+      this.summaryAt = nowMs;
+      const text = S.logStripSummary(log);
+      if (this.summary.textContent !== text) this.summary.textContent = text;
+    }
+  }
+
+  private redraw(): void {
+    const log = this.last;
+    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    const cssW = Math.max(320, Math.round(this.canvas.getBoundingClientRect().width));
+    const cssH = Math.round(ROW.height * this.scale);
+    if (this.canvas.style.height !== `${cssH}px`) this.canvas.style.height = `${cssH}px`;
+    const w = Math.round(cssW * dpr);
+    const h = Math.round(cssH * dpr);
+    if (this.canvas.width !== w || this.canvas.height !== h) {
+      this.canvas.width = w;
+      this.canvas.height = h;
+    }
+    const ctx = this.ctx;
+    const k = dpr * this.scale;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    if (!log) return;
+    ctx.setTransform(k, 0, 0, k, 0, 0);
+    const W = cssW / this.scale;
+    const L = stripLayout(log, W);
+    const c = this.colours;
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+
+    // Cells: solid once committed, hatched while they wait for a majority.
+    for (let i = 0; i < L.cells; i++) {
+      const o = L.first + i;
+      const type = log.records[o - log.start];
+      const x = L.x0 + i * L.cellW;
+      const fill = c.family[recordFamily(type)];
+      const committed = o < log.highWatermark;
+      ctx.fillStyle = committed ? fill : c.bg;
+      ctx.fillRect(x + 1, ROW.cellTop, L.cellW - 2, ROW.cellH);
+      if (!committed) {
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(x + 1, ROW.cellTop, L.cellW - 2, ROW.cellH);
+        ctx.clip();
+        ctx.strokeStyle = fill;
+        ctx.lineWidth = 2;
+        for (let d = -ROW.cellH; d < L.cellW; d += 6) {
+          ctx.beginPath();
+          ctx.moveTo(x + d, ROW.cellTop + ROW.cellH);
+          ctx.lineTo(x + d + ROW.cellH, ROW.cellTop);
+          ctx.stroke();
+        }
+        ctx.restore();
+        ctx.setLineDash([3, 2]);
+        ctx.strokeStyle = c.fg;
+        ctx.lineWidth = 1;
+        ctx.strokeRect(x + 1.5, ROW.cellTop + 0.5, L.cellW - 3, ROW.cellH - 1);
+        ctx.setLineDash([]);
+      }
+      ctx.fillStyle = "#1b1b1b"; // every family colour is light enough for dark text
+      ctx.textAlign = "center";
+      ctx.fillText(S.recordShort(type), x + L.cellW / 2, ROW.cellTop + ROW.cellH / 2, L.cellW - 4);
+    }
+
+    // The first and last offsets shown, and the high watermark as a line with its label.
+    ctx.fillStyle = c.muted;
+    ctx.textAlign = "left";
+    ctx.fillText(L.first.toLocaleString("en"), L.x0 + 1, ROW.offsets);
+    ctx.textAlign = "right";
+    ctx.fillText((L.first + L.cells - 1).toLocaleString("en"), L.x0 + L.cells * L.cellW - 1, ROW.offsets);
+    const hx = L.xOf(log.highWatermark);
+    ctx.strokeStyle = c.hw;
+    ctx.lineWidth = 3;
+    ctx.beginPath();
+    ctx.moveTo(hx, ROW.cellTop - 4);
+    ctx.lineTo(hx, ROW.cellTop + ROW.cellH + 4);
+    ctx.stroke();
+    ctx.fillStyle = c.hw;
+    ctx.textAlign = hx > W - 60 ? "right" : "left";
+    ctx.fillText(S.logStripHw(log.highWatermark), hx + (hx > W - 60 ? -3 : 3), ROW.label);
+
+    // Snapshots: a dashed line at each end offset inside the strip.
+    const snaps = groupByPosition(
+      log.nodes.filter((n) => n.controller && n.snapshot >= L.first && n.snapshot <= L.first + L.cells),
+      (n) => n.snapshot,
+    );
+    ctx.setLineDash([4, 3]);
+    ctx.strokeStyle = c.fg;
+    ctx.lineWidth = 1.5;
+    for (const [at, ns] of snaps) {
+      const x = L.xOf(at);
+      ctx.beginPath();
+      ctx.moveTo(x, ROW.cellTop - 6);
+      ctx.lineTo(x, ROW.cellTop + ROW.cellH + 6);
+      ctx.stroke();
+      ctx.fillStyle = c.fg;
+      ctx.textAlign = "right";
+      ctx.fillText(S.logStripSnapshot(ns.map((n) => n.id)), x - 3, ROW.label);
+    }
+    ctx.setLineDash([]);
+    // Older snapshots, behind the strip: named at its left edge.
+    const older = log.nodes.filter((n) => n.controller && n.snapshot >= 0 && n.snapshot < L.first);
+    if (older.length > 0) {
+      ctx.fillStyle = c.fg;
+      ctx.textAlign = "left";
+      const at = Math.max(...older.map((n) => n.snapshot));
+      ctx.fillText(S.logStripOlderSnapshot(older.map((n) => n.id), at), L.x0, ROW.label);
+    }
+
+    // Where each node is: controllers by their log end, brokers by what they have applied.
+    this.markers(L, W, log.nodes.filter((n) => n.controller), (n) => n.endOffset, ROW.controllers, (n) => String(n.id));
+    this.markers(L, W, log.nodes.filter((n) => !n.controller), (n) => n.applied, ROW.brokers, (n) => S.logStripBroker(n.id));
+  }
+
+  private markers(L: StripLayout, W: number, nodes: LogNode[], pos: (n: LogNode) => number, y: number, name: (n: LogNode) => string): void {
+    const ctx = this.ctx;
+    const c = this.colours;
+    for (const [at, ns] of groupByPosition(nodes, pos)) {
+      const x = L.xOf(at);
+      const behind = at < L.first;
+      ctx.fillStyle = ns.every((n) => !n.running) ? c.muted : c.fg;
+      ctx.beginPath();
+      if (behind) {
+        ctx.moveTo(x - 6, y);
+        ctx.lineTo(x, y - 5);
+        ctx.lineTo(x, y + 5);
+      } else {
+        ctx.moveTo(x, y - 7);
+        ctx.lineTo(x - 5, y + 1);
+        ctx.lineTo(x + 5, y + 1);
+      }
+      ctx.fill();
+      const label = ns.map((n) => name(n) + (n.running ? "" : S.logStripDown)).join(" ") + (behind ? ` @${at.toLocaleString("en")}` : "");
+      const right = x > W - 120;
+      ctx.textAlign = right ? "right" : "left";
+      ctx.fillText(label, x + (right ? -8 : 8), y);
+    }
+  }
+}
