@@ -36,35 +36,58 @@ var (
 	topicFields     = []string{"name", "partitions", "partition_count", "replication_factor", "config"}
 	partitionFields = []string{"replicas", "isr", "leader", "elr", "last_known_elr"}
 	stepFields      = []string{"op", "note"}
-	opFields        = map[string][]string{
-		OpAdvance:            {"ms"},
-		OpStop:               {"broker"},
-		OpFence:              {"broker"},
-		OpRegister:           {"broker", "clean_shutdown", "lost_disk"},
-		OpUnfence:            {"broker"},
-		OpControlledShutdown: {"broker"},
-		OpAlterPartition:     {"topic", "partition", "isr", "leader_recovery_state", "broker", "leader_epoch", "partition_epoch"},
-		OpIsrJoin:            {"broker", "count", "topic", "preferred"},
-		OpIsrLeave:           {"broker", "count", "topic", "preferred"},
-		OpElectPreferred:     {},
-		OpElectLeaders:       {"type", "partitions"},
-		OpSetConfig:          {"name", "value", "topic"},
-		OpSetFeature:         {"name", "level"},
-		OpOfflineDir:         {"broker"},
-		OpCreateTopic:        topicFields,
-		OpDeleteTopic:        {"name"},
-		OpDescribe:           {},
+	// opFields lists each step op's fields. It is a table, not a map, because a map literal
+	// compiles to init code (about 6 KB of the wasm) where a table is static data.
+	opFields = opTable{
+		{OpAdvance, []string{"ms"}},
+		{OpStop, []string{"broker"}},
+		{OpFence, []string{"broker"}},
+		{OpRegister, []string{"broker", "clean_shutdown", "lost_disk"}},
+		{OpUnfence, []string{"broker"}},
+		{OpControlledShutdown, []string{"broker"}},
+		{OpAlterPartition, []string{"topic", "partition", "isr", "leader_recovery_state", "broker", "leader_epoch", "partition_epoch"}},
+		{OpIsrJoin, []string{"broker", "count", "topic", "preferred"}},
+		{OpIsrLeave, []string{"broker", "count", "topic", "preferred"}},
+		{OpElectPreferred, []string{}},
+		{OpElectLeaders, []string{"type", "partitions"}},
+		{OpSetConfig, []string{"name", "value", "topic"}},
+		{OpSetFeature, []string{"name", "level"}},
+		{OpOfflineDir, []string{"broker"}},
+		{OpCreateTopic, topicFields},
+		{OpDeleteTopic, []string{"name"}},
+		{OpDescribe, []string{}},
 	}
 )
 
-// Ops returns the step operations, sorted.
-func Ops() []string {
-	out := make([]string, 0, len(opFields))
-	for op := range opFields {
-		out = append(out, op)
+// opTable lists operations with their fields.
+type opTable []struct {
+	op     string
+	fields []string
+}
+
+// get returns op's fields, and whether op is in the table.
+func (t opTable) get(op string) ([]string, bool) {
+	for _, e := range t {
+		if e.op == op {
+			return e.fields, true
+		}
+	}
+	return nil, false
+}
+
+// ops returns the table's operations, sorted.
+func (t opTable) ops() []string {
+	out := make([]string, 0, len(t))
+	for _, e := range t {
+		out = append(out, e.op)
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Ops returns the step operations, sorted.
+func Ops() []string {
+	return opFields.ops()
 }
 
 // Parse reads and validates a scenario. Every problem is found before anything runs; the
@@ -539,7 +562,7 @@ func (p *parser) step(n *node, path string) Step {
 		return st
 	}
 	st.Op = p.str(opNode, fieldPath(path, "op"))
-	fields, ok := opFields[st.Op]
+	fields, ok := opFields.get(st.Op)
 	if p.err == nil && !ok {
 		p.failf(fieldPath(path, "op"), "unknown op %q (ops: %s)", st.Op, strings.Join(Ops(), ", "))
 	}

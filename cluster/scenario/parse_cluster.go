@@ -19,23 +19,24 @@ var (
 	clusterFields    = []string{"controllers", "brokers", "topics", "broker", "workload"}
 	eventFields      = []string{"at_ms", "op", "note"}
 	outputFields     = []string{"records"}
-	clusterOpFields  = map[string][]string{
-		cluster.OpKill:            {"broker"},
-		cluster.OpStart:           {"broker"},
-		cluster.OpShutdown:        {"broker"},
-		cluster.OpDiskSwap:        {"broker"},
-		cluster.OpSlowDisk:        {"broker", "factor"},
-		cluster.OpKillController:  {"controller"},
-		cluster.OpStartController: {"controller"},
-		cluster.OpCut:             {"a", "b"},
-		cluster.OpHeal:            {"a", "b"},
-		cluster.OpSetConfig:       {"name", "value", "topic"},
-		cluster.OpCreateTopic:     topicFields,
-		cluster.OpDeleteTopic:     {"name"},
-		cluster.OpElectLeaders:    {"type", "partitions"},
-		cluster.OpSnapshot:        {"controller"},
-		cluster.OpDescribe:        {},
-		cluster.OpRollingRestart:  {"brokers", "interval_ms", "disk_swap"},
+	// clusterOpFields lists each event op's fields (a table, not a map: see opFields).
+	clusterOpFields = opTable{
+		{cluster.OpKill, []string{"broker"}},
+		{cluster.OpStart, []string{"broker"}},
+		{cluster.OpShutdown, []string{"broker"}},
+		{cluster.OpDiskSwap, []string{"broker"}},
+		{cluster.OpSlowDisk, []string{"broker", "factor"}},
+		{cluster.OpKillController, []string{"controller"}},
+		{cluster.OpStartController, []string{"controller"}},
+		{cluster.OpCut, []string{"a", "b"}},
+		{cluster.OpHeal, []string{"a", "b"}},
+		{cluster.OpSetConfig, []string{"name", "value", "topic"}},
+		{cluster.OpCreateTopic, topicFields},
+		{cluster.OpDeleteTopic, []string{"name"}},
+		{cluster.OpElectLeaders, []string{"type", "partitions"}},
+		{cluster.OpSnapshot, []string{"controller"}},
+		{cluster.OpDescribe, []string{}},
+		{cluster.OpRollingRestart, []string{"brokers", "interval_ms", "disk_swap"}},
 	}
 )
 
@@ -49,12 +50,7 @@ const (
 
 // ClusterOps returns the cluster mode's event operations, sorted.
 func ClusterOps() []string {
-	out := make([]string, 0, len(clusterOpFields))
-	for op := range clusterOpFields {
-		out = append(out, op)
-	}
-	slices.Sort(out)
-	return out
+	return clusterOpFields.ops()
 }
 
 // clusterScenario reads a cluster-mode scenario. explicitMode says whether the file named its
@@ -329,10 +325,10 @@ func (p *parser) events(n *node, cs *ClusterScenario) []Event {
 			return nil
 		}
 		op := p.str(opNode, fieldPath(path, "op"))
-		fields, ok := clusterOpFields[op]
+		fields, ok := clusterOpFields.get(op)
 		if p.err == nil && !ok {
 			hint := ""
-			if _, isStep := opFields[op]; isStep {
+			if _, isStep := opFields.get(op); isStep {
 				hint = fmt.Sprintf(`; %q is a controller-mode step`, op)
 			}
 			p.failf(fieldPath(path, "op"), "unknown op %q%s%s", op, ops, hint)

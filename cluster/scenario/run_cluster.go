@@ -85,7 +85,8 @@ func partitionResults(rs []controller.ElectionResult) []PartitionResult {
 func eventError(ev Event, err error) *Error {
 	path := indexPath("events", ev.Index)
 	msg := err.Error()
-	if field, rest, ok := strings.Cut(msg, ": "); ok && slices.Contains(clusterOpFields[ev.Op], field) {
+	fields, _ := clusterOpFields.get(ev.Op)
+	if field, rest, ok := strings.Cut(msg, ": "); ok && slices.Contains(fields, field) {
 		return &Error{Path: fieldPath(path, field), Msg: rest}
 	}
 	return &Error{Path: path, Msg: msg}
