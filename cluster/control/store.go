@@ -21,7 +21,9 @@ import (
 // controller that loads a snapshot has an image of its own from then on: an image rebuilt from
 // a snapshot differs from a replayed one in what the engine reads (registration offsets, the
 // order of the imbalanced and leaderless sets), and the engine of a new active controller
-// starts from its controller's own image.
+// starts from its controller's own image. The journal grows with the lag of the lowest user
+// (about 100 bytes a partition change): a controller cut off from the quorum keeps it growing
+// until it catches up, downloads a snapshot or is killed.
 type store struct {
 	image *metadata.Image
 	at    int64       // offsets below it are replayed into image
