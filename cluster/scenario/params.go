@@ -62,56 +62,39 @@ const (
 	maxCount = 1 << 20 // a bound for counts that keeps the arithmetic safe; no real limit
 )
 
-func ms(goName, kafka string, min float64, field func(*cluster.Spec) any) param {
-	return param{goName: goName, kafka: kafka, kind: paramInt, min: min, max: MaxTimeMs, unit: "ms", field: field}
-}
-
-func positive(goName, kafka, unit string, field func(*cluster.Spec) any) param {
-	return param{goName: goName, kafka: kafka, kind: paramNumber, min: 0, minOpen: true, unit: unit, field: field}
-}
-
-func nonNegative(goName, kafka, unit, zero string, field func(*cluster.Spec) any) param {
-	return param{goName: goName, kafka: kafka, kind: paramNumber, min: 0, unit: unit, zero: zero, field: field}
-}
-
-func share(goName string, minOpen, maxOpen bool, field func(*cluster.Spec) any) param {
-	return param{goName: goName, kind: paramNumber, min: 0, max: 1, minOpen: minOpen, maxOpen: maxOpen, field: field}
-}
-
-func count(goName, kafka string, max float64, field func(*cluster.Spec) any) param {
-	return param{goName: goName, kafka: kafka, kind: paramInt, min: 1, max: max, field: field}
-}
-
 // brokerParams are the "broker" block's fields, in broker.Params order. The ranges are
-// broker.Params.Validate's; upper bounds on times keep a run within MaxTimeMs.
+// broker.Params.Validate's; upper bounds on times keep a run within MaxTimeMs. The tables
+// are plain literals (a time in ms: paramInt from 0 or 1 to MaxTimeMs; a positive amount:
+// paramNumber with minOpen; a share: max 1) so that the linker lays them out as static
+// data: built by helper calls they were 14 KB of init code in the wasm.
 var brokerParams = []param{
-	ms("HeartbeatIntervalMs", "", 1, func(s *cluster.Spec) any { return &s.Broker.HeartbeatIntervalMs }),
-	ms("StartingHeartbeatMs", "", 1, func(s *cluster.Spec) any { return &s.Broker.StartingHeartbeatMs }),
-	ms("ControlledShutdownRetryMs", "", 1, func(s *cluster.Spec) any { return &s.Broker.ControlledShutdownRetryMs }),
-	ms("ProcessStartMs", "", 0, func(s *cluster.Spec) any { return &s.Broker.ProcessStartMs }),
-	ms("LogLoadCleanMs", "", 0, func(s *cluster.Spec) any { return &s.Broker.LogLoadCleanMs }),
-	ms("LogRecoveryHardMs", "", 0, func(s *cluster.Spec) any { return &s.Broker.LogRecoveryHardMs }),
-	ms("LogLoadEmptyMs", "", 0, func(s *cluster.Spec) any { return &s.Broker.LogLoadEmptyMs }),
-	ms("ShutdownFlushMs", "", 0, func(s *cluster.Spec) any { return &s.Broker.ShutdownFlushMs }),
-	ms("ReplicaLagTimeMaxMs", "replica.lag.time.max.ms", 1, func(s *cluster.Spec) any { return &s.Broker.ReplicaLagTimeMaxMs }),
-	count("NumReplicaFetchers", "num.replica.fetchers", 64, func(s *cluster.Spec) any { return &s.Broker.NumReplicaFetchers }),
-	positive("ReplicaFetchMaxBytes", "replica.fetch.max.bytes", "bytes", func(s *cluster.Spec) any { return &s.Broker.ReplicaFetchMaxBytes }),
-	positive("ReplicaFetchResponseMaxBytes", "replica.fetch.response.max.bytes", "bytes", func(s *cluster.Spec) any { return &s.Broker.ReplicaFetchResponseMaxBytes }),
-	ms("AlterPartitionRetryMs", "", 1, func(s *cluster.Spec) any { return &s.Broker.AlterPartitionRetryMs }),
-	positive("DiskWriteBytesPerSec", "", "bytes per second", func(s *cluster.Spec) any { return &s.Broker.DiskWriteBytesPerSec }),
-	positive("DiskReadBytesPerSec", "", "bytes per second", func(s *cluster.Spec) any { return &s.Broker.DiskReadBytesPerSec }),
-	positive("NicInBytesPerSec", "", "bytes per second", func(s *cluster.Spec) any { return &s.Broker.NicInBytesPerSec }),
-	positive("NicOutBytesPerSec", "", "bytes per second", func(s *cluster.Spec) any { return &s.Broker.NicOutBytesPerSec }),
-	share("CatchUpHeadroomShare", true, false, func(s *cluster.Spec) any { return &s.Broker.CatchUpHeadroomShare }),
-	positive("RttMs", "", "ms", func(s *cluster.Spec) any { return &s.Broker.RttMs }),
-	nonNegative("InSyncLagMs", "", "ms", "", func(s *cluster.Spec) any { return &s.Broker.InSyncLagMs }),
-	nonNegative("ConsumerFanout", "", "consumer groups", "no consumers", func(s *cluster.Spec) any { return &s.Broker.ConsumerFanout }),
-	nonNegative("LeaderThrottleBytesPerSec", "leader.replication.throttled.rate", "bytes per second", "no throttle", func(s *cluster.Spec) any { return &s.Broker.LeaderThrottleBytesPerSec }),
-	nonNegative("FollowerThrottleBytesPerSec", "follower.replication.throttled.rate", "bytes per second", "no throttle", func(s *cluster.Spec) any { return &s.Broker.FollowerThrottleBytesPerSec }),
+	{goName: "HeartbeatIntervalMs", kind: paramInt, min: 1, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.HeartbeatIntervalMs }},
+	{goName: "StartingHeartbeatMs", kind: paramInt, min: 1, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.StartingHeartbeatMs }},
+	{goName: "ControlledShutdownRetryMs", kind: paramInt, min: 1, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.ControlledShutdownRetryMs }},
+	{goName: "ProcessStartMs", kind: paramInt, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.ProcessStartMs }},
+	{goName: "LogLoadCleanMs", kind: paramInt, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.LogLoadCleanMs }},
+	{goName: "LogRecoveryHardMs", kind: paramInt, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.LogRecoveryHardMs }},
+	{goName: "LogLoadEmptyMs", kind: paramInt, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.LogLoadEmptyMs }},
+	{goName: "ShutdownFlushMs", kind: paramInt, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.ShutdownFlushMs }},
+	{goName: "ReplicaLagTimeMaxMs", kafka: "replica.lag.time.max.ms", kind: paramInt, min: 1, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.ReplicaLagTimeMaxMs }},
+	{goName: "NumReplicaFetchers", kafka: "num.replica.fetchers", kind: paramInt, min: 1, max: 64, field: func(s *cluster.Spec) any { return &s.Broker.NumReplicaFetchers }},
+	{goName: "ReplicaFetchMaxBytes", kafka: "replica.fetch.max.bytes", kind: paramNumber, minOpen: true, unit: "bytes", field: func(s *cluster.Spec) any { return &s.Broker.ReplicaFetchMaxBytes }},
+	{goName: "ReplicaFetchResponseMaxBytes", kafka: "replica.fetch.response.max.bytes", kind: paramNumber, minOpen: true, unit: "bytes", field: func(s *cluster.Spec) any { return &s.Broker.ReplicaFetchResponseMaxBytes }},
+	{goName: "AlterPartitionRetryMs", kind: paramInt, min: 1, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.AlterPartitionRetryMs }},
+	{goName: "DiskWriteBytesPerSec", kind: paramNumber, minOpen: true, unit: "bytes per second", field: func(s *cluster.Spec) any { return &s.Broker.DiskWriteBytesPerSec }},
+	{goName: "DiskReadBytesPerSec", kind: paramNumber, minOpen: true, unit: "bytes per second", field: func(s *cluster.Spec) any { return &s.Broker.DiskReadBytesPerSec }},
+	{goName: "NicInBytesPerSec", kind: paramNumber, minOpen: true, unit: "bytes per second", field: func(s *cluster.Spec) any { return &s.Broker.NicInBytesPerSec }},
+	{goName: "NicOutBytesPerSec", kind: paramNumber, minOpen: true, unit: "bytes per second", field: func(s *cluster.Spec) any { return &s.Broker.NicOutBytesPerSec }},
+	{goName: "CatchUpHeadroomShare", kind: paramNumber, max: 1, minOpen: true, field: func(s *cluster.Spec) any { return &s.Broker.CatchUpHeadroomShare }},
+	{goName: "RttMs", kind: paramNumber, minOpen: true, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.RttMs }},
+	{goName: "InSyncLagMs", kind: paramNumber, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.InSyncLagMs }},
+	{goName: "ConsumerFanout", kind: paramNumber, unit: "consumer groups", zero: "no consumers", field: func(s *cluster.Spec) any { return &s.Broker.ConsumerFanout }},
+	{goName: "LeaderThrottleBytesPerSec", kafka: "leader.replication.throttled.rate", kind: paramNumber, unit: "bytes per second", zero: "no throttle", field: func(s *cluster.Spec) any { return &s.Broker.LeaderThrottleBytesPerSec }},
+	{goName: "FollowerThrottleBytesPerSec", kafka: "follower.replication.throttled.rate", kind: paramNumber, unit: "bytes per second", zero: "no throttle", field: func(s *cluster.Spec) any { return &s.Broker.FollowerThrottleBytesPerSec }},
 	{goName: "ThrottleAllReplicas", kind: paramBool, field: func(s *cluster.Spec) any { return &s.Broker.ThrottleAllReplicas }},
-	nonNegative("LocalRetentionSec", "", "seconds of produce", "", func(s *cluster.Spec) any { return &s.Broker.LocalRetentionSec }),
-	share("TieredLocalShare", true, false, func(s *cluster.Spec) any { return &s.Broker.TieredLocalShare }),
-	ms("AllocPeriodMs", "", 1, func(s *cluster.Spec) any { return &s.Broker.AllocPeriodMs }),
+	{goName: "LocalRetentionSec", kind: paramNumber, unit: "seconds of produce", field: func(s *cluster.Spec) any { return &s.Broker.LocalRetentionSec }},
+	{goName: "TieredLocalShare", kind: paramNumber, max: 1, minOpen: true, field: func(s *cluster.Spec) any { return &s.Broker.TieredLocalShare }},
+	{goName: "AllocPeriodMs", kind: paramInt, min: 1, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Broker.AllocPeriodMs }},
 	{goName: "Acks", kafka: "acks", kind: paramAcks, field: func(s *cluster.Spec) any { return &s.Broker.Acks }},
 }
 
@@ -120,32 +103,32 @@ var brokerParams = []param{
 // workload.Params.Validate's. WindowMs is not among them: the cluster makes the producers'
 // latency window the sample interval (sample_ms), so that a sample's percentiles cover it.
 var workloadParams = []param{
-	positive("BytesPerSecPerBroker", "", "bytes per second", func(s *cluster.Spec) any { return &s.Workload.BytesPerSecPerBroker }),
-	positive("RequestsPerSecPerBroker", "", "requests per second", func(s *cluster.Spec) any { return &s.Workload.RequestsPerSecPerBroker }),
-	positive("RecordBytes", "", "bytes", func(s *cluster.Spec) any { return &s.Workload.RecordBytes }),
+	{goName: "BytesPerSecPerBroker", kind: paramNumber, minOpen: true, unit: "bytes per second", field: func(s *cluster.Spec) any { return &s.Workload.BytesPerSecPerBroker }},
+	{goName: "RequestsPerSecPerBroker", kind: paramNumber, minOpen: true, unit: "requests per second", field: func(s *cluster.Spec) any { return &s.Workload.RequestsPerSecPerBroker }},
+	{goName: "RecordBytes", kind: paramNumber, minOpen: true, unit: "bytes", field: func(s *cluster.Spec) any { return &s.Workload.RecordBytes }},
 	{goName: "Skew", kind: paramNumber, min: 0, max: 5, unit: "σ of a lognormal", zero: "every partition at the same rate", field: func(s *cluster.Spec) any { return &s.Workload.Skew }},
-	count("Classes", "", broker.MaxClasses, func(s *cluster.Spec) any { return &s.Workload.Classes }),
-	nonNegative("LingerMs", "linger.ms", "ms", "", func(s *cluster.Spec) any { return &s.Workload.LingerMs }),
-	ms("RequestTimeoutMs", "request.timeout.ms", 1, func(s *cluster.Spec) any { return &s.Workload.RequestTimeoutMs }),
-	ms("DeliveryTimeoutMs", "delivery.timeout.ms", 1, func(s *cluster.Spec) any { return &s.Workload.DeliveryTimeoutMs }),
-	positive("RetryBackoffMs", "retry.backoff.ms", "ms", func(s *cluster.Spec) any { return &s.Workload.RetryBackoffMs }),
-	positive("RetryBackoffMaxMs", "retry.backoff.max.ms", "ms", func(s *cluster.Spec) any { return &s.Workload.RetryBackoffMaxMs }),
-	share("RetryJitter", false, true, func(s *cluster.Spec) any { return &s.Workload.RetryJitter }),
+	{goName: "Classes", kind: paramInt, min: 1, max: broker.MaxClasses, field: func(s *cluster.Spec) any { return &s.Workload.Classes }},
+	{goName: "LingerMs", kafka: "linger.ms", kind: paramNumber, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.LingerMs }},
+	{goName: "RequestTimeoutMs", kafka: "request.timeout.ms", kind: paramInt, min: 1, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.RequestTimeoutMs }},
+	{goName: "DeliveryTimeoutMs", kafka: "delivery.timeout.ms", kind: paramInt, min: 1, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.DeliveryTimeoutMs }},
+	{goName: "RetryBackoffMs", kafka: "retry.backoff.ms", kind: paramNumber, minOpen: true, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.RetryBackoffMs }},
+	{goName: "RetryBackoffMaxMs", kafka: "retry.backoff.max.ms", kind: paramNumber, minOpen: true, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.RetryBackoffMaxMs }},
+	{goName: "RetryJitter", kind: paramNumber, max: 1, maxOpen: true, field: func(s *cluster.Spec) any { return &s.Workload.RetryJitter }},
 	{goName: "Kip951", kind: paramBool, field: func(s *cluster.Spec) any { return &s.Workload.Kip951 }},
-	nonNegative("SwitchWindowMs", "", "ms", "", func(s *cluster.Spec) any { return &s.Workload.SwitchWindowMs }),
-	nonNegative("LegacySwitchWindowMs", "", "ms", "", func(s *cluster.Spec) any { return &s.Workload.LegacySwitchWindowMs }),
-	share("StaleMetadataRetryProb", false, true, func(s *cluster.Spec) any { return &s.Workload.StaleMetadataRetryProb }),
-	nonNegative("RttMs", "", "ms", "", func(s *cluster.Spec) any { return &s.Workload.RttMs }),
-	count("IoThreads", "num.io.threads", 1024, func(s *cluster.Spec) any { return &s.Workload.IoThreads }),
-	count("NetworkThreads", "num.network.threads", 1024, func(s *cluster.Spec) any { return &s.Workload.NetworkThreads }),
-	positive("IoServiceMs", "", "ms", func(s *cluster.Spec) any { return &s.Workload.IoServiceMs }),
-	positive("NetworkServiceMs", "", "ms", func(s *cluster.Spec) any { return &s.Workload.NetworkServiceMs }),
-	positive("AppendServiceMs", "", "ms", func(s *cluster.Spec) any { return &s.Workload.AppendServiceMs }),
-	share("MaxUtil", true, true, func(s *cluster.Spec) any { return &s.Workload.MaxUtil }),
-	count("SamplesPerWindow", "", maxCount, func(s *cluster.Spec) any { return &s.Workload.SamplesPerWindow }),
-	ms("StepMs", "", 1, func(s *cluster.Spec) any { return &s.Workload.StepMs }),
-	count("SlidingWindows", "", 10_000, func(s *cluster.Spec) any { return &s.Workload.SlidingWindows }),
-	count("MaxPending", "", 10*maxCount, func(s *cluster.Spec) any { return &s.Workload.MaxPending }),
+	{goName: "SwitchWindowMs", kind: paramNumber, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.SwitchWindowMs }},
+	{goName: "LegacySwitchWindowMs", kind: paramNumber, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.LegacySwitchWindowMs }},
+	{goName: "StaleMetadataRetryProb", kind: paramNumber, max: 1, maxOpen: true, field: func(s *cluster.Spec) any { return &s.Workload.StaleMetadataRetryProb }},
+	{goName: "RttMs", kind: paramNumber, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.RttMs }},
+	{goName: "IoThreads", kafka: "num.io.threads", kind: paramInt, min: 1, max: 1024, field: func(s *cluster.Spec) any { return &s.Workload.IoThreads }},
+	{goName: "NetworkThreads", kafka: "num.network.threads", kind: paramInt, min: 1, max: 1024, field: func(s *cluster.Spec) any { return &s.Workload.NetworkThreads }},
+	{goName: "IoServiceMs", kind: paramNumber, minOpen: true, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.IoServiceMs }},
+	{goName: "NetworkServiceMs", kind: paramNumber, minOpen: true, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.NetworkServiceMs }},
+	{goName: "AppendServiceMs", kind: paramNumber, minOpen: true, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.AppendServiceMs }},
+	{goName: "MaxUtil", kind: paramNumber, max: 1, minOpen: true, maxOpen: true, field: func(s *cluster.Spec) any { return &s.Workload.MaxUtil }},
+	{goName: "SamplesPerWindow", kind: paramInt, min: 1, max: maxCount, field: func(s *cluster.Spec) any { return &s.Workload.SamplesPerWindow }},
+	{goName: "StepMs", kind: paramInt, min: 1, max: MaxTimeMs, unit: "ms", field: func(s *cluster.Spec) any { return &s.Workload.StepMs }},
+	{goName: "SlidingWindows", kind: paramInt, min: 1, max: 10_000, field: func(s *cluster.Spec) any { return &s.Workload.SlidingWindows }},
+	{goName: "MaxPending", kind: paramInt, min: 1, max: 10 * maxCount, field: func(s *cluster.Spec) any { return &s.Workload.MaxPending }},
 	{goName: "Acks", kafka: "acks", kind: paramAcks, field: func(s *cluster.Spec) any { return &s.Broker.Acks }},
 }
 
