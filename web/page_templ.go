@@ -177,7 +177,7 @@ func legend() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<ul class=\"legend\" data-s-label=\"legendLabel\"><li><span class=\"swatch cell-leader\" aria-hidden=\"true\"></span><span data-s=\"legendLeader\"></span></li><li><span class=\"swatch cell-follower\" aria-hidden=\"true\"></span><span data-s=\"legendFollower\"></span></li><li><span class=\"swatch cell-elr\" aria-hidden=\"true\"></span><span data-s=\"legendElr\"></span></li><li><span class=\"swatch cell-oos\" aria-hidden=\"true\"></span><span data-s=\"legendOutOfSync\"></span></li><li><span class=\"swatch cell-offline\" aria-hidden=\"true\"></span><span data-s=\"legendOffline\"></span></li><li><span class=\"swatch cell-preferred\" aria-hidden=\"true\"></span><span data-s=\"legendPreferred\"></span></li><li><span class=\"swatch state-running\" aria-hidden=\"true\"></span><span data-s=\"legendRunning\"></span></li><li><span class=\"swatch state-fenced\" aria-hidden=\"true\"></span><span data-s=\"legendFenced\"></span></li><li><span class=\"swatch state-shutdown\" aria-hidden=\"true\"></span><span data-s=\"legendShutdown\"></span></li><li><span class=\"swatch state-stopped\" aria-hidden=\"true\"></span><span data-s=\"legendStopped\"></span></li></ul>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<ul class=\"legend\" data-s-label=\"legendLabel\"><li><span class=\"swatch cell-leader\" aria-hidden=\"true\"></span><span data-s=\"legendLeader\"></span></li><li><span class=\"swatch cell-follower\" aria-hidden=\"true\"></span><span data-s=\"legendFollower\"></span></li><li><span class=\"swatch cell-elr\" aria-hidden=\"true\"></span><span data-s=\"legendElr\"></span></li><li><span class=\"swatch cell-oos\" aria-hidden=\"true\"></span><span data-s=\"legendOutOfSync\"></span></li><li><span class=\"swatch cell-offline\" aria-hidden=\"true\"></span><span data-s=\"legendOffline\"></span></li><li><span class=\"swatch cell-preferred\" aria-hidden=\"true\"></span><span data-s=\"legendPreferred\"></span></li><li><span class=\"swatch state-running\" aria-hidden=\"true\"></span><span data-s=\"legendRunning\"></span></li><li><span class=\"swatch state-fenced\" aria-hidden=\"true\"></span><span data-s=\"legendFenced\"></span></li><li><span class=\"swatch state-shutdown\" aria-hidden=\"true\"></span><span data-s=\"legendShutdown\"></span></li><li><span class=\"swatch state-stopped\" aria-hidden=\"true\"></span><span data-s=\"legendStopped\"></span></li><li><span class=\"swatch catch-up\" aria-hidden=\"true\"></span><span data-s=\"legendCatchUp\"></span></li></ul>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -353,7 +353,7 @@ func docHead(d PageData, title string) templ.Component {
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templruntime.NewAttributeExpression(d.CSP).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 309, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 310, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
 			if templ_7745c5c3_Err != nil {
@@ -375,7 +375,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var12 string
 		templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression("KRaft Lab " + d.Version).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 313, Col: 58}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 314, Col: 58}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
 		if templ_7745c5c3_Err != nil {
@@ -388,7 +388,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var13 string
 		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 314, Col: 15}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 315, Col: 15}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 		if templ_7745c5c3_Err != nil {

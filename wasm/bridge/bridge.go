@@ -137,6 +137,7 @@ func New(info Info) *Bridge {
 	b.Register("sim.advance", s.advance)
 	b.Register("sim.act", s.act)
 	b.Register("sim.frame", s.frame)
+	b.Register("sim.replica", s.replica)
 	b.Register("sim.seek", s.seekMsg)
 	b.Register("sim.step", s.step)
 	b.Register("sim.history", s.historyMsg)

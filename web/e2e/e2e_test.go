@@ -643,7 +643,7 @@ func TestPlayground(t *testing.T) {
 		press(t, tb, "?")
 		poll(t, tb, `document.getElementById("help-dialog").open`)
 		keys := eval[[]string](t, tb, `[...document.querySelectorAll("#shortcut-rows kbd")].map(k => k.textContent)`)
-		assert.Equal(t, []string{"Space", "1–9", "K", "S", "D", "R", "C", "+ / −", "?", "Esc"}, keys)
+		assert.Equal(t, []string{"Space", "1–9", "K", "S", "D", "R", "C", "O", "+ / −", "?", "Esc"}, keys)
 		screenshot(t, tb, "help.png", "")
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.Escape)))
 		poll(t, tb, `!document.getElementById("help-dialog").open`)

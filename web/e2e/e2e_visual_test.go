@@ -152,6 +152,14 @@ func TestVisual(t *testing.T) {
 		poll(t, tb, `!document.getElementById("canvas-tooltip").hidden`)
 		tip := eval[string](t, tb, `document.getElementById("canvas-tooltip").textContent`)
 		assert.Regexp(t, `^payments-\d+ on broker 1: .+\nLeader: \d+  Isr: [\d,]+  Elr: `, tip)
+		// Then the worker's answer (sim.replica) adds how far the replica trails its leader
+		// (broker 1's may have stopped fetching, as broker 3 led some of them); killed broker 3's
+		// last caught up when it died.
+		poll(t, tb, `/\n(The leader: its followers fetch from it|In sync: [\d.,]+ [KMGT]?B behind the leader's log end, fetching continuously|Lag: last caught up [\d.,]+ s ago, [\d.,]+ [KMGT]?B behind the leader)\.$/.test(document.getElementById("canvas-tooltip").textContent)`)
+		assert.Regexp(t, `^(leader|in-sync|stalled|catching-up|dead) \d+ [\d.e+]+$`, eval[string](t, tb, `document.getElementById("canvas-tooltip").dataset.replica`))
+		c3 := canvasBoxes(t, tb, "brokerBoxes")["3"]
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, c3.x+20, c3.y+70)))
+		poll(t, tb, `/^payments-\d+ on broker 3: [^]*\nLag: last caught up [\d.,]+ s ago, [\d.,]+ [KMGT]?B behind the leader\.$/.test(document.getElementById("canvas-tooltip").textContent)`)
 		assert.Empty(t, tb.consoleErrors())
 	})
 

@@ -11,6 +11,7 @@
 import type { Frame } from "./frame";
 import { moveFocus, panRange, zoomRange } from "./layout";
 import type { Hit, Renderer } from "./render";
+import type { ReplicaBody } from "./protocol";
 import { S } from "./strings";
 
 /** The panel that holds an actor's buttons: li[data-broker] or li[data-controller]. */
@@ -58,6 +59,8 @@ export class CanvasInput {
     private readonly menu: HTMLElement,
     /** Presenter mode's toggle: P works from the canvas as everywhere. */
     private readonly onPresenter: () => void,
+    /** Asks the worker how far a replica trails its leader (sim.replica), for its tooltip. */
+    private readonly replicaLag?: (topic: string, partition: number, broker: number) => Promise<ReplicaBody>,
   ) {
     canvas.tabIndex = 0;
     canvas.setAttribute("role", "application");
@@ -149,10 +152,33 @@ export class CanvasInput {
       this.hideTooltip();
       return;
     }
-    this.tooltip.textContent = text;
+    const lagKey = hit?.kind === "replica" ? `${hit.partition}/${hit.slot}/${this.renderer.frame?.body.timeMs}` : "";
+    this.tooltip.textContent = lagKey && lagKey === this.lag.key && this.lag.text ? `${text}\n${this.lag.text}` : text;
     this.tooltip.hidden = false;
     this.place(this.tooltip, x + 14, y + 14);
+    if (hit?.kind === "replica" && lagKey !== this.lag.key) this.askLag(hit.partition, hit.slot, lagKey, text);
     this.canvas.style.cursor = hit && hit.kind !== "replica" && hit.kind !== "bucket" ? "pointer" : "default";
+  }
+
+  /** The lag line of the replica under the pointer, for the frame it was asked in. */
+  private lag = { key: "", text: "" };
+  private lagPending = false;
+
+  private askLag(partition: number, slot: number, key: string, text: string): void {
+    const f = this.renderer.frame;
+    const t = f?.layout.topicOf(partition);
+    if (!f || !t || !this.replicaLag || this.lagPending) return; // one question at a time
+    this.lag = { key, text: "" };
+    this.lagPending = true;
+    this.replicaLag(t.name, partition - t.first, f.brokerId(slot)).finally(() => (this.lagPending = false)).then(
+      (r) => {
+        if (this.lag.key !== key) return; // the pointer moved on
+        this.lag.text = S.tooltipLag(r.state, r.lagMs, r.backlogBytes);
+        this.tooltip.dataset.replica = `${r.state} ${r.lagMs} ${r.backlogBytes}`;
+        if (!this.tooltip.hidden && this.tooltip.textContent === text) this.tooltip.textContent = `${text}\n${this.lag.text}`;
+      },
+      () => {}, // a replica that went away between the frame and the reply: no lag line
+    );
   }
 
   private describe(hit: Hit): string {

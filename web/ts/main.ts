@@ -98,7 +98,9 @@ function main(): void {
       log.note(sim.last?.body.timeMs ?? 0, on ? S.presenterOn : S.presenterOff);
     },
   });
-  const canvasInput = new CanvasInput(canvas, renderer, byId("canvas-tooltip"), byId("canvas-menu"), () => presenter.toggle());
+  const canvasInput = new CanvasInput(canvas, renderer, byId("canvas-tooltip"), byId("canvas-menu"), () => presenter.toggle(), (topic, partition, broker) =>
+    client.request("sim.replica", { topic, partition, broker }),
+  );
   for (const [key, action] of S.viewShortcuts) {
     const row = document.createElement("tr");
     const k = document.createElement("td");

@@ -185,6 +185,19 @@ export interface LoadBody extends StartBody {
   actions: number;
 }
 
+/** One replica's lag behind its leader (sim.replica), for the canvas's tooltip. */
+export interface ReplicaBody {
+  timeMs: number;
+  /** dead, stalled, leader, in-sync or catching-up. */
+  state: string;
+  logEndBytes: number;
+  /** How far its log end trails the leader's. */
+  backlogBytes: number;
+  /** When it was last caught up, and how long ago: what replica.lag.time.max.ms is compared with. */
+  lastCaughtUpMs: number;
+  lagMs: number;
+}
+
 /** Where one controller or broker stands along the metadata log (frame.log.nodes). */
 export interface LogNode {
   id: number;
@@ -334,6 +347,7 @@ export interface Messages {
   "sim.start": { req: StartRequest; res: StartBody };
   "sim.advance": { req: AdvanceRequest; res: FrameBody };
   "sim.frame": { req: { layout?: number }; res: FrameBody };
+  "sim.replica": { req: { topic: string; partition: number; broker: number }; res: ReplicaBody };
   "sim.act": { req: ActRequest; res: ActBody };
   "sim.seek": { req: SeekRequest; res: FrameBody };
   "sim.step": { req: StepRequest; res: FrameBody };

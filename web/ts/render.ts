@@ -55,6 +55,9 @@ interface Palette {
   fenced: string;
   shutdown: string;
   stopped: string;
+  /** The catch-up bar's two parts: in sync (the follower colour) and out of sync. */
+  inSync: string;
+  outOfSync: string;
   cell: { leader: RGBA; follower: RGBA; elr: RGBA; oos: RGBA; offline: RGBA; gridBg: RGBA };
 }
 
@@ -208,6 +211,8 @@ export class Renderer {
       fenced: v("--s-fenced", "#e69f00"),
       shutdown: v("--s-shutdown", "#cc79a7"),
       stopped: v("--s-stopped", "#d55e00"),
+      inSync: v("--c-follower", "#56b4e9"),
+      outOfSync: v("--c-oos", "#d55e00"),
       cell: {
         leader: pack(parseColor(v("--c-leader", "#0072b2"), "#0072b2")),
         follower: pack(parseColor(v("--c-follower", "#56b4e9"), "#56b4e9")),
@@ -415,6 +420,7 @@ export class Renderer {
     const sw = Math.min(ctx.measureText(state).width, r.w * 0.5);
     this.text(state, r.x + r.w - 8 - sw, r.y + 28, 700, 11, p.fg, sw + 1);
     this.text(S.canvasCounts(b.leaders, b.outOfSync), r.x + 10, r.y + 46, 400, 11.5, p.muted, r.w - 20);
+    if (look !== "stopped" && b.outOfSync > 0 && b.replicas > 0) this.catchUpBar(r, (b.replicas - b.outOfSync) / b.replicas);
     if (b.gated) {
       this.setFont(700, 10);
       const gw = ctx.measureText(S.canvasGated).width + 8;
@@ -428,6 +434,24 @@ export class Renderer {
     this.brokersDrawn[slot] = geo;
     if (geo.strips) this.text(this.memo("strips", geo.strips.per, () => S.canvasStrips(geo.strips!.per)), r.x + 8, r.y + r.h - 3, 400, 10, p.muted, r.w - 16);
     else if (geo.cells && geo.cells.fits < geo.to - geo.from) this.text(S.canvasMore(geo.to - geo.from - geo.cells.fits), r.x + 8, r.y + r.h - 3, 400, 10, p.muted, r.w - 16);
+  }
+
+  /**
+   * The catch-up bar of a running broker with replicas out of sync: the share of its replicas
+   * back in sync, filled in the follower colour, the rest outlined in the out-of-sync colour
+   * (the same solid-versus-hollow code as the cells).
+   */
+  private catchUpBar(r: Rect, share: number): void {
+    const ctx = this.ctx;
+    const p = this.palette;
+    const x = r.x + 10;
+    const w = r.w - 20;
+    const y = r.y + 50;
+    ctx.fillStyle = p.inSync;
+    ctx.fillRect(x, y, w * share, 5);
+    ctx.strokeStyle = p.outOfSync;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x + 0.5, y + 0.5, w - 1, 4);
   }
 
   /** Draws a broker's replicas in the zoom range as cells, or as strips when cells would be specks. */

@@ -93,7 +93,7 @@ export const S = {
   brokersHeading: "Brokers",
   brokersHint: "Select a broker with its number key (1–9), then press K to kill it, S to start it, D for a controlled shutdown or R to replace its disk.",
   controllersHeading: "Controllers",
-  controllersHint: "The metadata quorum: C kills the active controller.",
+  controllersHint: "The metadata quorum: C kills the active controller, O takes a snapshot on it.",
   brokerName: (id: number) => `Broker ${id}`,
   controllerName: (id: number) => `Controller ${id}`,
   selectBroker: (id: number) => `Select broker ${id}`,
@@ -166,6 +166,7 @@ export const S = {
   legendFenced: "fenced (dashed border, triangle)",
   legendShutdown: "controlled shutdown (dotted border, square)",
   legendStopped: "stopped (hatched, cross)",
+  legendCatchUp: "catch-up bar: the share of a running broker's replicas back in sync",
 
   // Event log and partition table.
   eventsHeading: "Event log",
@@ -274,6 +275,12 @@ export const S = {
   menuClose: "Close",
   tooltipReplica: (topic: string, partition: number, broker: number, role: string, leader: string, isr: string, elr: string) =>
     `${topic}-${partition} on broker ${broker}: ${role}\nLeader: ${leader}  Isr: ${isr}  Elr: ${elr || "–"}`,
+  tooltipLag: (state: string, lagMs: number, backlogBytes: number) =>
+    state === "leader"
+      ? "The leader: its followers fetch from it."
+      : state === "in-sync"
+        ? `In sync: ${bytesText(backlogBytes)} behind the leader's log end, fetching continuously.`
+        : `Lag: last caught up ${(lagMs / 1000).toLocaleString("en", { maximumFractionDigits: 1 })} s ago, ${bytesText(backlogBytes)} behind the leader.`,
   tooltipRole: ["leader", "follower in the ISR", "in the ELR, out of the ISR", "out of sync (catching up)", "no leader: offline"] as readonly string[],
   tooltipBucket: (broker: number, first: string, last: string, counts: readonly number[]) =>
     `broker ${broker}, ${first} … ${last}:\n${counts[0]} leader, ${counts[1]} follower, ${counts[2]} ELR, ${counts[3]} out of sync, ${counts[4]} offline`,
@@ -389,4 +396,15 @@ export function applyStrings(root: ParentNode): void {
     if (!isTextKey(k)) throw new Error(`unknown string key data-s-label="${k}"`);
     el.setAttribute("aria-label", S[k]);
   }
+}
+
+/** A byte count in the reader's units: 0 B, 12.3 KB, 4.5 MB, 1.2 GB (powers of 1,000). */
+export function bytesText(n: number): string {
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let i = 0;
+  while (n >= 1000 && i < units.length - 1) {
+    n /= 1000;
+    i++;
+  }
+  return `${n.toLocaleString("en", { maximumFractionDigits: i === 0 ? 0 : 1 })} ${units[i]}`;
 }
