@@ -525,17 +525,7 @@ func (c *Controllers) replay(m *member, from, to int64, entries []metadata.Entry
 	}
 	st := m.store
 	if st.shared {
-		if to > st.at {
-			c.violate("controllers apply the committed log without gaps", fmt.Sprintf("the shared committed image is at offset %d", st.at),
-				fmt.Sprintf("node %d's high watermark moves to %d", m.id, to))
-		}
-		for i := range entries {
-			if _, ok := entries[i].Record.(*metadata.LeaderChangeMessage); !ok {
-				m.records++
-			}
-		}
-		m.applied = to
-		st.trim()
+		c.advanceShared(m, to, entries)
 		return
 	}
 	reservePartitions(st.image, len(entries), func(i int) metadata.Record { return entries[i].Record })
@@ -552,6 +542,22 @@ func (c *Controllers) replay(m *member, from, to int64, entries []metadata.Entry
 		c.checkNotBelow(m, present(m.before), m.beforeOff, st.image)
 		m.before = nil
 	}
+}
+
+// advanceShared moves a controller in the shared image to offset to, past entries.
+func (c *Controllers) advanceShared(m *member, to int64, entries []metadata.Entry) {
+	st := m.store
+	if to > st.at {
+		c.violate("controllers apply the committed log without gaps", fmt.Sprintf("the shared committed image is at offset %d", st.at),
+			fmt.Sprintf("node %d's high watermark moves to %d", m.id, to))
+	}
+	for i := range entries {
+		if _, ok := entries[i].Record.(*metadata.LeaderChangeMessage); !ok {
+			m.records++
+		}
+	}
+	m.applied = to
+	st.trim() // the journal below the lowest controller in it is done with
 }
 
 // commitRoot replays entries the cluster has just committed into the shared committed image,
