@@ -255,23 +255,19 @@ func decodeLesson(c compiledLesson) (*Lesson, error) {
 	l := &Lesson{File: c.File, ID: c.ID, Title: c.Title, Summary: c.Summary, Links: c.Links,
 		Intro: c.Intro, ScenarioJSON: []byte(c.Scenario), StartMs: c.StartMs, LimitMs: c.LimitMs,
 		Steps: make([]*Step, len(c.Steps))}
-	sc, err := scenario.Parse(l.ScenarioJSON)
+	// ParseCluster gives what Parse gives for a cluster-mode scenario (validation refused
+	// any other), without linking controller mode's parser into the wasm.
+	sc, err := scenario.ParseCluster(l.ScenarioJSON)
 	if err != nil {
 		return nil, err
-	}
-	if sc.Cluster == nil {
-		return nil, fmt.Errorf("scenario: not a cluster-mode scenario")
 	}
 	l.Scenario = sc
 	events := map[int]scenario.Event{}
 	if c.Events != "" {
 		l.events = []byte(c.Events)
-		fsc, err := scenario.Parse(l.events)
+		fsc, err := scenario.ParseCluster(l.events)
 		if err != nil {
 			return nil, err
-		}
-		if fsc.Cluster == nil {
-			return nil, fmt.Errorf("events: not a cluster-mode scenario")
 		}
 		for _, ev := range fsc.Cluster.Events {
 			events[ev.Index+1] = ev

@@ -3,6 +3,8 @@ package scenario
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -219,4 +221,39 @@ func TestParseKnowsTopicsAndBrokersFromEarlierSteps(t *testing.T) {
 func TestOpsListsEveryOp(t *testing.T) {
 	assert.Len(t, Ops(), 17)
 	assert.Contains(t, Ops(), OpOfflineDir)
+}
+
+// TestParseClusterIsParseForClusterMode: ParseCluster reads every cluster-mode scenario of
+// testdata exactly as Parse does, and stops a controller-mode one at its mode with
+// ErrControllerMode (a mistyped mode is still the unknown-mode error).
+func TestParseClusterIsParseForClusterMode(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
+	require.NoError(t, err)
+	clusters, controllers := 0, 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".out.json") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var head struct{ Mode string }
+		require.NoError(t, json.Unmarshal(data, &head), f)
+		want, wantErr := Parse(data)
+		got, gotErr := ParseCluster(data)
+		if head.Mode == ModeController {
+			controllers++
+			assert.ErrorIs(t, gotErr, ErrControllerMode, f)
+			assert.Nil(t, got, f)
+			continue
+		}
+		clusters++
+		assert.Equal(t, wantErr, gotErr, f)
+		assert.Equal(t, want, got, f)
+	}
+	assert.Positive(t, clusters)
+	assert.Positive(t, controllers)
+	_, err = ParseCluster([]byte(`{"mode": "controler"}`))
+	assert.EqualError(t, err, `mode: unknown mode "controler" (modes: "cluster", the default, and "controller")`)
+	_, err = ParseCluster([]byte(`{"mode": "controller", "brokers": "x"}`))
+	assert.Equal(t, ErrControllerMode, err, "the mode is checked before the rest")
 }

@@ -15,7 +15,7 @@ import (
 // A run leaves the page, and comes back, as a cluster-mode scenario in the CLI's format
 // (docs/scenario.md): the cluster it started with, and the actions as events with at_ms. So a
 // run made in the page replays with `kraftlab run`, a scenario file opens in the page, and a
-// share link is a scenario and a time. Everything coming in goes through scenario.Parse, the
+// share link is a scenario and a time. Everything coming in goes through scenario.ParseCluster, the
 // CLI's own validation, then through the page's limits.
 
 // MaxScenarioBytes bounds a scenario sim.load reads (a share link or an imported file).
@@ -122,12 +122,22 @@ func writeDoc(base map[string]json.RawMessage, hist []action, durationMs int64) 
 
 // parseDoc reads a run's document with the CLI's parser.
 func parseDoc(base map[string]json.RawMessage, hist []action, durationMs int64) (*scenario.ClusterScenario, error) {
-	s, err := scenario.Parse(writeDoc(base, hist, durationMs))
+	return parseCluster(writeDoc(base, hist, durationMs))
+}
+
+// errControllerMode is what the page is told of a controller-mode scenario.
+var errControllerMode = errors.New(`mode: the playground runs cluster-mode scenarios; "controller" mode drives the engine alone (use kraftlab run)`)
+
+// parseCluster reads a scenario with the CLI's parser, in cluster mode only: the playground
+// has no use for controller mode, and scenario.ParseCluster keeps that mode's parser out of
+// the wasm.
+func parseCluster(doc []byte) (*scenario.ClusterScenario, error) {
+	s, err := scenario.ParseCluster(doc)
+	if errors.Is(err, scenario.ErrControllerMode) {
+		return nil, errControllerMode
+	}
 	if err != nil {
 		return nil, err
-	}
-	if s.Cluster == nil {
-		return nil, errors.New(`mode: the playground runs cluster-mode scenarios; "controller" mode drives the engine alone (use kraftlab run)`)
 	}
 	return s.Cluster, nil
 }
@@ -240,13 +250,9 @@ func (s *Session) load(body json.RawMessage) (any, error) {
 	if req.TimeMs < 0 || req.TimeMs > MaxSeekMs {
 		return nil, fmt.Errorf("timeMs: %d is not allowed; allowed: 0 to %s", req.TimeMs, thousands(MaxSeekMs))
 	}
-	sc, err := scenario.Parse(doc)
+	cs, err := parseCluster(doc)
 	if err != nil {
 		return nil, err
-	}
-	cs := sc.Cluster
-	if cs == nil {
-		return nil, errors.New(`mode: the playground runs cluster-mode scenarios; "controller" mode drives the engine alone (use kraftlab run)`)
 	}
 	if err := pageLimits(cs); err != nil {
 		return nil, err

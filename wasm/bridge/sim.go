@@ -158,7 +158,7 @@ type Session struct {
 	info StartBody
 	enc  frameEncoder
 
-	// spec is the cluster every rebuild starts from, as scenario.Parse read it from base.
+	// spec is the cluster every rebuild starts from, as scenario.ParseCluster read it from base.
 	spec cluster.Spec
 	// base is the run's scenario document without events and duration_ms, with its fields
 	// as they will be exported (docs/scenario.md, cluster mode).
