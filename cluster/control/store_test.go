@@ -136,3 +136,29 @@ func TestSnapshotsBehindTheSharedImage(t *testing.T) {
 	assert.Equal(t, c.root.partsFrom, len(c.root.parts), "no user behind: no journal")
 	assert.Same(t, c.root.image, c.imageAt(behind))
 }
+
+// TestJournalCompactsAsItsUsersMoveOn: the journal drops what is below its lowest user and
+// compacts in place once most of it is dead, keeping what is still above.
+func TestJournalCompactsAsItsUsersMoveOn(t *testing.T) {
+	a, b := &member{id: 1}, &member{id: 2}
+	st := &store{image: metadata.NewImage(), shared: true, users: []*member{a, b}}
+	const n = 3 * minTrim
+	for off := range int64(n) {
+		st.parts = append(st.parts, partUndo{off: off, idx: int32(off)})
+		st.heads = append(st.heads, headUndo{off: off, kind: undoFeature, elr: int16(off % 2)})
+	}
+	st.at = n
+	a.applied, b.applied = n, minTrim
+	st.trim()
+	assert.Equal(t, minTrim, st.partsFrom, "below half dead: dropped, not yet compacted")
+	b.applied = 2 * minTrim
+	st.trim()
+	require.Zero(t, st.partsFrom, "compacted")
+	require.Zero(t, st.headsFrom)
+	require.Len(t, st.parts, n-2*minTrim)
+	assert.Equal(t, int64(2*minTrim), st.parts[0].off)
+	assert.Equal(t, int64(2*minTrim), st.heads[0].off)
+	st.leave(b)
+	assert.Empty(t, st.parts, "with every user at the end, nothing is kept")
+	assert.Empty(t, st.heads)
+}
