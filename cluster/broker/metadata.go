@@ -323,7 +323,7 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 	for _, p := range touched {
 		switch f.tkind[p] {
 		case touchRole:
-			f.partitionTouched(p)
+			f.partitionTouchedBy(p, slot)
 		case touchLeader:
 			// Only the ISR or partition epoch changed; it matters to the serving leader alone.
 			if ld := f.leader[p]; ld >= 0 && int(f.rb[f.rbase[p]+int32(ld)]) == slot {

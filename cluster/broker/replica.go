@@ -313,7 +313,13 @@ func (f *Fleet) updateProduceHW(p int32, hwBefore float64) {
 // destroy the newer leader's. The model leaves such a zombie out (producers find no leader
 // rather than one that cannot commit), instead of letting it take over and truncate every
 // replica to its stale log.
-func (f *Fleet) partitionTouched(p int32) {
+func (f *Fleet) partitionTouched(p int32) { f.partitionTouchedBy(p, -1) }
+
+// partitionTouchedBy is partitionTouched after broker slot's view of p changed (slot -1: any
+// input may have). Without a takeover, only that broker's replica has new inputs: every other
+// follower's fetch state already follows from its own view, the serving leader and the links,
+// because every change to those (a takeover, an activation, a link cut) refreshes them all.
+func (f *Fleet) partitionTouchedBy(p int32, slot int) {
 	if f.deleted[p] {
 		return
 	}
@@ -336,14 +342,16 @@ func (f *Fleet) partitionTouched(p int32) {
 	if floor := f.servEp[p]; best >= 0 && (bestEpoch < floor || (cur < 0 && bestEpoch < f.lastEp[p])) {
 		best = -1
 	}
+	all := slot < 0
 	switch {
 	case best != cur || (best >= 0 && bestEpoch != f.servEp[p]):
 		f.takeover(p, best)
+		all = true
 	case best >= 0:
 		f.leaderViewChanged(p)
 	}
 	for i := int32(0); i < n; i++ {
-		if int8(i) != f.leader[p] {
+		if int8(i) != f.leader[p] && (all || int(f.rb[base+i]) == slot) {
 			f.refreshFollower(base + i)
 		}
 	}
