@@ -99,22 +99,6 @@ func Ops() []string {
 // workload parameters they name by Kafka's name), in order, as the CLI's --set does; each is
 // validated alone first, and an invalid one is reported under its flag.
 func Parse(data []byte, settings ...Setting) (*Scenario, error) {
-	return parse(data, settings, (*parser).controllerScenario)
-}
-
-// ParseCluster is Parse for a reader of cluster-mode scenarios only (the playground): a
-// scenario in controller mode is ErrControllerMode, after the settings and the mode are
-// checked and before anything else is. A program that calls only ParseCluster does not link
-// the controller mode's parser (2.7 KB brotli of the page's wasm).
-func ParseCluster(data []byte, settings ...Setting) (*Scenario, error) {
-	return parse(data, settings, nil)
-}
-
-// ErrControllerMode is ParseCluster's error for a scenario in controller mode.
-var ErrControllerMode = &Error{Path: "mode", Msg: `"controller" mode is not read here: only cluster-mode scenarios are`}
-
-// parse reads a scenario; controller reads a controller-mode one (nil: ErrControllerMode).
-func parse(data []byte, settings []Setting, controller func(*parser, *node, *Scenario) *Scenario) (*Scenario, error) {
 	root, err := parseTree(data)
 	if err != nil {
 		return nil, &Error{Msg: err.Error()}
@@ -122,6 +106,27 @@ func parse(data []byte, settings []Setting, controller func(*parser, *node, *Sce
 	if err := applySettings(root, settings); err != nil {
 		return nil, err
 	}
+	return parseRoot(root, (*parser).controllerScenario)
+}
+
+// ParseCluster is Parse, without settings, for a reader of cluster-mode scenarios only (the
+// playground): a scenario in controller mode is ErrControllerMode, after the mode is checked
+// and before anything else is. A program that calls only ParseCluster links neither the
+// controller mode's parser nor the settings' code (about 10 KB brotli of the page's wasm).
+func ParseCluster(data []byte) (*Scenario, error) {
+	root, err := parseTree(data)
+	if err != nil {
+		return nil, &Error{Msg: err.Error()}
+	}
+	return parseRoot(root, nil)
+}
+
+// ErrControllerMode is ParseCluster's error for a scenario in controller mode.
+var ErrControllerMode = &Error{Path: "mode", Msg: `"controller" mode is not read here: only cluster-mode scenarios are`}
+
+// parseRoot reads a scenario's tree; controller reads a controller-mode one (nil:
+// ErrControllerMode).
+func parseRoot(root *node, controller func(*parser, *node, *Scenario) *Scenario) (*Scenario, error) {
 	p := &parser{brokers: map[int32]bool{}, topics: map[string]int{}}
 	s := p.scenario(root, controller)
 	if p.err != nil {
