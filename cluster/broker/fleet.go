@@ -95,6 +95,17 @@ type change struct {
 	flags       uint8 // broker changes: registered|fenced|inCS bits
 }
 
+// replicaView is what one replica's broker knows of its partition from the metadata it has
+// applied. Its fields sit together because a metadata change writes them together and the
+// role checks read them together: one cache line per replica instead of five.
+type replicaView struct {
+	leader      int8  // replica position of the leader, -1 none
+	isr         uint8 // ISR as a mask of replica positions
+	in          bool  // the broker has seen the partition
+	leaderEpoch int32
+	partEpoch   int32
+}
+
 const (
 	chPartition uint8 = iota + 1
 	chBroker
@@ -236,11 +247,7 @@ type Fleet struct {
 	grp    []int32
 	hgen   []uint32
 	lastCU []int64
-	vLead  []int8
-	vIsr   []uint8
-	vLE    []int32
-	vPE    []int32
-	inView []bool // the broker has seen the partition
+	view   []replicaView // the replica's broker's view of the partition, from metadata
 	watch  []bool
 
 	// cut[a*n+b] is set while the link between broker slots a and b is down (nil: none).

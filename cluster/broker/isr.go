@@ -140,7 +140,7 @@ func (f *Fleet) recheckWatch(slot int, peer int16) {
 func (f *Fleet) propose(p int32, mask uint8, expand bool) {
 	lr := f.rbase[p] + int32(f.leader[p])
 	slot := int(f.rb[lr])
-	f.alterSt[p], f.alterNew[p], f.alterLE[p], f.alterPE[p], f.alterExp[p] = alQueued, mask, f.vLE[lr], f.vPE[lr], expand
+	f.alterSt[p], f.alterNew[p], f.alterLE[p], f.alterPE[p], f.alterExp[p] = alQueued, mask, f.view[lr].leaderEpoch, f.view[lr].partEpoch, expand
 	if expand {
 		f.isrMax[p] = mask
 	}
@@ -165,7 +165,7 @@ func (f *Fleet) flushAlter(slot int) {
 			continue
 		}
 		lr := f.rbase[p] + int32(f.leader[p])
-		if int(f.rb[lr]) != slot || f.vLE[lr] != f.alterLE[p] {
+		if int(f.rb[lr]) != slot || f.view[lr].leaderEpoch != f.alterLE[p] {
 			f.alterSt[p] = alNone
 			continue
 		}
@@ -245,7 +245,7 @@ func (f *Fleet) alterReply(slot int) {
 		if err := b.alterErrs[i]; err != nil {
 			f.stats.AlterPartitionErrors++
 			f.alterSt[p] = alNone
-			f.isrMax[p] = f.vIsr[lr] | 1<<f.leader[p]
+			f.isrMax[p] = f.view[lr].isr | 1<<f.leader[p]
 			var api *controller.APIError
 			if errors.As(err, &api) {
 				f.watchPartition(slot, p)
@@ -258,7 +258,7 @@ func (f *Fleet) alterReply(slot int) {
 			f.stats.IsrShrinks++
 		}
 		f.alterSt[p] = alAwait
-		if f.vPE[lr] > f.alterPE[p] {
+		if f.view[lr].partEpoch > f.alterPE[p] {
 			f.leaderViewChanged(p)
 		}
 	}

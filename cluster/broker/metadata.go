@@ -120,14 +120,14 @@ func (f *Fleet) reserve(entries []metadata.Entry) {
 	growAll(parts, &f.leoBase, &f.volBase, &f.epochSt, &f.hwVal, &f.hwFloor)
 	growAll(parts, &f.changed)
 	growAll(parts, &f.mark, &f.tmark)
-	growAll(reps, &c.rid, &f.rpart, &f.grp, &f.vLE, &f.vPE)
+	growAll(reps, &c.rid, &f.rpart, &f.grp)
 	growAll(reps, &f.rb)
-	growAll(reps, &f.rstate, &f.vIsr)
+	growAll(reps, &f.rstate)
 	growAll(reps, &f.leo)
 	growAll(reps, &f.hgen)
 	growAll(reps, &f.lastCU)
-	growAll(reps, &f.vLead)
-	growAll(reps, &f.inView, &f.watch)
+	growAll(reps, &f.view)
+	growAll(reps, &f.watch)
 }
 
 // growBy makes room for n more elements, at least doubling the capacity when it grows: the
@@ -208,11 +208,7 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 		f.grp = append(f.grp, -1)
 		f.hgen = append(f.hgen, 0)
 		f.lastCU = append(f.lastCU, f.now())
-		f.vLead = append(f.vLead, -1)
-		f.vIsr = append(f.vIsr, 0)
-		f.vLE = append(f.vLE, -1)
-		f.vPE = append(f.vPE, -1)
-		f.inView = append(f.inView, false)
+		f.view = append(f.view, replicaView{leader: -1, leaderEpoch: -1, partEpoch: -1})
 		f.watch = append(f.watch, false)
 	}
 }
@@ -362,13 +358,13 @@ func (f *Fleet) loadView(slot int) {
 		if r < 0 || f.deleted[p] {
 			continue
 		}
-		f.vLE[r], f.vPE[r], f.vIsr[r], f.vLead[r] = c.le[p], c.pe[p], c.isr[p], -1
+		f.view[r].leaderEpoch, f.view[r].partEpoch, f.view[r].isr, f.view[r].leader = c.le[p], c.pe[p], c.isr[p], -1
 		for i, id := range f.replicas(p) {
 			if id == c.leader[p] {
-				f.vLead[r] = int8(i)
+				f.view[r].leader = int8(i)
 			}
 		}
-		f.inView[r] = true
+		f.view[r].in = true
 	}
 }
 
@@ -390,8 +386,8 @@ func (f *Fleet) applyPartition(slot int, ch *change) uint8 {
 		return touchNone
 	}
 	r := ch.rep // queuePartition queued it for this broker's replica
-	roleSame := f.inView[r] && f.vLead[r] == ch.leader && f.vLE[r] == ch.leaderEpoch
-	f.vLead[r], f.vIsr[r], f.vLE[r], f.vPE[r], f.inView[r] = ch.leader, ch.isr, ch.leaderEpoch, ch.partEpoch, true
+	roleSame := f.view[r].in && f.view[r].leader == ch.leader && f.view[r].leaderEpoch == ch.leaderEpoch
+	f.view[r] = replicaView{leader: ch.leader, isr: ch.isr, in: true, leaderEpoch: ch.leaderEpoch, partEpoch: ch.partEpoch}
 	switch {
 	case !roleSame:
 		return touchRole

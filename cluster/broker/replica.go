@@ -85,7 +85,7 @@ func (f *Fleet) hw(p int32, t int64) float64 {
 
 // committedIsr is the ISR the serving leader has from metadata.
 func (f *Fleet) committedIsr(p int32) uint8 {
-	return f.vIsr[f.rbase[p]+int32(f.leader[p])]
+	return f.view[f.rbase[p]+int32(f.leader[p])].isr
 }
 
 // contrib adds (sign 1) or removes (sign -1) a partition's steady load: produce on its leader,
@@ -225,8 +225,8 @@ func (f *Fleet) startLeader(p int32, i int8) {
 	f.leader[p] = i
 	f.rstate[r] = rsLeader
 	f.leoBase[p], f.epochSt[p], f.hwFrozen[p], f.hwVal[p], f.hwFloor[p] = fn, fn, false, fn, 0
-	f.servEp[p] = f.vLE[r]
-	f.isrMax[p] = f.vIsr[r] | 1<<i
+	f.servEp[p] = f.view[r].leaderEpoch
+	f.isrMax[p] = f.view[r].isr | 1<<i
 	f.alterSt[p] = alNone
 	f.changed[p] = now
 	for j := int32(0); j < n; j++ {
@@ -328,11 +328,11 @@ func (f *Fleet) partitionTouchedBy(p int32, slot int) {
 	for i := int32(0); i < n; i++ {
 		r := base + i
 		s := f.rb[r]
-		if s < 0 || !f.brokers[s].active || !f.inView[r] {
+		if s < 0 || !f.brokers[s].active || !f.view[r].in {
 			continue
 		}
-		if f.vLead[r] == int8(i) && f.vLE[r] > bestEpoch {
-			best, bestEpoch = int8(i), f.vLE[r]
+		if f.view[r].leader == int8(i) && f.view[r].leaderEpoch > bestEpoch {
+			best, bestEpoch = int8(i), f.view[r].leaderEpoch
 		}
 	}
 	cur := f.leader[p]
@@ -364,17 +364,17 @@ func (f *Fleet) leaderViewChanged(p int32) {
 	lr := f.rbase[p] + int32(f.leader[p])
 	// The HW before the change only matters if the change takes the ISR below min ISR.
 	hwBefore := f.hwVal[p]
-	if !f.hwFrozen[p] && bits.OnesCount8(f.vIsr[lr]) < min(f.minIsr(p), int(f.rf[p])) {
+	if !f.hwFrozen[p] && bits.OnesCount8(f.view[lr].isr) < min(f.minIsr(p), int(f.rf[p])) {
 		hwBefore = f.hw(p, f.now())
 	}
 	switch f.alterSt[p] {
 	case alAwait, alQueued:
-		if f.vPE[lr] > f.alterPE[p] {
+		if f.view[lr].partEpoch > f.alterPE[p] {
 			f.alterSt[p] = alNone
-			f.isrMax[p] = f.vIsr[lr] | 1<<f.leader[p]
+			f.isrMax[p] = f.view[lr].isr | 1<<f.leader[p]
 		}
 	case alNone:
-		f.isrMax[p] = f.vIsr[lr] | 1<<f.leader[p]
+		f.isrMax[p] = f.view[lr].isr | 1<<f.leader[p]
 	}
 	f.updateProduceHW(p, hwBefore)
 	f.maybeExpand(p)
@@ -389,9 +389,9 @@ func (f *Fleet) refreshFollower(r int32) {
 	s := f.rb[r]
 	ld := f.leader[p]
 	fetch := false
-	if s >= 0 && f.brokers[s].active && f.inView[r] && ld >= 0 {
+	if s >= 0 && f.brokers[s].active && f.view[r].in && ld >= 0 {
 		lr := f.rbase[p] + int32(ld)
-		fetch = f.vLead[r] == ld && f.vLE[r] == f.vLE[lr] && f.linkUp(int(s), int(f.rb[lr]))
+		fetch = f.view[r].leader == ld && f.view[r].leaderEpoch == f.view[lr].leaderEpoch && f.linkUp(int(s), int(f.rb[lr]))
 	}
 	st := f.rstate[r]
 	if !fetch {
