@@ -565,9 +565,10 @@ func (c *Controllers) advanceShared(m *member, to int64, entries []metadata.Entr
 // after each.
 func (c *Controllers) commitRoot(fresh []CommittedEntry) {
 	reservePartitions(c.root.image, len(fresh), func(i int) metadata.Record { return fresh[i].Record })
+	replay := c.replayRoot // one method value a batch: passed per entry, it was an allocation each
 	for i := range fresh {
 		if c.cb.OnCommittedEntry != nil {
-			c.cb.OnCommittedEntry(fresh[i], c.replayRoot)
+			c.cb.OnCommittedEntry(fresh[i], replay)
 		} else {
 			_ = c.replayRoot(fresh[i].Entry)
 		}
