@@ -92,11 +92,8 @@ type SeekRequest struct {
 
 func (s *Session) seekMsg(body json.RawMessage) (any, error) {
 	var req SeekRequest
-	if err := Decode(body, &req); err != nil {
+	if err := s.decodeLive(body, &req); err != nil {
 		return nil, err
-	}
-	if s.live == nil {
-		return nil, errNoSim
 	}
 	if req.TimeMs < 0 || req.TimeMs > MaxSeekMs {
 		return nil, BadRequest("timeMs: %d is not allowed; allowed: 0 to %s", req.TimeMs, thousands(MaxSeekMs))
@@ -168,11 +165,8 @@ type StepRequest struct {
 
 func (s *Session) step(body json.RawMessage) (any, error) {
 	var req StepRequest
-	if err := Decode(body, &req); err != nil {
+	if err := s.decodeLive(body, &req); err != nil {
 		return nil, err
-	}
-	if s.live == nil {
-		return nil, errNoSim
 	}
 	switch req.To {
 	case "event":
@@ -256,11 +250,8 @@ func (s *Session) history() HistoryBody {
 }
 
 func (s *Session) historyMsg(body json.RawMessage) (any, error) {
-	if err := Decode(body, &struct{}{}); err != nil {
+	if err := s.decodeLive(body, &struct{}{}); err != nil {
 		return nil, err
-	}
-	if s.live == nil {
-		return nil, errNoSim
 	}
 	return s.history(), nil
 }

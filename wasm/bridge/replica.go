@@ -34,11 +34,8 @@ type ReplicaBody struct {
 
 func (s *Session) replica(body json.RawMessage) (any, error) {
 	var req ReplicaRequest
-	if err := Decode(body, &req); err != nil {
+	if err := s.decodeLive(body, &req); err != nil {
 		return nil, err
-	}
-	if s.live == nil {
-		return nil, errNoSim
 	}
 	fleet := s.c.Fleet()
 	p, ok := fleet.PartitionIndex(req.Topic, req.Partition)

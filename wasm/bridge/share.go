@@ -206,11 +206,8 @@ type ExportBody struct {
 }
 
 func (s *Session) export(body json.RawMessage) (any, error) {
-	if err := Decode(body, &struct{}{}); err != nil {
+	if err := s.decodeLive(body, &struct{}{}); err != nil {
 		return nil, err
-	}
-	if s.live == nil {
-		return nil, errNoSim
 	}
 	h := s.history()
 	return ExportBody{Scenario: string(writeDoc(s.base, s.hist, h.HorizonMs)), History: h}, nil

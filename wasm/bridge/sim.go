@@ -351,13 +351,22 @@ func clockOffset(c *cluster.Cluster) int64 {
 // errNoSim is the answer to sim.* messages before sim.start.
 var errNoSim = errors.New("no simulation is running: send sim.start first")
 
-func (s *Session) advance(body json.RawMessage) (any, error) {
-	var req AdvanceRequest
-	if err := Decode(body, &req); err != nil {
-		return nil, err
+// decodeLive decodes a sim.* request body into req and checks that a cluster runs: what every
+// message about the running cluster needs first.
+func (s *Session) decodeLive(body json.RawMessage, req any) error {
+	if err := Decode(body, req); err != nil {
+		return err
 	}
 	if s.live == nil {
-		return nil, errNoSim
+		return errNoSim
+	}
+	return nil
+}
+
+func (s *Session) advance(body json.RawMessage) (any, error) {
+	var req AdvanceRequest
+	if err := s.decodeLive(body, &req); err != nil {
+		return nil, err
 	}
 	if req.Ms < 0 || req.Ms > MaxAdvanceMs {
 		return nil, BadRequest("ms: %d is not allowed; allowed: 0 to %s", req.Ms, thousands(MaxAdvanceMs))
@@ -368,11 +377,8 @@ func (s *Session) advance(body json.RawMessage) (any, error) {
 
 func (s *Session) frame(body json.RawMessage) (any, error) {
 	var req FrameRequest
-	if err := Decode(body, &req); err != nil {
+	if err := s.decodeLive(body, &req); err != nil {
 		return nil, err
-	}
-	if s.live == nil {
-		return nil, errNoSim
 	}
 	return s.buildFrame(req.Layout), nil
 }
@@ -413,11 +419,8 @@ func (s *Session) faults(f *Frame) {
 
 func (s *Session) act(body json.RawMessage) (any, error) {
 	var req ActRequest
-	if err := Decode(body, &req); err != nil {
+	if err := s.decodeLive(body, &req); err != nil {
 		return nil, err
-	}
-	if s.live == nil {
-		return nil, errNoSim
 	}
 	ev, err := s.event(req)
 	if err != nil {
