@@ -6,6 +6,7 @@
 // geometry is pure (stripLayout), so it is unit-tested without a canvas.
 
 import type { LogNode, LogStrip } from "./protocol";
+import { cssReader } from "./render";
 import { S } from "./strings";
 
 /** The narrowest cell that still shows its short name, in layout units (CSS px ÷ scale). */
@@ -107,8 +108,7 @@ export class LogStripView {
   }
 
   private readColours(): void {
-    const cs = getComputedStyle(this.canvas);
-    const v = (name: string, fallback: string) => cs.getPropertyValue(name).trim() || fallback;
+    const v = cssReader(this.canvas);
     this.colours = {
       fg: v("--fg", "#1b1b1b"),
       muted: v("--muted", "#555555"),

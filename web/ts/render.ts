@@ -61,6 +61,12 @@ interface Palette {
   cell: { leader: RGBA; follower: RGBA; elr: RGBA; oos: RGBA; offline: RGBA; gridBg: RGBA };
 }
 
+/** Reads CSS custom properties (the palette) as they apply to el, with a fallback for each. */
+export function cssReader(el: Element): (name: string, fallback: string) => string {
+  const cs = getComputedStyle(el);
+  return (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
+}
+
 /** Visual state of a broker: what its box looks like. */
 export type BrokerLook = "running" | "fenced" | "shutdown" | "stopped";
 
@@ -199,8 +205,7 @@ export class Renderer {
   }
 
   private readPalette(): void {
-    const cs = getComputedStyle(this.canvas);
-    const v = (name: string, fallback: string) => cs.getPropertyValue(name).trim() || fallback;
+    const v = cssReader(this.canvas);
     this.palette = {
       bg: v("--canvas-bg", "#f4f5f7"),
       box: v("--box-bg", "#ffffff"),
