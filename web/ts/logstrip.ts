@@ -93,6 +93,7 @@ export class LogStripView {
   private scale = 1;
   private last: LogStrip | undefined;
   private summaryAt = 0;
+  private cssW = 320;
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -104,7 +105,12 @@ export class LogStripView {
       this.readColours();
       this.redraw();
     });
-    window.addEventListener("resize", () => this.redraw());
+    // The width comes from a ResizeObserver, not from reading layout in each frame's draw: the
+    // event log has just changed the DOM then, and a read would force a reflow every frame.
+    new ResizeObserver((entries) => {
+      this.cssW = Math.max(320, Math.round(entries[entries.length - 1].contentRect.width));
+      this.redraw();
+    }).observe(canvas);
   }
 
   private readColours(): void {
@@ -145,7 +151,7 @@ export class LogStripView {
   private redraw(): void {
     const log = this.last;
     const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    const cssW = Math.max(320, Math.round(this.canvas.getBoundingClientRect().width));
+    const cssW = this.cssW;
     const cssH = Math.round(ROW.height * this.scale);
     if (this.canvas.style.height !== `${cssH}px`) this.canvas.style.height = `${cssH}px`;
     const w = Math.round(cssW * dpr);
