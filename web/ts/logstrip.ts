@@ -252,32 +252,74 @@ export class LogStripView {
     }
 
     // Where each node is: controllers by their log end, brokers by what they have applied.
-    this.markers(L, W, log.nodes.filter((n) => n.controller), (n) => n.endOffset, ROW.controllers, (n) => String(n.id));
-    this.markers(L, W, log.nodes.filter((n) => !n.controller), (n) => n.applied, ROW.brokers, (n) => S.logStripBroker(n.id));
+    this.markers(L, log.nodes.filter((n) => n.controller), (n) => n.endOffset, ROW.controllers, (n) => String(n.id));
+    this.markers(L, log.nodes.filter((n) => !n.controller), (n) => n.applied, ROW.brokers, (n) => S.logStripBroker(n.id));
   }
 
-  private markers(L: StripLayout, W: number, nodes: LogNode[], pos: (n: LogNode) => number, y: number, name: (n: LogNode) => string): void {
+  private markers(L: StripLayout, nodes: LogNode[], pos: (n: LogNode) => number, y: number, name: (n: LogNode) => string): void {
     const ctx = this.ctx;
     const c = this.colours;
-    for (const [at, ns] of groupByPosition(nodes, pos)) {
-      const x = L.xOf(at);
+    const groups = [...groupByPosition(nodes, pos)].map(([at, ns]) => {
       const behind = at < L.first;
-      ctx.fillStyle = ns.every((n) => !n.running) ? c.muted : c.fg;
+      const label = ns.map((n) => name(n) + (n.running ? "" : S.logStripDown)).join(" ") + (behind ? ` @${at.toLocaleString("en")}` : "");
+      return { x: L.xOf(at), w: ctx.measureText(label).width, behind, label, down: ns.every((n) => !n.running) };
+    });
+    const lefts = placeLabels(groups, L.x0);
+    ctx.textAlign = "left";
+    groups.forEach((g, i) => {
+      ctx.fillStyle = g.down ? c.muted : c.fg;
       ctx.beginPath();
-      if (behind) {
-        ctx.moveTo(x - 6, y);
-        ctx.lineTo(x, y - 5);
-        ctx.lineTo(x, y + 5);
+      if (g.behind) {
+        ctx.moveTo(g.x - 6, y);
+        ctx.lineTo(g.x, y - 5);
+        ctx.lineTo(g.x, y + 5);
       } else {
-        ctx.moveTo(x, y - 7);
-        ctx.lineTo(x - 5, y + 1);
-        ctx.lineTo(x + 5, y + 1);
+        ctx.moveTo(g.x, y - 7);
+        ctx.lineTo(g.x - 5, y + 1);
+        ctx.lineTo(g.x + 5, y + 1);
       }
       ctx.fill();
-      const label = ns.map((n) => name(n) + (n.running ? "" : S.logStripDown)).join(" ") + (behind ? ` @${at.toLocaleString("en")}` : "");
-      const right = x > W - 120;
-      ctx.textAlign = right ? "right" : "left";
-      ctx.fillText(label, x + (right ? -8 : 8), y);
+      ctx.fillText(g.label, lefts[i], y);
+    });
+  }
+}
+
+/** A marker's label to place: the marker's x, the label's width, and whether it sits behind the strip. */
+export interface LabelItem {
+  x: number;
+  w: number;
+  behind: boolean;
+}
+
+const LABEL_GAP = 8;
+
+/**
+ * Where each marker's label starts (its left x), so that labels of markers a few offsets apart
+ * do not overwrite each other: a label goes left of its marker, pushed further left by the
+ * labels of markers to its right; one that would run past the strip's left edge x0 goes right of
+ * its marker instead, as do the labels of markers behind the strip (at its left edge), one after
+ * the other.
+ */
+export function placeLabels(items: readonly LabelItem[], x0: number): number[] {
+  const out = new Array<number>(items.length);
+  const order = items.map((_, i) => i).sort((a, b) => items[b].x - items[a].x);
+  let limit = Infinity; // the right edge the next label to the left may reach
+  let behindEnd = -Infinity;
+  for (const i of order) {
+    const it = items[i];
+    if (it.behind) continue;
+    const right = Math.min(it.x - LABEL_GAP, limit);
+    if (right - it.w >= x0) {
+      out[i] = right - it.w;
+      limit = out[i] - LABEL_GAP / 2;
+    } else {
+      out[i] = it.x + LABEL_GAP;
     }
   }
+  for (let i = 0; i < items.length; i++) {
+    if (!items[i].behind) continue;
+    out[i] = Math.max(items[i].x + LABEL_GAP, behindEnd);
+    behindEnd = out[i] + items[i].w + LABEL_GAP / 2;
+  }
+  return out;
 }

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { groupByPosition, recordFamily, stripLayout } from "../logstrip";
+import { groupByPosition, placeLabels, recordFamily, stripLayout } from "../logstrip";
 import type { LogNode, LogStrip } from "../protocol";
 import { S } from "../strings";
 
@@ -68,4 +68,20 @@ test("the text alternative says what is committed and where each node is", () =>
   assert.match(text, /Controller 3001 \(down\) log ends at 146\./);
   assert.match(text, /Broker 1 has applied up to 140\./);
   assert.match(S.logStripSummary(strip(0, 4, 4)), /everything committed/);
+});
+
+test("labels of nearby markers do not overlap; one with no room on the left goes right", () => {
+  const items = [
+    { x: 500, w: 40, behind: false },
+    { x: 490, w: 40, behind: false },
+    { x: 30, w: 60, behind: false },
+    { x: 8, w: 30, behind: true },
+    { x: 8, w: 30, behind: true },
+  ];
+  const left = placeLabels(items, 8);
+  assert.equal(left[0], 500 - 8 - 40, "the rightmost label sits just left of its marker");
+  assert.ok(left[1] + 40 <= left[0], "the next one is pushed left of it");
+  assert.equal(left[2], 30 + 8, "no room on the left: right of the marker");
+  assert.equal(left[3], 16, "behind the strip: right of the edge marker");
+  assert.ok(left[4] >= left[3] + 30, "and the next behind label after it");
 });
