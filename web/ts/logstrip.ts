@@ -6,7 +6,7 @@
 // geometry is pure (stripLayout), so it is unit-tested without a canvas.
 
 import type { LogNode, LogStrip } from "./protocol";
-import { cssReader } from "./render";
+import { cssReader, textOn } from "./render";
 import { S } from "./strings";
 
 /** The narrowest cell that still shows its short name, in layout units (CSS px ÷ scale). */
@@ -119,7 +119,7 @@ export class LogStripView {
       fg: v("--fg", "#1b1b1b"),
       muted: v("--muted", "#555555"),
       bg: v("--box-bg", "#ffffff"),
-      hw: v("--c-leader", "#0072b2"),
+      hw: v("--focus", "#0072b2"), // Okabe–Ito blue, sky blue in the dark theme
       family: {
         partition: v("--c-follower", "#56b4e9"),
         broker: v("--s-running", "#009e73"),
@@ -201,7 +201,9 @@ export class LogStripView {
         ctx.strokeRect(x + 1.5, ROW.cellTop + 0.5, L.cellW - 3, ROW.cellH - 1);
         ctx.setLineDash([]);
       }
-      ctx.fillStyle = "#1b1b1b"; // every family colour is light enough for dark text
+      // Dark text on a light fill, light on a dark one (the no-op grey is dark in dark mode);
+      // an uncommitted cell shows the page's background, so the page's text colour.
+      ctx.fillStyle = committed ? textOn(fill) : c.fg;
       ctx.textAlign = "center";
       ctx.fillText(S.recordShort(type), x + L.cellW / 2, ROW.cellTop + ROW.cellH / 2, L.cellW - 4);
     }

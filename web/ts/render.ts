@@ -93,6 +93,11 @@ function isDark(c: RGBA): boolean {
   return l < 0.18;
 }
 
+/** Black or white, whichever reads better on the #rrggbb colour css (as cell labels choose). */
+export function textOn(css: string): string {
+  return isDark(pack(parseColor(css, "#ffffff"))) ? "#ffffff" : "#000000";
+}
+
 function pack([r, g, b]: [number, number, number]): RGBA {
   return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
 }

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { groupByPosition, placeLabels, recordFamily, stripLayout } from "../logstrip";
+import { textOn } from "../render";
 import type { LogNode, LogStrip } from "../protocol";
 import { S } from "../strings";
 
@@ -84,4 +85,12 @@ test("labels of nearby markers do not overlap; one with no room on the left goes
   assert.equal(left[2], 30 + 8, "no room on the left: right of the marker");
   assert.equal(left[3], 16, "behind the strip: right of the edge marker");
   assert.ok(left[4] >= left[3] + 30, "and the next behind label after it");
+});
+
+test("cell text is black on light fills and white on dark ones", () => {
+  assert.equal(textOn("#56b4e9"), "#000000", "sky blue (partition records)");
+  assert.equal(textOn("#c4c7cc"), "#000000", "the light theme's no-op grey");
+  assert.equal(textOn("#3d4249"), "#ffffff", "the dark theme's no-op grey");
+  assert.equal(textOn("#0072b2"), "#ffffff", "dark blue");
+  assert.equal(textOn("rgb(1, 2, 3)"), "#000000", "not a hex colour: black");
 });
