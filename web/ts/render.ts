@@ -16,7 +16,7 @@
 // the partition range on screen until cells return. The geometry lives in layout.ts and is
 // kept per frame, so the pointer code hit-tests exactly what was drawn.
 
-import { Frame, NO_SLOT, clockText, spanText } from "./frame";
+import { Frame, NO_SLOT, clockText, spanText, type Layout } from "./frame";
 import {
   CONTROLLER_H,
   LABEL_CELL,
@@ -165,6 +165,13 @@ export class Renderer {
   private image: ImageData | undefined;
   /** Per broker slot: the grid its cells were last drawn in and each cell's state then. */
   private cellMemo: ({ key: string; states: Uint8Array } | undefined)[] = [];
+  /** Per broker slot: the strip grid last drawn; its buckets are redrawn when their partitions change. */
+  private stripMemo: (string | undefined)[] = [];
+  /** The last frame's partition words, to find the partitions a frame changed (strips). */
+  private prevIsr = new Uint32Array(0);
+  private prevState = new Uint32Array(0);
+  /** The layout the memos above are of. */
+  private memoLayout: Layout | undefined;
   private pixels: Uint32Array | undefined;
   private dpr = 1;
   private cssW = 0;
@@ -239,6 +246,7 @@ export class Renderer {
     };
     this.hatch.clear();
     this.cellMemo = []; // drawn in the old colours
+    this.stripMemo = [];
     const c = this.palette.cell;
     this.colours.set([c.leader, c.follower, c.elr, c.oos, c.offline]);
   }
@@ -257,6 +265,7 @@ export class Renderer {
     this.font = ""; // resizing resets the context's state
     this.image = this.ctx.createImageData(this.canvas.width, this.canvas.height);
     this.cellMemo = []; // a fresh buffer holds no cells
+    this.stripMemo = [];
     this.pixels = new Uint32Array(this.image.data.buffer);
     this.redraw();
   }
@@ -295,7 +304,16 @@ export class Renderer {
     // The replicas first, into the pixel buffer. A grid none of whose cells changed is still on
     // the canvas from the last frame: the drawing below is clipped around it and it is not
     // blitted again (the blits were a fifth of the main thread's time at 10,000 partitions).
-    const grids = f.body.brokers.map((_, slot) => this.rasterize(f, slot, boxes[slot]));
+    if (f.layout !== this.memoLayout) {
+      // Another layout (a new cluster may reuse the old one's version number): nothing
+      // drawn before maps onto it.
+      this.cellMemo = [];
+      this.stripMemo = [];
+      this.memoLayout = f.layout;
+      this.prevIsr = new Uint32Array(0);
+    }
+    const changed = this.changedPartitions(f);
+    const grids = f.body.brokers.map((_, slot) => this.rasterize(f, slot, boxes[slot], changed));
     ctx.save();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.beginPath();
@@ -495,7 +513,7 @@ export class Renderer {
    * strips when cells would be specks. dirty: the grid's pixels differ from what the canvas
    * shows, so draw blits them (strips are always redrawn).
    */
-  private rasterize(f: Frame, slot: number, r: Rect): { geo: BrokerGeometry; gw: number; gh: number; dirty: boolean } {
+  private rasterize(f: Frame, slot: number, r: Rect, changed: Int32Array | undefined): { geo: BrokerGeometry; gw: number; gh: number; dirty: boolean } {
     const g = gridRect(r);
     const img = this.image!;
     const gx = Math.round(g.x * this.k);
@@ -532,11 +550,53 @@ export class Renderer {
       const changed = this.drawCells(f, slot, gx, gy, geo.cells, from, memo!.states, same);
       return { geo, gw, gh, dirty: !same || changed > 0 };
     }
-    clear();
     this.cellMemo[slot] = undefined;
     geo.strips = stripGrid(gw, gh, n);
-    this.drawStrips(f, slot, gx, gy, geo.strips, from, to);
+    const st = geo.strips;
+    const key = `${f.layout.version}:${gx},${gy},${gw},${gh}:${from},${to}:${st.per},${st.colsPerRow}`;
+    if (changed && this.stripMemo[slot] === key) {
+      // The same strips as last frame: only the buckets holding a changed partition move
+      // (each bucket's column is drawn whole, so it needs no clearing).
+      const hosted = f.layout.hosted[slot];
+      const dirty = new Set<number>();
+      for (const p of changed) {
+        const i = lowerBound(hosted.partitions, p, from, to);
+        if (i < to && hosted.partitions[i] === p) dirty.add(Math.floor((i - from) / st.per));
+      }
+      if (dirty.size === 0) return { geo, gw, gh, dirty: false };
+      this.drawStrips(f, slot, gx, gy, st, from, to, dirty);
+      return { geo, gw, gh, dirty: true };
+    }
+    clear();
+    this.stripMemo[slot] = key;
+    this.drawStrips(f, slot, gx, gy, st, from, to);
     return { geo, gw, gh, dirty: true };
+  }
+
+  /**
+   * The partitions whose ISR or state words differ from the last frame's, or undefined when
+   * there is no last frame of this layout (everything is new). It keeps this frame's words for
+   * the next; a pass over two typed arrays, far cheaper than the strips' state counts.
+   */
+  private changedPartitions(f: Frame): Int32Array | undefined {
+    const n = f.count;
+    const isr = f.isrWords;
+    const state = new Uint32Array(f.state.buffer, f.state.byteOffset, n);
+    let out: Int32Array | undefined;
+    if (this.prevIsr.length === n) {
+      const list: number[] = [];
+      const pi = this.prevIsr;
+      const ps = this.prevState;
+      for (let p = 0; p < n; p++) if (pi[p] !== isr[p] || ps[p] !== state[p]) list.push(p);
+      out = Int32Array.from(list);
+    }
+    if (this.prevIsr.length !== n) {
+      this.prevIsr = new Uint32Array(n);
+      this.prevState = new Uint32Array(n);
+    }
+    this.prevIsr.set(isr);
+    this.prevState.set(state);
+    return out;
   }
 
   /**
@@ -544,7 +604,7 @@ export class Renderer {
    * bar of their states from the bottom: leader, follower, ELR (every other pixel column,
    * a pattern as well as a colour), out of sync (every other pixel row), offline.
    */
-  private drawStrips(f: Frame, slot: number, gx: number, gy: number, s: StripGrid, from: number, to: number): void {
+  private drawStrips(f: Frame, slot: number, gx: number, gy: number, s: StripGrid, from: number, to: number, only?: Set<number>): void {
     const px = this.pixels!;
     const stride = this.image!.width;
     const colour = this.colours;
@@ -556,6 +616,7 @@ export class Renderer {
     const states = f.state;
     const isr = f.isrWords;
     for (let b = 0; b < s.buckets; b++) {
+      if (only && !only.has(b)) continue;
       counts.fill(0);
       const a = from + b * s.per;
       const z = Math.min(to, a + s.per);
