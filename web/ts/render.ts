@@ -163,10 +163,11 @@ export class Renderer {
   private readonly ctx: CanvasRenderingContext2D;
   private palette!: Palette;
   private image: ImageData | undefined;
-  /** Per broker slot: the grid its cells were last drawn in and each cell's state then. */
-  private cellMemo: ({ key: string; states: Uint8Array } | undefined)[] = [];
-  /** Per broker slot: the strip grid last drawn; its buckets are redrawn when their partitions change. */
-  private stripMemo: (string | undefined)[] = [];
+  /**
+   * Per broker slot: the grid its replicas were last drawn in (cells or strips, with their
+   * geometry) and, for cells, each cell's state then. The pixel buffer still holds that drawing.
+   */
+  private gridMemo: ({ key: string; states?: Uint8Array } | undefined)[] = [];
   /** The last frame's partition words, to find the partitions a frame changed (strips). */
   private prevIsr = new Uint32Array(0);
   private prevState = new Uint32Array(0);
@@ -245,8 +246,7 @@ export class Renderer {
       },
     };
     this.hatch.clear();
-    this.cellMemo = []; // drawn in the old colours
-    this.stripMemo = [];
+    this.gridMemo = []; // drawn in the old colours
     const c = this.palette.cell;
     this.colours.set([c.leader, c.follower, c.elr, c.oos, c.offline]);
   }
@@ -264,8 +264,7 @@ export class Renderer {
     this.canvas.height = Math.round(h * this.dpr);
     this.font = ""; // resizing resets the context's state
     this.image = this.ctx.createImageData(this.canvas.width, this.canvas.height);
-    this.cellMemo = []; // a fresh buffer holds no cells
-    this.stripMemo = [];
+    this.gridMemo = []; // a fresh buffer holds no cells
     this.pixels = new Uint32Array(this.image.data.buffer);
     this.redraw();
   }
@@ -307,8 +306,7 @@ export class Renderer {
     if (f.layout !== this.memoLayout) {
       // Another layout (a new cluster may reuse the old one's version number): nothing
       // drawn before maps onto it.
-      this.cellMemo = [];
-      this.stripMemo = [];
+      this.gridMemo = [];
       this.memoLayout = f.layout;
       this.prevIsr = new Uint32Array(0);
     }
@@ -510,8 +508,9 @@ export class Renderer {
 
   /**
    * Rasterizes a broker's replicas in the zoom range into the pixel buffer, as cells, or as
-   * strips when cells would be specks. dirty: the grid's pixels differ from what the canvas
-   * shows, so draw blits them (strips are always redrawn).
+   * strips when cells would be specks, repainting only what changed when the grid is the one
+   * drawn last (changed: the partitions this frame changed, undefined when unknown). dirty: the
+   * grid's pixels differ from what the canvas shows, so draw blits them.
    */
   private rasterize(f: Frame, slot: number, r: Rect, changed: Int32Array | undefined): { geo: BrokerGeometry; gw: number; gh: number; dirty: boolean } {
     const g = gridRect(r);
@@ -540,21 +539,20 @@ export class Renderer {
       geo.cells = cellGrid(gw, gh, n, MAX_CELL * this.k);
       // The pixel buffer keeps last frame's cells: with the same grid, only the cells whose
       // state changed are painted again (at 10× most frames change a handful of 30,000).
-      const key = `${f.layout.version}:${gx},${gy},${gw},${gh}:${from},${to}:${geo.cells.cell},${geo.cells.cols}`;
-      let memo = this.cellMemo[slot];
-      const same = memo !== undefined && memo.key === key;
-      if (!same) {
+      const key = `cells:${gx},${gy},${gw},${gh}:${from},${to}:${geo.cells.cell},${geo.cells.cols}`;
+      let memo = this.gridMemo[slot];
+      const same = memo?.key === key;
+      if (!same || !memo?.states) {
         clear();
-        memo = this.cellMemo[slot] = { key, states: new Uint8Array(geo.cells.fits).fill(NOT_DRAWN) };
+        memo = this.gridMemo[slot] = { key, states: new Uint8Array(geo.cells.fits).fill(NOT_DRAWN) };
       }
-      const changed = this.drawCells(f, slot, gx, gy, geo.cells, from, memo!.states, same);
-      return { geo, gw, gh, dirty: !same || changed > 0 };
+      const painted = this.drawCells(f, slot, gx, gy, geo.cells, from, memo.states!, same);
+      return { geo, gw, gh, dirty: !same || painted > 0 };
     }
-    this.cellMemo[slot] = undefined;
     geo.strips = stripGrid(gw, gh, n);
     const st = geo.strips;
-    const key = `${f.layout.version}:${gx},${gy},${gw},${gh}:${from},${to}:${st.per},${st.colsPerRow}`;
-    if (changed && this.stripMemo[slot] === key) {
+    const key = `strips:${gx},${gy},${gw},${gh}:${from},${to}:${st.per},${st.colsPerRow}`;
+    if (changed && this.gridMemo[slot]?.key === key) {
       // The same strips as last frame: only the buckets holding a changed partition move
       // (each bucket's column is drawn whole, so it needs no clearing).
       const hosted = f.layout.hosted[slot];
@@ -568,7 +566,7 @@ export class Renderer {
       return { geo, gw, gh, dirty: true };
     }
     clear();
-    this.stripMemo[slot] = key;
+    this.gridMemo[slot] = { key };
     this.drawStrips(f, slot, gx, gy, st, from, to);
     return { geo, gw, gh, dirty: true };
   }
