@@ -88,6 +88,18 @@ func TestVisual(t *testing.T) {
 		screenshot(t, tb, "charts.png", chromedp.CSS("#charts"))
 	})
 
+	t.Run("the canvas painted frame by frame equals one painted whole", func(t *testing.T) {
+		// The renderer repaints only what changed since the last frame. After a run of such
+		// frames (a broker killed and fenced: many cells change), the canvas must show what the
+		// same frame drawn from scratch shows, which presenter mode on and off forces (a resize
+		// starts a fresh pixel buffer). Edges may differ by a few units of colour, as the
+		// incremental frame is drawn under a clip (Skia antialiases differently there); a stale
+		// or missed cell differs by a whole colour.
+		for _, partitions := range []int{12, 100_000} { // cells, then strips
+			t.Run(strconv.Itoa(partitions)+" partitions", func(t *testing.T) { sameAsWhole(t, bctx, url, partitions) })
+		}
+	})
+
 	t.Run("presenter mode hides the panels and enlarges the canvas", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		before := eval[float64](t, tb, `document.getElementById("cluster-canvas").getBoundingClientRect().width`)
@@ -480,4 +492,47 @@ func cpuProfile(t *testing.T, tb *tab, d time.Duration) (self, total map[string]
 	delete(total, "(idle)")
 	delete(total, "(root)")
 	return self, total
+}
+
+// sameAsWhole checks that, after a broker was killed and fenced (many cells change frame by
+// frame), the canvas shows what a whole repaint of the same frame shows (TestVisual).
+func sameAsWhole(t *testing.T, bctx context.Context, url string, partitions int) {
+	tb := open(t, bctx, url)
+	if partitions > 60 { // the form offers 6–60; the worker takes up to 100,000
+		eval[bool](t, tb, `(() => { const i = document.getElementById("partition-count"); i.max = "100000"; i.value = "`+strconv.Itoa(partitions)+`";
+			document.getElementById("broker-count").value = "6"; return true; })()`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#start-button"))))
+		poll(t, tb, `document.getElementById("partition-caption").textContent.includes("`+strconv.Itoa(partitions)+`") ||
+			document.getElementById("partition-caption").textContent.includes("`+commas(partitions)+`")`)
+		poll(t, tb, `document.getElementById("cluster-canvas").dataset.view.startsWith("strips")`)
+	}
+	setSpeed(t, tb, 100)
+	press(t, tb, "1", "k")
+	logItem(t, tb, "broker 1 fenced:")
+	press(t, tb, " ")
+	poll(t, tb, `document.body.dataset.sim === "paused"`)
+	time.Sleep(300 * time.Millisecond)
+	eval[bool](t, tb, `(() => { const c = document.getElementById("cluster-canvas");
+		window.__incremental = c.getContext("2d").getImageData(0, 0, c.width, c.height).data.slice(); return true; })()`)
+	width := eval[float64](t, tb, `document.getElementById("cluster-canvas").width`)
+	press(t, tb, "p")
+	poll(t, tb, `document.body.classList.contains("presenter")`)
+	press(t, tb, "p")
+	poll(t, tb, `!document.body.classList.contains("presenter") && document.getElementById("cluster-canvas").width === `+strconv.FormatFloat(width, 'f', -1, 64))
+	time.Sleep(300 * time.Millisecond)
+	diff := eval[map[string]float64](t, tb, `(() => {
+		const c = document.getElementById("cluster-canvas");
+		const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+		const a = window.__incremental;
+		let differ = 0, most = 0;
+		for (let i = 0; i < d.length; i += 4) {
+			const m = Math.max(Math.abs(d[i] - a[i]), Math.abs(d[i+1] - a[i+1]), Math.abs(d[i+2] - a[i+2]));
+			if (m > 0) differ++;
+			most = Math.max(most, m);
+		}
+		return {same: a.length === d.length ? 1 : 0, differ, most};
+	})()`)
+	t.Logf("incremental against whole repaint: %v", diff)
+	require.Equal(t, 1.0, diff["same"], "the canvas kept its size")
+	assert.LessOrEqual(t, diff["most"], 24.0, "a pixel of the incremental canvas differs from a whole repaint by a colour: %v", diff)
 }
