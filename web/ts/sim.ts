@@ -5,7 +5,9 @@
 // Pacing: each animation frame with no request in flight asks the worker to advance by
 // (wall time since the last request) × speed, capped so that a hidden tab or a slow step
 // never asks for a huge jump. When a step takes longer than that, the simulation simply runs
-// slower than asked; the measured rate is shown next to the clock. The wall clock is used
+// slower than asked; the measured rate is shown next to the clock. An animation frame that
+// finds a request in flight is not lost: the next request goes out as soon as that reply is
+// drawn, so a frame that takes 20 ms to build costs 20 ms, not two display frames (33 ms). The wall clock is used
 // only here, for pacing: the simulation's own time is virtual and deterministic.
 
 import { Frame, Layout, layoutFrom } from "./frame";
@@ -48,6 +50,8 @@ export class Simulation {
   /** The first frame of an adopted run, asked for before this page ran (adopt). */
   private earlyFrame: Promise<WithData<FrameBody>> | undefined;
   private inFlight = false;
+  /** An animation frame came while a request was in flight; the reply sends the next at once. */
+  private missedTick = false;
   private starting = false;
   private seeking = false;
   private pendingSeek: number | undefined;
@@ -232,8 +236,14 @@ export class Simulation {
   }
 
   private tick(now: number): void {
-    if (this.inFlight || this.starting || this.seeking || !this.info) return;
-    const wall = this.lastWall === 0 ? 0 : Math.min(now - this.lastWall, MAX_STEP_WALL_MS);
+    if (this.inFlight) {
+      this.missedTick = true;
+      return;
+    }
+    if (this.starting || this.seeking || !this.info) return;
+    // Clamped at 0 as well: an animation frame's timestamp is when its frame began, which can
+    // be a little before the performance.now() of a request made up after a reply.
+    const wall = this.lastWall === 0 ? 0 : Math.max(0, Math.min(now - this.lastWall, MAX_STEP_WALL_MS));
     this.lastWall = now;
     const advancing = this.playing && !this.stopped;
     if (!advancing && !this.wantFrame) return;
@@ -264,6 +274,10 @@ export class Simulation {
       })
       .finally(() => {
         this.inFlight = false;
+        if (this.missedTick) {
+          this.missedTick = false;
+          this.tick(performance.now());
+        }
       });
   }
 

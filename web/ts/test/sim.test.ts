@@ -1,0 +1,98 @@
+// The simulation's pacing (web/ts/sim.ts): frames are asked for at animation-frame pace, one
+// in flight at a time, and an animation frame that finds one in flight is made up as soon as
+// its reply is drawn.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Simulation } from "../sim";
+import type { FrameBody, StartBody, WorkerClient } from "../protocol";
+
+/** A frame of no partitions that carries its (empty) layout. */
+function emptyFrame(timeMs: number): { body: FrameBody; data: ArrayBuffer } {
+  const body = {
+    timeMs,
+    seed: 1,
+    controllers: [],
+    brokers: [],
+    partitions: { count: 0, layout: 1, stride: 1, topics: [], underReplicated: 0, offline: 0, imbalanced: 0, isr: 0, state: 0, replicas: 0 },
+    nextElectPreferredMs: -1,
+    configs: [],
+    events: [],
+    horizonMs: timeMs,
+    history: 0,
+    log: null,
+  } as unknown as FrameBody;
+  return { body, data: new ArrayBuffer(0) };
+}
+
+/** A worker client whose sim.advance replies are released by hand, and the page's rAF loop. */
+function harness() {
+  const pending: { ms: number; release: () => void }[] = [];
+  const client = {
+    requestData(type: string, body: { ms: number }) {
+      assert.equal(type, "sim.advance");
+      return new Promise((resolve) => pending.push({ ms: body.ms, release: () => resolve(emptyFrame(0)) }));
+    },
+  } as unknown as WorkerClient;
+  let raf: ((now: number) => void) | undefined;
+  (globalThis as { requestAnimationFrame?: unknown }).requestAnimationFrame = (cb: (now: number) => void) => {
+    raf = cb;
+    return 1;
+  };
+  let frames = 0;
+  const sim = new Simulation(client, { frame: () => frames++, failure: (_w, e) => assert.ok(false, String(e)), state: () => {} });
+  return {
+    sim,
+    pending,
+    frames: () => frames,
+    /** Runs one animation frame at wall time now. */
+    display: (now: number) => raf?.(now),
+    /** Lets promise callbacks run. */
+    settle: () => new Promise<void>((r) => setTimeout(r, 0)),
+  };
+}
+
+test("an animation frame that finds a request in flight is made up when the reply is drawn", async () => {
+  const h = harness();
+  // Not started: nothing is asked for.
+  h.display(0);
+  assert.equal(h.pending.length, 0);
+  h.sim["begin"]({} as StartBody);
+  // Animation frames are stamped on performance.now()'s clock, which the made-up request reads.
+  const t0 = performance.now() - 50;
+  h.display(t0);
+  assert.equal(h.pending.length, 1, "the first animation frame asks for a frame");
+  h.display(t0 + 16);
+  h.display(t0 + 33);
+  assert.equal(h.pending.length, 1, "one request in flight at a time");
+  h.pending[0].release();
+  await h.settle();
+  assert.equal(h.frames(), 1);
+  assert.equal(h.pending.length, 2, "the missed animation frames are made up at once, with one request");
+  assert.ok(h.pending[1].ms >= 50 * h.sim.speed, "and it advances by the wall time since the last request");
+  assert.ok(h.pending[1].ms <= 100 * h.sim.speed, "capped at MAX_STEP_WALL_MS");
+  h.display(t0 + 40);
+  assert.equal(h.pending[2], undefined, "an animation frame stamped before the made-up request asks for nothing while it is in flight");
+  h.pending[1].release();
+  await h.settle();
+  assert.equal(h.pending.length, 3, "and is made up in turn");
+  h.pending[2].release();
+  await h.settle();
+  assert.equal(h.pending.length, 3, "no animation frame was missed meanwhile");
+  h.display(t0 + 45);
+  assert.equal(h.pending.length, 4);
+  assert.equal(h.pending[3].ms, 0, "a frame stamped before the last made-up request asks for no time, never negative time");
+});
+
+test("a reply that comes before the next animation frame waits for it", async () => {
+  const h = harness();
+  h.sim["begin"]({} as StartBody);
+  h.display(1000);
+  h.pending[0].release();
+  await h.settle();
+  assert.equal(h.frames(), 1);
+  assert.equal(h.pending.length, 1, "no animation frame was missed: no extra request");
+  h.display(1016);
+  assert.equal(h.pending.length, 2);
+  assert.equal(h.pending[1].ms, Math.floor(16 * h.sim.speed));
+});
