@@ -1,7 +1,7 @@
 package bridge
 
 import (
-	"encoding/binary"
+	"slices"
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster/broker"
@@ -173,7 +173,9 @@ type ConfigState struct {
 }
 
 // frameEncoder builds frames, reusing its buffers: a frame of 100,000 partitions allocates
-// only its JSON part.
+// only its JSON part. It keeps the previous frame's partition arrays and counts (parts), so
+// that a frame costs what changed since the previous one rather than a pass over every
+// partition (frame_parts.go).
 type frameEncoder struct {
 	buf     []byte
 	scratch []int32
@@ -181,6 +183,7 @@ type frameEncoder struct {
 	layout    int
 	layoutKey [3]int
 	slotByID  []uint8
+	parts     partState
 }
 
 // encode builds the frame's JSON part and its attachment; the attachment aliases e.buf.
@@ -212,18 +215,10 @@ func (e *frameEncoder) encode(s *Session, pageLayout int) (*Frame, []byte) {
 
 	fleet := c.Fleet()
 	ids := s.info.Brokers
-	maxID := int32(0)
-	for _, id := range ids {
-		maxID = max(maxID, id)
-	}
-	if len(e.slotByID) != int(maxID)+1 {
-		e.slotByID = make([]uint8, maxID+1)
-		for i := range e.slotByID {
-			e.slotByID[i] = NoSlot
-		}
-		for slot, id := range ids {
-			e.slotByID[id] = uint8(slot)
-		}
+	// The slots follow the session's broker list; it is rebuilt with the arrays whenever the
+	// cluster changes, so that an encoder never numbers one cluster's brokers by another's.
+	if e.parts.c != c {
+		e.setSlots(ids)
 	}
 	f.Brokers = make([]BrokerState, len(ids))
 	for slot, id := range ids {
@@ -252,18 +247,19 @@ func (e *frameEncoder) encode(s *Session, pageLayout int) (*Frame, []byte) {
 		e.layout++
 		e.layoutKey = key
 	}
-	n := len(view.Partitions)
-	stride := 1
-	for i := range view.Partitions {
-		stride = max(stride, len(view.Partitions[i].Replicas()))
-	}
 	withLayout := pageLayout != e.layout
+
+	// The arrays and the per-broker and cluster counts, brought up to date with the view.
+	buf := e.fill(c, view, key, len(ids), withLayout)
+	n, stride := e.parts.n, e.parts.stride
 	pi := PartitionsInfo{Count: n, Layout: e.layout, Stride: stride, Isr: 0, State: 4 * n, Replicas: -1,
-		Imbalanced: view.ImbalancedCount()}
-	size := 8 * n
+		Imbalanced: view.ImbalancedCount(), UnderReplicated: e.parts.under, Offline: e.parts.offline}
+	for slot := range f.Brokers {
+		bc := &e.parts.brokers[slot]
+		f.Brokers[slot].Leaders, f.Brokers[slot].Replicas, f.Brokers[slot].OutOfSync = bc.leaders, bc.replicas, bc.outOfSync
+	}
 	if withLayout {
-		pi.Replicas = size
-		size += stride * n
+		pi.Replicas = 8 * n
 		for t := range view.Topics {
 			top := &view.Topics[t]
 			ti := TopicInfo{Name: top.Name, ID: top.ID, First: int(top.First), Count: int(top.Count), Deleted: top.Deleted}
@@ -275,72 +271,6 @@ func (e *frameEncoder) encode(s *Session, pageLayout int) (*Frame, []byte) {
 				ti.Configs[name] = metadata.ConfigText(v)
 			}
 			pi.Topics = append(pi.Topics, ti)
-		}
-	}
-	if cap(e.buf) < size {
-		e.buf = make([]byte, size, size+size/4)
-	}
-	buf := e.buf[:size]
-
-	// One pass over the partitions fills the arrays and the per-broker counts.
-	for i := range view.Partitions {
-		p := &view.Partitions[i]
-		reps := p.Replicas()
-		top := &view.Topics[p.Topic]
-		var isrWord uint32
-		var isrMask uint8
-		e.scratch = p.AppendIsr(e.scratch[:0])
-		for k, b := range e.scratch {
-			pos := position(reps, b)
-			isrWord |= uint32(pos+1) << (4 * k)
-			isrMask |= 1 << pos
-		}
-		binary.LittleEndian.PutUint32(buf[4*i:], isrWord)
-		st := buf[4*n+4*i : 4*n+4*i+4]
-		st[0] = NoSlot
-		if p.Leader >= 0 {
-			if pos := position(reps, p.Leader); pos >= 0 {
-				st[0] = uint8(pos)
-			}
-		}
-		e.scratch = p.AppendElr(e.scratch[:0])
-		st[1] = mask(reps, e.scratch)
-		e.scratch = p.AppendLastKnownElr(e.scratch[:0])
-		st[2] = mask(reps, e.scratch)
-		st[3] = 0
-		if p.Recovery == metadata.Recovering {
-			st[3] |= FlagRecovering
-		}
-		if top.Deleted {
-			st[3] |= FlagDeleted
-		}
-		if withLayout {
-			row := buf[pi.Replicas+stride*i : pi.Replicas+stride*(i+1)]
-			for k := range row {
-				row[k] = NoSlot
-				if k < len(reps) && int(reps[k]) < len(e.slotByID) {
-					row[k] = e.slotByID[reps[k]]
-				}
-			}
-		}
-		if top.Deleted {
-			continue
-		}
-		if p.Leader < 0 {
-			pi.Offline++
-		} else if slot := e.slot(p.Leader); slot != NoSlot {
-			f.Brokers[slot].Leaders++
-		}
-		if p.IsrLen() < len(reps) {
-			pi.UnderReplicated++
-		}
-		for k, b := range reps {
-			if slot := e.slot(b); slot != NoSlot {
-				f.Brokers[slot].Replicas++
-				if isrMask&(1<<k) == 0 {
-					f.Brokers[slot].OutOfSync++
-				}
-			}
 		}
 	}
 	f.Partitions = pi
@@ -357,6 +287,21 @@ func (e *frameEncoder) encode(s *Session, pageLayout int) (*Frame, []byte) {
 	}
 	f.Configs = effectiveConfigs(&view.Cluster, &s.static)
 	return f, buf
+}
+
+// setSlots numbers the brokers: slotByID maps a broker id to its index in ids.
+func (e *frameEncoder) setSlots(ids []int32) {
+	maxID := int32(0)
+	for _, id := range ids {
+		maxID = max(maxID, id)
+	}
+	e.slotByID = slices.Grow(e.slotByID[:0], int(maxID)+1)[:maxID+1]
+	for i := range e.slotByID {
+		e.slotByID[i] = NoSlot
+	}
+	for slot, id := range ids {
+		e.slotByID[id] = uint8(slot)
+	}
 }
 
 func (e *frameEncoder) slot(id int32) uint8 {
