@@ -106,3 +106,49 @@ func BenchmarkAdvance(b *testing.B) {
 		br.Handle(msg)
 	}
 }
+
+// BenchmarkPageRecovery measures frames while partitions change, as the page shows a broker
+// coming back at 10× speed: a frame per 170 ms of cluster time (the simulation between frames
+// is not timed) from the moment the restarted broker's replicas start rejoining their ISRs,
+// which they do from none to a few hundred partitions a frame (about a dozen on average).
+// Run it with a fixed count, as the simulation costs far more than the frames it times: 300
+// frames cover most of the rejoining.
+//
+//	go test -run '^$' -bench PageRecovery -benchtime 300x ./wasm/bridge
+func BenchmarkPageRecovery(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		// One session for both of the benchmark's runs (1 frame, then b.N): the second goes on
+		// from where the first stopped.
+		br := benchSession(b, n)
+		s := br.session
+		msg := []byte(`{"id":4,"type":"sim.frame","body":{"layout":1}}`)
+		br.Handle([]byte(`{"id":5,"type":"sim.act","body":{"op":"start","broker":2}}`))
+		br.Handle(msg)
+		// The broker recovers its log, then its replicas catch up: wait for the first to
+		// rejoin an ISR.
+		under := s.enc.parts.under
+		for s.enc.parts.under == under && s.c.Now() < 600_000 {
+			s.runTo(s.c.Now() + 170)
+			br.Handle(msg)
+		}
+		b.Run(fmt.Sprintf("partitions=%d", n), func(b *testing.B) {
+			var rewrote, fulls int
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s.runTo(s.c.Now() + 170)
+				full := s.enc.parts.fulls
+				b.StartTimer()
+				br.Handle(msg)
+				if s.enc.parts.fulls > full {
+					fulls++
+				} else {
+					rewrote += s.enc.parts.rewrote
+				}
+			}
+			b.ReportMetric(float64(rewrote)/float64(b.N-fulls), "rewritten/frame")
+			b.ReportMetric(float64(fulls)/float64(b.N), "full-passes/frame")
+		})
+	}
+}
