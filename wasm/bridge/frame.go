@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -182,8 +184,10 @@ type frameEncoder struct {
 	// layout tracking: the version and what it was computed from.
 	layout    int
 	layoutKey [3]int
-	slotByID  []uint8
-	parts     partState
+	// layoutConfigs is topicConfigsDigest of the layout's topics.
+	layoutConfigs uint64
+	slotByID      []uint8
+	parts         partState
 }
 
 // encode builds the frame's JSON part and its attachment; the attachment aliases e.buf.
@@ -235,7 +239,8 @@ func (e *frameEncoder) encode(s *Session, pageLayout int) (*Frame, []byte) {
 	}
 	f.Log = logStrip(ctl, ids)
 
-	// The layout: topics and replica assignments change only with topic creation or deletion.
+	// The layout: topics and replica assignments change only with topic creation or deletion,
+	// the topics' configs (which travel with the layout) with a topic's set_config.
 	deleted := 0
 	for t := range view.Topics {
 		if view.Topics[t].Deleted {
@@ -243,9 +248,10 @@ func (e *frameEncoder) encode(s *Session, pageLayout int) (*Frame, []byte) {
 		}
 	}
 	key := [3]int{len(view.Topics), len(view.Partitions), deleted}
-	if e.layout == 0 || key != e.layoutKey {
+	configs := topicConfigsDigest(view)
+	if e.layout == 0 || key != e.layoutKey || configs != e.layoutConfigs {
 		e.layout++
-		e.layoutKey = key
+		e.layoutKey, e.layoutConfigs = key, configs
 	}
 	withLayout := pageLayout != e.layout
 
@@ -287,6 +293,26 @@ func (e *frameEncoder) encode(s *Session, pageLayout int) (*Frame, []byte) {
 	}
 	f.Configs = effectiveConfigs(&view.Cluster, &s.static)
 	return f, buf
+}
+
+// topicConfigsDigest is a digest of every topic's config overrides (name and value text): a
+// change to any of them gives the frame a new layout, so that the page shows the topic's new
+// configs. Topics without overrides, the usual case, cost a length check.
+func topicConfigsDigest(view *metadata.Image) uint64 {
+	h := fnv.New64a()
+	for t := range view.Topics {
+		top := &view.Topics[t]
+		names := top.Configs.Names()
+		if len(names) == 0 {
+			continue
+		}
+		fmt.Fprintf(h, "%d\x00", t)
+		for _, name := range names {
+			v, _ := top.Configs.Get(name)
+			fmt.Fprintf(h, "%s=%s\x00", name, metadata.ConfigText(v))
+		}
+	}
+	return h.Sum64()
 }
 
 // setSlots numbers the brokers: slotByID maps a broker id to its index in ids.

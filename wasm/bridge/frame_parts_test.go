@@ -44,7 +44,7 @@ func (r *partsRun) send(typ, body string) (Reply, json.RawMessage, []byte) {
 // fullEncoder is an encoder holding nothing of e but its layout version, as the encoder of a
 // new session would be: it builds the next frame by a full pass.
 func fullEncoder(e *frameEncoder) *frameEncoder {
-	return &frameEncoder{layout: e.layout, layoutKey: e.layoutKey}
+	return &frameEncoder{layout: e.layout, layoutKey: e.layoutKey, layoutConfigs: e.layoutConfigs}
 }
 
 // partsFrameJSON is a frame as the reply carries it, without what buildFrame adds after encode
