@@ -2,13 +2,13 @@ package lessons
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"strconv"
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
+	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // maxLessonBytes bounds a lesson file; a lesson is a page of text, not a data set.

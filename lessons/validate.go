@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/control"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/config"
+	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // validate checks what parsing alone cannot: the scenario, every event action against the

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/workload"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
+	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // clusterBase is a valid cluster-mode scenario: 3 brokers and a topic "foo" of 6 partitions,

@@ -2,7 +2,7 @@ package scenario
 
 import (
 	"bytes"
-	"encoding/json"
+	"github.com/kraftlab/kraftlab/internal/json"
 	"io"
 	"math"
 	"strconv"

@@ -15,12 +15,13 @@ package bridge
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 	"sort"
+
+	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // ProtocolVersion is bumped whenever a message changes incompatibly, so that a page served

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/engine/controller"
+	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // The run's history: the actions taken, with their cluster times. Time only moves forward in a

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/metadata"
+	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // state is a frame without what legitimately differs between two ways of reaching the same

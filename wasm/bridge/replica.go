@@ -1,7 +1,7 @@
 package bridge
 
 import (
-	"encoding/json"
+	"github.com/kraftlab/kraftlab/internal/json"
 
 	"github.com/kraftlab/kraftlab/cluster/broker"
 )

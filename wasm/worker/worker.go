@@ -15,7 +15,6 @@
 package worker
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/hack-pad/safejs"
 
+	"github.com/kraftlab/kraftlab/internal/json"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
 

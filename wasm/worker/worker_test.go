@@ -3,7 +3,6 @@
 package worker
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kraftlab/kraftlab/internal/json"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
 

@@ -3,7 +3,6 @@ package labmsg
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kraftlab/kraftlab/internal/json"
 	"github.com/kraftlab/kraftlab/lab"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
