@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/internal/json"
 )
@@ -150,7 +149,7 @@ func textValue(s string) any {
 // wins), and checks the result with the scenario parser. An error names the override and the
 // field. The file must be valid on its own: its own mistakes are reported as the file's.
 func ApplyOverrides(doc []byte, ovs []Override) ([]byte, error) {
-	if _, err := scenario.Parse(doc); err != nil {
+	if _, err := parseCluster(doc, "the lab runs cluster-mode scenarios"); err != nil {
 		return nil, err
 	}
 	if len(ovs) == 0 {
@@ -201,7 +200,7 @@ func ApplyOverrides(doc []byte, ovs []Override) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := scenario.Parse(raw); err != nil {
+		if _, err := parseCluster(raw, "the lab runs cluster-mode scenarios"); err != nil {
 			return nil, inputErrorf("%s: %w", o, err)
 		}
 	}

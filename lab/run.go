@@ -3,6 +3,7 @@ package lab
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/kraftlab/kraftlab/cluster"
@@ -24,16 +25,24 @@ type Runner struct {
 	result *RunResult
 }
 
+// parseCluster reads a scenario the lab runs: a cluster-mode one, a controller-mode one being
+// refused with msg. It calls scenario.ParseCluster rather than scenario.Parse, so that lab.wasm
+// links neither the controller mode's parser nor the --set settings (14.9 KB brotli).
+func parseCluster(doc []byte, msg string) (*scenario.Scenario, error) {
+	s, err := scenario.ParseCluster(doc)
+	if errors.Is(err, scenario.ErrControllerMode) {
+		return nil, &scenario.Error{Path: "mode", Msg: msg}
+	}
+	return s, err
+}
+
 // NewRunner parses a cluster-mode scenario, builds its cluster (which brings it up, a second
 // or two of simulated time) and checks every event, as `kraftlab run` does, before any
 // scenario time passes.
 func NewRunner(doc []byte) (*Runner, error) {
-	s, err := scenario.Parse(doc)
+	s, err := parseCluster(doc, "the lab runs cluster-mode scenarios (a controller-mode run has no cluster to measure)")
 	if err != nil {
 		return nil, err
-	}
-	if s.Mode != scenario.ModeCluster {
-		return nil, &scenario.Error{Path: "mode", Msg: "the lab runs cluster-mode scenarios (a controller-mode run has no cluster to measure)"}
 	}
 	cs := s.Cluster
 	// The lab reads samples, runs and the summary, never the records: what is simulated is

@@ -54,7 +54,7 @@ func RunSensitivity(ctx context.Context, doc []byte, policies []Policy, keys []s
 	if len(policies) == 0 {
 		return nil, inputErrorf("sensitivity: give at least one policy")
 	}
-	s, err := scenario.Parse(doc)
+	s, err := parseCluster(doc, "the lab runs cluster-mode scenarios")
 	if err != nil {
 		return nil, err
 	}

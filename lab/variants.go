@@ -15,7 +15,7 @@ func AssumptionVariants(doc []byte, key string) (low, high []Override, err error
 	if i < 0 {
 		return nil, nil, inputErrorf("sensitivity: unknown assumption %q; assumptions: %s", key, strings.Join(AssumptionKeys(), ", "))
 	}
-	s, err := scenario.Parse(doc)
+	s, err := parseCluster(doc, "the lab runs cluster-mode scenarios")
 	if err != nil {
 		return nil, nil, err
 	}
