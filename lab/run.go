@@ -27,7 +27,7 @@ type Runner struct {
 
 // parseCluster reads a scenario the lab runs: a cluster-mode one, a controller-mode one being
 // refused with msg. It calls scenario.ParseCluster rather than scenario.Parse, so that lab.wasm
-// links neither the controller mode's parser nor the --set settings (14.9 KB brotli).
+// links neither the controller mode's parser nor the --set settings (10.6 KB brotli).
 func parseCluster(doc []byte, msg string) (*scenario.Scenario, error) {
 	s, err := scenario.ParseCluster(doc)
 	if errors.Is(err, scenario.ErrControllerMode) {
