@@ -24,17 +24,22 @@ type catalog struct {
 	regs      []creg    // by broker slot
 	replicaOf [][]int32 // by broker slot: partitions with a replica there
 
-	// Per partition.
-	ptopic []int32
-	pnum   []int32 // the partition's number within its topic
-	leader []int32 // broker id, -1 none
-	le, pe []int32
-	isr    []uint8 // ISR as a mask of replica positions
-	elr    []uint8 // bit 0: ELR non-empty, bit 1: LastKnownElr non-empty
-	recov  []int8
+	// Per partition, in one struct: publishChange and queuePartition read and write them
+	// together.
+	parts []cpart
 
 	// Per replica slot: the broker id (replica order as in the record).
 	rid []int32
+}
+
+// cpart is a partition's state as the log has it (its topic index is partState.topic).
+type cpart struct {
+	pnum   int32 // the partition's number within its topic
+	leader int32 // broker id, -1 none
+	le, pe int32
+	isr    uint8 // ISR as a mask of replica positions
+	elr    uint8 // bit 0: ELR non-empty, bit 1: LastKnownElr non-empty
+	recov  int8
 }
 
 // ctopic is a topic's registration.
@@ -59,11 +64,11 @@ func newCatalog(brokers int) catalog {
 
 // replicas returns partition p's replica broker ids (aliases the catalog).
 func (f *Fleet) replicas(p int32) []int32 {
-	return f.cat.rid[f.rbase[p] : f.rbase[p]+int32(f.rf[p])]
+	return f.cat.rid[f.pt[p].rbase : f.pt[p].rbase+int32(f.pt[p].rf)]
 }
 
 // topicName is the name of partition p's topic.
-func (f *Fleet) topicName(p int32) string { return f.cat.topics[f.cat.ptopic[p]].name }
+func (f *Fleet) topicName(p int32) string { return f.cat.topics[f.pt[p].topic].name }
 
 // replicaParts returns the partitions with a replica on broker id (aliases the catalog).
 func (f *Fleet) replicaParts(id int32) []int32 {
@@ -136,7 +141,7 @@ func (f *Fleet) publishOne(e metadata.Entry) error {
 		h := fnv.New32a()
 		h.Write([]byte(r.TopicID))
 		t := int32(len(c.topics))
-		c.topics = append(c.topics, ctopic{name: r.Name, id: r.TopicID, first: int32(len(f.rbase)), hash: h.Sum32()})
+		c.topics = append(c.topics, ctopic{name: r.Name, id: r.TopicID, first: int32(len(f.pt)), hash: h.Sum32()})
 		c.byName[r.Name], c.byID[r.TopicID] = t, t
 	case *metadata.PartitionRecord:
 		return f.publishPartition(e.Offset, r)
@@ -155,9 +160,9 @@ func (f *Fleet) publishOne(e metadata.Entry) error {
 				continue
 			}
 			for p := top.first; p < top.first+top.count; p++ {
-				if c.elr[p] != 0 {
-					c.elr[p] = 0
-					c.pe[p]++
+				if c.parts[p].elr != 0 {
+					c.parts[p].elr = 0
+					c.parts[p].pe++
 					f.queuePartition(e.Offset, p)
 				}
 			}
@@ -192,13 +197,13 @@ func (f *Fleet) publishPartition(off int64, r *metadata.PartitionRecord) error {
 		return fmt.Errorf("broker: offset %d: PartitionRecord for unknown topic id %s", off, r.TopicID)
 	}
 	top := &c.topics[t]
-	if top.first+top.count != int32(len(f.rbase)) || r.PartitionID != top.count {
+	if top.first+top.count != int32(len(f.pt)) || r.PartitionID != top.count {
 		return fmt.Errorf("broker: offset %d: PartitionRecord %s-%d is out of order", off, top.name, r.PartitionID)
 	}
 	if len(r.Replicas) == 0 || len(r.Replicas) > metadata.MaxReplicas {
 		return fmt.Errorf("broker: offset %d: PartitionRecord %s-%d has %d replicas; the model allows 1 to %d", off, top.name, r.PartitionID, len(r.Replicas), metadata.MaxReplicas)
 	}
-	idx := int32(len(f.rbase))
+	idx := int32(len(f.pt))
 	f.addPartition(idx, t, r.Replicas)
 	isr, ok := f.mask(idx, r.Isr)
 	_, okE := f.mask(idx, r.Elr)
@@ -207,8 +212,8 @@ func (f *Fleet) publishPartition(off int64, r *metadata.PartitionRecord) error {
 		return fmt.Errorf("broker: offset %d: PartitionRecord %s-%d names a broker that is not a replica", off, top.name, r.PartitionID)
 	}
 	top.count++
-	c.leader[idx], c.le[idx], c.pe[idx], c.isr[idx], c.recov[idx] = r.Leader, r.LeaderEpoch, r.PartitionEpoch, isr, r.LeaderRecoveryState
-	c.elr[idx] = elrBits(len(r.Elr) > 0, len(r.LastKnownElr) > 0)
+	c.parts[idx].leader, c.parts[idx].le, c.parts[idx].pe, c.parts[idx].isr, c.parts[idx].recov = r.Leader, r.LeaderEpoch, r.PartitionEpoch, isr, r.LeaderRecoveryState
+	c.parts[idx].elr = elrBits(len(r.Elr) > 0, len(r.LastKnownElr) > 0)
 	f.queuePartition(off, idx)
 	return nil
 }
@@ -221,26 +226,26 @@ func (f *Fleet) publishChange(off int64, r *metadata.PartitionChangeRecord) erro
 		return fmt.Errorf("broker: offset %d: PartitionChangeRecord for unknown partition %s-%d", off, r.Topic, r.PartitionID)
 	}
 	p := c.topics[t].first + r.PartitionID
-	isr := c.isr[p]
+	isr := c.parts[p].isr
 	if r.Isr != nil {
 		if isr, ok = f.mask(p, r.Isr); !ok {
 			return fmt.Errorf("broker: offset %d: PartitionChangeRecord %s-%d names a broker that is not a replica", off, r.Topic, r.PartitionID)
 		}
 	}
-	c.pe[p]++
+	c.parts[p].pe++
 	if r.Leader != metadata.NoLeaderChange {
-		c.leader[p] = r.Leader
-		c.le[p]++
+		c.parts[p].leader = r.Leader
+		c.parts[p].le++
 	}
-	c.isr[p] = isr
+	c.parts[p].isr = isr
 	if r.Elr != nil {
-		c.elr[p] = c.elr[p]&2 | elrBits(len(r.Elr) > 0, false)
+		c.parts[p].elr = c.parts[p].elr&2 | elrBits(len(r.Elr) > 0, false)
 	}
 	if r.LastKnownElr != nil {
-		c.elr[p] = c.elr[p]&1 | elrBits(false, len(r.LastKnownElr) > 0)
+		c.parts[p].elr = c.parts[p].elr&1 | elrBits(false, len(r.LastKnownElr) > 0)
 	}
 	if r.LeaderRecoveryState != metadata.NoRecoveryChange {
-		c.recov[p] = r.LeaderRecoveryState
+		c.parts[p].recov = r.LeaderRecoveryState
 	}
 	f.queuePartition(off, p)
 	return nil
@@ -262,10 +267,10 @@ func (f *Fleet) removeTopic(t int32) {
 	c := &f.cat
 	top := &c.topics[t]
 	for p := top.first; p < top.first+top.count; p++ {
-		if !f.deleted[p] {
+		if !f.pt[p].deleted {
 			f.freezeAll(p)
-			f.hwFrozen[p] = true
-			f.deleted[p] = true
+			f.pt[p].hwFrozen = true
+			f.pt[p].deleted = true
 		}
 	}
 	for s := range c.replicaOf {

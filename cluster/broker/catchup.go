@@ -94,9 +94,9 @@ func (f *Fleet) anchor(ss *session) {
 
 // joinGroup makes follower r catch up a backlog of B bytes in its fetch session.
 func (f *Fleet) joinGroup(r int32, backlog float64) {
-	p := f.rpart[r]
-	lr := f.rbase[p] + int32(f.leader[p])
-	s := f.sessionIndex(int(f.rb[r]), int(f.rb[lr]), int(f.fetcher[p]))
+	p := f.rp[r].rpart
+	lr := f.pt[p].rbase + int32(f.pt[p].leader)
+	s := f.sessionIndex(int(f.rp[r].rb), int(f.rp[lr].rb), int(f.pt[p].fetcher))
 	ss := &f.sessions[s]
 	f.anchor(ss)
 	if ss.groups == nil {
@@ -110,8 +110,8 @@ func (f *Fleet) joinGroup(r int32, backlog float64) {
 	f.hgen[r]++
 	key := backlog - g.a
 	heapPush(&g.h, hent{key: key, r: r, gen: f.hgen[r]})
-	f.leo[r] = key
-	f.grp[r] = int32(s*(f.k+1) + c)
+	f.rp[r].leo = key
+	f.rp[r].grp = int32(s*(f.k+1) + c)
 	f.setRState(r, rsCatching)
 	g.live++
 	ss.n++
@@ -128,13 +128,13 @@ func (f *Fleet) joinGroup(r int32, backlog float64) {
 // leaveGroup takes follower r out of its group. The caller has read its position first and
 // sets its new state afterwards.
 func (f *Fleet) leaveGroup(r int32) {
-	g := f.grp[r]
+	g := f.rp[r].grp
 	kk := int32(f.k + 1)
 	s := int(g / kk)
 	ss := &f.sessions[s]
 	f.anchor(ss)
 	f.hgen[r]++
-	f.grp[r] = -1
+	f.rp[r].grp = -1
 	ss.groups[g%kk].live--
 	ss.n--
 	if ss.n == 0 {
@@ -303,9 +303,9 @@ func (f *Fleet) sessionEvent(s int) {
 			heapPop(&g.h)
 			r := top.r
 			// Its log end as it leaves the group is its floor as a tracking follower (pos).
-			f.leo[r] = f.pos(r, f.now())
+			f.rp[r].leo = f.pos(r, f.now())
 			f.hgen[r]++
-			f.grp[r] = -1
+			f.rp[r].grp = -1
 			g.live--
 			ss.n--
 			f.setRState(r, rsTracking)
@@ -480,9 +480,9 @@ func (f *Fleet) RatesChanged() error {
 	now := f.now()
 	// Tracking followers keep their log ends as floors (see pos): a higher rate must not put
 	// them further behind at once. This walks every replica, but rates change rarely.
-	for r := range f.rstate {
-		if f.rstate[r] == rsTracking {
-			f.leo[r] = f.pos(int32(r), now)
+	for r := range f.rp {
+		if f.rp[r].rstate == rsTracking {
+			f.rp[r].leo = f.pos(int32(r), now)
 		}
 	}
 	for _, s := range f.active {

@@ -106,6 +106,52 @@ type replicaView struct {
 	partEpoch   int32
 }
 
+// partState is a partition's hot state. Its fields sit together because one metadata change
+// reads or writes most of them (applyPartition, partitionTouchedBy, takeover, hw,
+// updateProduce): kept in as many parallel slices, each touch of a partition missed the cache
+// once per slice. It is 64 bytes, one cache line; a field added here should keep it so.
+type partState struct {
+	leoBase float64
+	volBase float64
+	hwVal   float64
+	// hwFloor is the highest high watermark the serving leader has had in its epoch: Kafka's
+	// leader only ever raises its HW (Partition.maybeIncrementLeaderHW), even when an ISR
+	// member's known log end goes back, as it does here while a restarted follower recovers.
+	hwFloor float64
+	rbase   int32 // first replica slot
+	servEp  int32 // the leader epoch the serving leader runs with, -1 none
+	// lastEp is the leader epoch the last serving leader ran with: whose high watermark a
+	// takeover after a leaderless spell compares the new leader's log with.
+	lastEp   int32
+	topic    int32  // index into the catalog's topics
+	tmark    uint32 // applyUpTo's per-batch dedupe of touched partitions
+	rf       uint8
+	cls      uint8
+	fetcher  uint8
+	leader   int8 // serving leader's replica position, -1 none
+	lastLd   int8 // the last serving leader, kept while there is none
+	produce  bool // the serving leader accepts writes
+	deleted  bool
+	hwFrozen bool
+	isrMax   uint8 // the serving leader's maximal ISR
+	alterSt  uint8
+	tkind    uint8
+}
+
+// replicaState is a replica slot's hot state, 32 bytes, for the same reason as partState: a
+// partition's replicas are adjacent slots, so its three replicas take two cache lines rather
+// than one or two in each of seven slices.
+type replicaState struct {
+	leo   float64
+	view  replicaView // the replica's broker's view of the partition, from metadata
+	rpart int32
+	grp   int32
+	rb    int16 // broker slot, -1 for a broker outside the fleet
+	watch bool
+	// rstate is written through putRState, which keeps the out-of-sync counts.
+	rstate uint8
+}
+
 const (
 	chPartition uint8 = iota + 1
 	chBroker
@@ -206,49 +252,21 @@ type Fleet struct {
 	clsVol  []float64
 	volAt   int64
 
-	// Per partition.
-	rbase   []int32 // first replica slot
-	rf      []uint8
-	cls     []uint8
-	fetcher []uint8
-	leader  []int8 // serving leader's replica position, -1 none
-	lastLd  []int8 // the last serving leader, kept while there is none
-	// lastEp is the leader epoch the last serving leader ran with: whose high watermark a
-	// takeover after a leaderless spell compares the new leader's log with.
-	lastEp   []int32
-	produce  []bool // the serving leader accepts writes
-	deleted  []bool
-	leoBase  []float64
-	volBase  []float64
+	// Per partition: the fields the metadata path reads on every change sit in one partState
+	// (one cache line); the rest stay in parallel slices.
+	pt       []partState
 	epochSt  []float64 // leader-epoch start offset
-	hwFrozen []bool
-	hwVal    []float64
-	// hwFloor is the highest high watermark the serving leader has had in its epoch: Kafka's
-	// leader only ever raises its HW (Partition.maybeIncrementLeaderHW), even when an ISR
-	// member's known log end goes back, as it does here while a restarted follower recovers.
-	hwFloor  []float64
-	isrMax   []uint8 // the serving leader's maximal ISR
-	alterSt  []uint8
 	alterNew []uint8
 	alterLE  []int32
 	alterPE  []int32
 	alterExp []bool  // the pending proposal is an expansion
-	servEp   []int32 // the leader epoch the serving leader runs with, -1 none
 	changed  []int64 // when the serving leader last changed
 	mark     []uint32
-	tmark    []uint32 // applyUpTo's per-batch dedupe of touched partitions
-	tkind    []uint8
 
-	// Per replica slot.
-	rpart  []int32
-	rb     []int16 // broker slot, -1 for a broker outside the fleet
-	rstate []uint8
-	leo    []float64
-	grp    []int32
+	// Per replica slot: the hot fields in one replicaState, the rest in parallel slices.
+	rp     []replicaState
 	hgen   []uint32
 	lastCU []int64
-	view   []replicaView // the replica's broker's view of the partition, from metadata
-	watch  []bool
 
 	// cut[a*n+b] is set while the link between broker slots a and b is down (nil: none).
 	cut []bool
@@ -262,6 +280,10 @@ type Fleet struct {
 
 	// topicMinIsr caches min.insync.replicas per topic index (-1: not resolved yet).
 	topicMinIsr []int32
+
+	// oos counts, by broker slot, the replicas out of sync: partitions with a serving leader
+	// whose replica there neither leads nor tracks (see OutOfSyncAll).
+	oos []int32
 
 	markGen  uint32
 	tgen     uint32
@@ -344,6 +366,7 @@ func New(s *sim.Sim, p Params, ids []int32, static config.Values, client Control
 			throttleL: p.LeaderThrottleBytesPerSec, throttleF: p.FollowerThrottleBytesPerSec,
 			leadCnt: make([]int32, k+1), trackCnt: make([]int32, k+1), replCnt: make([]int32, k+1)}
 	}
+	f.oos = make([]int32, n)
 	f.sessions = make([]session, n*n*p.NumReplicaFetchers)
 	for i := range f.sessions {
 		f.sessions[i].pos = -1
@@ -389,7 +412,7 @@ func (f *Fleet) Slot(id int32) (int, bool) {
 }
 
 // NumPartitions is the number of partitions published so far (deleted ones included).
-func (f *Fleet) NumPartitions() int { return len(f.rbase) }
+func (f *Fleet) NumPartitions() int { return len(f.pt) }
 
 // Stats returns the cumulative counters.
 func (f *Fleet) Stats() Stats { return f.stats }

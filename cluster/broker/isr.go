@@ -10,17 +10,17 @@ import (
 // watchIfIsr puts a follower that stopped being caught up on its leader's watch list if it is
 // in the maximal ISR, so the isr-expiration task looks at it.
 func (f *Fleet) watchIfIsr(r int32) {
-	p := f.rpart[r]
-	if ld := f.leader[p]; ld >= 0 && f.isrMax[p]&(1<<(r-f.rbase[p])) != 0 {
-		f.addWatch(int(f.rb[f.rbase[p]+int32(ld)]), r)
+	p := f.rp[r].rpart
+	if ld := f.pt[p].leader; ld >= 0 && f.pt[p].isrMax&(1<<(r-f.pt[p].rbase)) != 0 {
+		f.addWatch(int(f.rp[f.pt[p].rbase+int32(ld)].rb), r)
 	}
 }
 
 func (f *Fleet) addWatch(slot int, r int32) {
-	if f.watch[r] {
+	if f.rp[r].watch {
 		return
 	}
-	f.watch[r] = true
+	f.rp[r].watch = true
 	b := &f.brokers[slot]
 	b.watch = append(b.watch, r)
 }
@@ -29,13 +29,13 @@ func (f *Fleet) addWatch(slot int, r int32) {
 // member that is not caught up (shrink candidate) or a caught-up follower outside the ISR
 // (expansion candidate).
 func (f *Fleet) watchRelevant(slot int, r int32) bool {
-	p := f.rpart[r]
-	ld := f.leader[p]
-	if ld < 0 || int(f.rb[f.rbase[p]+int32(ld)]) != slot || r == f.rbase[p]+int32(ld) {
+	p := f.rp[r].rpart
+	ld := f.pt[p].leader
+	if ld < 0 || int(f.rp[f.pt[p].rbase+int32(ld)].rb) != slot || r == f.pt[p].rbase+int32(ld) {
 		return false
 	}
-	in := f.isrMax[p]&(1<<(r-f.rbase[p])) != 0
-	return in != (f.rstate[r] == rsTracking)
+	in := f.pt[p].isrMax&(1<<(r-f.pt[p].rbase)) != 0
+	return in != (f.rp[r].rstate == rsTracking)
 }
 
 // isrTick is the isr-expiration task (every replica.lag.time.max.ms / 2): shrink the ISR of
@@ -52,12 +52,12 @@ func (f *Fleet) isrTick(slot int) {
 	for i := 0; i < n; i++ {
 		r := b.watch[i]
 		if !f.watchRelevant(slot, r) {
-			f.watch[r] = false
+			f.rp[r].watch = false
 			continue
 		}
 		b.watch[kept] = r
 		kept++
-		if p := f.rpart[r]; f.mark[p] != f.markGen {
+		if p := f.rp[r].rpart; f.mark[p] != f.markGen {
 			f.mark[p] = f.markGen
 			f.maybeShrink(p)
 		}
@@ -69,23 +69,23 @@ func (f *Fleet) isrTick(slot int) {
 // maybeShrink is Partition.maybeShrinkIsr: drop ISR members whose lastCaughtUpTime is older
 // than replica.lag.time.max.ms, unless an ISR change is in flight.
 func (f *Fleet) maybeShrink(p int32) {
-	if f.alterSt[p] != alNone || f.leader[p] < 0 {
+	if f.pt[p].alterSt != alNone || f.pt[p].leader < 0 {
 		return
 	}
 	now := f.now()
-	base, n, ld := f.rbase[p], int32(f.rf[p]), int32(f.leader[p])
+	base, n, ld := f.pt[p].rbase, int32(f.pt[p].rf), int32(f.pt[p].leader)
 	var out uint8
 	for i := int32(0); i < n; i++ {
 		r := base + i
-		if i == ld || f.isrMax[p]&(1<<i) == 0 {
+		if i == ld || f.pt[p].isrMax&(1<<i) == 0 {
 			continue
 		}
-		if f.rstate[r] != rsTracking && now-f.lastCU[r] > f.p.ReplicaLagTimeMaxMs {
+		if f.rp[r].rstate != rsTracking && now-f.lastCU[r] > f.p.ReplicaLagTimeMaxMs {
 			out |= 1 << i
 		}
 	}
 	if out != 0 {
-		f.propose(p, f.isrMax[p]&^out, false)
+		f.propose(p, f.pt[p].isrMax&^out, false)
 		return
 	}
 	f.maybeExpand(p)
@@ -96,22 +96,22 @@ func (f *Fleet) maybeShrink(p int32) {
 // an ISR change is in flight. Ineligible caught-up followers are watched until their broker's
 // registration changes.
 func (f *Fleet) maybeExpand(p int32) {
-	ld := f.leader[p]
-	if ld < 0 || f.alterSt[p] != alNone {
+	ld := f.pt[p].leader
+	if ld < 0 || f.pt[p].alterSt != alNone {
 		return
 	}
-	base, n := f.rbase[p], int32(f.rf[p])
-	lb := int(f.rb[base+int32(ld)])
+	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
+	lb := int(f.rp[base+int32(ld)].rb)
 	for i := int32(0); i < n; i++ {
 		r := base + i
-		if int8(i) == ld || f.isrMax[p]&(1<<i) != 0 || f.rstate[r] != rsTracking {
+		if int8(i) == ld || f.pt[p].isrMax&(1<<i) != 0 || f.rp[r].rstate != rsTracking {
 			continue
 		}
-		if !f.eligible(lb, int(f.rb[r])) {
+		if !f.eligible(lb, int(f.rp[r].rb)) {
 			f.addWatch(lb, r)
 			continue
 		}
-		f.propose(p, f.isrMax[p]|1<<i, true)
+		f.propose(p, f.pt[p].isrMax|1<<i, true)
 		return
 	}
 }
@@ -129,8 +129,8 @@ func (f *Fleet) recheckWatch(slot int, peer int16) {
 	b := &f.brokers[slot]
 	for i := 0; i < len(b.watch); i++ {
 		r := b.watch[i]
-		if f.rb[r] == peer && f.rstate[r] == rsTracking {
-			f.maybeExpand(f.rpart[r])
+		if f.rp[r].rb == peer && f.rp[r].rstate == rsTracking {
+			f.maybeExpand(f.rp[r].rpart)
 		}
 	}
 }
@@ -138,11 +138,11 @@ func (f *Fleet) recheckWatch(slot int, peer int16) {
 // propose queues an AlterPartition for p with the ISR mask. An expansion enlarges the maximal
 // ISR at once (prepareIsrExpand); a shrink keeps it until the change is committed.
 func (f *Fleet) propose(p int32, mask uint8, expand bool) {
-	lr := f.rbase[p] + int32(f.leader[p])
-	slot := int(f.rb[lr])
-	f.alterSt[p], f.alterNew[p], f.alterLE[p], f.alterPE[p], f.alterExp[p] = alQueued, mask, f.view[lr].leaderEpoch, f.view[lr].partEpoch, expand
+	lr := f.pt[p].rbase + int32(f.pt[p].leader)
+	slot := int(f.rp[lr].rb)
+	f.pt[p].alterSt, f.alterNew[p], f.alterLE[p], f.alterPE[p], f.alterExp[p] = alQueued, mask, f.rp[lr].view.leaderEpoch, f.rp[lr].view.partEpoch, expand
 	if expand {
-		f.isrMax[p] = mask
+		f.pt[p].isrMax = mask
 	}
 	b := &f.brokers[slot]
 	b.alterQueue = append(b.alterQueue, p)
@@ -161,12 +161,12 @@ func (f *Fleet) flushAlter(slot int) {
 	}
 	b.alterBatch, b.alterReqs, b.alterIsrBuf = b.alterBatch[:0], b.alterReqs[:0], b.alterIsrBuf[:0]
 	for _, p := range b.alterQueue {
-		if f.alterSt[p] != alQueued || f.leader[p] < 0 {
+		if f.pt[p].alterSt != alQueued || f.pt[p].leader < 0 {
 			continue
 		}
-		lr := f.rbase[p] + int32(f.leader[p])
-		if int(f.rb[lr]) != slot || f.view[lr].leaderEpoch != f.alterLE[p] {
-			f.alterSt[p] = alNone
+		lr := f.pt[p].rbase + int32(f.pt[p].leader)
+		if int(f.rp[lr].rb) != slot || f.rp[lr].view.leaderEpoch != f.alterLE[p] {
+			f.pt[p].alterSt = alNone
 			continue
 		}
 		reps := f.replicas(p)
@@ -176,7 +176,7 @@ func (f *Fleet) flushAlter(slot int) {
 			}
 		}
 		b.alterBatch = append(b.alterBatch, p)
-		f.alterSt[p] = alSent
+		f.pt[p].alterSt = alSent
 	}
 	b.alterQueue = b.alterQueue[:0]
 	if len(b.alterBatch) == 0 {
@@ -187,11 +187,11 @@ func (f *Fleet) flushAlter(slot int) {
 	for _, p := range b.alterBatch {
 		k := popcount(f.alterNew[p])
 		rs := metadata.NoRecoveryChange
-		if f.cat.recov[p] == metadata.Recovering {
+		if f.cat.parts[p].recov == metadata.Recovering {
 			rs = metadata.Recovered
 		}
 		b.alterReqs = append(b.alterReqs, controller.AlterPartitionRequest{BrokerID: b.id, BrokerEpoch: b.epoch,
-			Topic: f.topicName(p), Partition: f.cat.pnum[p], LeaderEpoch: f.alterLE[p], PartitionEpoch: f.alterPE[p],
+			Topic: f.topicName(p), Partition: f.cat.parts[p].pnum, LeaderEpoch: f.alterLE[p], PartitionEpoch: f.alterPE[p],
 			NewIsr: b.alterIsrBuf[off : off+k : off+k], LeaderRecoveryState: rs})
 		off += k
 	}
@@ -222,8 +222,8 @@ func (f *Fleet) alterReply(slot int) {
 	if b.alterErr != nil {
 		f.stats.AlterPartitionTimeouts++
 		for _, p := range b.alterBatch {
-			if f.alterSt[p] == alSent {
-				f.alterSt[p] = alQueued
+			if f.pt[p].alterSt == alSent {
+				f.pt[p].alterSt = alQueued
 				b.alterQueue = append(b.alterQueue, p)
 			}
 		}
@@ -235,17 +235,17 @@ func (f *Fleet) alterReply(slot int) {
 		return
 	}
 	for i, p := range b.alterBatch {
-		if f.alterSt[p] != alSent || f.leader[p] < 0 {
+		if f.pt[p].alterSt != alSent || f.pt[p].leader < 0 {
 			continue
 		}
-		lr := f.rbase[p] + int32(f.leader[p])
-		if int(f.rb[lr]) != slot {
+		lr := f.pt[p].rbase + int32(f.pt[p].leader)
+		if int(f.rp[lr].rb) != slot {
 			continue
 		}
 		if err := b.alterErrs[i]; err != nil {
 			f.stats.AlterPartitionErrors++
-			f.alterSt[p] = alNone
-			f.isrMax[p] = f.view[lr].isr | 1<<f.leader[p]
+			f.pt[p].alterSt = alNone
+			f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
 			var api *controller.APIError
 			if errors.As(err, &api) {
 				f.watchPartition(slot, p)
@@ -257,8 +257,8 @@ func (f *Fleet) alterReply(slot int) {
 		} else {
 			f.stats.IsrShrinks++
 		}
-		f.alterSt[p] = alAwait
-		if f.view[lr].partEpoch > f.alterPE[p] {
+		f.pt[p].alterSt = alAwait
+		if f.rp[lr].view.partEpoch > f.alterPE[p] {
 			f.leaderViewChanged(p)
 		}
 	}
@@ -276,7 +276,7 @@ func (f *Fleet) alterReply(slot int) {
 
 // watchPartition watches every follower of p whose ISR membership and catch-up state disagree.
 func (f *Fleet) watchPartition(slot int, p int32) {
-	base, n := f.rbase[p], int32(f.rf[p])
+	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
 	for r := base; r < base+n; r++ {
 		if f.watchRelevant(slot, r) {
 			f.addWatch(slot, r)

@@ -120,7 +120,7 @@ func (f *Fleet) ReplaceDisk(id int32) error {
 	b.emptyDisk, b.logDirGen, b.prevEpoch, b.needRecovery = true, b.logDirGen+1, -1, false
 	for _, p := range f.replicaParts(id) {
 		if r := f.replicaOf(p, slot); r >= 0 {
-			f.leo[r] = 0
+			f.rp[r].leo = 0
 		}
 	}
 	return nil

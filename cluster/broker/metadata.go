@@ -110,24 +110,21 @@ func (f *Fleet) reserve(entries []metadata.Entry) {
 	for s, n := range perBroker {
 		f.brokers[s].queue = growBy(f.brokers[s].queue, n)
 	}
-	// Grouped by element type, so that each type's growBy is called from one loop, not from
-	// fifty call sites (which were 35 KB of the page's wasm); the order does not matter.
+	// Through growAll, so that each element type's growBy is instantiated once, not inlined at
+	// every call site (which were 35 KB of the page's wasm); the order does not matter.
 	c := &f.cat
-	growAll(parts, &f.rbase, &f.lastEp, &f.alterLE, &f.alterPE, &f.servEp, &c.ptopic, &c.pnum, &c.leader, &c.le, &c.pe)
-	growAll(parts, &f.rf, &f.cls, &f.fetcher, &f.isrMax, &f.alterSt, &f.alterNew, &f.tkind, &c.isr, &c.elr)
-	growAll(parts, &f.leader, &f.lastLd, &c.recov)
-	growAll(parts, &f.produce, &f.deleted, &f.hwFrozen, &f.alterExp)
-	growAll(parts, &f.leoBase, &f.volBase, &f.epochSt, &f.hwVal, &f.hwFloor)
+	growAll(parts, &f.pt)
+	growAll(parts, &c.parts)
+	growAll(parts, &f.alterLE, &f.alterPE)
+	growAll(parts, &f.alterNew)
+	growAll(parts, &f.alterExp)
+	growAll(parts, &f.epochSt)
 	growAll(parts, &f.changed)
-	growAll(parts, &f.mark, &f.tmark)
-	growAll(reps, &c.rid, &f.rpart, &f.grp)
-	growAll(reps, &f.rb)
-	growAll(reps, &f.rstate)
-	growAll(reps, &f.leo)
+	growAll(parts, &f.mark)
+	growAll(reps, &c.rid)
+	growAll(reps, &f.rp)
 	growAll(reps, &f.hgen)
 	growAll(reps, &f.lastCU)
-	growAll(reps, &f.view)
-	growAll(reps, &f.watch)
 }
 
 // growBy makes room for n more elements, at least doubling the capacity when it grows: the
@@ -153,46 +150,22 @@ func growAll[T any](n int, ss ...*[]T) {
 // addPartition grows the per-partition and per-replica slices for a new partition of topic t.
 func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 	c := &f.cat
-	base := int32(len(f.rpart))
+	base := int32(len(f.rp))
 	cl := f.rates.ClassOf(idx)
 	if cl < 0 || cl >= f.k {
 		cl = 0 // a Rates bug; keep the model running with the first class
 	}
 	pnum := c.topics[t].count
-	c.ptopic = append(c.ptopic, t)
-	c.pnum = append(c.pnum, pnum)
-	c.leader = append(c.leader, -1)
-	c.le = append(c.le, 0)
-	c.pe = append(c.pe, 0)
-	c.isr = append(c.isr, 0)
-	c.elr = append(c.elr, 0)
-	c.recov = append(c.recov, 0)
-	f.rbase = append(f.rbase, base)
-	f.rf = append(f.rf, uint8(len(reps)))
-	f.cls = append(f.cls, uint8(cl))
-	f.fetcher = append(f.fetcher, f.fetcherOf(t, pnum))
-	f.leader = append(f.leader, -1)
-	f.lastLd = append(f.lastLd, -1)
-	f.lastEp = append(f.lastEp, -1)
-	f.produce = append(f.produce, false)
-	f.deleted = append(f.deleted, false)
-	f.leoBase = append(f.leoBase, 0)
-	f.volBase = append(f.volBase, 0)
+	c.parts = append(c.parts, cpart{pnum: pnum, leader: -1})
+	f.pt = append(f.pt, partState{rbase: base, rf: uint8(len(reps)), cls: uint8(cl), fetcher: f.fetcherOf(t, pnum),
+		topic: t, leader: -1, lastLd: -1, lastEp: -1, servEp: -1, hwFrozen: true, alterSt: alNone})
 	f.epochSt = append(f.epochSt, 0)
-	f.hwFrozen = append(f.hwFrozen, true)
-	f.hwVal = append(f.hwVal, 0)
-	f.hwFloor = append(f.hwFloor, 0)
-	f.isrMax = append(f.isrMax, 0)
-	f.alterSt = append(f.alterSt, alNone)
 	f.alterNew = append(f.alterNew, 0)
 	f.alterLE = append(f.alterLE, 0)
 	f.alterPE = append(f.alterPE, 0)
 	f.alterExp = append(f.alterExp, false)
-	f.servEp = append(f.servEp, -1)
 	f.changed = append(f.changed, f.now())
 	f.mark = append(f.mark, 0)
-	f.tmark = append(f.tmark, 0)
-	f.tkind = append(f.tkind, 0)
 	for _, id := range reps {
 		s, ok := f.slotOf[id]
 		if !ok {
@@ -201,15 +174,10 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 			c.replicaOf[s] = append(c.replicaOf[s], idx)
 		}
 		c.rid = append(c.rid, id)
-		f.rpart = append(f.rpart, idx)
-		f.rb = append(f.rb, s)
-		f.rstate = append(f.rstate, rsDead)
-		f.leo = append(f.leo, 0)
-		f.grp = append(f.grp, -1)
+		f.rp = append(f.rp, replicaState{rpart: idx, rb: s, rstate: rsDead, grp: -1,
+			view: replicaView{leader: -1, leaderEpoch: -1, partEpoch: -1}})
 		f.hgen = append(f.hgen, 0)
 		f.lastCU = append(f.lastCU, f.now())
-		f.view = append(f.view, replicaView{leader: -1, leaderEpoch: -1, partEpoch: -1})
-		f.watch = append(f.watch, false)
 	}
 }
 
@@ -218,16 +186,16 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 // it after publishing the starting cluster's records and before booting brokers.
 func (f *Fleet) Prefill() {
 	now := f.now()
-	for p := range f.rbase {
-		size := f.clsRate[f.cls[p]] * f.p.LocalRetentionSec
-		f.leoBase[p] = size
-		f.volBase[p] = f.vol(int(f.effClass(int32(p))), now)
+	for p := range f.pt {
+		size := f.clsRate[f.pt[p].cls] * f.p.LocalRetentionSec
+		f.pt[p].leoBase = size
+		f.pt[p].volBase = f.vol(int(f.effClass(int32(p))), now)
 		f.epochSt[p] = size
-		f.hwVal[p] = size
-		base, n := f.rbase[p], int32(f.rf[p])
+		f.pt[p].hwVal = size
+		base, n := f.pt[p].rbase, int32(f.pt[p].rf)
 		for r := base; r < base+n; r++ {
-			if f.rstate[r] == rsDead || f.rstate[r] == rsStalled {
-				f.leo[r] = size
+			if f.rp[r].rstate == rsDead || f.rp[r].rstate == rsStalled {
+				f.rp[r].leo = size
 			}
 		}
 	}
@@ -236,18 +204,18 @@ func (f *Fleet) Prefill() {
 // queuePartition queues a partition's new state for each broker holding a replica of it.
 func (f *Fleet) queuePartition(off int64, idx int32) {
 	c := &f.cat
-	ch := change{off: off, part: idx, kind: chPartition, leader: -1, isr: c.isr[idx],
-		leaderEpoch: c.le[idx], partEpoch: c.pe[idx]}
+	ch := change{off: off, part: idx, kind: chPartition, leader: -1, isr: c.parts[idx].isr,
+		leaderEpoch: c.parts[idx].le, partEpoch: c.parts[idx].pe}
 	for i, id := range f.replicas(idx) {
-		if id == c.leader[idx] {
+		if id == c.parts[idx].leader {
 			ch.leader = int8(i)
 		}
 	}
 	// Each broker's copy names its own replica slot, so that applying it need not search the
 	// partition's replicas for the broker again.
-	base, n := f.rbase[idx], int32(f.rf[idx])
+	base, n := f.pt[idx].rbase, int32(f.pt[idx].rf)
 	for r := base; r < base+n; r++ {
-		if s := f.rb[r]; s >= 0 {
+		if s := f.rp[r].rb; s >= 0 {
 			b := &f.brokers[s]
 			ch.rep = r
 			b.queue = append(b.queue, ch)
@@ -288,11 +256,11 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 		case chPartition:
 			if kind := f.applyPartition(slot, ch); kind > 0 {
 				p := ch.part
-				if f.tmark[p] != f.tgen {
-					f.tmark[p], f.tkind[p] = f.tgen, 0
+				if f.pt[p].tmark != f.tgen {
+					f.pt[p].tmark, f.pt[p].tkind = f.tgen, 0
 					touched = append(touched, p)
 				}
-				f.tkind[p] = max(f.tkind[p], kind)
+				f.pt[p].tkind = max(f.pt[p].tkind, kind)
 			}
 		case chBroker:
 			b.peers[ch.part] = peerView{epoch: ch.epoch, registered: ch.flags&flRegistered != 0,
@@ -317,12 +285,12 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 		return
 	}
 	for _, p := range touched {
-		switch f.tkind[p] {
+		switch f.pt[p].tkind {
 		case touchRole:
 			f.partitionTouchedBy(p, slot)
 		case touchLeader:
 			// Only the ISR or partition epoch changed; it matters to the serving leader alone.
-			if ld := f.leader[p]; ld >= 0 && int(f.rb[f.rbase[p]+int32(ld)]) == slot {
+			if ld := f.pt[p].leader; ld >= 0 && int(f.rp[f.pt[p].rbase+int32(ld)].rb) == slot {
 				f.leaderViewChanged(p)
 			}
 		}
@@ -355,24 +323,24 @@ func (f *Fleet) loadView(slot int) {
 	}
 	for _, p := range c.replicaOf[slot] {
 		r := f.replicaOf(p, slot)
-		if r < 0 || f.deleted[p] {
+		if r < 0 || f.pt[p].deleted {
 			continue
 		}
-		f.view[r].leaderEpoch, f.view[r].partEpoch, f.view[r].isr, f.view[r].leader = c.le[p], c.pe[p], c.isr[p], -1
+		f.rp[r].view.leaderEpoch, f.rp[r].view.partEpoch, f.rp[r].view.isr, f.rp[r].view.leader = c.parts[p].le, c.parts[p].pe, c.parts[p].isr, -1
 		for i, id := range f.replicas(p) {
-			if id == c.leader[p] {
-				f.view[r].leader = int8(i)
+			if id == c.parts[p].leader {
+				f.rp[r].view.leader = int8(i)
 			}
 		}
-		f.view[r].in = true
+		f.rp[r].view.in = true
 	}
 }
 
 // replicaOf is the replica slot of broker slot in partition p, or -1.
 func (f *Fleet) replicaOf(p int32, slot int) int32 {
-	base, n := f.rbase[p], int32(f.rf[p])
+	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
 	for r := base; r < base+n; r++ {
-		if int(f.rb[r]) == slot {
+		if int(f.rp[r].rb) == slot {
 			return r
 		}
 	}
@@ -382,16 +350,16 @@ func (f *Fleet) replicaOf(p int32, slot int) int32 {
 // applyPartition updates a broker's view of a partition and says what reaction it needs.
 func (f *Fleet) applyPartition(slot int, ch *change) uint8 {
 	p := ch.part
-	if f.deleted[p] {
+	if f.pt[p].deleted {
 		return touchNone
 	}
 	r := ch.rep // queuePartition queued it for this broker's replica
-	roleSame := f.view[r].in && f.view[r].leader == ch.leader && f.view[r].leaderEpoch == ch.leaderEpoch
-	f.view[r] = replicaView{leader: ch.leader, isr: ch.isr, in: true, leaderEpoch: ch.leaderEpoch, partEpoch: ch.partEpoch}
+	roleSame := f.rp[r].view.in && f.rp[r].view.leader == ch.leader && f.rp[r].view.leaderEpoch == ch.leaderEpoch
+	f.rp[r].view = replicaView{leader: ch.leader, isr: ch.isr, in: true, leaderEpoch: ch.leaderEpoch, partEpoch: ch.partEpoch}
 	switch {
 	case !roleSame:
 		return touchRole
-	case f.leader[p] >= 0 && f.rbase[p]+int32(f.leader[p]) == r:
+	case f.pt[p].leader >= 0 && f.pt[p].rbase+int32(f.pt[p].leader) == r:
 		return touchLeader
 	}
 	// A follower seeing only an ISR change does nothing: its fetching depends on the leader
@@ -407,7 +375,7 @@ func (f *Fleet) configChanged(r *metadata.ConfigRecord) {
 	for i := range f.topicMinIsr {
 		f.topicMinIsr[i] = -1 // resolved again on next use
 	}
-	lo, hi := int32(0), int32(len(f.rbase))
+	lo, hi := int32(0), int32(len(f.pt))
 	if r.ResourceType == metadata.ResourceTopic {
 		t, ok := f.cat.byName[r.ResourceName]
 		if !ok {
@@ -416,7 +384,7 @@ func (f *Fleet) configChanged(r *metadata.ConfigRecord) {
 		lo, hi = f.cat.topics[t].first, f.cat.topics[t].first+f.cat.topics[t].count
 	}
 	for p := lo; p < hi; p++ {
-		if !f.deleted[p] && f.leader[p] >= 0 {
+		if !f.pt[p].deleted && f.pt[p].leader >= 0 {
 			f.updateProduce(p)
 		}
 	}
@@ -425,7 +393,7 @@ func (f *Fleet) configChanged(r *metadata.ConfigRecord) {
 // minIsr resolves min.insync.replicas for a partition: topic, committed cluster configs, then
 // the brokers' static configs, then Kafka's default.
 func (f *Fleet) minIsr(p int32) int {
-	t := f.cat.ptopic[p]
+	t := f.pt[p].topic
 	for int(t) >= len(f.topicMinIsr) {
 		f.topicMinIsr = append(f.topicMinIsr, -1)
 	}

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,4 +86,11 @@ func TestApplyMetadataChecksOrderAndState(t *testing.T) {
 	require.NoError(t, h.f.Kill(3))
 	assert.ErrorIs(t, h.f.ApplyMetadata(3, ok), ErrNotRunning)
 	assert.ErrorContains(t, h.f.ApplyMetadata(9, ok), "unknown broker id 9")
+}
+
+// TestHotStateSizes keeps the hot per-partition and per-replica structs at the sizes their
+// comments promise: a partState in one cache line, a replicaState in half of one.
+func TestHotStateSizes(t *testing.T) {
+	require.Equal(t, uintptr(64), unsafe.Sizeof(partState{}))
+	require.Equal(t, uintptr(32), unsafe.Sizeof(replicaState{}))
 }

@@ -42,8 +42,7 @@ func TestOutOfSyncAllCountsWhatOutOfSyncCounts(t *testing.T) {
 	assert.Zero(t, check("topic deleted"), "a deleted topic's replicas count for nothing")
 }
 
-// TestReplicaStatesInSyncDifferOnlyInTheLowestBit guards the word-at-a-time test OutOfSyncAll
-// relies on.
+// TestReplicaStatesInSyncDifferOnlyInTheLowestBit guards the one-mask test inSync relies on.
 func TestReplicaStatesInSyncDifferOnlyInTheLowestBit(t *testing.T) {
 	for st := range uint8(8) {
 		inSync := st == rsLeader || st == rsTracking

@@ -11,8 +11,8 @@ func (f *Fleet) vol(c int, t int64) float64 {
 // effClass is the class a partition produces at now: its rate class, or the zero class k
 // while its leader does not take writes.
 func (f *Fleet) effClass(p int32) int {
-	if f.produce[p] {
-		return int(f.cls[p])
+	if f.pt[p].produce {
+		return int(f.pt[p].cls)
 	}
 	return f.k
 }
@@ -23,10 +23,10 @@ func (f *Fleet) lambda(p int32) float64 { return f.clsRate[f.effClass(p)] }
 // leaderEnd is L(p, t): the serving leader's log-end offset, or the last one's while there is
 // none.
 func (f *Fleet) leaderEnd(p int32, t int64) float64 {
-	if f.produce[p] {
-		return f.leoBase[p] + f.vol(int(f.cls[p]), t) - f.volBase[p]
+	if f.pt[p].produce {
+		return f.pt[p].leoBase + f.vol(int(f.pt[p].cls), t) - f.pt[p].volBase
 	}
-	return f.leoBase[p]
+	return f.pt[p].leoBase
 }
 
 // lagBytes is how far an in-sync follower trails the leader: InSyncLagMs of produce.
@@ -36,13 +36,13 @@ func (f *Fleet) lagBytes(p int32) float64 { return f.lambda(p) * f.p.InSyncLagMs
 // class's produce below its end. A follower below it (an empty disk) restarts from it, as after
 // OFFSET_OUT_OF_RANGE.
 func (f *Fleet) logStart(p int32, t int64) float64 {
-	return f.leaderEnd(p, t) - f.clsRate[f.cls[p]]*f.p.LocalRetentionSec*f.p.TieredLocalShare
+	return f.leaderEnd(p, t) - f.clsRate[f.pt[p].cls]*f.p.LocalRetentionSec*f.p.TieredLocalShare
 }
 
 // pos is replica r's log-end offset at time t.
 func (f *Fleet) pos(r int32, t int64) float64 {
-	p := f.rpart[r]
-	switch f.rstate[r] {
+	p := f.rp[r].rpart
+	switch f.rp[r].rstate {
 	case rsLeader:
 		return f.leaderEnd(p, t)
 	case rsTracking:
@@ -51,56 +51,56 @@ func (f *Fleet) pos(r int32, t int64) float64 {
 		// InSyncLagMs of produce past it. Without the floor a follower starting to track at the
 		// leader's end, or one already tracking when writes start, would fall back λ·InSyncLagMs
 		// below a high watermark it had already let pass.
-		return max(f.leo[r], f.leaderEnd(p, t)-f.lagBytes(p))
+		return max(f.rp[r].leo, f.leaderEnd(p, t)-f.lagBytes(p))
 	case rsCatching:
-		return f.leaderEnd(p, t) - (f.leo[r] + f.groupA(f.grp[r], t))
+		return f.leaderEnd(p, t) - (f.rp[r].leo + f.groupA(f.rp[r].grp, t))
 	}
-	return f.leo[r]
+	return f.rp[r].leo
 }
 
 // hw is the serving leader's high watermark at t: the lowest log end among the maximal ISR
 // and caught-up followers, frozen while there is no leader or the ISR is below
 // min(min.insync.replicas, replicas).
 func (f *Fleet) hw(p int32, t int64) float64 {
-	if f.hwFrozen[p] || f.leader[p] < 0 {
-		return f.hwVal[p]
+	if f.pt[p].hwFrozen || f.pt[p].leader < 0 {
+		return f.pt[p].hwVal
 	}
 	v := f.leaderEnd(p, t)
-	base, n, ld := f.rbase[p], int32(f.rf[p]), int32(f.leader[p])
+	base, n, ld := f.pt[p].rbase, int32(f.pt[p].rf), int32(f.pt[p].leader)
 	for i := int32(0); i < n; i++ {
 		if i == ld {
 			continue
 		}
 		r := base + i
-		if f.isrMax[p]&(1<<i) != 0 || f.rstate[r] == rsTracking {
+		if f.pt[p].isrMax&(1<<i) != 0 || f.rp[r].rstate == rsTracking {
 			v = min(v, f.pos(r, t))
 		}
 	}
-	v = max(v, f.hwFloor[p])
+	v = max(v, f.pt[p].hwFloor)
 	if t >= f.now() {
-		f.hwFloor[p] = v
+		f.pt[p].hwFloor = v
 	}
 	return v
 }
 
 // committedIsr is the ISR the serving leader has from metadata.
 func (f *Fleet) committedIsr(p int32) uint8 {
-	return f.view[f.rbase[p]+int32(f.leader[p])].isr
+	return f.rp[f.pt[p].rbase+int32(f.pt[p].leader)].view.isr
 }
 
 // contrib adds (sign 1) or removes (sign -1) a partition's steady load: produce on its leader,
 // replication on its leader and in-sync followers.
 func (f *Fleet) contrib(p int32, sign int32) {
-	if !f.produce[p] || f.leader[p] < 0 {
+	if !f.pt[p].produce || f.pt[p].leader < 0 {
 		return
 	}
-	c := f.cls[p]
-	base, n := f.rbase[p], int32(f.rf[p])
-	lb := &f.brokers[f.rb[base+int32(f.leader[p])]]
+	c := f.pt[p].cls
+	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
+	lb := &f.brokers[f.rp[base+int32(f.pt[p].leader)].rb]
 	lb.leadCnt[c] += sign
 	for r := base; r < base+n; r++ {
-		if f.rstate[r] == rsTracking {
-			f.brokers[f.rb[r]].trackCnt[c] += sign
+		if f.rp[r].rstate == rsTracking {
+			f.brokers[f.rp[r].rb].trackCnt[c] += sign
 			lb.replCnt[c] += sign
 		}
 	}
@@ -108,22 +108,55 @@ func (f *Fleet) contrib(p int32, sign int32) {
 
 // setRState changes a follower's state, keeping the tracking load counts right.
 func (f *Fleet) setRState(r int32, st uint8) {
-	old := f.rstate[r]
+	old := f.rp[r].rstate
 	if old == st {
 		return
 	}
-	p := f.rpart[r]
-	if f.produce[p] && f.leader[p] >= 0 && (old == rsTracking || st == rsTracking) {
-		c := f.cls[p]
-		lb := &f.brokers[f.rb[f.rbase[p]+int32(f.leader[p])]]
+	p := f.rp[r].rpart
+	if f.pt[p].produce && f.pt[p].leader >= 0 && (old == rsTracking || st == rsTracking) {
+		c := f.pt[p].cls
+		lb := &f.brokers[f.rp[f.pt[p].rbase+int32(f.pt[p].leader)].rb]
 		d := int32(1)
 		if old == rsTracking {
 			d = -1
 		}
-		f.brokers[f.rb[r]].trackCnt[c] += d
+		f.brokers[f.rp[r].rb].trackCnt[c] += d
 		lb.replCnt[c] += d
 	}
-	f.rstate[r] = st
+	f.putRState(r, st)
+}
+
+// inSync reports whether a replica state is leading or tracking. rsLeader and rsTracking
+// differ only in their lowest bit.
+func inSync(st uint8) bool { return st&^1 == rsLeader }
+
+// putRState stores a replica's state, keeping its broker's out-of-sync count (see OutOfSyncAll)
+// right: a replica counts while its partition has a serving leader and it neither leads nor
+// tracks. freezeAll and startLeader, which take a whole partition out of the count and back,
+// write states directly in between.
+func (f *Fleet) putRState(r int32, st uint8) {
+	if inSync(f.rp[r].rstate) != inSync(st) {
+		if s, p := f.rp[r].rb, f.rp[r].rpart; s >= 0 && f.pt[p].leader >= 0 && !f.pt[p].deleted {
+			if inSync(st) {
+				f.oos[s]--
+			} else {
+				f.oos[s]++
+			}
+		}
+	}
+	f.rp[r].rstate = st
+}
+
+// countOutOfSync adds sign for each replica of p that neither leads nor tracks to its broker's
+// out-of-sync count: the partition enters the count (sign 1, it got a serving leader) or leaves
+// it (-1).
+func (f *Fleet) countOutOfSync(p int32, sign int32) {
+	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
+	for r := base; r < base+n; r++ {
+		if s := f.rp[r].rb; s >= 0 && !inSync(f.rp[r].rstate) {
+			f.oos[s] += sign
+		}
+	}
 }
 
 // freezeAll stops a partition: every replica's log end is frozen where it is now, catching-up
@@ -133,23 +166,26 @@ func (f *Fleet) freezeAll(p int32) float64 {
 	now := f.now()
 	oldL := f.leaderEnd(p, now)
 	f.contrib(p, -1)
-	base, n := f.rbase[p], int32(f.rf[p])
+	if f.pt[p].leader >= 0 && !f.pt[p].deleted {
+		f.countOutOfSync(p, -1) // no serving leader from here on; the states below change uncounted
+	}
+	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
 	for r := base; r < base+n; r++ {
-		switch f.rstate[r] {
+		switch f.rp[r].rstate {
 		case rsLeader, rsTracking:
-			f.leo[r] = f.pos(r, now)
-			if f.rstate[r] == rsTracking {
+			f.rp[r].leo = f.pos(r, now)
+			if f.rp[r].rstate == rsTracking {
 				f.lastCU[r] = now
 			}
 		case rsCatching:
-			f.leo[r] = f.pos(r, now)
+			f.rp[r].leo = f.pos(r, now)
 			f.leaveGroup(r)
 		default:
 			continue
 		}
-		f.rstate[r] = rsStalled
+		f.rp[r].rstate = rsStalled
 	}
-	f.leader[p], f.produce[p], f.leoBase[p], f.servEp[p] = -1, false, oldL, -1
+	f.pt[p].leader, f.pt[p].produce, f.pt[p].leoBase, f.pt[p].servEp = -1, false, oldL, -1
 	return oldL
 }
 
@@ -160,21 +196,21 @@ func (f *Fleet) freezeAll(p int32) float64 {
 func (f *Fleet) takeover(p int32, i int8) {
 	now := f.now()
 	hwOld := f.hw(p, now)
-	hadLeader := f.leader[p] >= 0
+	hadLeader := f.pt[p].leader >= 0
 	if hadLeader {
-		f.lastEp[p] = f.servEp[p]
+		f.pt[p].lastEp = f.pt[p].servEp
 	}
 	oldL := f.freezeAll(p)
 	if i < 0 {
-		f.hwFrozen[p], f.hwVal[p] = true, hwOld
+		f.pt[p].hwFrozen, f.pt[p].hwVal = true, hwOld
 		if hadLeader {
 			f.changed[p] = now
 		}
-		f.alterSt[p] = alNone
+		f.pt[p].alterSt = alNone
 		return
 	}
-	r := f.rbase[p] + int32(i)
-	fn := f.leo[r]
+	r := f.pt[p].rbase + int32(i)
+	fn := f.rp[r].leo
 	var lost float64
 	if fn < oldL {
 		acked := oldL - fn
@@ -190,15 +226,15 @@ func (f *Fleet) takeover(p int32, i int8) {
 	f.startLeader(p, i)
 	if f.p.Acks == AcksAll && hwOld-fn > LossToleranceBytes(hwOld) {
 		if ll, ok := f.lis.(LossListener); ok {
-			ll.AckedRecordsLost(AckedLoss{Partition: p, Topic: f.topicName(p), PartitionID: f.cat.pnum[p],
-				Leader: f.cat.rid[r], LeaderEpoch: f.servEp[p], PrevLeaderEpoch: f.lastEp[p],
+			ll.AckedRecordsLost(AckedLoss{Partition: p, Topic: f.topicName(p), PartitionID: f.cat.parts[p].pnum,
+				Leader: f.cat.rid[r], LeaderEpoch: f.pt[p].servEp, PrevLeaderEpoch: f.pt[p].lastEp,
 				HighWatermark: hwOld, LogEnd: fn, Records: lost}, now)
 		}
 	}
-	if last := f.lastLd[p]; last >= 0 && last != i {
+	if last := f.pt[p].lastLd; last >= 0 && last != i {
 		f.stats.LeaderChanges++
 	}
-	f.lastLd[p] = i
+	f.pt[p].lastLd = i
 }
 
 // LossToleranceBytes is how far below a high watermark of hw bytes a new leader's log may end
@@ -213,26 +249,29 @@ func LossToleranceBytes(hw float64) float64 { return max(1, 1e-12*hw) }
 // makeLeader gives them.
 func (f *Fleet) startLeader(p int32, i int8) {
 	now := f.now()
-	base, n := f.rbase[p], int32(f.rf[p])
+	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
 	r := base + int32(i)
-	fn := f.leo[r]
+	fn := f.rp[r].leo
 	for j := base; j < base+n; j++ {
-		if j != r && f.leo[j] > fn {
-			f.stats.TruncatedBytes += f.leo[j] - fn
-			f.leo[j] = fn
+		if j != r && f.rp[j].leo > fn {
+			f.stats.TruncatedBytes += f.rp[j].leo - fn
+			f.rp[j].leo = fn
 		}
 	}
-	f.leader[p] = i
-	f.rstate[r] = rsLeader
-	f.leoBase[p], f.epochSt[p], f.hwFrozen[p], f.hwVal[p], f.hwFloor[p] = fn, fn, false, fn, 0
-	f.servEp[p] = f.view[r].leaderEpoch
-	f.isrMax[p] = f.view[r].isr | 1<<i
-	f.alterSt[p] = alNone
+	f.pt[p].leader = i
+	f.rp[r].rstate = rsLeader // before the partition enters the out-of-sync count, below
+	f.pt[p].leoBase, f.epochSt[p], f.pt[p].hwFrozen, f.pt[p].hwVal, f.pt[p].hwFloor = fn, fn, false, fn, 0
+	f.pt[p].servEp = f.rp[r].view.leaderEpoch
+	f.pt[p].isrMax = f.rp[r].view.isr | 1<<i
+	f.pt[p].alterSt = alNone
 	f.changed[p] = now
 	for j := int32(0); j < n; j++ {
-		if f.isrMax[p]&(1<<j) != 0 {
+		if f.pt[p].isrMax&(1<<j) != 0 {
 			f.lastCU[base+j] = now
 		}
+	}
+	if !f.pt[p].deleted {
+		f.countOutOfSync(p, 1)
 	}
 	f.contrib(p, 1)
 	f.updateProduce(p)
@@ -243,8 +282,8 @@ func (f *Fleet) startLeader(p int32, i int8) {
 // watermark while the committed ISR is below min(min.insync.replicas, replicas). A change of
 // rate moves catching-up followers to the group of their new rate.
 func (f *Fleet) updateProduce(p int32) {
-	hwNow := f.hwVal[p]
-	if !f.hwFrozen[p] && f.leader[p] >= 0 {
+	hwNow := f.pt[p].hwVal
+	if !f.pt[p].hwFrozen && f.pt[p].leader >= 0 {
 		hwNow = f.hw(p, f.now())
 	}
 	f.updateProduceHW(p, hwNow)
@@ -256,44 +295,44 @@ func (f *Fleet) updateProduce(p int32) {
 func (f *Fleet) updateProduceHW(p int32, hwBefore float64) {
 	now := f.now()
 	want := false
-	if ld := f.leader[p]; ld >= 0 && !f.deleted[p] {
-		lb := &f.brokers[f.rb[f.rbase[p]+int32(ld)]]
+	if ld := f.pt[p].leader; ld >= 0 && !f.pt[p].deleted {
+		lb := &f.brokers[f.rp[f.pt[p].rbase+int32(ld)].rb]
 		isr := bits.OnesCount8(f.committedIsr(p))
 		mi := f.minIsr(p)
-		under := isr < min(mi, int(f.rf[p]))
-		if under && !f.hwFrozen[p] {
-			f.hwVal[p] = hwBefore
-			f.hwFrozen[p] = true
-		} else if !under && f.hwFrozen[p] {
-			f.hwFrozen[p] = false
+		under := isr < min(mi, int(f.pt[p].rf))
+		if under && !f.pt[p].hwFrozen {
+			f.pt[p].hwVal = hwBefore
+			f.pt[p].hwFrozen = true
+		} else if !under && f.pt[p].hwFrozen {
+			f.pt[p].hwFrozen = false
 		}
 		want = lb.active && lb.clientUp && (f.p.Acks == AcksLeader || isr >= mi)
 	}
-	if want == f.produce[p] {
+	if want == f.pt[p].produce {
 		return
 	}
 	// Catching-up followers change rate class: take them out with their backlogs. Tracking
 	// followers keep their log end as a floor: a higher rate would otherwise put them further
 	// behind at once.
-	base, n := f.rbase[p], int32(f.rf[p])
+	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
 	var backlog [8]float64
 	var moving uint8
 	lnow := f.leaderEnd(p, now)
 	for j := int32(0); j < n; j++ {
 		r := base + j
-		if f.rstate[r] == rsTracking {
-			f.leo[r] = f.pos(r, now)
+		if f.rp[r].rstate == rsTracking {
+			f.rp[r].leo = f.pos(r, now)
 		}
-		if f.rstate[r] == rsCatching {
+		if f.rp[r].rstate == rsCatching {
 			backlog[j] = lnow - f.pos(r, now)
 			moving |= 1 << j
 			f.leaveGroup(r)
-			f.rstate[r] = rsStalled
+			f.putRState(r, rsStalled)
 		}
 	}
 	f.contrib(p, -1)
-	f.leoBase[p], f.produce[p] = lnow, want
-	f.volBase[p] = f.vol(int(f.cls[p]), now)
+	f.pt[p].leoBase, f.pt[p].produce = lnow, want
+	f.pt[p].volBase = f.vol(int(f.pt[p].cls), now)
 	f.contrib(p, 1)
 	for j := int32(0); j < n; j++ {
 		if moving&(1<<j) != 0 {
@@ -320,38 +359,38 @@ func (f *Fleet) partitionTouched(p int32) { f.partitionTouchedBy(p, -1) }
 // follower's fetch state already follows from its own view, the serving leader and the links,
 // because every change to those (a takeover, an activation, a link cut) refreshes them all.
 func (f *Fleet) partitionTouchedBy(p int32, slot int) {
-	if f.deleted[p] {
+	if f.pt[p].deleted {
 		return
 	}
-	base, n := f.rbase[p], int32(f.rf[p])
+	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
 	best, bestEpoch := int8(-1), int32(-1)
 	for i := int32(0); i < n; i++ {
 		r := base + i
-		s := f.rb[r]
-		if s < 0 || !f.brokers[s].active || !f.view[r].in {
+		s := f.rp[r].rb
+		if s < 0 || !f.brokers[s].active || !f.rp[r].view.in {
 			continue
 		}
-		if f.view[r].leader == int8(i) && f.view[r].leaderEpoch > bestEpoch {
-			best, bestEpoch = int8(i), f.view[r].leaderEpoch
+		if f.rp[r].view.leader == int8(i) && f.rp[r].view.leaderEpoch > bestEpoch {
+			best, bestEpoch = int8(i), f.rp[r].view.leaderEpoch
 		}
 	}
-	cur := f.leader[p]
+	cur := f.pt[p].leader
 	// The newest epoch served so far: the serving leader's, or while none serves the last
 	// one's (lastEp is read only then, to spare the common path a cache miss). If even the
 	// best candidate is older, none qualifies.
-	if floor := f.servEp[p]; best >= 0 && (bestEpoch < floor || (cur < 0 && bestEpoch < f.lastEp[p])) {
+	if floor := f.pt[p].servEp; best >= 0 && (bestEpoch < floor || (cur < 0 && bestEpoch < f.pt[p].lastEp)) {
 		best = -1
 	}
 	all := slot < 0
 	switch {
-	case best != cur || (best >= 0 && bestEpoch != f.servEp[p]):
+	case best != cur || (best >= 0 && bestEpoch != f.pt[p].servEp):
 		f.takeover(p, best)
 		all = true
 	case best >= 0:
 		f.leaderViewChanged(p)
 	}
 	for i := int32(0); i < n; i++ {
-		if int8(i) != f.leader[p] && (all || int(f.rb[base+i]) == slot) {
+		if int8(i) != f.pt[p].leader && (all || int(f.rp[base+i].rb) == slot) {
 			f.refreshFollower(base + i)
 		}
 	}
@@ -361,20 +400,20 @@ func (f *Fleet) partitionTouchedBy(p int32, slot int) {
 // pending AlterPartition is settled by a newer partition epoch, and the ISR size may change
 // whether it takes writes.
 func (f *Fleet) leaderViewChanged(p int32) {
-	lr := f.rbase[p] + int32(f.leader[p])
+	lr := f.pt[p].rbase + int32(f.pt[p].leader)
 	// The HW before the change only matters if the change takes the ISR below min ISR.
-	hwBefore := f.hwVal[p]
-	if !f.hwFrozen[p] && bits.OnesCount8(f.view[lr].isr) < min(f.minIsr(p), int(f.rf[p])) {
+	hwBefore := f.pt[p].hwVal
+	if !f.pt[p].hwFrozen && bits.OnesCount8(f.rp[lr].view.isr) < min(f.minIsr(p), int(f.pt[p].rf)) {
 		hwBefore = f.hw(p, f.now())
 	}
-	switch f.alterSt[p] {
+	switch f.pt[p].alterSt {
 	case alAwait, alQueued:
-		if f.view[lr].partEpoch > f.alterPE[p] {
-			f.alterSt[p] = alNone
-			f.isrMax[p] = f.view[lr].isr | 1<<f.leader[p]
+		if f.rp[lr].view.partEpoch > f.alterPE[p] {
+			f.pt[p].alterSt = alNone
+			f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
 		}
 	case alNone:
-		f.isrMax[p] = f.view[lr].isr | 1<<f.leader[p]
+		f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
 	}
 	f.updateProduceHW(p, hwBefore)
 	f.maybeExpand(p)
@@ -385,15 +424,15 @@ func (f *Fleet) leaderViewChanged(p int32) {
 // link between them is up. A replica that starts fetching is in sync if its backlog is within
 // one fetch, else it joins its fetch session's catch-up.
 func (f *Fleet) refreshFollower(r int32) {
-	p := f.rpart[r]
-	s := f.rb[r]
-	ld := f.leader[p]
+	p := f.rp[r].rpart
+	s := f.rp[r].rb
+	ld := f.pt[p].leader
 	fetch := false
-	if s >= 0 && f.brokers[s].active && f.view[r].in && ld >= 0 {
-		lr := f.rbase[p] + int32(ld)
-		fetch = f.view[r].leader == ld && f.view[r].leaderEpoch == f.view[lr].leaderEpoch && f.linkUp(int(s), int(f.rb[lr]))
+	if s >= 0 && f.brokers[s].active && f.rp[r].view.in && ld >= 0 {
+		lr := f.pt[p].rbase + int32(ld)
+		fetch = f.rp[r].view.leader == ld && f.rp[r].view.leaderEpoch == f.rp[lr].view.leaderEpoch && f.linkUp(int(s), int(f.rp[lr].rb))
 	}
-	st := f.rstate[r]
+	st := f.rp[r].rstate
 	if !fetch {
 		to := rsStalled
 		if s < 0 || !f.brokers[s].active {
@@ -401,7 +440,7 @@ func (f *Fleet) refreshFollower(r int32) {
 		}
 		if st == rsTracking || st == rsCatching {
 			now := f.now()
-			f.leo[r] = f.pos(r, now)
+			f.rp[r].leo = f.pos(r, now)
 			if st == rsCatching {
 				f.leaveGroup(r)
 			} else {
@@ -411,7 +450,7 @@ func (f *Fleet) refreshFollower(r int32) {
 			f.watchIfIsr(r)
 			return
 		}
-		f.rstate[r] = to
+		f.putRState(r, to)
 		return
 	}
 	if st == rsTracking || st == rsCatching {
@@ -419,7 +458,7 @@ func (f *Fleet) refreshFollower(r int32) {
 	}
 	now := f.now()
 	lnow := f.leaderEnd(p, now)
-	fl := f.leo[r]
+	fl := f.rp[r].leo
 	if ls := f.logStart(p, now); fl < ls {
 		fl = ls
 	}
@@ -427,7 +466,7 @@ func (f *Fleet) refreshFollower(r int32) {
 		f.stats.TruncatedBytes += fl - lnow
 		fl = lnow
 	}
-	f.leo[r] = fl
+	f.rp[r].leo = fl
 	if backlog := lnow - fl; backlog <= f.p.ReplicaFetchMaxBytes {
 		f.setRState(r, rsTracking)
 		f.caughtUp(r)
@@ -441,8 +480,8 @@ func (f *Fleet) refreshFollower(r int32) {
 // considers adding it to the ISR.
 func (f *Fleet) caughtUp(r int32) {
 	f.lastCU[r] = f.now()
-	p := f.rpart[r]
-	if ld := f.leader[p]; ld >= 0 && f.isrMax[p]&(1<<(r-f.rbase[p])) == 0 {
+	p := f.rp[r].rpart
+	if ld := f.pt[p].leader; ld >= 0 && f.pt[p].isrMax&(1<<(r-f.pt[p].rbase)) == 0 {
 		f.maybeExpand(p)
 	}
 }
@@ -487,7 +526,7 @@ func (f *Fleet) deactivate(slot int) {
 	f.sim.Cancel(b.isrTick)
 	b.isrTick = noHandle
 	for _, r := range b.watch {
-		f.watch[r] = false
+		f.rp[r].watch = false
 	}
 	b.watch = b.watch[:0]
 	b.alterQueue, b.alterBatch = b.alterQueue[:0], b.alterBatch[:0]

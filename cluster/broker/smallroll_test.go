@@ -38,12 +38,12 @@ func requireCatalogMatchesImage(t *testing.T, h *harness) {
 		require.True(t, ok)
 		require.Equal(t, int32(p), idx)
 		require.Equal(t, ip.Replicas(), h.f.replicas(idx))
-		require.Equal(t, ip.Leader, h.f.cat.leader[p], "partition %d", p)
-		require.Equal(t, ip.LeaderEpoch, h.f.cat.le[p], "partition %d", p)
-		require.Equal(t, ip.PartitionEpoch, h.f.cat.pe[p], "partition %d", p)
+		require.Equal(t, ip.Leader, h.f.cat.parts[p].leader, "partition %d", p)
+		require.Equal(t, ip.LeaderEpoch, h.f.cat.parts[p].le, "partition %d", p)
+		require.Equal(t, ip.PartitionEpoch, h.f.cat.parts[p].pe, "partition %d", p)
 		isr, ok := h.f.mask(int32(p), ip.Isr())
 		require.True(t, ok)
-		require.Equal(t, isr, h.f.cat.isr[p], "partition %d", p)
+		require.Equal(t, isr, h.f.cat.parts[p].isr, "partition %d", p)
 	}
 	for s, id := range h.ids {
 		reg := im.Broker(id)

@@ -52,7 +52,7 @@ func (f *Fleet) SetClientLink(id int32, up bool) error {
 	}
 	b.clientUp = up
 	for _, p := range f.replicaParts(id) {
-		if ld := f.leader[p]; ld >= 0 && int(f.rb[f.rbase[p]+int32(ld)]) == slot {
+		if ld := f.pt[p].leader; ld >= 0 && int(f.rp[f.pt[p].rbase+int32(ld)].rb) == slot {
 			f.updateProduce(p)
 		}
 	}
@@ -209,23 +209,23 @@ type Path struct {
 func (f *Fleet) PartitionPath(p int32, out *Path) {
 	out.Followers, out.Waiting, out.WaitUntilMs = 0, false, 0
 	out.Leader, out.LeaderChangedAtMs = -1, f.changed[p]
-	if f.deleted[p] {
+	if f.pt[p].deleted {
 		out.Status = PathDeleted
 		return
 	}
-	ld := f.leader[p]
+	ld := f.pt[p].leader
 	if ld < 0 {
 		out.Status = PathNoLeader
 		return
 	}
-	base, n := f.rbase[p], int32(f.rf[p])
-	lb := f.rb[base+int32(ld)]
+	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
+	lb := f.rp[base+int32(ld)].rb
 	out.Leader = int32(lb)
 	if !f.brokers[lb].clientUp {
 		out.Status = PathUnreachable
 		return
 	}
-	if !f.produce[p] {
+	if !f.pt[p].produce {
 		out.Status = PathNotEnoughReplicas
 		return
 	}
@@ -233,11 +233,11 @@ func (f *Fleet) PartitionPath(p int32, out *Path) {
 	period := f.isrPeriod()
 	tick := f.brokers[lb].isrTickAt
 	for i := int32(0); i < n; i++ {
-		if int8(i) == ld || f.isrMax[p]&(1<<i) == 0 {
+		if int8(i) == ld || f.pt[p].isrMax&(1<<i) == 0 {
 			continue
 		}
 		r := base + i
-		if f.rstate[r] != rsTracking {
+		if f.rp[r].rstate != rsTracking {
 			due := f.lastCU[r] + f.p.ReplicaLagTimeMaxMs + 1
 			at := tick
 			if due > at {
@@ -249,10 +249,10 @@ func (f *Fleet) PartitionPath(p int32, out *Path) {
 			out.Waiting = true
 			continue
 		}
-		fb := f.rb[r]
+		fb := f.rp[r].rb
 		out.Follower[out.Followers] = int32(fb)
 		out.HolMs[out.Followers] = 0
-		if s := f.sessionIndex(int(fb), int(lb), int(f.fetcher[p])); f.sessions[s].n > 0 {
+		if s := f.sessionIndex(int(fb), int(lb), int(f.pt[p].fetcher)); f.sessions[s].n > 0 {
 			out.HolMs[out.Followers] = f.cycleMs(s)
 		}
 		out.Followers++
@@ -321,18 +321,18 @@ type PartitionInfo struct {
 
 // Partition returns partition p's state (p is the index in the metadata image).
 func (f *Fleet) Partition(p int32) (PartitionInfo, error) {
-	if p < 0 || int(p) >= len(f.rbase) {
-		return PartitionInfo{}, fmt.Errorf("broker: partition index %d; the image has %d partitions", p, len(f.rbase))
+	if p < 0 || int(p) >= len(f.pt) {
+		return PartitionInfo{}, fmt.Errorf("broker: partition index %d; the image has %d partitions", p, len(f.pt))
 	}
 	now := f.now()
-	info := PartitionInfo{Leader: -1, LeaderEpoch: f.servEp[p], Producing: f.produce[p], LogEnd: f.leaderEnd(p, now),
-		HighWatermark: f.hw(p, now), EpochStart: f.epochSt[p], AlterPending: f.alterSt[p] != alNone,
+	info := PartitionInfo{Leader: -1, LeaderEpoch: f.pt[p].servEp, Producing: f.pt[p].produce, LogEnd: f.leaderEnd(p, now),
+		HighWatermark: f.hw(p, now), EpochStart: f.epochSt[p], AlterPending: f.pt[p].alterSt != alNone,
 		LeaderChangedAtMs: f.changed[p]}
-	if ld := f.leader[p]; ld >= 0 {
-		info.Leader = f.brokers[f.rb[f.rbase[p]+int32(ld)]].id
+	if ld := f.pt[p].leader; ld >= 0 {
+		info.Leader = f.brokers[f.rp[f.pt[p].rbase+int32(ld)].rb].id
 		reps := f.replicas(p)
 		for i := range reps {
-			if f.isrMax[p]&(1<<i) != 0 {
+			if f.pt[p].isrMax&(1<<i) != 0 {
 				info.MaximalIsr = append(info.MaximalIsr, reps[i])
 			}
 		}
@@ -346,10 +346,10 @@ func (f *Fleet) Partition(p int32) (PartitionInfo, error) {
 // a sample allocates nothing. p must be an index of the metadata image.
 func (f *Fleet) Serving(p int32) (leader, leaderEpoch int32, highWatermark float64) {
 	leader = -1
-	if ld := f.leader[p]; ld >= 0 {
-		leader = f.brokers[f.rb[f.rbase[p]+int32(ld)]].id
+	if ld := f.pt[p].leader; ld >= 0 {
+		leader = f.brokers[f.rp[f.pt[p].rbase+int32(ld)].rb].id
 	}
-	return leader, f.servEp[p], f.hw(p, f.now())
+	return leader, f.pt[p].servEp, f.hw(p, f.now())
 }
 
 // Replica returns broker id's replica of partition p.
@@ -358,8 +358,8 @@ func (f *Fleet) Replica(p int32, id int32) (ReplicaInfo, error) {
 	if err != nil {
 		return ReplicaInfo{}, err
 	}
-	if p < 0 || int(p) >= len(f.rbase) {
-		return ReplicaInfo{}, fmt.Errorf("broker: partition index %d; the image has %d partitions", p, len(f.rbase))
+	if p < 0 || int(p) >= len(f.pt) {
+		return ReplicaInfo{}, fmt.Errorf("broker: partition index %d; the image has %d partitions", p, len(f.pt))
 	}
 	r := f.replicaOf(p, slot)
 	if r < 0 {
@@ -367,7 +367,7 @@ func (f *Fleet) Replica(p int32, id int32) (ReplicaInfo, error) {
 	}
 	now := f.now()
 	end := f.pos(r, now)
-	return ReplicaInfo{State: ReplicaState(f.rstate[r]), LogEnd: end, Backlog: f.leaderEnd(p, now) - end,
+	return ReplicaInfo{State: ReplicaState(f.rp[r].rstate), LogEnd: end, Backlog: f.leaderEnd(p, now) - end,
 		LastCaughtUpMs: f.lastCU[r]}, nil
 }
 
@@ -380,10 +380,10 @@ func (f *Fleet) OutOfSync(id int32) int {
 	}
 	n := 0
 	for _, p := range f.replicaParts(id) {
-		if f.deleted[p] || f.leader[p] < 0 {
+		if f.pt[p].deleted || f.pt[p].leader < 0 {
 			continue
 		}
-		if r := f.replicaOf(p, slot); r >= 0 && f.rstate[r] != rsLeader && f.rstate[r] != rsTracking {
+		if r := f.replicaOf(p, slot); r >= 0 && f.rp[r].rstate != rsLeader && f.rp[r].rstate != rsTracking {
 			n++
 		}
 	}
