@@ -36,11 +36,11 @@ dist:
 	$(GO) run build.go
 
 # The js/wasm layer (wasm/worker, wasm/bridge) under Node, with internal/json's js/wasm side
-# (jsonlite) and the parsers that read JSON through it in the wasm (lessons, the scenario
-# format); native `go vet ./...` cannot see js-only files, so they are vetted here too.
+# (jsonlite) and the packages that read JSON through it in the wasm (lessons, the scenario
+# format, the lab); native `go vet ./...` cannot see js-only files, so they are vetted here too.
 wasm-test:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./internal/...
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/... ./internal/... ./lessons/... ./cluster/scenario/...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/... ./internal/... ./lessons/... ./cluster/scenario/... ./lab/...
 
 # The page's hot path: building a frame (10,000 and 100,000 partitions), its JSON part alone
 # (jsonlite against encoding/json) and a minute of cluster time on the default cluster, natively
