@@ -144,9 +144,15 @@ func randomSchedule(seed uint64) (err error) {
 		if c.Err() != nil {
 			return c.Err()
 		}
+		if err := recountOutOfSyncPreferred(c); err != nil {
+			return fmt.Errorf("seed %d step %d: %w", seed, step, err)
+		}
 	}
 	if err := c.RunUntil(now + 120_000); err != nil {
 		return err
+	}
+	if err := recountOutOfSyncPreferred(c); err != nil {
+		return fmt.Errorf("seed %d at the end: %w", seed, err)
 	}
 	// Acknowledged records lost without an unclean election stop the run (check.Durability);
 	// the total here must agree with that.
@@ -156,6 +162,23 @@ func randomSchedule(seed uint64) (err error) {
 	exercised.unclean += sum.UncleanElections
 	if sum.UncleanElections == 0 && sum.AckedRecordsLost >= 0.01 {
 		return fmt.Errorf("seed %d: %.2f acknowledged records lost without an unclean election, and the durability check did not stop the run", seed, sum.AckedRecordsLost)
+	}
+	return nil
+}
+
+// recountOutOfSyncPreferred compares the out-of-sync preferred counts the cluster keeps as
+// records commit with a recount over each broker's imbalanced partitions.
+func recountOutOfSyncPreferred(c *Cluster) error {
+	for _, id := range c.spec.Brokers {
+		n := 0
+		for _, p := range c.view.ImbalancedPreferring(id) {
+			if !c.view.Partitions[p].InIsr(id) {
+				n++
+			}
+		}
+		if got := c.oosPreferred[id]; got != n {
+			return fmt.Errorf("broker %d: %d out-of-sync preferred partitions kept, %d recounted", id, got, n)
+		}
 	}
 	return nil
 }

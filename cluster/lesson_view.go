@@ -14,22 +14,16 @@ type BrokerView struct {
 }
 
 // BrokerNow returns a broker's view now, and false for a broker that is not one of the
-// cluster's. It costs the broker's imbalanced partitions, not the partition count.
+// cluster's. It costs O(1) in the partition count: the counts are kept as records commit.
 func (c *Cluster) BrokerNow(id int32) (BrokerView, bool) {
 	if _, ok := c.fleet.Slot(id); !ok {
 		return BrokerView{}, false
 	}
 	total := c.view.PreferredCount(id)
-	imbalanced := c.view.ImbalancedPreferring(id)
-	oos := 0
-	for _, p := range imbalanced {
-		if !c.view.Partitions[p].InIsr(id) {
-			oos++
-		}
-	}
+	imbalanced := len(c.view.ImbalancedPreferring(id))
 	v := BrokerView{BrokerSample: BrokerSample{ID: id, State: stateName(c.fleet.State(id)), Leaders: c.leaders[id],
-		PreferredTotal: total, PreferredLed: total - len(imbalanced), OutOfSync: c.fleet.OutOfSync(id),
-		OutOfSyncPreferred: oos}}
+		PreferredTotal: total, PreferredLed: total - imbalanced, OutOfSync: c.fleet.OutOfSync(id),
+		OutOfSyncPreferred: c.oosPreferred[id]}}
 	if e := c.ctl.ActiveController(); e != nil {
 		v.Gated = e.Balancer().Gated(id)
 	}

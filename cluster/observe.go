@@ -25,19 +25,11 @@ func (c *Cluster) onWindow(w workload.Window) {
 	c.fleet.OutOfSyncAll(c.outOfSync) // one pass for every broker: per broker it costs a pass each
 	for _, id := range c.spec.Brokers {
 		total := c.view.PreferredCount(id)
-		imbalanced := c.view.ImbalancedPreferring(id)
-		oosPreferred := 0
-		// A broker out of the ISR cannot lead, so its out-of-sync preferred partitions are all
-		// among its imbalanced ones: this costs the imbalance, not the partition count.
-		for _, p := range imbalanced {
-			if !c.view.Partitions[p].InIsr(id) {
-				oosPreferred++
-			}
-		}
+		imbalanced := len(c.view.ImbalancedPreferring(id))
 		slot, _ := c.fleet.Slot(id)
 		bs := BrokerSample{ID: id, State: stateName(c.fleet.State(id)), Leaders: c.leaders[id],
-			PreferredTotal: total, PreferredLed: total - len(imbalanced), OutOfSync: c.outOfSync[slot],
-			OutOfSyncPreferred: oosPreferred}
+			PreferredTotal: total, PreferredLed: total - imbalanced, OutOfSync: c.outOfSync[slot],
+			OutOfSyncPreferred: c.oosPreferred[id]}
 		if engine != nil {
 			bs.Gated = engine.Balancer().Gated(id)
 		}
