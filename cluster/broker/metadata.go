@@ -122,6 +122,7 @@ func (f *Fleet) reserve(entries []metadata.Entry) {
 	growAll(parts, &f.changed)
 	growAll(parts, &f.mark)
 	growAll(reps, &c.rid)
+	growAll(reps, &c.rslot)
 	growAll(reps, &f.rp)
 	growAll(reps, &f.hgen)
 	growAll(reps, &f.lastCU)
@@ -156,7 +157,7 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 		cl = 0 // a Rates bug; keep the model running with the first class
 	}
 	pnum := c.topics[t].count
-	c.parts = append(c.parts, cpart{pnum: pnum, leader: -1})
+	c.parts = append(c.parts, cpart{pnum: pnum, leader: -1, rbase: base, rf: uint8(len(reps))})
 	f.pt = append(f.pt, partState{rbase: base, rf: uint8(len(reps)), cls: uint8(cl), fetcher: f.fetcherOf(t, pnum),
 		topic: t, leader: -1, lastLd: -1, lastEp: -1, servEp: -1, hwFrozen: true, alterSt: alNone})
 	f.epochSt = append(f.epochSt, 0)
@@ -174,6 +175,7 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 			c.replicaOf[s] = append(c.replicaOf[s], idx)
 		}
 		c.rid = append(c.rid, id)
+		c.rslot = append(c.rslot, s)
 		f.rp = append(f.rp, replicaState{rpart: idx, rb: s, rstate: rsDead, grp: -1,
 			view: replicaView{leader: -1, leaderEpoch: -1, partEpoch: -1}})
 		f.hgen = append(f.hgen, 0)
@@ -204,18 +206,19 @@ func (f *Fleet) Prefill() {
 // queuePartition queues a partition's new state for each broker holding a replica of it.
 func (f *Fleet) queuePartition(off int64, idx int32) {
 	c := &f.cat
-	ch := change{off: off, part: idx, kind: chPartition, leader: -1, isr: c.parts[idx].isr,
-		leaderEpoch: c.parts[idx].le, partEpoch: c.parts[idx].pe}
-	for i, id := range f.replicas(idx) {
-		if id == c.parts[idx].leader {
+	cp := &c.parts[idx]
+	ch := change{off: off, part: idx, kind: chPartition, leader: -1, isr: cp.isr,
+		leaderEpoch: cp.le, partEpoch: cp.pe}
+	for i, id := range c.catReplicas(idx) {
+		if id == cp.leader {
 			ch.leader = int8(i)
 		}
 	}
 	// Each broker's copy names its own replica slot, so that applying it need not search the
-	// partition's replicas for the broker again.
-	base, n := f.pt[idx].rbase, int32(f.pt[idx].rf)
+	// partition's replicas for the broker again. The catalog alone says where they are.
+	base, n := cp.rbase, int32(cp.rf)
 	for r := base; r < base+n; r++ {
-		if s := f.rp[r].rb; s >= 0 {
+		if s := c.rslot[r]; s >= 0 {
 			b := &f.brokers[s]
 			ch.rep = r
 			b.queue = append(b.queue, ch)
