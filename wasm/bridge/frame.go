@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"slices"
 	"strings"
@@ -297,20 +298,27 @@ func (e *frameEncoder) encode(s *Session, pageLayout int) (*Frame, []byte) {
 
 // topicConfigsDigest is a digest of every topic's config overrides (name and value text): a
 // change to any of them gives the frame a new layout, so that the page shows the topic's new
-// configs. Topics without overrides, the usual case, cost a length check.
+// configs. Topics without overrides, the usual case, cost a length check and allocate nothing:
+// the hash is made only for the first topic that has some (0 when none has).
 func topicConfigsDigest(view *metadata.Image) uint64 {
-	h := fnv.New64a()
+	var h hash.Hash64
 	for t := range view.Topics {
 		top := &view.Topics[t]
 		names := top.Configs.Names()
 		if len(names) == 0 {
 			continue
 		}
+		if h == nil {
+			h = fnv.New64a()
+		}
 		fmt.Fprintf(h, "%d\x00", t)
 		for _, name := range names {
 			v, _ := top.Configs.Get(name)
 			fmt.Fprintf(h, "%s=%s\x00", name, metadata.ConfigText(v))
 		}
+	}
+	if h == nil {
+		return 0
 	}
 	return h.Sum64()
 }

@@ -43,3 +43,13 @@ func TestTopicConfigChangeSendsANewLayout(t *testing.T) {
 	again := frame(7, next.Partitions.Layout)
 	assert.Equal(t, next.Partitions.Layout, again.Partitions.Layout, "and it stays until the configs change again")
 }
+
+// The digest runs every frame: with no topic overrides, the usual case, it allocates nothing.
+func TestTopicConfigsDigestWithoutOverridesAllocatesNothing(t *testing.T) {
+	b := New(Info{})
+	out, _ := b.Handle([]byte(`{"id":1,"type":"sim.start","body":{"brokers":3,"partitions":6}}`))
+	require.Contains(t, string(out), `"ok":true`)
+	view := b.session.c.View()
+	assert.Zero(t, topicConfigsDigest(view))
+	assert.Zero(t, testing.AllocsPerRun(10, func() { topicConfigsDigest(view) }))
+}
