@@ -92,16 +92,37 @@ type Balancer struct {
 	cursor int32
 	// EscapeHatchCount counts escape-hatch releases (PreferredLeaderElectionEscapeHatchCount).
 	EscapeHatchCount int64
-	scratch          []int32
-	candKeys         []uint32
 	keys             []uint64
+	allKeys          []uint64
 	queues           []queue
 }
 
+// queue is one eligible broker's candidates in a wait-for-sync run.
 type queue struct {
 	broker int32
-	cands  []int32
+	cands  []uint64 // packed keys (IterationKey<<32 | partition), sorted
 	next   int
+	// all holds the packed key (IterationKey<<32 | partition) of every candidate the broker
+	// has, those left out of cands for being flagged ImbQuiet included, to count what the cap
+	// leaves.
+	all []uint64
+	// last is the packed key of the broker's latest election; drained says a turn found
+	// nothing left to elect (in a run that tries every candidate, the turn reads to the end).
+	last    uint64
+	elected bool
+	drained bool
+}
+
+// left is the number of the broker's candidates a run that tried every one would not have
+// reached yet.
+func (q *queue) left() int {
+	switch {
+	case q.drained:
+		return 0
+	case q.elected:
+		return countAbove(q.all, q.last)
+	}
+	return len(q.all)
 }
 
 // New returns a balancer with no broker gated.
@@ -129,16 +150,31 @@ func (b *Balancer) Reset(broker int32) { delete(b.gates, broker) }
 
 // Run performs one electPreferred run at nowMs. active reports whether a broker is registered,
 // unfenced and not shutting down: only active brokers are gated, since no other broker can be
-// elected anyway.
-func (b *Balancer) Run(im *metadata.Image, s Settings, nowMs int64, active func(int32) bool, elect Elector) Run {
+// elected anyway. safe reports whether a broker is an acceptable leader for every replica it
+// holds (active, with every log directory online).
+//
+// elect must be Kafka's PREFERRED election with its LeaderAcceptor, as the controller performs
+// it: the run relies on it writing nothing for a partition flagged metadata.ImbQuiet whose
+// leader is safe. When every broker leading such a partition is safe, the run does not call
+// elect for those partitions at all (during a rolling restart, most imbalanced partitions wait
+// for their preferred replica to rejoin the ISR, run after run); it tries the others in the same
+// order, so it elects the same partitions and reports the same counts as a run that tried all.
+func (b *Balancer) Run(im *metadata.Image, s Settings, nowMs int64, active, safe func(int32) bool, elect Elector) Run {
 	if s.MaxPerRun < 1 {
 		s.MaxPerRun = 1
 	}
 	run := Run{TimeMs: nowMs, MaxPerRun: s.MaxPerRun}
+	skipQuiet := true
+	for _, id := range im.BrokerIDs() {
+		if im.QuietLed(id) > 0 && !safe(id) {
+			skipQuiet = false
+			break
+		}
+	}
 	if s.Algorithm == config.AlgorithmWaitForSync {
-		b.waitForSync(im, s, nowMs, active, elect, &run)
+		b.waitForSync(im, s, nowMs, active, skipQuiet, elect, &run)
 	} else {
-		b.immediate(im, s, elect, &run)
+		b.immediate(im, s, skipQuiet, elect, &run)
 	}
 	run.MoreWork = len(run.Elected) >= s.MaxPerRun
 	return run
@@ -147,28 +183,49 @@ func (b *Balancer) Run(im *metadata.Image, s Settings, nowMs int64, active func(
 // immediate walks every imbalanced partition in Kafka's iteration order until the cap. A run
 // usually stops at the cap long before the end of a large imbalanced set, so the order is
 // produced lazily, from a heap of iteration keys, rather than by sorting the whole set: the
-// partitions examined, and in what order, are exactly those of a full sort.
-func (b *Balancer) immediate(im *metadata.Image, s Settings, elect Elector, run *Run) {
-	keys := b.keys[:0]
+// partitions examined, and in what order, are exactly those of a full sort. With skipQuiet the
+// heap holds only the partitions not flagged ImbQuiet, whose elections are known to write
+// nothing; the candidates left when the cap is reached (DeferredByCap) still count them, from
+// every imbalanced partition's key.
+func (b *Balancer) immediate(im *metadata.Image, s Settings, skipQuiet bool, elect Elector, run *Run) {
+	keys, all := b.keys[:0], b.allKeys[:0]
 	for _, id := range im.BrokerIDs() {
-		ks := im.ImbalancedKeys(id)
+		ks, fs := im.ImbalancedKeys(id), im.ImbalancedFlags(id)
 		for i, p := range im.ImbalancedPreferring(id) {
-			keys = append(keys, uint64(ks[i])<<32|uint64(uint32(p)))
+			k := uint64(ks[i])<<32 | uint64(uint32(p))
+			all = append(all, k)
+			if !skipQuiet || fs[i]&metadata.ImbQuiet == 0 {
+				keys = append(keys, k)
+			}
 		}
 	}
 	heapify(keys)
-	for len(keys) > 0 {
-		if len(run.Elected) >= s.MaxPerRun {
-			run.DeferredByCap = len(keys)
-			break
-		}
+	var last uint64 // the key of the latest election
+	for len(keys) > 0 && len(run.Elected) < s.MaxPerRun {
 		var k uint64
 		k, keys = popMin(keys)
 		if p := int32(uint32(k)); elect(p) {
 			run.Elected = append(run.Elected, p)
+			last = k
 		}
 	}
-	b.keys = keys[:0]
+	if len(run.Elected) >= s.MaxPerRun {
+		// Kafka stops at the top of the loop once the cap is reached: everything after the
+		// election that reached it is left.
+		run.DeferredByCap = countAbove(all, last)
+	}
+	b.keys, b.allKeys = keys[:0], all[:0]
+}
+
+// countAbove counts the keys greater than k.
+func countAbove(keys []uint64, k uint64) int {
+	n := 0
+	for _, x := range keys {
+		if x > k {
+			n++
+		}
+	}
+	return n
 }
 
 // heapify makes h a binary min-heap.
@@ -207,28 +264,32 @@ func siftDown(h []uint64, i int) {
 }
 
 // waitForSync evaluates each broker's gate, then elects round-robin across the eligible ones.
-func (b *Balancer) waitForSync(im *metadata.Image, s Settings, nowMs int64, active func(int32) bool, elect Elector, run *Run) {
-	cands := b.scratch[:0]
-	keys := b.candKeys[:0] // the iteration key of each candidate, at the same position
+// The gate reads each partition's ImbPrefInIsr flag, not the partition; with skipQuiet the
+// queues leave out the partitions flagged ImbQuiet (see Run).
+func (b *Balancer) waitForSync(im *metadata.Image, s Settings, nowMs int64, active func(int32) bool, skipQuiet bool, elect Elector, run *Run) {
+	// Each candidate is its packed key, IterationKey<<32 | partition: sorting plain integers
+	// orders the partitions as Kafka's hash set iterates them without reaching into the image
+	// (scattered over a large array) at every comparison.
+	cands := b.keys[:0]
+	all := b.allKeys[:0]
 	b.queues = b.queues[:0]
 	seen := map[int32]bool{}
 	for _, id := range im.BrokerIDs() {
-		list, ks := im.ImbalancedPreferring(id), im.ImbalancedKeys(id)
+		list, ks, fs := im.ImbalancedPreferring(id), im.ImbalancedKeys(id), im.ImbalancedFlags(id)
 		if len(list) == 0 {
 			continue
 		}
 		seen[id] = true
-		start := len(cands)
+		start, allStart := len(cands), len(all)
+		onlyInSync := false
 		if !active(id) {
 			// An inactive preferred replica cannot be elected; its leaderless partitions may
 			// still get another leader from this PREFERRED pass, as in Kafka.
 			delete(b.gates, id)
-			cands = append(cands, list...)
-			keys = append(keys, ks...)
 		} else {
 			oos := 0
-			for _, p := range list {
-				if !im.Partitions[p].InIsr(id) {
+			for _, f := range fs {
+				if f&metadata.ImbPrefInIsr == 0 {
 					oos++
 				}
 			}
@@ -237,22 +298,27 @@ func (b *Balancer) waitForSync(im *metadata.Image, s Settings, nowMs int64, acti
 				denom = im.PreferredCount(id)
 			}
 			over := int64(oos)*100 > s.ThresholdPercent*int64(denom)
-			eligible, onlyInSync := b.evaluate(id, over, s, nowMs, run)
+			var eligible bool
+			eligible, onlyInSync = b.evaluate(id, over, s, nowMs, run)
 			if !eligible {
 				run.GatedBrokers = append(run.GatedBrokers, id)
 				run.OutOfSync = append(run.OutOfSync, BrokerCount{Broker: id, Count: oos})
 				run.SkippedByGate += len(list) - oos
 				continue
 			}
-			for i, p := range list {
-				if !onlyInSync || im.Partitions[p].InIsr(id) {
-					cands = append(cands, p)
-					keys = append(keys, ks[i])
-				}
+		}
+		for i, p := range list {
+			if onlyInSync && fs[i]&metadata.ImbPrefInIsr == 0 {
+				continue
+			}
+			k := uint64(ks[i])<<32 | uint64(uint32(p))
+			all = append(all, k)
+			if !skipQuiet || fs[i]&metadata.ImbQuiet == 0 {
+				cands = append(cands, k)
 			}
 		}
-		b.sortByKeys(cands[start:], keys[start:])
-		b.queues = append(b.queues, queue{broker: id, cands: cands[start:len(cands):len(cands)]})
+		slices.Sort(cands[start:])
+		b.queues = append(b.queues, queue{broker: id, cands: cands[start:len(cands):len(cands)], all: all[allStart:len(all):len(all)]})
 	}
 	// Brokers with nothing left to balance start afresh next time.
 	for id := range b.gates {
@@ -260,7 +326,7 @@ func (b *Balancer) waitForSync(im *metadata.Image, s Settings, nowMs int64, acti
 			delete(b.gates, id)
 		}
 	}
-	b.scratch, b.candKeys = cands, keys
+	b.keys, b.allKeys = cands, all
 	b.roundRobin(s.MaxPerRun, elect, run)
 }
 
@@ -322,40 +388,29 @@ func (b *Balancer) roundRobin(maxPerRun int, elect Elector, run *Run) {
 		for k := 0; k < len(qs); k++ {
 			q := &qs[(first+k)%len(qs)]
 			if len(run.Elected) >= maxPerRun {
-				for _, r := range qs {
-					run.DeferredByCap += len(r.cands) - r.next
+				for i := range qs {
+					run.DeferredByCap += qs[i].left()
 				}
 				return
 			}
+			found := false
 			for q.next < len(q.cands) {
-				p := q.cands[q.next]
+				k := q.cands[q.next]
 				q.next++
-				if elect(p) {
+				if p := int32(uint32(k)); elect(p) {
 					run.Elected = append(run.Elected, p)
-					progressed = true
+					progressed, found = true, true
+					q.last, q.elected = k, true
 					b.cursor = q.broker + 1
 					break
 				}
+			}
+			if !found {
+				q.drained = true
 			}
 		}
 		if !progressed {
 			return
 		}
 	}
-}
-
-// sortByKeys orders partitions as Kafka's hash set iterates them, given each one's
-// IterationKey at the same position. Each key is packed with its partition index, so the
-// sort compares plain integers instead of reaching into the image (scattered over a large
-// array) at every comparison.
-func (b *Balancer) sortByKeys(ps []int32, iter []uint32) {
-	keys := b.keys[:0]
-	for i, p := range ps {
-		keys = append(keys, uint64(iter[i])<<32|uint64(uint32(p)))
-	}
-	slices.Sort(keys)
-	for i, k := range keys {
-		ps[i] = int32(uint32(k))
-	}
-	b.keys = keys
 }

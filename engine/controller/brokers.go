@@ -34,6 +34,13 @@ func (c *Controller) isActive(id int32) bool {
 	return b != nil && b.Registered && !b.Fenced && !b.InControlledShutdown
 }
 
+// safeLeader reports whether the LeaderAcceptor of a PREFERRED election (changeBuilder.acceptable
+// with no broker to add or remove) accepts broker id for every partition it holds: it is active
+// and none of its log directories is offline.
+func (c *Controller) safeLeader(id int32) bool {
+	return c.isActive(id) && c.image.DirsOnline(id)
+}
+
 // RegisterRequest is a BrokerRegistrationRequest.
 type RegisterRequest struct {
 	BrokerID      int32

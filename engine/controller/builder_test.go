@@ -1,11 +1,14 @@
 package controller
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
 )
 
@@ -87,4 +90,72 @@ func TestBuilderIsrExpandAboveMinIsrClearsElrAndLastKnownElr(t *testing.T) {
 	assert.Equal(t, []int32{1, 2, 3}, res.record.Isr)
 	assert.Equal(t, []int32{}, res.record.Elr)
 	assert.Equal(t, []int32{}, res.record.LastKnownElr)
+}
+
+// TestQuietPartitionsElectNothingUnderASafeLeader is the property the balancer's skip rests on
+// (balance.Balancer.Run): a PREFERRED election on an imbalanced partition flagged
+// metadata.ImbQuiet writes nothing while its leader is a safe leader, whatever the states of
+// the other brokers (fenced, shutting down, a directory offline), the ELR feature and
+// min.insync.replicas. Partitions in random states are built through records.
+func TestQuietPartitionsElectNothingUnderASafeLeader(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	quiet, unsafeWrites := 0, 0
+	for round := 0; round < 12; round++ {
+		var vals config.Values
+		require.NoError(t, vals.Set(config.BrokerSessionTimeoutMs, int64(1<<31-1), config.Cluster))
+		require.NoError(t, vals.Set(config.MinInsyncReplicas, int64(1+round%3), config.Cluster))
+		c := New(uint64(round), vals)
+		recs := []metadata.Record{&metadata.FeatureLevelRecord{Name: config.EligibleLeaderReplicasVersion, FeatureLevel: int16(round / 6)}}
+		for id := int32(0); id < 6; id++ {
+			recs = append(recs, &metadata.RegisterBrokerRecord{BrokerID: id, IncarnationID: fmt.Sprint(id), BrokerEpoch: int64(id),
+				LogDirs: []string{"a", "b"}, Fenced: id == 3, InControlledShutdown: id == 4})
+		}
+		// Broker 5's directory b is offline: its replicas there cannot lead.
+		recs = append(recs, &metadata.BrokerRegistrationChangeRecord{BrokerID: 5, BrokerEpoch: 5, LogDirs: []string{"a"}})
+		id := c.NewTopicID()
+		recs = append(recs, &metadata.TopicRecord{Name: "t", TopicID: id})
+		subset := func(reps []int32, in int) []int32 {
+			out := []int32{}
+			for _, r := range reps {
+				if rng.IntN(10) < in {
+					out = append(out, r)
+				}
+			}
+			return out
+		}
+		for p := 0; p < 1000; p++ {
+			perm := rng.Perm(6)
+			reps := []int32{int32(perm[0]), int32(perm[1]), int32(perm[2])}[:1+rng.IntN(3)]
+			isr := subset(reps, 6)
+			leader := append(isr, reps[len(reps)-1], metadata.NoLeader)[rng.IntN(len(isr)+2)]
+			elr, lke := []int32{}, []int32{}
+			if rng.IntN(3) == 0 {
+				elr, lke = subset(reps, 3), subset(reps, 2)
+			}
+			recs = append(recs, &metadata.PartitionRecord{Topic: "t", TopicID: id, PartitionID: int32(p), Replicas: reps,
+				Isr: isr, Leader: leader, Elr: elr, LastKnownElr: lke})
+		}
+		require.NoError(t, c.Bootstrap(recs))
+		im := c.Image()
+		for _, b := range im.BrokerIDs() {
+			flags := im.ImbalancedFlags(b)
+			for i, idx := range im.ImbalancedPreferring(b) {
+				if flags[i]&metadata.ImbQuiet == 0 {
+					continue
+				}
+				bld := c.newBuilder(idx, ElectionPreferred)
+				res := bld.build()
+				if !c.safeLeader(im.Partitions[idx].Leader) {
+					if res.changed {
+						unsafeWrites++
+					}
+					continue
+				}
+				quiet++
+				require.False(t, res.changed, "round %d: partition %d writes %+v", round, idx, res.record)
+			}
+		}
+	}
+	require.Greater(t, quiet, 500)
+	require.Positive(t, unsafeWrites, "an unsafe leader does make quiet partitions write")
 }

@@ -271,7 +271,7 @@ func (c *Controller) afterWrite(nowMs int64) {
 // electPreferred is the electPreferred task: one run of the configured policy.
 func (c *Controller) electPreferred(nowMs int64) taskResult {
 	s := balance.SettingsFrom(c.levels(nil)...)
-	run := c.balancer.Run(c.image, s, nowMs, c.isActive, func(p int32) bool {
+	run := c.balancer.Run(c.image, s, nowMs, c.isActive, c.safeLeader, func(p int32) bool {
 		return c.electPartition(p, ElectionPreferred) == nil
 	})
 	run.Leaders = make([]int32, len(run.Elected))

@@ -43,8 +43,38 @@ type Broker struct {
 	// imbKeys holds the IterationKey of each partition in imbalanced, at the same position:
 	// computed when a partition joins the set (its registration is at hand then), so that the
 	// preferred-leader pass orders the set without reaching into the partitions again.
-	imbKeys   []uint32
+	imbKeys []uint32
+	// imbFlags holds the ImbalancedFlags of each partition in imbalanced, at the same position,
+	// so that the preferred-leader pass can tell which partitions it must examine without
+	// reading them.
+	imbFlags  []uint8
 	preferred int32 // partitions whose preferred replica is this broker
+	// quietLed counts the imbalanced partitions flagged ImbQuiet whose leader is this broker:
+	// their PREFERRED elections are no-ops only while this broker is an acceptable leader.
+	quietLed int32
+}
+
+// The flags of an imbalanced partition (ImbalancedFlags), from its own registration alone.
+const (
+	// ImbPrefInIsr: the preferred replica is in the ISR.
+	ImbPrefInIsr uint8 = 1 << iota
+	// ImbQuiet: the leader is in the ISR, the preferred replica is not, and the ELR and
+	// LastKnownElr are empty. Kafka's PREFERRED election on such a partition then writes no
+	// record as long as the leader is an acceptable leader for it: the preferred replica is not
+	// a valid leader whatever its broker's state, the current leader is kept, and no ISR, ELR or
+	// LastKnownElr target differs from the current lists.
+	ImbQuiet
+)
+
+// imbalancedFlags computes a partition's ImbalancedFlags.
+func imbalancedFlags(p *Partition) uint8 {
+	if p.InIsr(p.replicas[0]) {
+		return ImbPrefInIsr
+	}
+	if p.Leader >= 0 && p.elr.n == 0 && p.lke.n == 0 && p.InIsr(p.Leader) {
+		return ImbQuiet
+	}
+	return 0
 }
 
 // Image is the metadata state built by replaying the log.
@@ -250,6 +280,40 @@ func (im *Image) ImbalancedKeys(id int32) []uint32 {
 	return nil
 }
 
+// ImbalancedFlags returns the flags (ImbPrefInIsr, ImbQuiet) of each partition
+// ImbalancedPreferring returns, at the same positions (aliases the image).
+func (im *Image) ImbalancedFlags(id int32) []uint8 {
+	if b := im.Broker(id); b != nil {
+		return b.imbFlags
+	}
+	return nil
+}
+
+// QuietLed is the number of imbalanced partitions flagged ImbQuiet whose leader is broker id.
+// While it is 0 for every broker that is not an acceptable leader for all of its replicas, a
+// PREFERRED election on any partition flagged ImbQuiet writes nothing.
+func (im *Image) QuietLed(id int32) int {
+	if b := im.Broker(id); b != nil {
+		return int(b.quietLed)
+	}
+	return 0
+}
+
+// DirsOnline reports whether every log directory broker id registered is still online, so that
+// each of its replicas is in an online directory.
+func (im *Image) DirsOnline(id int32) bool {
+	b := im.Broker(id)
+	if b == nil {
+		return true
+	}
+	for _, dir := range b.RegisteredDirs {
+		if !slices.Contains(b.LogDirs, dir) {
+			return false
+		}
+	}
+	return true
+}
+
 // PreferredCount is the number of partitions whose preferred replica is broker id.
 func (im *Image) PreferredCount(id int32) int {
 	if b := im.Broker(id); b != nil {
@@ -390,7 +454,7 @@ func (im *Image) replayPartition(off int64, r *PartitionRecord) error {
 		br.replicaOf = append(br.replicaOf, idx)
 	}
 	im.slot(r.Replicas[0]).preferred++
-	im.updateIndexes(idx)
+	im.updateIndexes(idx, NoLeader)
 	return nil
 }
 
@@ -422,30 +486,50 @@ func (im *Image) replayPartitionChange(off int64, r *PartitionChangeRecord) erro
 	if r.LeaderRecoveryState != NoRecoveryChange {
 		next.Recovery = r.LeaderRecoveryState
 	}
-	// The sets follow the leader only: a change that leaves the partition as imbalanced and as
-	// leaderless as it was (an ISR change, most records of a rolling restart) leaves them as they
+	// The sets follow the leader, and an imbalanced partition's flags: a change that leaves the
+	// partition as imbalanced and as leaderless as it was, with the same flags (an ISR change
+	// outside the preferred replica, most records of a rolling restart), leaves them as they
 	// are, and skipping them saves two cache misses per record.
 	moved := next.HasPreferredLeader() != p.HasPreferredLeader() || (next.Leader == NoLeader) != (p.Leader == NoLeader)
+	if !moved && !next.HasPreferredLeader() {
+		was := imbalancedFlags(p)
+		moved = was != imbalancedFlags(&next) || (was&ImbQuiet != 0 && next.Leader != p.Leader)
+	}
+	oldLeader := p.Leader
 	*p = next
 	if moved {
-		im.updateIndexes(idx)
+		im.updateIndexes(idx, oldLeader)
 	}
 	return nil
 }
 
-// updateIndexes keeps the imbalanced and leaderless sets in step with a partition, as Kafka
-// does at the end of every partition replay.
-func (im *Image) updateIndexes(idx int32) {
+// updateIndexes keeps the imbalanced and leaderless sets, and the imbalanced partitions' flags,
+// in step with a partition, as Kafka does at the end of every partition replay. oldLeader is the
+// partition's leader before the change (any value for a new partition).
+func (im *Image) updateIndexes(idx int32, oldLeader int32) {
 	p := &im.Partitions[idx]
 	pref := im.Broker(p.Preferred())
+	pos := im.imbPos[idx]
+	if pos >= 0 && pref.imbFlags[pos]&ImbQuiet != 0 {
+		im.Broker(oldLeader).quietLed--
+	}
 	if p.HasPreferredLeader() {
-		if pos := im.imbPos[idx]; pos >= 0 {
+		if pos >= 0 {
 			removeImbalanced(pref, im.imbPos, pos)
 		}
-	} else if im.imbPos[idx] < 0 {
-		im.imbPos[idx] = int32(len(pref.imbalanced))
-		pref.imbalanced = append(pref.imbalanced, idx)
-		pref.imbKeys = append(pref.imbKeys, im.IterationKey(idx))
+	} else {
+		f := imbalancedFlags(p)
+		if pos >= 0 {
+			pref.imbFlags[pos] = f
+		} else {
+			im.imbPos[idx] = int32(len(pref.imbalanced))
+			pref.imbalanced = append(pref.imbalanced, idx)
+			pref.imbKeys = append(pref.imbKeys, im.IterationKey(idx))
+			pref.imbFlags = append(pref.imbFlags, f)
+		}
+		if f&ImbQuiet != 0 {
+			im.Broker(p.Leader).quietLed++
+		}
 	}
 	if p.Leader == NoLeader {
 		if im.noLeaderPos[idx] < 0 {
@@ -469,11 +553,14 @@ func removeAt(set *[]int32, posOf []int32, pos int32) {
 	*set = s[:len(s)-1]
 }
 
-// removeImbalanced is removeAt for a broker's imbalanced set, moving the keys alike.
+// removeImbalanced is removeAt for a broker's imbalanced set, moving the keys and flags alike.
+// The caller settles quietLed.
 func removeImbalanced(b *Broker, posOf []int32, pos int32) {
 	last := len(b.imbKeys) - 1
 	b.imbKeys[pos] = b.imbKeys[last]
 	b.imbKeys = b.imbKeys[:last]
+	b.imbFlags[pos] = b.imbFlags[last]
+	b.imbFlags = b.imbFlags[:last]
 	removeAt(&b.imbalanced, posOf, pos)
 }
 
@@ -486,7 +573,11 @@ func (im *Image) removeTopic(off int64, r *RemoveTopicRecord) error {
 	for idx := top.First; idx < top.First+top.Count; idx++ {
 		p := &im.Partitions[idx]
 		if pos := im.imbPos[idx]; pos >= 0 {
-			removeImbalanced(im.Broker(p.Preferred()), im.imbPos, pos)
+			pref := im.Broker(p.Preferred())
+			if pref.imbFlags[pos]&ImbQuiet != 0 {
+				im.Broker(p.Leader).quietLed--
+			}
+			removeImbalanced(pref, im.imbPos, pos)
 		}
 		if pos := im.noLeaderPos[idx]; pos >= 0 {
 			removeAt(&im.noLeader, im.noLeaderPos, pos)
@@ -516,6 +607,10 @@ func (im *Image) clearElr(r *ClearElrRecord) {
 		if p.elr.n > 0 || p.lke.n > 0 {
 			p.elr.n, p.lke.n = 0, 0
 			p.PartitionEpoch++
+			// The flags of an imbalanced partition read the ELR and LastKnownElr.
+			if pos := im.imbPos[idx]; pos >= 0 && im.Broker(p.Preferred()).imbFlags[pos] != imbalancedFlags(p) {
+				im.updateIndexes(idx, p.Leader)
+			}
 		}
 	}
 	for t := range im.Topics {

@@ -138,3 +138,84 @@ func TestIndexesMatchABruteForceCount(t *testing.T) {
 		}
 	}
 }
+
+// TestImbalancedFlagsMatchARecount replays random leader, ISR, ELR and LastKnownElr changes,
+// ClearElrRecords and a topic deletion, and checks after each record that every imbalanced
+// partition's kept flags are those its registration gives, and that each broker's QuietLed
+// counts the quiet partitions it leads.
+func TestImbalancedFlagsMatchARecount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	im := NewImage()
+	off := int64(0)
+	replay := func(r Record) {
+		require.NoError(t, im.Replay(Entry{off, r}))
+		off++
+	}
+	subset := func(reps []int32) []int32 {
+		out := []int32{}
+		for _, r := range reps {
+			if rng.IntN(2) == 0 {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	for topic := 0; topic < 3; topic++ {
+		name, id := string(rune('a'+topic)), string(rune('A'+topic))
+		replay(&TopicRecord{Name: name, TopicID: id})
+		for p := 0; p < 40; p++ {
+			reps := []int32{int32(p % 5), int32((p + 1) % 5), int32((p + 2) % 5)}
+			replay(&PartitionRecord{TopicID: id, Topic: name, PartitionID: int32(p), Replicas: reps, Isr: subset(reps),
+				Leader: append(reps, NoLeader)[rng.IntN(4)], Elr: subset(reps), LastKnownElr: subset(reps[:1])})
+		}
+	}
+	quiet := 0
+	for step := 0; step < 3000; step++ {
+		switch {
+		case step == 1500:
+			replay(&RemoveTopicRecord{Topic: "b", TopicID: "B"})
+		case step%250 == 0:
+			replay(&ClearElrRecord{TopicID: []string{"", "A", "C"}[rng.IntN(3)]})
+		default:
+			topic := []string{"a", "b", "c"}[rng.IntN(3)]
+			if _, ok := im.TopicByName(topic); !ok {
+				continue
+			}
+			idx, _ := im.PartitionIndex(topic, int32(rng.IntN(40)))
+			p := &im.Partitions[idx]
+			change := NewPartitionChange(topic, im.Topics[p.Topic].ID, p.ID)
+			switch rng.IntN(4) {
+			case 0:
+				change.Isr = subset(p.Replicas())
+			case 1:
+				change.Elr = subset(p.Replicas())
+				change.LastKnownElr = subset(p.Replicas()[:1])
+			default:
+				change.Leader = append(p.Replicas(), NoLeader)[rng.IntN(4)]
+			}
+			replay(&change)
+		}
+
+		led := map[int32]int{}
+		for _, b := range im.BrokerIDs() {
+			flags := im.ImbalancedFlags(b)
+			require.Len(t, flags, len(im.ImbalancedPreferring(b)))
+			for i, idx := range im.ImbalancedPreferring(b) {
+				p := &im.Partitions[idx]
+				want := uint8(0)
+				if p.InIsr(b) {
+					want = ImbPrefInIsr
+				} else if p.Leader >= 0 && p.InIsr(p.Leader) && p.ElrLen() == 0 && p.LastKnownElrLen() == 0 {
+					want = ImbQuiet
+					led[p.Leader]++
+					quiet++
+				}
+				require.Equal(t, want, flags[i], "step %d: partition %d", step, idx)
+			}
+		}
+		for _, b := range im.BrokerIDs() {
+			require.Equal(t, led[b], im.QuietLed(b), "step %d: broker %d", step, b)
+		}
+	}
+	require.Greater(t, quiet, 3000, "the changes make partitions quiet often")
+}

@@ -27,6 +27,7 @@ func (im *Image) Clone() *Image {
 		b.replicaOf = slices.Clone(b.replicaOf)
 		b.imbalanced = slices.Clone(b.imbalanced)
 		b.imbKeys = slices.Clone(b.imbKeys)
+		b.imbFlags = slices.Clone(b.imbFlags)
 	}
 	c.slotOf = maps.Clone(im.slotOf)
 	c.denseSlot = slices.Clone(im.denseSlot)
