@@ -1,0 +1,260 @@
+// Package wasmstrip makes a Go js/wasm program smaller to download, without changing what it
+// does. Repack rewrites its data section into a few long segments instead of the tens of
+// thousands Go's linker writes, which compress far better (see minGap). StripLines also takes
+// out the parts of the runtime's function table that only tracebacks read: the file and line
+// tables and the inlining tables.
+//
+// Why: KRaft Lab's wasm programs must stay within 1,000,000 bytes brotli-compressed (issue 4),
+// and about a fifth of that was the pclntab, the table the Go runtime keeps for every function.
+// Its pc-to-line and pc-to-file tables and its inline trees, which say which source line and
+// which inlined call each instruction belongs to, alone came to about 130 KB compressed of
+// kraftlab.wasm. Go's linker has no flag to leave them out (-s -w drop only the symbol table
+// and DWARF), because native programs need them for runtime.Caller and for panics.
+//
+// What the runtime does without them: a pc-value table at offset 0 is, as runtime._func's doc
+// comment says, no table, and a funcdata offset of ^0 no funcdata, so the runtime looks them up
+// and finds nothing: a traceback names every function on the stack but prints "?:0" for its
+// file and line, and an inlined call is reported as part of the function it was inlined into;
+// runtime.Caller and runtime.CallersFrames report the same, and runtime.Callers' skip counts
+// physical frames (runtime.Callers is itself inlined into its caller, so Callers(1) starts one
+// frame higher than in the unstripped program). Nothing else reads these tables:
+// stack unwinding and growth, garbage collection, defer and recover use the pc-to-SP table, the
+// stack maps and the other funcdata, which stay as they were (and are checked to be
+// byte-identical afterwards). A run in the playground replays exactly in the native CLI, where
+// a crash has its full traceback.
+//
+// StripLines refuses, with an error, any module whose table it does not recognise (another
+// magic, pointer size or moduledata layout): a build with a Go release that changed them fails
+// instead of shipping a broken program.
+package wasmstrip
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+)
+
+// Stats is what StripLines took out.
+type Stats struct {
+	// Funcs is the number of functions in the runtime's table.
+	Funcs int
+	// LineTables, FileTables and InlineTables are the bytes of the pc-to-line, pc-to-file and
+	// pc-to-inlined-call tables cleared; InlineTrees those of the inline trees themselves and
+	// InlineNames those of the names only inline trees used; FileNames the file-name table and
+	// its index.
+	LineTables, FileTables, InlineTables, InlineTrees, InlineNames, FileNames int
+	// Before and After are the module's sizes in bytes.
+	Before, After int
+}
+
+// Cleared is the number of bytes of the runtime's table that StripLines set to zero.
+func (s Stats) Cleared() int {
+	return s.LineTables + s.FileTables + s.InlineTables + s.InlineTrees + s.InlineNames + s.FileNames
+}
+
+// The kinds of pc-value table StripLines clears.
+const (
+	kindLine = iota
+	kindFile
+	kindInline
+)
+
+// Repack returns wasm, a WebAssembly module, with its data section rewritten into as few
+// segments as minGap allows: the same initial memory, and every other section as it was. It
+// makes a Go program's compressed size about 7 % smaller (see minGap).
+func Repack(wasm []byte) ([]byte, error) {
+	m, err := parseModule(wasm)
+	if err != nil {
+		return nil, err
+	}
+	return m.encode(), nil
+}
+
+// StripLines returns wasm, a Go js/wasm program, without its line, file and inlining tables,
+// and what it took out, repacked as Repack does. wasm itself is not changed.
+func StripLines(wasm []byte) ([]byte, Stats, error) {
+	m, err := parseModule(slices.Clone(wasm))
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	t, err := findPclntab(m)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	fs, err := t.funcs()
+	if err != nil {
+		return nil, Stats{}, fmt.Errorf("the Go function table: %w", err)
+	}
+	st := Stats{Funcs: len(fs), Before: len(wasm)}
+
+	// Sort every table and funcdata the functions refer to into those that stay and those
+	// that go. One table can serve several functions (the linker stores each distinct table
+	// once), so a table goes only if no remaining reference needs it.
+	keepTab := map[uint32]bool{}
+	dropTab := map[uint32]int{}
+	keepData := map[uint32]bool{}
+	keepName := map[uint32]bool{}
+	type tree struct{ off, entries uint32 }
+	var trees []tree
+	for _, f := range fs {
+		mem := t.mem
+		keepName[binary.LittleEndian.Uint32(mem[f.at+fnNameOff:])] = true
+		if o := binary.LittleEndian.Uint32(mem[f.at+fnPcsp:]); o != 0 {
+			keepTab[o] = true
+		}
+		if o := binary.LittleEndian.Uint32(mem[f.at+fnPcfile:]); o != 0 {
+			dropTab[o] = kindFile
+		}
+		if o := binary.LittleEndian.Uint32(mem[f.at+fnPcln:]); o != 0 {
+			dropTab[o] = kindLine
+		}
+		for i, o := range f.pcdata {
+			switch {
+			case o == 0:
+			case i == pcdataInlTreeIndex:
+				dropTab[o] = kindInline
+			default:
+				keepTab[o] = true
+			}
+		}
+		for i, o := range f.funcdata {
+			switch {
+			case o == noFuncdata:
+			case i == funcdataInlTree:
+				// The tree has an entry for every index its pc-to-inlined-call table holds
+				// (a parent call is found through its own pc, so it has an index there too).
+				if len(f.pcdata) > pcdataInlTreeIndex && f.pcdata[pcdataInlTreeIndex] != 0 {
+					vals, _, err := t.table(f.pcdata[pcdataInlTreeIndex])
+					if err != nil {
+						return nil, Stats{}, err
+					}
+					if top := slices.Max(vals); top >= 0 {
+						trees = append(trees, tree{off: o, entries: uint32(top) + 1})
+					}
+				}
+			default:
+				keepData[o] = true
+			}
+		}
+	}
+	before, err := t.tableBytes(keepTab)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+
+	// The names of inlined calls, read before their trees are cleared.
+	inlineNames := map[uint32]bool{}
+	keptData := retainedSorted(keepData)
+	var clearTrees []tree
+	for _, tr := range trees {
+		start := t.gofunc + int(tr.off)
+		end := start + int(tr.entries)*inlinedCallLen
+		if end > len(t.mem) {
+			return nil, Stats{}, fmt.Errorf("an inline tree at gofunc offset %d runs past the data", tr.off)
+		}
+		// A tree that some remaining funcdata starts inside of would mean this package
+		// misreads its size: leave such a tree as it is.
+		if i, _ := slices.BinarySearch(keptData, tr.off); i < len(keptData) && keptData[i] < tr.off+tr.entries*inlinedCallLen {
+			continue
+		}
+		for e := range int(tr.entries) {
+			inlineNames[binary.LittleEndian.Uint32(t.mem[start+e*inlinedCallLen+4:])] = true
+		}
+		clearTrees = append(clearTrees, tr)
+	}
+
+	// Point every function at no table, then clear what nothing points at any more.
+	for _, f := range fs {
+		binary.LittleEndian.PutUint32(t.mem[f.at+fnPcfile:], 0)
+		binary.LittleEndian.PutUint32(t.mem[f.at+fnPcln:], 0)
+		if len(f.pcdata) > pcdataInlTreeIndex {
+			binary.LittleEndian.PutUint32(t.mem[f.at+funcSize+4*pcdataInlTreeIndex:], 0)
+		}
+		if len(f.funcdata) > funcdataInlTree {
+			binary.LittleEndian.PutUint32(t.mem[f.at+funcSize+4*(len(f.pcdata)+funcdataInlTree):], noFuncdata)
+		}
+	}
+	for _, o := range retainedSortedInts(dropTab) {
+		if keepTab[o] {
+			continue
+		}
+		_, end, err := t.table(o)
+		if err != nil {
+			return nil, Stats{}, err
+		}
+		start := t.pctab[0] + int(o)
+		switch dropTab[o] {
+		case kindLine:
+			st.LineTables += end - start
+		case kindFile:
+			st.FileTables += end - start
+		case kindInline:
+			st.InlineTables += end - start
+		}
+		zero(t.mem, start, end)
+	}
+	for _, tr := range clearTrees {
+		start := t.gofunc + int(tr.off)
+		n := int(tr.entries) * inlinedCallLen
+		zero(t.mem, start, start+n)
+		st.InlineTrees += n
+	}
+	keptNames := retainedSorted(keepName)
+	for _, off := range retainedSorted(inlineNames) {
+		start := t.funcname[0] + int(off)
+		end := start
+		for end < t.funcname[1] && t.mem[end] != 0 {
+			end++
+		}
+		if keepName[off] || end == t.funcname[1] {
+			continue
+		}
+		// Leave a name that a function's own name lies inside of.
+		if i, _ := slices.BinarySearch(keptNames, off); i < len(keptNames) && t.funcname[0]+int(keptNames[i]) <= end {
+			continue
+		}
+		zero(t.mem, start, end)
+		st.InlineNames += end - start
+	}
+	// Only the pc-to-file tables led to the file names.
+	zero(t.mem, t.cutab[0], t.cutab[1])
+	zero(t.mem, t.filetab[0], t.filetab[1])
+	st.FileNames = t.cutab[1] - t.cutab[0] + t.filetab[1] - t.filetab[0]
+
+	after, err := t.tableBytes(keepTab)
+	if err != nil {
+		return nil, Stats{}, fmt.Errorf("after stripping: %w", err)
+	}
+	for o, v := range before {
+		if !bytes.Equal(v, after[o]) {
+			return nil, Stats{}, fmt.Errorf("the pc-value table at pctab offset %d changed: this package misreads the table layout", o)
+		}
+	}
+	out := m.encode()
+	st.After = len(out)
+	return out, st, nil
+}
+
+// tableBytes returns a copy of the bytes of every table in offs, as each decodes.
+func (t *pclntab) tableBytes(offs map[uint32]bool) (map[uint32][]byte, error) {
+	out := make(map[uint32][]byte, len(offs))
+	for o := range offs {
+		_, end, err := t.table(o)
+		if err != nil {
+			return nil, err
+		}
+		out[o] = slices.Clone(t.mem[t.pctab[0]+int(o) : end])
+	}
+	return out, nil
+}
+
+// retainedSortedInts returns the map's keys in ascending order.
+func retainedSortedInts(m map[uint32]int) []uint32 {
+	out := make([]uint32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
