@@ -5,6 +5,7 @@
 //	go run build.go                 # dist/, with .gz and .br copies
 //	go run build.go -out /tmp/site -version v0.1.0
 //	go run build.go -brotli=false   # quicker: brotli at its best quality takes seconds
+//	go run build.go -lines          # keep the wasm's line tables: tracebacks with file:line
 //
 // It prints the size of every asset, raw and compressed. Serve the result with
 // `go run ./web/cmd/serve` (or `make run`), or from any static host.
@@ -25,11 +26,12 @@ func main() {
 	version := flag.String("version", "dev", "version stamped into the wasm and the page")
 	gz := flag.Bool("gzip", true, "write .gz copies")
 	br := flag.Bool("brotli", true, "write .br copies")
+	lines := flag.Bool("lines", false, "keep the wasm programs' file, line and inlining tables (tracebacks with file:line; about 130 KB more each, brotli)")
 	quiet := flag.Bool("q", false, "print nothing but errors")
 	flag.Parse()
 
 	start := time.Now()
-	opts := build.Options{Out: *out, Version: *version, Gzip: *gz, Brotli: *br}
+	opts := build.Options{Out: *out, Version: *version, Gzip: *gz, Brotli: *br, KeepLines: *lines}
 	if !*quiet {
 		opts.Log = os.Stderr
 	}

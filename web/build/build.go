@@ -30,6 +30,7 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/evanw/esbuild/pkg/api"
 
+	"github.com/kraftlab/kraftlab/internal/wasmstrip"
 	"github.com/kraftlab/kraftlab/lessons"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 	"github.com/kraftlab/kraftlab/web"
@@ -76,6 +77,10 @@ type Options struct {
 	// "go" from PATH. Both must come from the same toolchain: wasm_exec.js is tied to the Go
 	// release that compiled the binary.
 	Go string
+	// KeepLines leaves the wasm programs' file, line and inlining tables in, so that a panic's
+	// traceback in the browser has file:line. By default they are stripped (see
+	// internal/wasmstrip: about 130 KB of each program, brotli-compressed).
+	KeepLines bool
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
 }
@@ -139,7 +144,7 @@ func Build(ctx context.Context, o Options) ([]Asset, error) {
 		name string
 		f    func() error
 	}{
-		{"wasm", func() error { return buildWasm(ctx, o.Go, root, out, o.Version) }},
+		{"wasm", func() error { return buildWasm(ctx, o.Go, root, out, o.Version, !o.KeepLines, logf) }},
 		{"wasm_exec", func() (err error) { wasmExec, err = WasmExec(ctx, o.Go, root); return err }},
 		{"bundle", func() error { return bundle(root, out, wasmExec) }},
 		{"html", func() error { return renderHTML(ctx, out, o.Version) }},
@@ -218,7 +223,9 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 // only ~2%, but there is no reason to ship symbol tables; -trimpath keeps local paths out of
 // the binary and its panics; WasmGCFlags trade inlining for size where speed does not matter.
 // The course goes in compiled here, from the lessons as they are now (see compiledCourse).
-func buildWasm(ctx context.Context, goCmd, root, out, version string) error {
+// Each program is then repacked, and stripped of its line tables unless strip is false (see
+// shrinkWasm).
+func buildWasm(ctx context.Context, goCmd, root, out, version string, strip bool, logf func(string, ...any)) error {
 	tmp, err := os.MkdirTemp(out, ".wasm-")
 	if err != nil {
 		return err
@@ -238,11 +245,33 @@ func buildWasm(ctx context.Context, goCmd, root, out, version string) error {
 		return err
 	}
 	for _, p := range Programs {
-		if err := os.Rename(filepath.Join(tmp, path.Base(p.Package)), filepath.Join(out, p.File)); err != nil {
-			return err
+		if err := shrinkWasm(filepath.Join(tmp, path.Base(p.Package)), filepath.Join(out, p.File), strip, logf); err != nil {
+			return fmt.Errorf("%s: %w", p.File, err)
 		}
 	}
 	return nil
+}
+
+// shrinkWasm writes the program at from to to, smaller to download and the same to run: its
+// data section repacked into a few segments, and unless strip is false its file, line and
+// inlining tables taken out (internal/wasmstrip has the why and what a traceback then shows).
+// A program wasmstrip does not recognise fails the build rather than ship unstripped.
+func shrinkWasm(from, to string, strip bool, logf func(string, ...any)) error {
+	raw, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	var small []byte
+	if strip {
+		var st wasmstrip.Stats
+		if small, st, err = wasmstrip.StripLines(raw); err != nil {
+			return fmt.Errorf("stripping line tables (go run build.go -lines builds without): %w", err)
+		}
+		logf("%-10s %s: %d functions, %d bytes of line, file and inlining tables cleared", "strip", filepath.Base(to), st.Funcs, st.Cleared())
+	} else if small, err = wasmstrip.Repack(raw); err != nil {
+		return err
+	}
+	return os.WriteFile(to, small, 0o644)
 }
 
 // compiledCourse compiles the course natively (lessons.EncodeCourse of lessons.Course) into

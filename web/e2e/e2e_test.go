@@ -42,18 +42,20 @@ const (
 	threshold = config.WaitForSyncThresholdPercent
 )
 
-// sizeLimits are hard stops (bytes) for what the build writes. Where the issue's budget is met
-// the limit is the budget; where it is not, the limit is a tripwire at the size measured when
-// the limit was set plus 3 %, against sudden growth, and the README's size rows ("The
-// playground", Speed table: "kraftlab.wasm / lab.wasm" and "Site, one page load") say the
-// budget is unmet. Raw and gzip are checked on every run; brotli only when the site was built
-// with it (KRAFTLAB_E2E_BROTLI=1: brotli at its best quality costs tens of seconds). A site
-// from KRAFTLAB_E2E_DIST is not measured.
+// sizeLimits are hard stops (bytes) for what the build writes. Brotli, the issue's budget, is
+// met everywhere, so the limit is the budget (a size over it would get a tripwire at the size
+// measured plus 3 %, and the README's size rows would say the budget is unmet); raw and gzip,
+// which have no budget, have a tripwire against sudden growth. The raw sizes are larger than the
+// linker writes because build.go keeps short runs of zeros inside the wasm's data segments,
+// which the compressed sizes do not see (internal/wasmstrip). Raw and gzip are checked on every
+// run; brotli only when the site was built with it (KRAFTLAB_E2E_BROTLI=1, as make test sets:
+// brotli at its best quality costs tens of seconds). A site from KRAFTLAB_E2E_DIST is not
+// measured.
 var sizeLimits = map[string]struct{ raw, gzip, brotli int64 }{
-	"kraftlab.wasm":   {raw: grown(6_311_237), gzip: grown(1_658_231), brotli: tripwire(1_200_949, wasmBudgetBrotli)},
-	"lab.wasm":        {raw: grown(5_731_805), gzip: grown(1_517_175), brotli: tripwire(1_098_559, wasmBudgetBrotli)},
-	"load index.html": {raw: grown(6_511_642), gzip: grown(1_731_152), brotli: tripwire(1_264_954, pageBudgetBrotli)},
-	"load lab.html":   {raw: grown(5_882_846), gzip: grown(1_572_890), brotli: tripwire(1_147_813, pageBudgetBrotli)},
+	"kraftlab.wasm":   {raw: grown(6_400_011), gzip: grown(1_252_621), brotli: tripwire(907_167, wasmBudgetBrotli)},
+	"lab.wasm":        {raw: grown(6_155_912), gzip: grown(1_203_272), brotli: tripwire(869_148, wasmBudgetBrotli)},
+	"load index.html": {raw: grown(6_617_152), gzip: grown(1_331_592), brotli: tripwire(976_442, pageBudgetBrotli)},
+	"load lab.html":   {raw: grown(6_312_436), gzip: grown(1_261_087), brotli: tripwire(920_298, pageBudgetBrotli)},
 }
 
 // grown is a measured size plus 3 %.
