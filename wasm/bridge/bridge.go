@@ -24,6 +24,19 @@ import (
 	"github.com/kraftlab/kraftlab/internal/json"
 )
 
+// panicDetail is a panic's stack for the crash report. The site's wasm ships without line
+// tables (internal/wasmstrip), so its frames read "?:0": the report then says how to get them.
+func panicDetail(stack []byte) string {
+	if bytes.Contains(stack, []byte("\t?:0")) {
+		return string(stack) + strippedLinesNote
+	}
+	return string(stack)
+}
+
+// strippedLinesNote ends the stack of a panic in a wasm without line tables.
+const strippedLinesNote = "(file:line are stripped from the site's wasm. The page link holds the run: export it and replay it with " +
+	"`kraftlab run`, natively, for the full traceback, or build the site with `go run build.go -lines`.)\n"
+
 // ProtocolVersion is bumped whenever a message changes incompatibly, so that a page served
 // from a cache never talks to a newer worker without noticing. Version 2 added the sim.*
 // messages and replies with a binary attachment (the frame's per-partition arrays); version 3
@@ -209,7 +222,7 @@ func (b *Bridge) dispatch(msg []byte, req *Request) (reply Reply, data []byte) {
 	defer func() {
 		if p := recover(); p != nil {
 			reply = failed(*req, &Error{Code: CodeInternal,
-				Message: fmt.Sprintf("%s handler panicked: %v", req.Type, p), Detail: string(debug.Stack())})
+				Message: fmt.Sprintf("%s handler panicked: %v", req.Type, p), Detail: panicDetail(debug.Stack())})
 			data = nil
 		}
 	}()

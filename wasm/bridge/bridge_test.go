@@ -115,6 +115,9 @@ func TestPanicsAndErrorsBecomeReplies(t *testing.T) {
 	assert.Equal(t, CodeInternal, r.Error.Code)
 	assert.Contains(t, r.Error.Message, "test.panic handler panicked: assignment to entry in nil map")
 	assert.Contains(t, r.Error.Detail, "bridge_test.go", "the stack names the panicking line")
+	assert.NotContains(t, r.Error.Detail, strippedLinesNote, "a stack with lines needs no note")
+	stripped := "goroutine 1 [running]:\nmain.crash()\n\t?:0 +0x2\n"
+	assert.Equal(t, stripped+strippedLinesNote, panicDetail([]byte(stripped)), "a stack without lines says how to get them")
 
 	r, _ = call(t, b, `{"id":2,"type":"test.error"}`)
 	assert.Equal(t, &Error{Code: CodeFailed, Message: "plain failure"}, r.Error)
