@@ -1,3 +1,8 @@
+// The tests build a wasm program and run it under Node, so they run natively only (make
+// wasm-test runs ./internal/... compiled to wasm, where there is no go command to call).
+
+//go:build !(js && wasm)
+
 package wasmstrip
 
 import (
