@@ -23,7 +23,12 @@ import (
 // progWasm builds testdata/prog for js/wasm once per test binary, as build.go builds the site's
 // programs (with inlining, so that it has inline trees to strip).
 var progWasm = sync.OnceValues(func() ([]byte, error) {
-	out := filepath.Join(os.TempDir(), "wasmstrip-prog.wasm")
+	dir, err := os.MkdirTemp("", "wasmstrip-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "prog.wasm")
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./testdata/prog")
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {
