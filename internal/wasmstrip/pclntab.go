@@ -151,7 +151,7 @@ func readPclntab(m *module, hdr int) (*pclntab, error) {
 		// The functab is the start of the pclntable, with one entry per function and an end
 		// entry; the cutab's length is counted in uint32s.
 		t.cutab[1] = t.cutab[0] + 4*(t.cutab[1]-t.cutab[0])
-		if ftab[0] != t.pcln[0] || (ftab[1]-ftab[0]) != int(nfunc)+1 || t.cutab[1] > len(mem) {
+		if ftab[0] != t.pcln[0] || (ftab[1]-ftab[0]) != int(nfunc)+1 || t.pcln[0]+8*(int(nfunc)+1) > t.pcln[1] || t.cutab[1] > len(mem) {
 			continue
 		}
 		gofunc, end := u64(md+mdGofunc), u64(md+mdEpclntab)

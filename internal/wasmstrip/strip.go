@@ -86,143 +86,35 @@ func StripLines(wasm []byte) ([]byte, Stats, error) {
 	if err != nil {
 		return nil, Stats{}, fmt.Errorf("the Go function table: %w", err)
 	}
-	st := Stats{Funcs: len(fs), Before: len(wasm)}
-
-	// Sort every table and funcdata the functions refer to into those that stay and those
-	// that go. One table can serve several functions (the linker stores each distinct table
-	// once), so a table goes only if no remaining reference needs it.
-	keepTab := map[uint32]bool{}
-	dropTab := map[uint32]int{}
-	keepData := map[uint32]bool{}
-	keepName := map[uint32]bool{}
-	type tree struct{ off, entries uint32 }
-	var trees []tree
-	for _, f := range fs {
-		mem := t.mem
-		keepName[binary.LittleEndian.Uint32(mem[f.at+fnNameOff:])] = true
-		if o := binary.LittleEndian.Uint32(mem[f.at+fnPcsp:]); o != 0 {
-			keepTab[o] = true
-		}
-		if o := binary.LittleEndian.Uint32(mem[f.at+fnPcfile:]); o != 0 {
-			dropTab[o] = kindFile
-		}
-		if o := binary.LittleEndian.Uint32(mem[f.at+fnPcln:]); o != 0 {
-			dropTab[o] = kindLine
-		}
-		for i, o := range f.pcdata {
-			switch {
-			case o == 0:
-			case i == pcdataInlTreeIndex:
-				dropTab[o] = kindInline
-			default:
-				keepTab[o] = true
-			}
-		}
-		for i, o := range f.funcdata {
-			switch {
-			case o == noFuncdata:
-			case i == funcdataInlTree:
-				// The tree has an entry for every index its pc-to-inlined-call table holds
-				// (a parent call is found through its own pc, so it has an index there too).
-				if len(f.pcdata) > pcdataInlTreeIndex && f.pcdata[pcdataInlTreeIndex] != 0 {
-					vals, _, err := t.table(f.pcdata[pcdataInlTreeIndex])
-					if err != nil {
-						return nil, Stats{}, err
-					}
-					if top := slices.Max(vals); top >= 0 {
-						trees = append(trees, tree{off: o, entries: uint32(top) + 1})
-					}
-				}
-			default:
-				keepData[o] = true
-			}
-		}
-	}
-	before, err := t.tableBytes(keepTab)
+	r, err := collectRefs(t, fs)
 	if err != nil {
 		return nil, Stats{}, err
 	}
-
-	// The names of inlined calls, read before their trees are cleared.
-	inlineNames := map[uint32]bool{}
-	keptData := retainedSorted(keepData)
-	var clearTrees []tree
+	before, err := t.tableBytes(r.keepTab)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	trees, names := r.clearableTrees(t)
+	st := Stats{Funcs: len(fs), Before: len(wasm)}
+	pointAtNoTables(t, fs)
+	if err := r.clearTables(t, &st); err != nil {
+		return nil, Stats{}, err
+	}
 	for _, tr := range trees {
-		start := t.gofunc + int(tr.off)
-		end := start + int(tr.entries)*inlinedCallLen
-		if end > len(t.mem) {
-			return nil, Stats{}, fmt.Errorf("an inline tree at gofunc offset %d runs past the data", tr.off)
-		}
-		// A tree that some remaining funcdata starts inside of would mean this package
-		// misreads its size: leave such a tree as it is.
-		if i, _ := slices.BinarySearch(keptData, tr.off); i < len(keptData) && keptData[i] < tr.off+tr.entries*inlinedCallLen {
-			continue
-		}
-		for e := range int(tr.entries) {
-			inlineNames[binary.LittleEndian.Uint32(t.mem[start+e*inlinedCallLen+4:])] = true
-		}
-		clearTrees = append(clearTrees, tr)
-	}
-
-	// Point every function at no table, then clear what nothing points at any more.
-	for _, f := range fs {
-		binary.LittleEndian.PutUint32(t.mem[f.at+fnPcfile:], 0)
-		binary.LittleEndian.PutUint32(t.mem[f.at+fnPcln:], 0)
-		if len(f.pcdata) > pcdataInlTreeIndex {
-			binary.LittleEndian.PutUint32(t.mem[f.at+funcSize+4*pcdataInlTreeIndex:], 0)
-		}
-		if len(f.funcdata) > funcdataInlTree {
-			binary.LittleEndian.PutUint32(t.mem[f.at+funcSize+4*(len(f.pcdata)+funcdataInlTree):], noFuncdata)
-		}
-	}
-	for _, o := range retainedSortedInts(dropTab) {
-		if keepTab[o] {
-			continue
-		}
-		_, end, err := t.table(o)
-		if err != nil {
-			return nil, Stats{}, err
-		}
-		start := t.pctab[0] + int(o)
-		switch dropTab[o] {
-		case kindLine:
-			st.LineTables += end - start
-		case kindFile:
-			st.FileTables += end - start
-		case kindInline:
-			st.InlineTables += end - start
-		}
-		zero(t.mem, start, end)
-	}
-	for _, tr := range clearTrees {
 		start := t.gofunc + int(tr.off)
 		n := int(tr.entries) * inlinedCallLen
 		zero(t.mem, start, start+n)
 		st.InlineTrees += n
 	}
-	keptNames := retainedSorted(keepName)
-	for _, off := range retainedSorted(inlineNames) {
-		start := t.funcname[0] + int(off)
-		end := start
-		for end < t.funcname[1] && t.mem[end] != 0 {
-			end++
-		}
-		if keepName[off] || end == t.funcname[1] {
-			continue
-		}
-		// Leave a name that a function's own name lies inside of.
-		if i, _ := slices.BinarySearch(keptNames, off); i < len(keptNames) && t.funcname[0]+int(keptNames[i]) <= end {
-			continue
-		}
-		zero(t.mem, start, end)
-		st.InlineNames += end - start
+	if st.InlineNames, err = r.clearNames(t, names); err != nil {
+		return nil, Stats{}, err
 	}
 	// Only the pc-to-file tables led to the file names.
 	zero(t.mem, t.cutab[0], t.cutab[1])
 	zero(t.mem, t.filetab[0], t.filetab[1])
 	st.FileNames = t.cutab[1] - t.cutab[0] + t.filetab[1] - t.filetab[0]
 
-	after, err := t.tableBytes(keepTab)
+	after, err := t.tableBytes(r.keepTab)
 	if err != nil {
 		return nil, Stats{}, fmt.Errorf("after stripping: %w", err)
 	}
@@ -234,6 +126,156 @@ func StripLines(wasm []byte) ([]byte, Stats, error) {
 	out := m.encode()
 	st.After = len(out)
 	return out, st, nil
+}
+
+// refs sorts every table and funcdata the functions refer to into those that stay and those
+// that go. One table can serve several functions (the linker stores each distinct table once),
+// so a table goes only if no remaining reference needs it.
+type refs struct {
+	keepTab  map[uint32]bool // pctab offsets of the tables that stay
+	dropTab  map[uint32]int  // pctab offsets of the tables that go, with their kind
+	keepData map[uint32]bool // gofunc offsets of the funcdata that stay
+	keepName map[uint32]bool // funcnametab offsets of the functions' own names
+	trees    []tree
+}
+
+// tree is an inline tree: its gofunc offset and its number of inlinedCall entries.
+type tree struct{ off, entries uint32 }
+
+// collectRefs reads every function's references.
+func collectRefs(t *pclntab, fs []fn) (*refs, error) {
+	r := &refs{keepTab: map[uint32]bool{}, dropTab: map[uint32]int{}, keepData: map[uint32]bool{}, keepName: map[uint32]bool{}}
+	u32 := func(at int) uint32 { return binary.LittleEndian.Uint32(t.mem[at:]) }
+	for _, f := range fs {
+		r.keepName[u32(f.at+fnNameOff)] = true
+		if o := u32(f.at + fnPcsp); o != 0 {
+			r.keepTab[o] = true
+		}
+		if o := u32(f.at + fnPcfile); o != 0 {
+			r.dropTab[o] = kindFile
+		}
+		if o := u32(f.at + fnPcln); o != 0 {
+			r.dropTab[o] = kindLine
+		}
+		for i, o := range f.pcdata {
+			switch {
+			case o == 0:
+			case i == pcdataInlTreeIndex:
+				r.dropTab[o] = kindInline
+			default:
+				r.keepTab[o] = true
+			}
+		}
+		for i, o := range f.funcdata {
+			switch {
+			case o == noFuncdata:
+			case i == funcdataInlTree:
+				// The tree has an entry for every index its pc-to-inlined-call table holds (a
+				// parent call is found through its own pc, so it has an index there too).
+				if len(f.pcdata) > pcdataInlTreeIndex && f.pcdata[pcdataInlTreeIndex] != 0 {
+					vals, _, err := t.table(f.pcdata[pcdataInlTreeIndex])
+					if err != nil {
+						return nil, err
+					}
+					if top := slices.Max(vals); top >= 0 {
+						r.trees = append(r.trees, tree{off: o, entries: uint32(top) + 1})
+					}
+				}
+			default:
+				r.keepData[o] = true
+			}
+		}
+	}
+	return r, nil
+}
+
+// clearableTrees returns the inline trees that can be cleared and the names their calls use,
+// read before they are cleared. A tree that some remaining funcdata starts inside of would
+// mean this package misreads its size: such a tree is left as it is.
+func (r *refs) clearableTrees(t *pclntab) ([]tree, map[uint32]bool) {
+	names := map[uint32]bool{}
+	kept := retainedSorted(r.keepData)
+	var out []tree
+	for _, tr := range r.trees {
+		start := t.gofunc + int(tr.off)
+		end := start + int(tr.entries)*inlinedCallLen
+		if end > len(t.mem) {
+			continue
+		}
+		if i, _ := slices.BinarySearch(kept, tr.off); i < len(kept) && kept[i] < tr.off+tr.entries*inlinedCallLen {
+			continue
+		}
+		for e := range int(tr.entries) {
+			names[binary.LittleEndian.Uint32(t.mem[start+e*inlinedCallLen+4:])] = true
+		}
+		out = append(out, tr)
+	}
+	return out, names
+}
+
+// pointAtNoTables gives every function no pc-to-file, pc-to-line or pc-to-inlined-call table
+// and no inline tree.
+func pointAtNoTables(t *pclntab, fs []fn) {
+	for _, f := range fs {
+		binary.LittleEndian.PutUint32(t.mem[f.at+fnPcfile:], 0)
+		binary.LittleEndian.PutUint32(t.mem[f.at+fnPcln:], 0)
+		if len(f.pcdata) > pcdataInlTreeIndex {
+			binary.LittleEndian.PutUint32(t.mem[f.at+funcSize+4*pcdataInlTreeIndex:], 0)
+		}
+		if len(f.funcdata) > funcdataInlTree {
+			binary.LittleEndian.PutUint32(t.mem[f.at+funcSize+4*(len(f.pcdata)+funcdataInlTree):], noFuncdata)
+		}
+	}
+}
+
+// clearTables clears the tables that go and no remaining reference needs, counting them in st.
+func (r *refs) clearTables(t *pclntab, st *Stats) error {
+	for _, o := range retainedSortedInts(r.dropTab) {
+		if r.keepTab[o] {
+			continue
+		}
+		_, end, err := t.table(o)
+		if err != nil {
+			return err
+		}
+		start := t.pctab[0] + int(o)
+		switch r.dropTab[o] {
+		case kindLine:
+			st.LineTables += end - start
+		case kindFile:
+			st.FileTables += end - start
+		case kindInline:
+			st.InlineTables += end - start
+		}
+		zero(t.mem, start, end)
+	}
+	return nil
+}
+
+// clearNames clears the names that only inline trees used and returns how many bytes that
+// was. A name inside of which a function's own name starts is left as it is.
+func (r *refs) clearNames(t *pclntab, names map[uint32]bool) (int, error) {
+	kept := retainedSorted(r.keepName)
+	cleared := 0
+	for _, off := range retainedSorted(names) {
+		if int(off) >= t.funcname[1]-t.funcname[0] {
+			return 0, fmt.Errorf("an inline tree names offset %d, past the function name table", off)
+		}
+		start := t.funcname[0] + int(off)
+		end := start
+		for end < t.funcname[1] && t.mem[end] != 0 {
+			end++
+		}
+		if r.keepName[off] || end == t.funcname[1] {
+			continue
+		}
+		if i, _ := slices.BinarySearch(kept, off); i < len(kept) && t.funcname[0]+int(kept[i]) <= end {
+			continue
+		}
+		zero(t.mem, start, end)
+		cleared += end - start
+	}
+	return cleared, nil
 }
 
 // tableBytes returns a copy of the bytes of every table in offs, as each decodes.
