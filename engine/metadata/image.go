@@ -454,7 +454,7 @@ func (im *Image) replayPartition(off int64, r *PartitionRecord) error {
 		br.replicaOf = append(br.replicaOf, idx)
 	}
 	im.slot(r.Replicas[0]).preferred++
-	im.updateIndexes(idx, NoLeader)
+	im.updateIndexes(idx, NoLeaderChange)
 	return nil
 }
 
@@ -505,7 +505,9 @@ func (im *Image) replayPartitionChange(off int64, r *PartitionChangeRecord) erro
 
 // updateIndexes keeps the imbalanced and leaderless sets, and the imbalanced partitions' flags,
 // in step with a partition, as Kafka does at the end of every partition replay. oldLeader is the
-// partition's leader before the change (any value for a new partition).
+// partition's leader before the change, or NoLeaderChange for a new partition: the leaderless
+// set changes only when the partition gains or loses its leader, so no other change reads its
+// position there (a cache miss).
 func (im *Image) updateIndexes(idx int32, oldLeader int32) {
 	p := &im.Partitions[idx]
 	pref := im.Broker(p.Preferred())
@@ -531,13 +533,11 @@ func (im *Image) updateIndexes(idx int32, oldLeader int32) {
 			im.Broker(p.Leader).quietLed++
 		}
 	}
-	if p.Leader == NoLeader {
-		if im.noLeaderPos[idx] < 0 {
-			im.noLeaderPos[idx] = int32(len(im.noLeader))
-			im.noLeader = append(im.noLeader, idx)
-		}
-	} else if pos := im.noLeaderPos[idx]; pos >= 0 {
-		removeAt(&im.noLeader, im.noLeaderPos, pos)
+	if p.Leader == NoLeader && oldLeader != NoLeader {
+		im.noLeaderPos[idx] = int32(len(im.noLeader))
+		im.noLeader = append(im.noLeader, idx)
+	} else if p.Leader != NoLeader && oldLeader == NoLeader {
+		removeAt(&im.noLeader, im.noLeaderPos, im.noLeaderPos[idx])
 	}
 }
 
