@@ -28,7 +28,8 @@ func (l *Log) Append(r Record) Entry {
 	return e
 }
 
-// Since returns the entries from offset (inclusive) to the end. The slice aliases the log.
+// Since returns the entries from offset (inclusive) to the end. The slice aliases the log: it
+// is valid until the next Append, DropBefore or TruncateTo.
 func (l *Log) Since(offset int64) []Entry {
 	i := offset - l.start
 	if i < 0 {
@@ -46,10 +47,22 @@ func (l *Log) DropBefore(offset int64) error {
 		return fmt.Errorf("metadata log: cannot drop before offset %d: the log holds [%d, %d)", offset, l.start, l.NextOffset())
 	}
 	n := offset - l.start
-	l.entries = append([]Entry(nil), l.entries[n:]...)
+	if cap(l.entries) <= reuseEntries {
+		// The active controller drops everything it has shipped every few hundred records:
+		// keep the array, so the next appends do not grow a new one from nothing each time.
+		kept := copy(l.entries, l.entries[n:])
+		clear(l.entries[kept:]) // the records dropped are garbage now
+		l.entries = l.entries[:kept]
+	} else {
+		// A large log (a bootstrap's) is not kept for good.
+		l.entries = append([]Entry(nil), l.entries[n:]...)
+	}
 	l.start = offset
 	return nil
 }
+
+// reuseEntries is the largest capacity DropBefore keeps for the entries that follow.
+const reuseEntries = 4096
 
 // TruncateTo removes the entries at and above offset, as a controller does when it loses
 // leadership and reverts to its last committed offset.

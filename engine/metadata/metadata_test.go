@@ -57,6 +57,31 @@ func TestLogOffsetsSnapshotsAndTruncation(t *testing.T) {
 	assert.Error(t, l.DropBefore(7), "past the end")
 }
 
+// TestLogDropsInChunksAndKeepsOrder: dropping what was shipped, as the active controller does
+// every few hundred records, keeps the entries after it (reusing the array when it is small,
+// copying when it is large) and the offsets running on.
+func TestLogDropsInChunksAndKeepsOrder(t *testing.T) {
+	var l Log
+	recs := map[int64]Record{}
+	for i := int64(0); i < 3*reuseEntries; i++ {
+		r := &NoOpRecord{}
+		recs[i] = r
+		require.Equal(t, i, l.Append(r).Offset)
+		if i%300 == 299 || i == 2*reuseEntries {
+			require.NoError(t, l.DropBefore(i-7))
+		}
+		if i%37 != 0 {
+			continue
+		}
+		es := l.Since(0)
+		require.Equal(t, l.StartOffset(), es[0].Offset)
+		require.Equal(t, i+1, l.NextOffset())
+		for _, e := range es {
+			require.Same(t, recs[e.Offset], e.Record, "offset %d", e.Offset)
+		}
+	}
+}
+
 func TestReplayRejectsInconsistentRecords(t *testing.T) {
 	im := NewImage()
 	require.NoError(t, im.Replay(Entry{0, &TopicRecord{Name: "t", TopicID: "a"}}))
