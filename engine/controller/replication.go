@@ -217,7 +217,7 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest, nowMs int64) erro
 		election = ElectionUnclean
 	}
 	bld := c.newBuilder(idx, election)
-	bld.targetIsr = slices.Clone(req.NewIsr)
+	bld.targetIsr = req.NewIsr // only read: a record written gets its own copy
 	bld.recovery = req.LeaderRecoveryState
 	c.write(bld.build())
 	return nil
