@@ -52,6 +52,7 @@ type Broker struct {
 	// quietLed counts the imbalanced partitions flagged ImbQuiet whose leader is this broker:
 	// their PREFERRED elections are no-ops only while this broker is an acceptable leader.
 	quietLed int32
+	leads    int32 // partitions this broker leads (as one of their replicas)
 }
 
 // The flags of an imbalanced partition (ImbalancedFlags), from its own registration alone.
@@ -314,6 +315,23 @@ func (im *Image) DirsOnline(id int32) bool {
 	return true
 }
 
+// LeaderCount is the number of partitions broker id leads, among those where it is a replica
+// (ReplicaPartitions): kept as leaders change, so that a controlled shutdown can ask whether
+// any leadership is left without reading every partition.
+func (im *Image) LeaderCount(id int32) int {
+	if b := im.Broker(id); b != nil {
+		return int(b.leads)
+	}
+	return 0
+}
+
+// countLeader adds d to the count of partitions p's leader leads, if it is one of p's replicas.
+func (im *Image) countLeader(p *Partition, d int32) {
+	if p.Leader >= 0 && p.IsReplica(p.Leader) {
+		im.Broker(p.Leader).leads += d
+	}
+}
+
 // PreferredCount is the number of partitions whose preferred replica is broker id.
 func (im *Image) PreferredCount(id int32) int {
 	if b := im.Broker(id); b != nil {
@@ -454,6 +472,7 @@ func (im *Image) replayPartition(off int64, r *PartitionRecord) error {
 		br.replicaOf = append(br.replicaOf, idx)
 	}
 	im.slot(r.Replicas[0]).preferred++
+	im.countLeader(&im.Partitions[idx], 1)
 	im.updateIndexes(idx, NoLeaderChange)
 	return nil
 }
@@ -496,6 +515,10 @@ func (im *Image) replayPartitionChange(off int64, r *PartitionChangeRecord) erro
 		moved = was != imbalancedFlags(&next) || (was&ImbQuiet != 0 && next.Leader != p.Leader)
 	}
 	oldLeader := p.Leader
+	if next.Leader != oldLeader {
+		im.countLeader(p, -1)
+		im.countLeader(&next, 1)
+	}
 	*p = next
 	if moved {
 		im.updateIndexes(idx, oldLeader)
@@ -583,6 +606,7 @@ func (im *Image) removeTopic(off int64, r *RemoveTopicRecord) error {
 			removeAt(&im.noLeader, im.noLeaderPos, pos)
 		}
 		im.Broker(p.Preferred()).preferred--
+		im.countLeader(p, -1)
 	}
 	// Each broker's replica list is compacted once, rather than once per partition.
 	for i := range im.brokers {

@@ -166,8 +166,8 @@ func TestIndexesMatchABruteForceCount(t *testing.T) {
 
 // TestImbalancedFlagsMatchARecount replays random leader, ISR, ELR and LastKnownElr changes,
 // ClearElrRecords and a topic deletion, and checks after each record that every imbalanced
-// partition's kept flags are those its registration gives, and that each broker's QuietLed
-// counts the quiet partitions it leads.
+// partition's kept flags are those its registration gives, that each broker's QuietLed counts
+// the quiet partitions it leads, and its LeaderCount all the partitions it leads.
 func TestImbalancedFlagsMatchARecount(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	im := NewImage()
@@ -238,8 +238,17 @@ func TestImbalancedFlagsMatchARecount(t *testing.T) {
 				require.Equal(t, want, flags[i], "step %d: partition %d", step, idx)
 			}
 		}
+		leads := map[int32]int{}
+		for _, b := range im.BrokerIDs() {
+			for _, idx := range im.ReplicaPartitions(b) {
+				if im.Partitions[idx].Leader == b {
+					leads[b]++
+				}
+			}
+		}
 		for _, b := range im.BrokerIDs() {
 			require.Equal(t, led[b], im.QuietLed(b), "step %d: broker %d", step, b)
+			require.Equal(t, leads[b], im.LeaderCount(b), "step %d: broker %d leads", step, b)
 		}
 	}
 	require.Greater(t, quiet, 3000, "the changes make partitions quiet often")
