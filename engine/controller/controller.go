@@ -46,6 +46,13 @@ type Controller struct {
 	// imbalanceState drives the pre-4.0 write-triggered electPreferred schedule.
 	imbalanceState imbalanceSchedule
 
+	// cfgCache holds topic configs resolved against image at a ConfigGeneration (topicConfigs).
+	cfgCache struct {
+		image  *metadata.Image
+		gen    uint64
+		topics []topicCfg
+	}
+
 	counts   metrics.Counts
 	lastRun  *balance.Run
 	runs     []balance.Run // electPreferred runs not yet taken by TakeBalancerRuns

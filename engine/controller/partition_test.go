@@ -242,3 +242,36 @@ func TestAlterPartitionMessagesPrintListsAsKafkaDoes(t *testing.T) {
 	err := f.alterIsr("t", 0, []int32{0, 3}, 1)
 	assert.EqualError(t, err, "INVALID_REQUEST: ISR [0, 3] is not a set of the replicas [0, 1, 2]")
 }
+
+// TestTopicConfigsFollowConfigRecords: the configs a partition change reads (resolved once per
+// topic and cached) follow every ConfigRecord at once, at topic and cluster level, set and
+// deleted, and a restored controller reads its own image's.
+func TestTopicConfigsFollowConfigRecords(t *testing.T) {
+	f := newFixture(t, nil, 0, 1, 2)
+	f.topic("a", part{replicas: []int32{0, 1, 2}, isr: []int32{0, 1, 2}, leader: 0})
+	f.topic("b", part{replicas: []int32{1, 2}, isr: []int32{1, 2}, leader: 1})
+	c := f.c
+	pa, pb := f.p("a", 0), f.p("b", 0)
+	set := func(typ int8, name, key string, v *string) {
+		c.append(&metadata.ConfigRecord{ResourceType: typ, ResourceName: name, Name: key, Value: v})
+	}
+	str := func(s string) *string { return &s }
+	check := func(minA, minB int, uncleanA, uncleanB bool, msg string) {
+		t.Helper()
+		assert.Equal(t, []int{minA, minB}, []int{c.minIsr(pa), c.minIsr(pb)}, msg)
+		assert.Equal(t, []bool{uncleanA, uncleanB}, []bool{c.uncleanEnabled(pa), c.uncleanEnabled(pb)}, msg)
+	}
+	check(1, 1, false, false, "the defaults")
+	set(metadata.ResourceBroker, "", config.MinInsyncReplicas, str("3"))
+	check(3, 2, false, false, "a cluster min ISR, capped by the replication factor")
+	set(metadata.ResourceTopic, "a", config.MinInsyncReplicas, str("2"))
+	set(metadata.ResourceTopic, "b", config.UncleanLeaderElectionEnable, str("true"))
+	check(2, 2, false, true, "topic overrides")
+	set(metadata.ResourceBroker, "", config.UncleanLeaderElectionEnable, str("true"))
+	set(metadata.ResourceTopic, "a", config.MinInsyncReplicas, nil)
+	check(3, 2, true, true, "a topic override deleted, a cluster config set")
+	r := Restore(2, config.Values{}, c.Image().Clone(), c.Log().NextOffset())
+	set(metadata.ResourceBroker, "", config.UncleanLeaderElectionEnable, str("false"))
+	check(3, 2, false, true, "the old controller moves on")
+	assert.True(t, r.uncleanEnabled(&r.Image().Partitions[0]), "the restored controller reads its own image")
+}

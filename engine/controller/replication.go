@@ -9,14 +9,40 @@ import (
 
 // minIsr is the topic's effective min.insync.replicas: min(configured, replication factor).
 func (c *Controller) minIsr(p *metadata.Partition) int {
-	top := &c.image.Topics[p.Topic]
-	v := int(config.Int64(config.MinInsyncReplicas, c.levels(top)...))
-	return min(v, len(p.Replicas()))
+	return min(int(c.topicConfigs(p.Topic).minIsr), len(p.Replicas()))
 }
 
 func (c *Controller) uncleanEnabled(p *metadata.Partition) bool {
-	top := &c.image.Topics[p.Topic]
-	return config.Bool(config.UncleanLeaderElectionEnable, c.levels(top)...)
+	return c.topicConfigs(p.Topic).unclean
+}
+
+// topicCfg is a topic's min.insync.replicas and unclean.leader.election.enable, resolved.
+type topicCfg struct {
+	resolved bool
+	minIsr   int64
+	unclean  bool
+}
+
+// topicConfigs resolves the configs every partition change reads for topic t, through a cache
+// that lasts while the image and its ConfigGeneration stay the same (the static configs never
+// change): resolving them anew cost three string-keyed map lookups each, for every change.
+func (c *Controller) topicConfigs(t int32) topicCfg {
+	cc := &c.cfgCache
+	if cc.image != c.image || cc.gen != c.image.ConfigGeneration() {
+		cc.image, cc.gen = c.image, c.image.ConfigGeneration()
+		clear(cc.topics)
+	}
+	for int(t) >= len(cc.topics) {
+		cc.topics = append(cc.topics, topicCfg{})
+	}
+	if tc := cc.topics[t]; tc.resolved {
+		return tc
+	}
+	levels := c.levels(&c.image.Topics[t])
+	tc := topicCfg{resolved: true, minIsr: config.Int64(config.MinInsyncReplicas, levels...),
+		unclean: config.Bool(config.UncleanLeaderElectionEnable, levels...)}
+	cc.topics[t] = tc
+	return tc
 }
 
 // newBuilder prepares a PartitionChangeBuilder for partition idx. It is a value, not a pointer,

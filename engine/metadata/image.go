@@ -95,8 +95,11 @@ type Image struct {
 	slotOf    map[int32]int32
 	// denseSlot is slotOf for ids below maxDenseID, as slot+1 (0 for none): the partition
 	// indexes look a broker up on every replay, and a slice index beats a map lookup.
-	denseSlot             []int32
-	sortedSlots           []int32 // broker slots in broker-id order
+	denseSlot   []int32
+	sortedSlots []int32 // broker slots in broker-id order
+	// configGen counts the ConfigRecords replayed, so that a reader may cache configs it
+	// resolves until the next one.
+	configGen             uint64
 	imbPos                []int32 // position in the preferred broker's imbalanced list, or -1
 	noLeader, noLeaderPos []int32
 }
@@ -165,6 +168,10 @@ func (im *Image) ReservePartitions(n int) {
 		im.noLeaderPos = slices.Grow(im.noLeaderPos, g)
 	}
 }
+
+// ConfigGeneration changes whenever a ConfigRecord is replayed: configs resolved from the
+// image's cluster and topic levels stay valid while it stays the same.
+func (im *Image) ConfigGeneration() uint64 { return im.configGen }
 
 // ElrEnabled reports whether KIP-966's Eligible Leader Replicas are on.
 func (im *Image) ElrEnabled() bool { return im.ElrVersion >= 1 }
@@ -649,6 +656,7 @@ func (im *Image) clearElr(r *ClearElrRecord) {
 }
 
 func (im *Image) replayConfig(off int64, r *ConfigRecord) error {
+	im.configGen++
 	level, scope := &im.Cluster, config.Cluster
 	if r.ResourceType == ResourceTopic {
 		t, ok := im.topicByName[r.ResourceName]
