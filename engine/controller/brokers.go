@@ -100,7 +100,7 @@ func (c *Controller) handleBrokerShutdown(id int32, clean bool) {
 		c.generateLeaderAndIsrUpdates(id, -1, touched, []int32{id})
 		return
 	}
-	c.generateLeaderAndIsrUpdates(id, -1, c.partitionsWithBrokerInIsr(id), nil)
+	c.removeFromIsrs(id)
 }
 
 func (c *Controller) expired(s *session, nowMs int64) bool {
@@ -236,7 +236,7 @@ func (c *Controller) lowestActiveOffset() int64 {
 // handleBrokerFenced moves a broker's leaderships away and takes it out of every ISR, then
 // writes the FENCE record.
 func (c *Controller) handleBrokerFenced(id int32) {
-	c.generateLeaderAndIsrUpdates(id, -1, c.partitionsWithBrokerInIsr(id), nil)
+	c.removeFromIsrs(id)
 	b := c.image.Broker(id)
 	c.append(&metadata.BrokerRegistrationChangeRecord{BrokerID: id, BrokerEpoch: b.Epoch, Fenced: metadata.FenceFence})
 }
@@ -259,7 +259,7 @@ func (c *Controller) handleBrokerInControlledShutdown(id int32) {
 	if !b.InControlledShutdown {
 		c.append(&metadata.BrokerRegistrationChangeRecord{BrokerID: id, BrokerEpoch: b.Epoch, InControlledShutdown: 1})
 	}
-	c.generateLeaderAndIsrUpdates(id, -1, c.partitionsWithBrokerInIsr(id), nil)
+	c.removeFromIsrs(id)
 	if s := c.session(id); s.controlledShutdownOffset < 0 {
 		s.controlledShutdownOffset = c.log.NextOffset() - 1
 	}
@@ -346,16 +346,6 @@ func (c *Controller) SessionAlive(id int32, nowMs int64) bool {
 func (c *Controller) InControlledShutdownPending(id int32) bool {
 	b := c.image.Broker(id)
 	return b != nil && b.Registered && !b.Fenced && b.InControlledShutdown
-}
-
-func (c *Controller) partitionsWithBrokerInIsr(id int32) []int32 {
-	var out []int32
-	for _, p := range c.image.ReplicaPartitions(id) {
-		if c.image.Partitions[p].InIsr(id) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // String describes a broker state for messages.

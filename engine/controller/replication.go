@@ -76,18 +76,35 @@ func (c *Controller) write(res buildResult) bool {
 // registration is still fenced, and elect ONLINE (UNCLEAN where the topic allows it).
 func (c *Controller) generateLeaderAndIsrUpdates(brokerToRemove, brokerToAdd int32, partitions []int32, uncleanShutdown []int32) {
 	for _, idx := range partitions {
-		p := &c.image.Partitions[idx]
-		election := ElectionOnline
-		if c.uncleanEnabled(p) {
-			election = ElectionUnclean
+		c.updateLeaderAndIsr(brokerToRemove, brokerToAdd, idx, uncleanShutdown)
+	}
+}
+
+// updateLeaderAndIsr is generateLeaderAndIsrUpdates for one partition.
+func (c *Controller) updateLeaderAndIsr(brokerToRemove, brokerToAdd int32, idx int32, uncleanShutdown []int32) {
+	p := &c.image.Partitions[idx]
+	election := ElectionOnline
+	if c.uncleanEnabled(p) {
+		election = ElectionUnclean
+	}
+	b := c.newBuilder(idx, election)
+	b.brokerToRemove, b.brokerToAdd = brokerToRemove, brokerToAdd
+	b.uncleanShutdown = uncleanShutdown
+	if brokerToRemove >= 0 && p.InIsr(brokerToRemove) {
+		b.targetIsr = without([]int32{}, p.Isr(), brokerToRemove) // non-nil: nil means "unchanged"
+	}
+	c.write(b.build())
+}
+
+// removeFromIsrs is generateLeaderAndIsrUpdates(id, -1, partitions with id in their ISR, nil),
+// in one pass: each partition is updated as soon as it is found, while it is in the cache,
+// rather than read once to list it and again, a cache miss each time, to update it. Updating a
+// partition changes no other partition's ISR, nor the broker's replica list.
+func (c *Controller) removeFromIsrs(id int32) {
+	for _, idx := range c.image.ReplicaPartitions(id) {
+		if c.image.Partitions[idx].InIsr(id) {
+			c.updateLeaderAndIsr(id, -1, idx, nil)
 		}
-		b := c.newBuilder(idx, election)
-		b.brokerToRemove, b.brokerToAdd = brokerToRemove, brokerToAdd
-		b.uncleanShutdown = uncleanShutdown
-		if brokerToRemove >= 0 && p.InIsr(brokerToRemove) {
-			b.targetIsr = without([]int32{}, p.Isr(), brokerToRemove) // non-nil: nil means "unchanged"
-		}
-		c.write(b.build())
 	}
 }
 
