@@ -46,12 +46,9 @@ type Controller struct {
 	// imbalanceState drives the pre-4.0 write-triggered electPreferred schedule.
 	imbalanceState imbalanceSchedule
 
-	// cfgCache holds topic configs resolved against image at a ConfigGeneration (topicConfigs).
-	cfgCache struct {
-		image  *metadata.Image
-		gen    uint64
-		topics []topicCfg
-	}
+	// cfgCache holds configs resolved against image at a ConfigGeneration (topicConfigs,
+	// writeTriggered).
+	cfgCache configCache
 
 	counts   metrics.Counts
 	lastRun  *balance.Run
@@ -167,8 +164,18 @@ func (c *Controller) levels(topic *metadata.Topic) []*config.Values {
 
 func (c *Controller) cfgInt(name string) int64 { return c.cfg(name).(int64) }
 
+// writeTriggered reports whether the pre-4.0 electPreferred schedule is configured. afterWrite
+// asks after every write, so the answer is kept with the topic configs (topicConfigs) until
+// the image's configs change.
 func (c *Controller) writeTriggered() bool {
-	return config.Str(config.ModelLeaderImbalanceSchedule, c.levels(nil)...) == config.ScheduleWriteTriggered
+	cc := c.configCache()
+	if cc.schedule == 0 {
+		cc.schedule = 1
+		if config.Str(config.ModelLeaderImbalanceSchedule, c.levels(nil)...) == config.ScheduleWriteTriggered {
+			cc.schedule = 2
+		}
+	}
+	return cc.schedule == 2
 }
 
 // registerTasks registers the periodic tasks as QuorumController's constructor does.

@@ -244,7 +244,7 @@ func TestAlterPartitionMessagesPrintListsAsKafkaDoes(t *testing.T) {
 }
 
 // TestTopicConfigsFollowConfigRecords: the configs a partition change reads (resolved once per
-// topic and cached) follow every ConfigRecord at once, at topic and cluster level, set and
+// topic and cached), and the electPreferred schedule, follow every ConfigRecord at once, at topic and cluster level, set and
 // deleted, and a restored controller reads its own image's.
 func TestTopicConfigsFollowConfigRecords(t *testing.T) {
 	f := newFixture(t, nil, 0, 1, 2)
@@ -262,6 +262,9 @@ func TestTopicConfigsFollowConfigRecords(t *testing.T) {
 		assert.Equal(t, []bool{uncleanA, uncleanB}, []bool{c.uncleanEnabled(pa), c.uncleanEnabled(pb)}, msg)
 	}
 	check(1, 1, false, false, "the defaults")
+	assert.False(t, c.writeTriggered())
+	set(metadata.ResourceBroker, "", config.ModelLeaderImbalanceSchedule, str(config.ScheduleWriteTriggered))
+	assert.True(t, c.writeTriggered(), "the schedule read again after a ConfigRecord")
 	set(metadata.ResourceBroker, "", config.MinInsyncReplicas, str("3"))
 	check(3, 2, false, false, "a cluster min ISR, capped by the replication factor")
 	set(metadata.ResourceTopic, "a", config.MinInsyncReplicas, str("2"))

@@ -16,6 +16,25 @@ func (c *Controller) uncleanEnabled(p *metadata.Partition) bool {
 	return c.topicConfigs(p.Topic).unclean
 }
 
+// configCache holds configs resolved against image at a ConfigGeneration.
+type configCache struct {
+	image    *metadata.Image
+	gen      uint64
+	topics   []topicCfg
+	schedule uint8 // writeTriggered: 0 not resolved, 1 periodic, 2 write-triggered
+}
+
+// configCache returns the cache, emptied if the image or its configs changed since it was
+// filled.
+func (c *Controller) configCache() *configCache {
+	cc := &c.cfgCache
+	if cc.image != c.image || cc.gen != c.image.ConfigGeneration() {
+		cc.image, cc.gen, cc.schedule = c.image, c.image.ConfigGeneration(), 0
+		clear(cc.topics)
+	}
+	return cc
+}
+
 // topicCfg is a topic's min.insync.replicas and unclean.leader.election.enable, resolved.
 type topicCfg struct {
 	resolved bool
@@ -27,11 +46,7 @@ type topicCfg struct {
 // that lasts while the image and its ConfigGeneration stay the same (the static configs never
 // change): resolving them anew cost three string-keyed map lookups each, for every change.
 func (c *Controller) topicConfigs(t int32) topicCfg {
-	cc := &c.cfgCache
-	if cc.image != c.image || cc.gen != c.image.ConfigGeneration() {
-		cc.image, cc.gen = c.image, c.image.ConfigGeneration()
-		clear(cc.topics)
-	}
+	cc := c.configCache()
 	for int(t) >= len(cc.topics) {
 		cc.topics = append(cc.topics, topicCfg{})
 	}
