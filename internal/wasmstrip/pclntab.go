@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -234,17 +235,8 @@ func (t *pclntab) table(off uint32) (values []int32, end int, err error) {
 	}
 }
 
-// zero clears mem[from:to].
-func zero(mem []byte, from, to int) {
-	clear(mem[from:to])
-}
-
-// retainedSorted returns the set's members in ascending order.
-func retainedSorted(set map[uint32]bool) []uint32 {
-	out := make([]uint32, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+// sortedKeys returns m's keys in ascending order, so that the tables are cleared in a fixed
+// order whatever the map's.
+func sortedKeys[V any](m map[uint32]V) []uint32 {
+	return slices.Sorted(maps.Keys(m))
 }

@@ -103,15 +103,15 @@ func StripLines(wasm []byte) ([]byte, Stats, error) {
 	for _, tr := range trees {
 		start := t.gofunc + int(tr.off)
 		n := int(tr.entries) * inlinedCallLen
-		zero(t.mem, start, start+n)
+		clear(t.mem[start : start+n])
 		st.InlineTrees += n
 	}
 	if st.InlineNames, err = r.clearNames(t, names); err != nil {
 		return nil, Stats{}, err
 	}
 	// Only the pc-to-file tables led to the file names.
-	zero(t.mem, t.cutab[0], t.cutab[1])
-	zero(t.mem, t.filetab[0], t.filetab[1])
+	clear(t.mem[t.cutab[0]:t.cutab[1]])
+	clear(t.mem[t.filetab[0]:t.filetab[1]])
 	st.FileNames = t.cutab[1] - t.cutab[0] + t.filetab[1] - t.filetab[0]
 
 	after, err := t.tableBytes(r.keepTab)
@@ -194,7 +194,7 @@ func collectRefs(t *pclntab, fs []fn) (*refs, error) {
 // mean this package misreads its size: such a tree is left as it is.
 func (r *refs) clearableTrees(t *pclntab) ([]tree, map[uint32]bool) {
 	names := map[uint32]bool{}
-	kept := retainedSorted(r.keepData)
+	kept := sortedKeys(r.keepData)
 	var out []tree
 	for _, tr := range r.trees {
 		start := t.gofunc + int(tr.off)
@@ -230,7 +230,7 @@ func pointAtNoTables(t *pclntab, fs []fn) {
 
 // clearTables clears the tables that go and no remaining reference needs, counting them in st.
 func (r *refs) clearTables(t *pclntab, st *Stats) error {
-	for _, o := range retainedSortedInts(r.dropTab) {
+	for _, o := range sortedKeys(r.dropTab) {
 		if r.keepTab[o] {
 			continue
 		}
@@ -247,7 +247,7 @@ func (r *refs) clearTables(t *pclntab, st *Stats) error {
 		case kindInline:
 			st.InlineTables += end - start
 		}
-		zero(t.mem, start, end)
+		clear(t.mem[start:end])
 	}
 	return nil
 }
@@ -255,9 +255,9 @@ func (r *refs) clearTables(t *pclntab, st *Stats) error {
 // clearNames clears the names that only inline trees used and returns how many bytes that
 // was. A name inside of which a function's own name starts is left as it is.
 func (r *refs) clearNames(t *pclntab, names map[uint32]bool) (int, error) {
-	kept := retainedSorted(r.keepName)
+	kept := sortedKeys(r.keepName)
 	cleared := 0
-	for _, off := range retainedSorted(names) {
+	for _, off := range sortedKeys(names) {
 		if int(off) >= t.funcname[1]-t.funcname[0] {
 			return 0, fmt.Errorf("an inline tree names offset %d, past the function name table", off)
 		}
@@ -272,7 +272,7 @@ func (r *refs) clearNames(t *pclntab, names map[uint32]bool) (int, error) {
 		if i, _ := slices.BinarySearch(kept, off); i < len(kept) && t.funcname[0]+int(kept[i]) <= end {
 			continue
 		}
-		zero(t.mem, start, end)
+		clear(t.mem[start:end])
 		cleared += end - start
 	}
 	return cleared, nil
@@ -289,14 +289,4 @@ func (t *pclntab) tableBytes(offs map[uint32]bool) (map[uint32][]byte, error) {
 		out[o] = slices.Clone(t.mem[t.pctab[0]+int(o) : end])
 	}
 	return out, nil
-}
-
-// retainedSortedInts returns the map's keys in ascending order.
-func retainedSortedInts(m map[uint32]int) []uint32 {
-	out := make([]uint32, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
