@@ -33,6 +33,23 @@ type catalog struct {
 	// every change: here they take 2 bytes a replica, and replicaState 32.
 	rid   []int32
 	rslot []int16
+
+	// lastTopic is the topic topicByID found last (-1 for none): the changes of one batch
+	// mostly name the same topic, and comparing its id (usually the very same string) is
+	// cheaper than hashing it.
+	lastTopic int32
+}
+
+// topicByID is byID[id], through lastTopic.
+func (c *catalog) topicByID(id string) (int32, bool) {
+	if t := c.lastTopic; t >= 0 && int(t) < len(c.topics) && c.topics[t].id == id && !c.topics[t].deleted {
+		return t, true
+	}
+	t, ok := c.byID[id]
+	if ok {
+		c.lastTopic = t
+	}
+	return t, ok
 }
 
 // cpart is a partition's state as the log has it (its topic index is partState.topic), and
@@ -67,7 +84,7 @@ type creg struct {
 
 func newCatalog(brokers int) catalog {
 	return catalog{byName: map[string]int32{}, byID: map[string]int32{},
-		regs: make([]creg, brokers), replicaOf: make([][]int32, brokers)}
+		regs: make([]creg, brokers), replicaOf: make([][]int32, brokers), lastTopic: -1}
 }
 
 // replicas returns partition p's replica broker ids (aliases the catalog).
@@ -234,7 +251,7 @@ func (f *Fleet) publishPartition(off int64, r *metadata.PartitionRecord) error {
 // publishChange decodes a PartitionChangeRecord with Image.Replay's epoch rules.
 func (f *Fleet) publishChange(off int64, r *metadata.PartitionChangeRecord) error {
 	c := &f.cat
-	t, ok := c.byID[r.TopicID]
+	t, ok := c.topicByID(r.TopicID)
 	if !ok || r.PartitionID < 0 || r.PartitionID >= c.topics[t].count {
 		return fmt.Errorf("broker: offset %d: PartitionChangeRecord for unknown partition %s-%d", off, r.Topic, r.PartitionID)
 	}

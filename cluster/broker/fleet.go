@@ -290,6 +290,10 @@ type Fleet struct {
 	touchBuf []int32
 	peerBuf  []int16
 	stats    Stats
+	// warmSink keeps the reads of the warm functions from being optimised away; warmIdx is
+	// warmPublish's buffer (see warm.go).
+	warmSink int32
+	warmIdx  []int32
 }
 
 // Stats are cumulative counters of what the brokers did.

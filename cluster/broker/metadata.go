@@ -18,6 +18,9 @@ func (f *Fleet) Publish(entries []metadata.Entry) error {
 		f.reserve(entries)
 	}
 	for i := range entries {
+		if i%warmChunk == 0 {
+			f.warmPublish(entries[i:min(i+warmChunk, len(entries))])
+		}
 		e := entries[i]
 		if e.Offset <= f.published {
 			continue
@@ -79,9 +82,7 @@ func (f *Fleet) LoadSnapshot(id int32) error {
 	}
 	f.loadView(slot)
 	if b.active {
-		for _, p := range f.replicaParts(b.id) {
-			f.partitionTouched(p)
-		}
+		f.touchAll(f.replicaParts(b.id))
 	}
 	return nil
 }
@@ -252,7 +253,11 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 	b := &f.brokers[slot]
 	f.tgen++
 	touched, peers := f.touchBuf[:0], f.peerBuf[:0]
+	start := b.qhead
 	for b.qhead < len(b.queue) && b.queue[b.qhead].off <= offset {
+		if (b.qhead-start)%warmChunk == 0 {
+			f.warmChanges(b.queue[b.qhead:min(b.qhead+warmChunk, len(b.queue))])
+		}
 		ch := &b.queue[b.qhead]
 		b.qhead++
 		switch ch.kind {
@@ -287,7 +292,10 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 	if !b.active {
 		return
 	}
-	for _, p := range touched {
+	for i, p := range touched {
+		if i%warmChunk == 0 {
+			f.warmParts(touched[i:min(i+warmChunk, len(touched))])
+		}
 		switch f.pt[p].tkind {
 		case touchRole:
 			f.partitionTouchedBy(p, slot)
@@ -324,7 +332,11 @@ func (f *Fleet) loadView(slot int) {
 		reg := &c.regs[q]
 		b.peers[q] = peerView{epoch: reg.epoch, registered: reg.registered, fenced: reg.fenced, inCS: reg.inCS}
 	}
-	for _, p := range c.replicaOf[slot] {
+	parts := c.replicaOf[slot]
+	for i, p := range parts {
+		if i%warmChunk == 0 {
+			f.warmView(parts[i:min(i+warmChunk, len(parts))])
+		}
 		r := f.replicaOf(p, slot)
 		if r < 0 || f.pt[p].deleted {
 			continue

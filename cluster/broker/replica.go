@@ -509,9 +509,7 @@ func (f *Fleet) activate(slot int, randomPhase bool) {
 		b.isrTickAt = f.now() + b.rng.Between(1, period+1)
 	}
 	b.isrTick = f.at(b.isrTickAt, evIsrTick, int32(slot), int64(b.gen))
-	for _, p := range f.replicaParts(b.id) {
-		f.partitionTouched(p)
-	}
+	f.touchAll(f.replicaParts(b.id))
 	f.requestRealloc()
 }
 
@@ -530,9 +528,7 @@ func (f *Fleet) deactivate(slot int) {
 	}
 	b.watch = b.watch[:0]
 	b.alterQueue, b.alterBatch = b.alterQueue[:0], b.alterBatch[:0]
-	for _, p := range f.replicaParts(b.id) {
-		f.partitionTouched(p)
-	}
+	f.touchAll(f.replicaParts(b.id))
 	f.requestRealloc()
 }
 

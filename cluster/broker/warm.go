@@ -1,0 +1,120 @@
+package broker
+
+import "github.com/kraftlab/kraftlab/engine/metadata"
+
+// The loops that walk a broker's partitions (applying a batch of metadata, starting or stopping
+// a broker, loading a snapshot) read each partition's state and its replicas' at random places
+// in arrays of tens of megabytes: almost every read is a cache miss, and a loop body is too
+// long for the processor to run ahead into the next iteration's reads. The loops therefore
+// take their partitions in chunks of warmChunk and first read, for the whole chunk, one word
+// from each cache line the work will use. Those reads depend on nothing but the chunk, so the
+// processor has them in flight together and the chunk's misses cost about one wait instead of
+// one each. They change no state; warmSink only keeps the compiler from dropping them.
+
+// warmChunk is how many partitions a loop warms at a time: enough to keep the processor's
+// outstanding misses busy, few enough that the lines are still cached when the work reaches them.
+const warmChunk = 16
+
+// warmChanges reads the partition and replica state applyPartition will read for the queued
+// changes qs.
+func (f *Fleet) warmChanges(qs []change) {
+	var sink int32
+	for i := range qs {
+		if ch := &qs[i]; ch.kind == chPartition {
+			sink += f.pt[ch.part].rbase + f.rp[ch.rep].rpart
+		}
+	}
+	f.warmSink += sink
+}
+
+// warmParts reads the partition state of ps, then the first and last replica slot of each
+// (a partition's replicas are adjacent and span at most two cache lines at the usual
+// replication factors), which partitionTouchedBy reads.
+func (f *Fleet) warmParts(ps []int32) {
+	var sink int32
+	for _, p := range ps {
+		sink += f.pt[p].rbase
+	}
+	for _, p := range ps {
+		r := f.pt[p].rbase
+		sink += f.rp[r].rpart + f.rp[r+int32(f.pt[p].rf)-1].rpart
+	}
+	f.warmSink += sink
+}
+
+// warmView reads what loadView reads for the partitions ps: warmParts, and their catalog
+// entries.
+func (f *Fleet) warmView(ps []int32) {
+	var sink int32
+	for _, p := range ps {
+		sink += f.cat.parts[p].le
+	}
+	f.warmSink += sink
+	f.warmParts(ps)
+}
+
+// touchAll re-derives the roles of each partition in ps (partitionTouched), warming them a
+// chunk at a time.
+func (f *Fleet) touchAll(ps []int32) {
+	for i, p := range ps {
+		if i%warmChunk == 0 {
+			f.warmParts(ps[i:min(i+warmChunk, len(ps))])
+		}
+		f.partitionTouched(p)
+	}
+}
+
+// warmPublish reads the catalog state publishChange and queuePartition will read for the
+// partition changes among es that are not published yet: the partition's entry, then its
+// replicas' ids and broker slots.
+func (f *Fleet) warmPublish(es []metadata.Entry) {
+	c := &f.cat
+	ps := f.warmIdx[:0]
+	for i := range es {
+		if r, ok := es[i].Record.(*metadata.PartitionChangeRecord); ok && es[i].Offset > f.published {
+			if t, ok := c.topicByID(r.TopicID); ok && r.PartitionID >= 0 && r.PartitionID < c.topics[t].count {
+				ps = append(ps, c.topics[t].first+r.PartitionID)
+			}
+		}
+	}
+	var sink int32
+	for _, p := range ps {
+		sink += c.parts[p].rbase
+	}
+	for _, p := range ps {
+		rb := c.parts[p].rbase
+		sink += c.rid[rb] + int32(c.rslot[rb])
+	}
+	f.warmSink += sink
+	f.warmIdx = ps
+}
+
+// warmAlter reads the state flushAlter and alterReply read for the partitions ps: the
+// partition's state, its pending AlterPartition and catalog entry, then its replicas.
+func (f *Fleet) warmAlter(ps []int32) {
+	var sink int32
+	for _, p := range ps {
+		sink += f.pt[p].rbase + f.alterLE[p] + f.alterPE[p] + int32(f.alterNew[p]) + f.cat.parts[p].pnum
+		if f.alterExp[p] {
+			sink++
+		}
+	}
+	for _, p := range ps {
+		r := f.pt[p].rbase
+		sink += f.rp[r].rpart + f.cat.rid[r]
+	}
+	f.warmSink += sink
+}
+
+// warmWatch reads the state watchRelevant and recheckWatch read for the watched replicas rs:
+// the replica, then its partition's state.
+func (f *Fleet) warmWatch(rs []int32) {
+	var sink int32
+	for _, r := range rs {
+		sink += f.rp[r].rpart
+	}
+	for _, r := range rs {
+		sink += f.pt[f.rp[r].rpart].rbase
+	}
+	f.warmSink += sink
+}
