@@ -81,9 +81,7 @@ func (cl *Client) AlterPartition(reqs []controller.AlterPartitionRequest, errs [
 	}
 	from := reqs[0].BrokerID
 	return cl.c.request(from, nowMs, func(e *controller.Controller) error {
-		for i := range reqs {
-			errs[i] = e.AlterPartition(reqs[i], nowMs)
-		}
+		e.AlterPartitions(reqs, errs, nowMs)
 		return nil
 	})
 }

@@ -116,9 +116,12 @@ type Controllers struct {
 	trace       io.Writer
 
 	// Reused buffers.
-	qbuf   []quorum.Entry[metadata.Record]
-	mbuf   []metadata.Entry
-	recBuf []quorum.Record[metadata.Record]
+	qbuf []quorum.Entry[metadata.Record]
+	mbuf []metadata.Entry
+	// warmBuf holds warmImage's partition indexes; warmSink keeps its reads (see warm.go).
+	warmBuf  []int32
+	warmSink int32
+	recBuf   []quorum.Record[metadata.Record]
 }
 
 // handler is Controllers' sim.Handler, a separate type so that its dispatch method is not part of
@@ -530,6 +533,10 @@ func (c *Controllers) replay(m *member, from, to int64, entries []metadata.Entry
 	}
 	reservePartitions(st.image, len(entries), func(i int) metadata.Record { return entries[i].Record })
 	for i := range entries {
+		if i%warmChunk == 0 {
+			chunk := entries[i:min(i+warmChunk, len(entries))]
+			c.warmImage(st.image, len(chunk), func(j int) metadata.Record { return chunk[j].Record })
+		}
 		if c.replayEntry(st, entries[i], m) != nil {
 			continue
 		}
@@ -567,6 +574,10 @@ func (c *Controllers) commitRoot(fresh []CommittedEntry) {
 	reservePartitions(c.root.image, len(fresh), func(i int) metadata.Record { return fresh[i].Record })
 	replay := c.replayRoot // one method value a batch: passed per entry, it was an allocation each
 	for i := range fresh {
+		if i%warmChunk == 0 {
+			chunk := fresh[i:min(i+warmChunk, len(fresh))]
+			c.warmImage(c.root.image, len(chunk), func(j int) metadata.Record { return chunk[j].Record })
+		}
 		if c.cb.OnCommittedEntry != nil {
 			c.cb.OnCommittedEntry(fresh[i], replay)
 		} else {

@@ -278,3 +278,48 @@ func TestTopicConfigsFollowConfigRecords(t *testing.T) {
 	check(3, 2, false, true, "the old controller moves on")
 	assert.True(t, r.uncleanEnabled(&r.Image().Partitions[0]), "the restored controller reads its own image")
 }
+
+// AlterPartitions, which warms its partitions a chunk at a time, answers and writes exactly
+// what one AlterPartition call per partition does, over several chunks and with refusals mixed
+// in (a stale partition epoch, an unknown partition, the same partition twice).
+func TestAlterPartitionsMatchesOneCallPerPartition(t *testing.T) {
+	setup := func() *fixture {
+		f := newFixture(t, nil, 0, 1, 2)
+		f.topic("t", many(3*warmChunk+5, part{replicas: []int32{0, 1, 2}, leader: 0, isr: []int32{0, 1}})...)
+		return f
+	}
+	batch, one := setup(), setup()
+	var reqs []AlterPartitionRequest
+	for i := int32(0); i < 3*warmChunk+5; i++ {
+		p := batch.p("t", i)
+		req := AlterPartitionRequest{BrokerID: 0, BrokerEpoch: batch.c.Image().Broker(0).Epoch, Topic: "t", Partition: i,
+			LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch, NewIsr: []int32{0, 1, 2}, LeaderRecoveryState: metadata.NoRecoveryChange}
+		switch i % 7 {
+		case 3:
+			req.PartitionEpoch--
+		case 5:
+			req.Partition = 1000
+		}
+		reqs = append(reqs, req)
+	}
+	reqs = append(reqs, reqs[0]) // by then its partition epoch is stale
+	start := batch.c.Log().NextOffset()
+	errs := make([]error, len(reqs))
+	batch.c.AlterPartitions(reqs, errs, 10)
+	for i, req := range reqs {
+		want := one.c.AlterPartition(req, 10)
+		assert.Equal(t, code(want), code(errs[i]), "request %d", i)
+	}
+	assert.Equal(t, one.entriesSince(start), batch.entriesSince(start))
+	assert.Contains(t, codes(errs), InvalidUpdateVersion)
+	assert.Contains(t, codes(errs), UnknownTopicOrPartition)
+	assert.Contains(t, codes(errs), None)
+}
+
+func codes(errs []error) []ErrorCode {
+	out := make([]ErrorCode, len(errs))
+	for i, err := range errs {
+		out[i] = code(err)
+	}
+	return out
+}

@@ -90,7 +90,8 @@ func (c *Controller) write(res buildResult) bool {
 // brokerToRemove from the ISR (it is never an acceptable leader), accept brokerToAdd even if its
 // registration is still fenced, and elect ONLINE (UNCLEAN where the topic allows it).
 func (c *Controller) generateLeaderAndIsrUpdates(brokerToRemove, brokerToAdd int32, partitions []int32, uncleanShutdown []int32) {
-	for _, idx := range partitions {
+	for i, idx := range partitions {
+		c.warmAhead(partitions, i)
 		c.updateLeaderAndIsr(brokerToRemove, brokerToAdd, idx, uncleanShutdown)
 	}
 }
@@ -116,7 +117,9 @@ func (c *Controller) updateLeaderAndIsr(brokerToRemove, brokerToAdd int32, idx i
 // rather than read once to list it and again, a cache miss each time, to update it. Updating a
 // partition changes no other partition's ISR, nor the broker's replica list.
 func (c *Controller) removeFromIsrs(id int32) {
-	for _, idx := range c.image.ReplicaPartitions(id) {
+	parts := c.image.ReplicaPartitions(id)
+	for i, idx := range parts {
+		c.warmAhead(parts, i)
 		if c.image.Partitions[idx].InIsr(id) {
 			c.updateLeaderAndIsr(id, -1, idx, nil)
 		}
@@ -229,6 +232,26 @@ type AlterPartitionRequest struct {
 	LeaderRecoveryState int8
 }
 
+// AlterPartitions handles one AlterPartition request of many partitions, as Kafka's request
+// carries them: errs[i] gets AlterPartition's answer for reqs[i] (errs must be as long).
+// Partitions are handled in order, warmed a few at a time (warmAhead).
+func (c *Controller) AlterPartitions(reqs []AlterPartitionRequest, errs []error, nowMs int64) {
+	idxs := c.warmBuf[:0]
+	for i := range reqs {
+		if i%warmChunk == 0 {
+			idxs = idxs[:0]
+			for j := i; j < min(i+warmChunk, len(reqs)); j++ {
+				if idx, ok := c.image.PartitionIndex(reqs[j].Topic, reqs[j].Partition); ok {
+					idxs = append(idxs, idx)
+				}
+			}
+			c.warmSink += c.image.Warm(idxs)
+		}
+		errs[i] = c.AlterPartition(reqs[i], nowMs)
+	}
+	c.warmBuf = idxs
+}
+
 // AlterPartition validates and applies a leader's ISR change, in Kafka's order of checks.
 func (c *Controller) AlterPartition(req AlterPartitionRequest, nowMs int64) error {
 	b := c.image.Broker(req.BrokerID)
@@ -279,4 +302,17 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest, nowMs int64) erro
 	bld.recovery = req.LeaderRecoveryState
 	c.write(bld.build())
 	return nil
+}
+
+// warmChunk is how many partitions the loops over a broker's partitions warm at a time.
+const warmChunk = 16
+
+// warmAhead warms the image state of the next warmChunk partitions of parts when the loop
+// over them, at i, starts a chunk (metadata.Image.Warm): at a million partitions each one's
+// state is a cache miss, and one pass that asks for a chunk's lines together waits for them
+// once rather than once each.
+func (c *Controller) warmAhead(parts []int32, i int) {
+	if i%warmChunk == 0 {
+		c.warmSink += c.image.Warm(parts[i:min(i+warmChunk, len(parts))])
+	}
 }
