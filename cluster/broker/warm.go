@@ -36,8 +36,9 @@ func (f *Fleet) warmParts(ps []int32) {
 		sink += f.pt[p].rbase
 	}
 	for _, p := range ps {
-		r := f.pt[p].rbase
-		sink += f.rp[r].rpart + f.rp[r+int32(f.pt[p].rf)-1].rpart
+		if r, n := f.pt[p].rbase, int32(f.pt[p].rf); n > 0 {
+			sink += f.rp[r].rpart + f.rp[r+n-1].rpart
+		}
 	}
 	f.warmSink += sink
 }
@@ -82,8 +83,9 @@ func (f *Fleet) warmPublish(es []metadata.Entry) {
 		sink += c.parts[p].rbase
 	}
 	for _, p := range ps {
-		rb := c.parts[p].rbase
-		sink += c.rid[rb] + int32(c.rslot[rb])
+		if rb := c.parts[p].rbase; c.parts[p].rf > 0 {
+			sink += c.rid[rb] + int32(c.rslot[rb])
+		}
 	}
 	f.warmSink += sink
 	f.warmIdx = ps
@@ -100,8 +102,9 @@ func (f *Fleet) warmAlter(ps []int32) {
 		}
 	}
 	for _, p := range ps {
-		r := f.pt[p].rbase
-		sink += f.rp[r].rpart + f.cat.rid[r]
+		if r := f.pt[p].rbase; f.pt[p].rf > 0 {
+			sink += f.rp[r].rpart + f.cat.rid[r]
+		}
 	}
 	f.warmSink += sink
 }
