@@ -138,6 +138,17 @@ type partState struct {
 	tkind    uint8
 }
 
+// route is what the latency sampler's PartitionPath reads first for a partition: when its
+// serving leader last changed, and where its replicas sit (partState's rbase and rf again).
+// Sixteen bytes a partition, so that the sampler's random picks mostly find it in the L2 cache
+// at the KIP load test's 60,000 partitions; knowing the replicas' place from it, PartitionPath
+// asks for their cache lines together with the partition's state instead of after it.
+type route struct {
+	changed int64
+	rbase   int32
+	rf      uint8
+}
+
 // replicaState is a replica slot's hot state, 32 bytes, for the same reason as partState: a
 // partition's replicas are adjacent slots, so its three replicas take two cache lines rather
 // than one or two in each of seven slices.
@@ -260,8 +271,11 @@ type Fleet struct {
 	alterLE  []int32
 	alterPE  []int32
 	alterExp []bool  // the pending proposal is an expansion
-	changed  []int64 // when the serving leader last changed
-	mark     []uint32
+	route    []route // when the serving leader last changed, and where the replicas are
+	// uniformRF is the replication factor of every partition when all have the same one, so
+	// that partition p's replicas start at slot p*uniformRF; 0 when they do not.
+	uniformRF uint8
+	mark      []uint32
 
 	// Per replica slot: the hot fields in one replicaState, the rest in parallel slices.
 	rp     []replicaState

@@ -120,7 +120,7 @@ func (f *Fleet) reserve(entries []metadata.Entry) {
 	growAll(parts, &f.alterNew)
 	growAll(parts, &f.alterExp)
 	growAll(parts, &f.epochSt)
-	growAll(parts, &f.changed)
+	growAll(parts, &f.route)
 	growAll(parts, &f.mark)
 	growAll(reps, &c.rid)
 	growAll(reps, &c.rslot)
@@ -153,6 +153,11 @@ func growAll[T any](n int, ss ...*[]T) {
 func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 	c := &f.cat
 	base := int32(len(f.rp))
+	if rf := uint8(len(reps)); idx == 0 {
+		f.uniformRF = rf
+	} else if rf != f.uniformRF || base != idx*int32(rf) {
+		f.uniformRF = 0
+	}
 	cl := f.rates.ClassOf(idx)
 	if cl < 0 || cl >= f.k {
 		cl = 0 // a Rates bug; keep the model running with the first class
@@ -166,7 +171,7 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 	f.alterLE = append(f.alterLE, 0)
 	f.alterPE = append(f.alterPE, 0)
 	f.alterExp = append(f.alterExp, false)
-	f.changed = append(f.changed, f.now())
+	f.route = append(f.route, route{changed: f.now(), rbase: base, rf: uint8(len(reps))})
 	f.mark = append(f.mark, 0)
 	for _, id := range reps {
 		s, ok := f.slotOf[id]

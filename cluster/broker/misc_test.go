@@ -94,3 +94,27 @@ func TestHotStateSizes(t *testing.T) {
 	require.Equal(t, uintptr(64), unsafe.Sizeof(partState{}))
 	require.Equal(t, uintptr(32), unsafe.Sizeof(replicaState{}))
 }
+
+// The fleet knows when every partition has the same replication factor (its replicas then
+// start at slot p*rf, which PartitionPath and the warming passes use) and forgets it for good
+// when one does not; PartitionPath answers for every partition either way.
+func TestUniformReplicationFactor(t *testing.T) {
+	even := newHarness(t, setup{brokers: 3, partitions: 5})
+	assert.Equal(t, uint8(3), even.f.uniformRF)
+	mixed := newHarness(t, setup{brokers: 3, partitions: 5, assign: func(p int) []int32 {
+		if p == 2 {
+			return []int32{3, 1}
+		}
+		return []int32{int32(p%3 + 1), int32((p+1)%3 + 1), int32((p+2)%3 + 1)}
+	}})
+	assert.Equal(t, uint8(0), mixed.f.uniformRF)
+	for _, h := range []*harness{even, mixed} {
+		h.runFor(10_000)
+		for p := int32(0); p < 5; p++ {
+			var path Path
+			h.f.PartitionPath(p, &path)
+			assert.Equal(t, PathOK, path.Status, "partition %d", p)
+			assert.Equal(t, h.part(p).Leader, h.ids[path.Leader], "partition %d: the path names the leader's slot", p)
+		}
+	}
+}

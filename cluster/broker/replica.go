@@ -204,7 +204,7 @@ func (f *Fleet) takeover(p int32, i int8) {
 	if i < 0 {
 		f.pt[p].hwFrozen, f.pt[p].hwVal = true, hwOld
 		if hadLeader {
-			f.changed[p] = now
+			f.route[p].changed = now
 		}
 		f.pt[p].alterSt = alNone
 		return
@@ -264,7 +264,7 @@ func (f *Fleet) startLeader(p int32, i int8) {
 	f.pt[p].servEp = f.rp[r].view.leaderEpoch
 	f.pt[p].isrMax = f.rp[r].view.isr | 1<<i
 	f.pt[p].alterSt = alNone
-	f.changed[p] = now
+	f.route[p].changed = now
 	for j := int32(0); j < n; j++ {
 		if f.pt[p].isrMax&(1<<j) != 0 {
 			f.lastCU[base+j] = now

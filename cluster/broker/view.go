@@ -208,7 +208,16 @@ type Path struct {
 // nothing, for the latency sampler's hot path.
 func (f *Fleet) PartitionPath(p int32, out *Path) {
 	out.Followers, out.Waiting, out.WaitUntilMs = 0, false, 0
-	out.Leader, out.LeaderChangedAtMs = -1, f.changed[p]
+	// The replicas' lines are asked for before the partition's state arrives, from where the
+	// layout puts them when every partition has the same replication factor, else from route.
+	if rf := int32(f.uniformRF); rf > 0 {
+		f.warmSink += f.rp[p*rf].rpart + f.rp[p*rf+rf-1].rpart
+	}
+	rt := &f.route[p]
+	out.Leader, out.LeaderChangedAtMs = -1, rt.changed
+	if f.uniformRF == 0 && rt.rf > 0 {
+		f.warmSink += f.rp[rt.rbase].rpart + f.rp[rt.rbase+int32(rt.rf)-1].rpart
+	}
 	if f.pt[p].deleted {
 		out.Status = PathDeleted
 		return
@@ -327,7 +336,7 @@ func (f *Fleet) Partition(p int32) (PartitionInfo, error) {
 	now := f.now()
 	info := PartitionInfo{Leader: -1, LeaderEpoch: f.pt[p].servEp, Producing: f.pt[p].produce, LogEnd: f.leaderEnd(p, now),
 		HighWatermark: f.hw(p, now), EpochStart: f.epochSt[p], AlterPending: f.pt[p].alterSt != alNone,
-		LeaderChangedAtMs: f.changed[p]}
+		LeaderChangedAtMs: f.route[p].changed}
 	if ld := f.pt[p].leader; ld >= 0 {
 		info.Leader = f.brokers[f.rp[f.pt[p].rbase+int32(ld)].rb].id
 		reps := f.replicas(p)

@@ -29,9 +29,19 @@ func (f *Fleet) warmChanges(qs []change) {
 
 // warmParts reads the partition state of ps, then the first and last replica slot of each
 // (a partition's replicas are adjacent and span at most two cache lines at the usual
-// replication factors), which partitionTouchedBy reads.
+// replication factors), which partitionTouchedBy reads. With one replication factor for
+// every partition the replicas' place is known without the partition's state, and both are
+// read in one pass.
 func (f *Fleet) warmParts(ps []int32) {
 	var sink int32
+	if rf := int32(f.uniformRF); rf > 0 {
+		// The replicas' place follows from p: one pass, every read independent.
+		for _, p := range ps {
+			sink += f.pt[p].rbase + f.rp[p*rf].rpart + f.rp[p*rf+rf-1].rpart
+		}
+		f.warmSink += sink
+		return
+	}
 	for _, p := range ps {
 		sink += f.pt[p].rbase
 	}
@@ -67,7 +77,8 @@ func (f *Fleet) touchAll(ps []int32) {
 
 // warmPublish reads the catalog state publishChange and queuePartition will read for the
 // partition changes among es that are not published yet: the partition's entry, then its
-// replicas' ids and broker slots.
+// replicas' ids and broker slots (in the same pass when the replication factor is uniform, as
+// in warmParts).
 func (f *Fleet) warmPublish(es []metadata.Entry) {
 	c := &f.cat
 	ps := f.warmIdx[:0]
@@ -79,12 +90,18 @@ func (f *Fleet) warmPublish(es []metadata.Entry) {
 		}
 	}
 	var sink int32
+	rf := int32(f.uniformRF) // the catalog's replica slots are the fleet's (see warmParts)
 	for _, p := range ps {
 		sink += c.parts[p].rbase
+		if rf > 0 {
+			sink += c.rid[p*rf] + int32(c.rslot[p*rf])
+		}
 	}
-	for _, p := range ps {
-		if rb := c.parts[p].rbase; c.parts[p].rf > 0 {
-			sink += c.rid[rb] + int32(c.rslot[rb])
+	if rf == 0 {
+		for _, p := range ps {
+			if rb := c.parts[p].rbase; c.parts[p].rf > 0 {
+				sink += c.rid[rb] + int32(c.rslot[rb])
+			}
 		}
 	}
 	f.warmSink += sink
@@ -92,32 +109,46 @@ func (f *Fleet) warmPublish(es []metadata.Entry) {
 }
 
 // warmAlter reads the state flushAlter and alterReply read for the partitions ps: the
-// partition's state, its pending AlterPartition and catalog entry, then its replicas.
+// partition's state, its pending AlterPartition and catalog entry, then its replicas (in the
+// same pass when the replication factor is uniform).
 func (f *Fleet) warmAlter(ps []int32) {
 	var sink int32
+	rf := int32(f.uniformRF)
 	for _, p := range ps {
 		sink += f.pt[p].rbase + f.alterLE[p] + f.alterPE[p] + int32(f.alterNew[p]) + f.cat.parts[p].pnum
 		if f.alterExp[p] {
 			sink++
 		}
+		if rf > 0 {
+			sink += f.rp[p*rf].rpart + f.cat.rid[p*rf]
+		}
 	}
-	for _, p := range ps {
-		if r := f.pt[p].rbase; f.pt[p].rf > 0 {
-			sink += f.rp[r].rpart + f.cat.rid[r]
+	if rf == 0 {
+		for _, p := range ps {
+			if r := f.pt[p].rbase; f.pt[p].rf > 0 {
+				sink += f.rp[r].rpart + f.cat.rid[r]
+			}
 		}
 	}
 	f.warmSink += sink
 }
 
 // warmWatch reads the state watchRelevant and recheckWatch read for the watched replicas rs:
-// the replica, then its partition's state.
+// the replica, then its partition's state (in the same pass when the replication factor is
+// uniform: replica r is then partition r/rf's).
 func (f *Fleet) warmWatch(rs []int32) {
 	var sink int32
+	rf := int32(f.uniformRF)
 	for _, r := range rs {
 		sink += f.rp[r].rpart
+		if rf > 0 {
+			sink += f.pt[r/rf].rbase // replica r belongs to partition r/rf
+		}
 	}
-	for _, r := range rs {
-		sink += f.pt[f.rp[r].rpart].rbase
+	if rf == 0 {
+		for _, r := range rs {
+			sink += f.pt[f.rp[r].rpart].rbase
+		}
 	}
 	f.warmSink += sink
 }
