@@ -68,6 +68,11 @@ type Callbacks struct {
 	// once, and may read the image before and after (inside a quorum hook). Without it, the
 	// entries are replayed all the same.
 	OnCommittedEntry func(entry CommittedEntry, replay func(metadata.Entry) error)
+	// WarmCommitted, when set, gets the partition indexes the next few committed entries change
+	// in CommittedView, before they are replayed one by one through OnCommittedEntry: a chance
+	// to read the caller's own per-partition state for them in one pass, so that its cache
+	// misses overlap (see warm.go). It must only read.
+	WarmCommitted func(idxs []int32)
 	// OnBrokerCommitted gets the entries broker's observer newly committed, in log order
 	// without gaps, LeaderChangeMessages included, so the broker's applied offset is the last
 	// entry's offset (inside a quorum hook). Entries a broker already had (from before a restart

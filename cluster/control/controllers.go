@@ -535,7 +535,7 @@ func (c *Controllers) replay(m *member, from, to int64, entries []metadata.Entry
 	for i := range entries {
 		if i%warmChunk == 0 {
 			chunk := entries[i:min(i+warmChunk, len(entries))]
-			c.warmImage(st.image, len(chunk), func(j int) metadata.Record { return chunk[j].Record })
+			c.warmImage(st, len(chunk), func(j int) metadata.Record { return chunk[j].Record })
 		}
 		if c.replayEntry(st, entries[i], m) != nil {
 			continue
@@ -576,7 +576,7 @@ func (c *Controllers) commitRoot(fresh []CommittedEntry) {
 	for i := range fresh {
 		if i%warmChunk == 0 {
 			chunk := fresh[i:min(i+warmChunk, len(fresh))]
-			c.warmImage(c.root.image, len(chunk), func(j int) metadata.Record { return chunk[j].Record })
+			c.warmImage(c.root, len(chunk), func(j int) metadata.Record { return chunk[j].Record })
 		}
 		if c.cb.OnCommittedEntry != nil {
 			c.cb.OnCommittedEntry(fresh[i], replay)
