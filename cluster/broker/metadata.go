@@ -18,8 +18,8 @@ func (f *Fleet) Publish(entries []metadata.Entry) error {
 		f.reserve(entries)
 	}
 	for i := range entries {
-		if i%warmChunk == 0 {
-			f.warmPublish(entries[i:min(i+warmChunk, len(entries))])
+		if i%metadata.WarmChunk == 0 {
+			f.warmPublish(entries[i:min(i+metadata.WarmChunk, len(entries))])
 		}
 		e := entries[i]
 		if e.Offset <= f.published {
@@ -260,8 +260,8 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 	touched, peers := f.touchBuf[:0], f.peerBuf[:0]
 	start := b.qhead
 	for b.qhead < len(b.queue) && b.queue[b.qhead].off <= offset {
-		if (b.qhead-start)%warmChunk == 0 {
-			f.warmChanges(b.queue[b.qhead:min(b.qhead+warmChunk, len(b.queue))])
+		if (b.qhead-start)%metadata.WarmChunk == 0 {
+			f.warmChanges(b.queue[b.qhead:min(b.qhead+metadata.WarmChunk, len(b.queue))])
 		}
 		ch := &b.queue[b.qhead]
 		b.qhead++
@@ -298,8 +298,8 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 		return
 	}
 	for i, p := range touched {
-		if i%warmChunk == 0 {
-			f.warmParts(touched[i:min(i+warmChunk, len(touched))])
+		if i%metadata.WarmChunk == 0 {
+			f.warmParts(touched[i:min(i+metadata.WarmChunk, len(touched))])
 		}
 		switch f.pt[p].tkind {
 		case touchRole:
@@ -339,8 +339,8 @@ func (f *Fleet) loadView(slot int) {
 	}
 	parts := c.replicaOf[slot]
 	for i, p := range parts {
-		if i%warmChunk == 0 {
-			f.warmView(parts[i:min(i+warmChunk, len(parts))])
+		if i%metadata.WarmChunk == 0 {
+			f.warmView(parts[i:min(i+metadata.WarmChunk, len(parts))])
 		}
 		r := f.replicaOf(p, slot)
 		if r < 0 || f.pt[p].deleted {

@@ -2,11 +2,6 @@ package control
 
 import "github.com/kraftlab/kraftlab/engine/metadata"
 
-// warmChunk is how many committed entries a replay loop warms at a time (warmImage): enough
-// to keep the processor's outstanding cache misses busy, few enough that the lines are still
-// cached when the replay reaches them.
-const warmChunk = 16
-
 // warmImage reads, for the partition changes among the n records rec gives, the state of st
 // their replay reads first: its image's (metadata.Image.Warm) and the copy-on-write bits of the
 // snapshots reading from it (beforeReplay). The replay loops of a million partitions then wait

@@ -285,12 +285,12 @@ func TestTopicConfigsFollowConfigRecords(t *testing.T) {
 func TestAlterPartitionsMatchesOneCallPerPartition(t *testing.T) {
 	setup := func() *fixture {
 		f := newFixture(t, nil, 0, 1, 2)
-		f.topic("t", many(3*warmChunk+5, part{replicas: []int32{0, 1, 2}, leader: 0, isr: []int32{0, 1}})...)
+		f.topic("t", many(3*metadata.WarmChunk+5, part{replicas: []int32{0, 1, 2}, leader: 0, isr: []int32{0, 1}})...)
 		return f
 	}
 	batch, one := setup(), setup()
 	var reqs []AlterPartitionRequest
-	for i := int32(0); i < 3*warmChunk+5; i++ {
+	for i := int32(0); i < 3*metadata.WarmChunk+5; i++ {
 		p := batch.p("t", i)
 		req := AlterPartitionRequest{BrokerID: 0, BrokerEpoch: batch.c.Image().Broker(0).Epoch, Topic: "t", Partition: i,
 			LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch, NewIsr: []int32{0, 1, 2}, LeaderRecoveryState: metadata.NoRecoveryChange}

@@ -238,9 +238,9 @@ type AlterPartitionRequest struct {
 func (c *Controller) AlterPartitions(reqs []AlterPartitionRequest, errs []error, nowMs int64) {
 	idxs := c.warmBuf[:0]
 	for i := range reqs {
-		if i%warmChunk == 0 {
+		if i%metadata.WarmChunk == 0 {
 			idxs = idxs[:0]
-			for j := i; j < min(i+warmChunk, len(reqs)); j++ {
+			for j := i; j < min(i+metadata.WarmChunk, len(reqs)); j++ {
 				if idx, ok := c.image.PartitionIndex(reqs[j].Topic, reqs[j].Partition); ok {
 					idxs = append(idxs, idx)
 				}
@@ -304,15 +304,12 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest, nowMs int64) erro
 	return nil
 }
 
-// warmChunk is how many partitions the loops over a broker's partitions warm at a time.
-const warmChunk = 16
-
-// warmAhead warms the image state of the next warmChunk partitions of parts when the loop
-// over them, at i, starts a chunk (metadata.Image.Warm): at a million partitions each one's
+// warmAhead warms the image state of the next metadata.WarmChunk partitions of parts when the
+// loop over them, at i, starts a chunk (metadata.Image.Warm): at a million partitions each one's
 // state is a cache miss, and one pass that asks for a chunk's lines together waits for them
 // once rather than once each.
 func (c *Controller) warmAhead(parts []int32, i int) {
-	if i%warmChunk == 0 {
-		c.warmSink += c.image.Warm(parts[i:min(i+warmChunk, len(parts))])
+	if i%metadata.WarmChunk == 0 {
+		c.warmSink += c.image.Warm(parts[i:min(i+metadata.WarmChunk, len(parts))])
 	}
 }

@@ -1,5 +1,11 @@
 package metadata
 
+// WarmChunk is how many partitions a loop warms at a time, here (Warm) and in the packages
+// that warm their own per-partition state the same way: enough to keep the processor's
+// outstanding cache misses busy, few enough that the lines are still cached when the work
+// reaches them.
+const WarmChunk = 16
+
 // Warm reads, for each partition index in idxs, the image state a replay of a change to it
 // reads first: the partition's registration (both cache lines it may span), its position in
 // its preferred broker's imbalanced set and, when it is there, its flags. It changes nothing
