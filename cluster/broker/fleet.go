@@ -158,7 +158,6 @@ type replicaState struct {
 	rpart int32
 	grp   int32
 	rb    int16 // broker slot, -1 for a broker outside the fleet
-	watch bool
 	// rstate is written through putRState, which keeps the out-of-sync counts.
 	rstate uint8
 }
@@ -281,6 +280,11 @@ type Fleet struct {
 	rp     []replicaState
 	hgen   []uint32
 	lastCU []int64
+	// watchBy is the broker slot (plus one; 0 for none) whose watch list holds the replica.
+	// A list entry whose replica names another slot is stale: its partition's leadership
+	// moved and the new leader watches it now. Keeping the owner, not just a flag, is what
+	// lets the new leader watch a replica the old one still lists.
+	watchBy []int16
 
 	// cut[a*n+b] is set while the link between broker slots a and b is down (nil: none).
 	cut []bool

@@ -16,14 +16,21 @@ func (f *Fleet) watchIfIsr(r int32) {
 	}
 }
 
+// addWatch puts replica r on the watch list of broker slot, its partition's leader, unless it
+// is there already. A replica another broker's list still holds (the partition's leadership
+// moved since) joins this one's too; the old entry is stale from now on (see watchBy).
 func (f *Fleet) addWatch(slot int, r int32) {
-	if f.rp[r].watch {
+	if f.watching(slot, r) {
 		return
 	}
-	f.rp[r].watch = true
+	f.watchBy[r] = int16(slot + 1)
 	b := &f.brokers[slot]
 	b.watch = append(b.watch, r)
 }
+
+// watching reports whether broker slot's watch list holds replica r for itself: an entry of r
+// in that list is current, not left over from an earlier leadership.
+func (f *Fleet) watching(slot int, r int32) bool { return int(f.watchBy[r]) == slot+1 }
 
 // watchRelevant reports whether replica r still needs its leader (broker slot) to act: an ISR
 // member that is not caught up (shrink candidate) or a caught-up follower outside the ISR
@@ -54,8 +61,11 @@ func (f *Fleet) isrTick(slot int) {
 			f.warmWatch(b.watch[i:min(i+metadata.WarmChunk, n)])
 		}
 		r := b.watch[i]
+		if !f.watching(slot, r) {
+			continue // stale: another leader watches it now, or nobody needs to
+		}
 		if !f.watchRelevant(slot, r) {
-			f.rp[r].watch = false
+			f.watchBy[r] = 0
 			continue
 		}
 		b.watch[kept] = r
@@ -126,16 +136,22 @@ func (f *Fleet) eligible(lb, fb int) bool {
 	return pv.registered && !pv.fenced && !pv.inCS && fbr.registered && pv.epoch == fbr.epoch
 }
 
-// recheckWatch retries expansions for followers on broker peer after the leader (slot) saw
-// peer's registration change.
+// recheckWatch retries expansions for caught-up followers on broker peer after the leader
+// (slot) saw peer's registration change. Only a change that makes peer ISR-eligible can let
+// one in: Kafka's leader looks again at a follower's next fetch (maybeExpandIsr), and for a
+// follower that is still fenced, in controlled shutdown or of another broker epoch, it
+// refuses again. So a change that leaves peer ineligible costs nothing here.
 func (f *Fleet) recheckWatch(slot int, peer int16) {
+	if !f.eligible(slot, int(peer)) {
+		return
+	}
 	b := &f.brokers[slot]
 	for i := 0; i < len(b.watch); i++ {
 		if i%metadata.WarmChunk == 0 {
 			f.warmWatch(b.watch[i:min(i+metadata.WarmChunk, len(b.watch))])
 		}
 		r := b.watch[i]
-		if f.rp[r].rb == peer && f.rp[r].rstate == rsTracking {
+		if f.rp[r].rb == peer && f.rp[r].rstate == rsTracking && f.watching(slot, r) {
 			f.maybeExpand(f.rp[r].rpart)
 		}
 	}

@@ -195,3 +195,37 @@ func TestFencedFollowerCannotRejoinUntilUnfenced(t *testing.T) {
 	assert.False(t, h.c.Image().Broker(2).Fenced)
 	assert.LessOrEqual(t, at, int64(82_100), "added as soon as the unfence reaches the leader")
 }
+
+// TestFencedFollowerRejoinsAfterLeadershipMoves: broker 3 is caught up on partition 0 but
+// fenced, so its leader (broker 1) watches it; then the preferred leader, broker 2, takes the
+// partition back while broker 1 stays up, and broker 1's isr-expiration task drops the entry
+// it no longer needs. Once broker 3 is unfenced, its new leader must add it: broker 2's own
+// watch list has to hold it although broker 1's listed it first.
+func TestFencedFollowerRejoinsAfterLeadershipMoves(t *testing.T) {
+	h := newHarness(t, setup{brokers: 3, partitions: 1, seed: 3,
+		assign: func(int) []int32 { return []int32{2, 1, 3} },
+		cfg:    map[string]any{"leader.imbalance.check.interval.seconds": int64(60)}})
+	h.run(10_000)
+	h.ctlDown[2] = true
+	h.run(25_000)
+	require.True(t, h.c.Image().Broker(2).Fenced)
+	require.Equal(t, int32(1), h.part(0).Leader, "broker 1 took over from the fenced broker 2")
+	h.ctlDown[2], h.ctlDown[3] = false, true
+	h.run(45_000)
+	require.False(t, h.c.Image().Broker(2).Fenced)
+	require.True(t, h.c.Image().Broker(3).Fenced)
+	require.ElementsMatch(t, []int32{1, 2}, h.ctlIsr(0), "broker 2 back in, the fenced broker 3 out")
+	r, err := h.f.Replica(0, 3)
+	require.NoError(t, err)
+	require.Equal(t, ReplicaInSync, r.State, "broker 3 still fetches and is caught up")
+
+	_, ok := h.runUntil(200_000, func() bool { return h.part(0).Leader == 2 })
+	require.True(t, ok, "the preferred leader election gave partition 0 back to broker 2")
+	require.Equal(t, Running, h.f.State(1), "broker 1 stays up")
+	h.runFor(40_000) // broker 1's isr-expiration task runs at least twice
+	require.ElementsMatch(t, []int32{1, 2}, h.ctlIsr(0), "broker 3 is still fenced")
+
+	h.ctlDown[3] = false
+	_, ok = h.runUntil(20_000, func() bool { return slices.Contains(h.ctlIsr(0), 3) })
+	assert.True(t, ok, "broker 2 added the unfenced broker 3 back to the ISR")
+}

@@ -126,6 +126,7 @@ func (f *Fleet) reserve(entries []metadata.Entry) {
 	growAll(reps, &c.rslot)
 	growAll(reps, &f.rp)
 	growAll(reps, &f.hgen)
+	growAll(reps, &f.watchBy)
 	growAll(reps, &f.lastCU)
 }
 
@@ -185,6 +186,7 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 		f.rp = append(f.rp, replicaState{rpart: idx, rb: s, rstate: rsDead, grp: -1,
 			view: replicaView{leader: -1, leaderEpoch: -1, partEpoch: -1}})
 		f.hgen = append(f.hgen, 0)
+		f.watchBy = append(f.watchBy, 0)
 		f.lastCU = append(f.lastCU, f.now())
 	}
 }

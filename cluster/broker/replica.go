@@ -524,7 +524,9 @@ func (f *Fleet) deactivate(slot int) {
 	f.sim.Cancel(b.isrTick)
 	b.isrTick = noHandle
 	for _, r := range b.watch {
-		f.rp[r].watch = false
+		if f.watching(slot, r) {
+			f.watchBy[r] = 0
+		}
 	}
 	b.watch = b.watch[:0]
 	b.alterQueue, b.alterBatch = b.alterQueue[:0], b.alterBatch[:0]
