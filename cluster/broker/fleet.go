@@ -158,6 +158,12 @@ type replicaState struct {
 	rpart int32
 	grp   int32
 	rb    int16 // broker slot, -1 for a broker outside the fleet
+	// watchLd says whose watch list holds the replica: the leader's replica slot is
+	// r+watchLd (0: no list). A list entry of r in another broker's list is stale: the
+	// partition's leadership moved and the new leader watches it now. Naming the owner, not
+	// just flagging the replica, is what lets the new leader watch a replica the old one
+	// still lists. A leader never watches itself, so 0 is free to mean none.
+	watchLd int8
 	// rstate is written through putRState, which keeps the out-of-sync counts.
 	rstate uint8
 }
@@ -208,8 +214,7 @@ type broker struct {
 
 	// Metadata.
 	applied int64
-	queue   []change
-	qhead   int
+	queue   changeQueue
 	peers   []peerView // by broker slot
 
 	// ISR maintenance as a leader.
@@ -250,6 +255,8 @@ type Fleet struct {
 
 	brokers []broker
 	slotOf  map[int32]int16
+	// blocks lends the brokers' metadata queues their blocks.
+	blocks blockPool
 
 	// The committed metadata log decoded once for all brokers, and its last offset.
 	cat       catalog
@@ -280,11 +287,6 @@ type Fleet struct {
 	rp     []replicaState
 	hgen   []uint32
 	lastCU []int64
-	// watchBy is the broker slot (plus one; 0 for none) whose watch list holds the replica.
-	// A list entry whose replica names another slot is stale: its partition's leadership
-	// moved and the new leader watches it now. Keeping the owner, not just a flag, is what
-	// lets the new leader watch a replica the old one still lists.
-	watchBy []int16
 
 	// cut[a*n+b] is set while the link between broker slots a and b is down (nil: none).
 	cut []bool

@@ -12,25 +12,30 @@ import (
 func (f *Fleet) watchIfIsr(r int32) {
 	p := f.rp[r].rpart
 	if ld := f.pt[p].leader; ld >= 0 && f.pt[p].isrMax&(1<<(r-f.pt[p].rbase)) != 0 {
-		f.addWatch(int(f.rp[f.pt[p].rbase+int32(ld)].rb), r)
+		f.addWatch(f.pt[p].rbase+int32(ld), r)
 	}
 }
 
-// addWatch puts replica r on the watch list of broker slot, its partition's leader, unless it
-// is there already. A replica another broker's list still holds (the partition's leadership
-// moved since) joins this one's too; the old entry is stale from now on (see watchBy).
-func (f *Fleet) addWatch(slot int, r int32) {
+// addWatch puts follower r on the watch list of its partition's leader, replica slot lr,
+// unless it is there already. A replica another broker's list still holds (the partition's
+// leadership moved since) joins this one's too; the old entry is stale from now on (see
+// replicaState.watchLd).
+func (f *Fleet) addWatch(lr, r int32) {
+	slot := int(f.rp[lr].rb)
 	if f.watching(slot, r) {
 		return
 	}
-	f.watchBy[r] = int16(slot + 1)
+	f.rp[r].watchLd = int8(lr - r)
 	b := &f.brokers[slot]
 	b.watch = append(b.watch, r)
 }
 
 // watching reports whether broker slot's watch list holds replica r for itself: an entry of r
 // in that list is current, not left over from an earlier leadership.
-func (f *Fleet) watching(slot int, r int32) bool { return int(f.watchBy[r]) == slot+1 }
+func (f *Fleet) watching(slot int, r int32) bool {
+	d := f.rp[r].watchLd
+	return d != 0 && int(f.rp[r+int32(d)].rb) == slot
+}
 
 // watchRelevant reports whether replica r still needs its leader (broker slot) to act: an ISR
 // member that is not caught up (shrink candidate) or a caught-up follower outside the ISR
@@ -65,7 +70,7 @@ func (f *Fleet) isrTick(slot int) {
 			continue // stale: another leader watches it now, or nobody needs to
 		}
 		if !f.watchRelevant(slot, r) {
-			f.watchBy[r] = 0
+			f.rp[r].watchLd = 0
 			continue
 		}
 		b.watch[kept] = r
@@ -121,7 +126,7 @@ func (f *Fleet) maybeExpand(p int32) {
 			continue
 		}
 		if !f.eligible(lb, int(f.rp[r].rb)) {
-			f.addWatch(lb, r)
+			f.addWatch(base+int32(ld), r)
 			continue
 		}
 		f.propose(p, f.pt[p].isrMax|1<<i, true)
@@ -307,7 +312,7 @@ func (f *Fleet) watchPartition(slot int, p int32) {
 	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
 	for r := base; r < base+n; r++ {
 		if f.watchRelevant(slot, r) {
-			f.addWatch(slot, r)
+			f.addWatch(f.pt[p].rbase+int32(f.pt[p].leader), r)
 		}
 	}
 }

@@ -91,25 +91,14 @@ func (f *Fleet) LoadSnapshot(id int32) error {
 // bootstrap of a million partitions does not copy them over and over.
 func (f *Fleet) reserve(entries []metadata.Entry) {
 	parts, reps := 0, 0
-	perBroker := make([]int, len(f.brokers))
 	for i := range entries {
 		if r, ok := entries[i].Record.(*metadata.PartitionRecord); ok && entries[i].Offset > f.published {
 			parts++
 			reps += len(r.Replicas)
-			for _, id := range r.Replicas {
-				if s, ok := f.slotOf[id]; ok {
-					perBroker[s]++
-				}
-			}
 		}
 	}
 	if parts == 0 {
 		return
-	}
-	// Each new partition queues one change for each broker holding a replica: sized once here,
-	// a bootstrap's queues are not copied over and over as append grows them by a quarter.
-	for s, n := range perBroker {
-		f.brokers[s].queue = growBy(f.brokers[s].queue, n)
 	}
 	// Through growAll, so that each element type's growBy is instantiated once, not inlined at
 	// every call site (which were 35 KB of the page's wasm); the order does not matter.
@@ -126,7 +115,6 @@ func (f *Fleet) reserve(entries []metadata.Entry) {
 	growAll(reps, &c.rslot)
 	growAll(reps, &f.rp)
 	growAll(reps, &f.hgen)
-	growAll(reps, &f.watchBy)
 	growAll(reps, &f.lastCU)
 }
 
@@ -186,7 +174,6 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 		f.rp = append(f.rp, replicaState{rpart: idx, rb: s, rstate: rsDead, grp: -1,
 			view: replicaView{leader: -1, leaderEpoch: -1, partEpoch: -1}})
 		f.hgen = append(f.hgen, 0)
-		f.watchBy = append(f.watchBy, 0)
 		f.lastCU = append(f.lastCU, f.now())
 	}
 }
@@ -229,7 +216,7 @@ func (f *Fleet) queuePartition(off int64, idx int32) {
 		if s := c.rslot[r]; s >= 0 {
 			b := &f.brokers[s]
 			ch.rep = r
-			b.queue = append(b.queue, ch)
+			b.queue.push(&f.blocks, ch)
 		}
 	}
 }
@@ -248,7 +235,7 @@ func (f *Fleet) queueBroker(off int64, slot int) {
 		ch.flags |= flInCS
 	}
 	for i := range f.brokers {
-		f.brokers[i].queue = append(f.brokers[i].queue, ch)
+		f.brokers[i].queue.push(&f.blocks, ch)
 	}
 }
 
@@ -259,46 +246,29 @@ func (f *Fleet) queueBroker(off int64, slot int) {
 func (f *Fleet) applyUpTo(slot int, offset int64) {
 	b := &f.brokers[slot]
 	f.tgen++
-	touched, peers := f.touchBuf[:0], f.peerBuf[:0]
-	start := b.qhead
-	for b.qhead < len(b.queue) && b.queue[b.qhead].off <= offset {
-		if (b.qhead-start)%metadata.WarmChunk == 0 {
-			f.warmChanges(b.queue[b.qhead:min(b.qhead+metadata.WarmChunk, len(b.queue))])
-		}
-		ch := &b.queue[b.qhead]
-		b.qhead++
-		switch ch.kind {
-		case chPartition:
-			if kind := f.applyPartition(slot, ch); kind > 0 {
-				p := ch.part
-				if f.pt[p].tmark != f.tgen {
-					f.pt[p].tmark, f.pt[p].tkind = f.tgen, 0
-					touched = append(touched, p)
-				}
-				f.pt[p].tkind = max(f.pt[p].tkind, kind)
+	f.touchBuf, f.peerBuf = f.touchBuf[:0], f.peerBuf[:0]
+	for {
+		// A block of the queue at a time; applying queues nothing, so chs stays valid.
+		chs := b.queue.front()
+		k := 0
+		for ; k < len(chs) && chs[k].off <= offset; k++ {
+			if k%metadata.WarmChunk == 0 {
+				f.warmChanges(chs[k:min(k+metadata.WarmChunk, len(chs))])
 			}
-		case chBroker:
-			b.peers[ch.part] = peerView{epoch: ch.epoch, registered: ch.flags&flRegistered != 0,
-				fenced: ch.flags&flFenced != 0, inCS: ch.flags&flInCS != 0}
-			peers = append(peers, int16(ch.part))
+			f.applyChange(b, &chs[k])
 		}
-	}
-	if b.qhead == len(b.queue) {
-		b.queue, b.qhead = b.queue[:0], 0
-		if cap(b.queue) > bigBuffer {
-			b.queue = nil // a bootstrap or a long outage grew it; do not keep that for good
+		b.queue.popN(&f.blocks, k)
+		if k == 0 || k < len(chs) {
+			break
 		}
-	} else if b.qhead > 4096 && b.qhead*2 > len(b.queue) {
-		n := copy(b.queue, b.queue[b.qhead:])
-		b.queue, b.qhead = b.queue[:n], 0
 	}
 	if offset > b.applied {
 		b.applied = offset
 	}
-	f.touchBuf, f.peerBuf = touched, peers
 	if !b.active {
 		return
 	}
+	touched := f.touchBuf
 	for i, p := range touched {
 		if i%metadata.WarmChunk == 0 {
 			f.warmParts(touched[i:min(i+metadata.WarmChunk, len(touched))])
@@ -313,13 +283,34 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 			}
 		}
 	}
-	for _, q := range peers {
+	for _, q := range f.peerBuf {
 		f.recheckWatch(slot, q)
 	}
 }
 
-// bigBuffer is the capacity above which a per-broker buffer is released once empty rather
-// than kept for reuse: a million-partition bootstrap fills every broker's queue once.
+// applyChange updates broker b's view with one queued change. A partition that needs a
+// reaction once the whole batch is applied goes into touchBuf (once a batch, with the
+// strongest reaction asked of it); a peer whose registration changed goes into peerBuf.
+func (f *Fleet) applyChange(b *broker, ch *change) {
+	switch ch.kind {
+	case chPartition:
+		if kind := f.applyPartition(ch); kind > 0 {
+			p := ch.part
+			if f.pt[p].tmark != f.tgen {
+				f.pt[p].tmark, f.pt[p].tkind = f.tgen, 0
+				f.touchBuf = append(f.touchBuf, p)
+			}
+			f.pt[p].tkind = max(f.pt[p].tkind, kind)
+		}
+	case chBroker:
+		b.peers[ch.part] = peerView{epoch: ch.epoch, registered: ch.flags&flRegistered != 0,
+			fenced: ch.flags&flFenced != 0, inCS: ch.flags&flInCS != 0}
+		f.peerBuf = append(f.peerBuf, int16(ch.part))
+	}
+}
+
+// bigBuffer is the capacity above which a per-broker buffer (the AlterPartition batch's) is
+// released once empty rather than kept for reuse: a burst of ISR changes grows it once.
 const bigBuffer = 4096
 
 // Reactions a partition change asks of the broker that applied it.
@@ -333,7 +324,7 @@ const (
 func (f *Fleet) loadView(slot int) {
 	b := &f.brokers[slot]
 	c := &f.cat
-	b.queue, b.qhead = nil, 0
+	b.queue.drop(&f.blocks)
 	b.applied = f.published
 	for q := range f.brokers {
 		reg := &c.regs[q]
@@ -370,7 +361,7 @@ func (f *Fleet) replicaOf(p int32, slot int) int32 {
 }
 
 // applyPartition updates a broker's view of a partition and says what reaction it needs.
-func (f *Fleet) applyPartition(slot int, ch *change) uint8 {
+func (f *Fleet) applyPartition(ch *change) uint8 {
 	p := ch.part
 	if f.pt[p].deleted {
 		return touchNone

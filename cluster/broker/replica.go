@@ -525,7 +525,7 @@ func (f *Fleet) deactivate(slot int) {
 	b.isrTick = noHandle
 	for _, r := range b.watch {
 		if f.watching(slot, r) {
-			f.watchBy[r] = 0
+			f.rp[r].watchLd = 0
 		}
 	}
 	b.watch = b.watch[:0]

@@ -131,13 +131,13 @@ func (f *Fleet) warmAlter(ps []int32) {
 }
 
 // warmWatch reads the state watchRelevant and recheckWatch read for the watched replicas rs:
-// the replica and the list that owns it, then its partition's state (in the same pass when
+// the replica, then its partition's state (in the same pass when
 // the replication factor is uniform: replica r is then partition r/rf's).
 func (f *Fleet) warmWatch(rs []int32) {
 	var sink int32
 	rf := int32(f.uniformRF)
 	for _, r := range rs {
-		sink += f.rp[r].rpart + int32(f.watchBy[r])
+		sink += f.rp[r].rpart
 		if rf > 0 {
 			sink += f.pt[r/rf].rbase // replica r belongs to partition r/rf
 		}
