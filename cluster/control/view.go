@@ -170,11 +170,17 @@ func (c *Controllers) DropCommittedBefore(offset int64) {
 	copy(c.ents, c.ents[k:])
 	clear(c.ents[n:])
 	c.ents = c.ents[:n]
-	if cap(c.committed) > 4*n+minTrim {
+	if cap(c.committed) > 4*n+keepCommitted {
 		c.committed, c.ents = slices.Clone(c.committed), slices.Clone(c.ents)
 	}
 	c.committedBase += k
 }
+
+// keepCommitted is the capacity, beyond four times what is retained, that DropCommittedBefore
+// keeps for the committed entries to come (10 MB, and 6 MB for their plain entries): a broker
+// restart at a million partitions commits a few hundred thousand entries between trims, and
+// growing the log back from what a trim left would copy it over and over.
+const keepCommitted = 1 << 18
 
 // SetTrimCommitted turns automatic trimming of the retained committed log on or off. On, the
 // log keeps only the entries some node may still commit (from the lowest high watermark or
