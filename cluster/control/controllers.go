@@ -105,6 +105,8 @@ type Controllers struct {
 	// cluster first commits it. booting is set while quorum.New boots the voters.
 	root    *store
 	booting bool
+	// saved lends the snapshots of every store the chunks they keep old partitions in.
+	saved savedPool
 
 	activeByEpoch []int32 // node that activated an engine in each epoch, -1 for none
 	pledges       []pledge
@@ -168,7 +170,7 @@ func New(s *sim.Sim, cfg Config) (*Controllers, error) {
 		trace: nil,
 	}
 	c.net = c.rand.Child("network")
-	c.root = newStore(cfg.PartitionsHint)
+	c.root = newStore(cfg.PartitionsHint, &c.saved)
 	c.root.shared = true
 	c.h = &handler{c: c}
 	c.client = &Client{c: c}
@@ -690,7 +692,7 @@ func (c *Controllers) leaveRoot(m *member) {
 		im = im.Clone()
 	}
 	st.leave(m)
-	m.store = &store{image: im, at: m.applied}
+	m.store = &store{image: im, at: m.applied, pool: &c.saved}
 }
 
 // checkNotBelow compares a node's image at offset now with an older image of the same node at
@@ -785,7 +787,7 @@ func (c *Controllers) onLoadSnapshot(id quorum.NodeID, qs quorum.Snapshot) {
 	c.freezeSnapshots(m)
 	oldSt, oldOff := m.store, m.applied
 	old := c.pastOf(m)
-	st := newStore(c.cfg.PartitionsHint)
+	st := newStore(c.cfg.PartitionsHint, &c.saved)
 	im := st.image
 	var records int64
 	if end > 0 {

@@ -28,6 +28,7 @@ type store struct {
 	image *metadata.Image
 	at    int64       // offsets below it are replayed into image
 	snaps []*Snapshot // snapshots reading partitions from image, copy on write (see Snapshot)
+	pool  *savedPool  // where those snapshots get the chunks they save old partitions in
 
 	shared bool
 	users  []*member
@@ -86,11 +87,12 @@ func registrationOf(b *metadata.Broker) *registration {
 		fenced: b.Fenced, inControlled: b.InControlledShutdown}
 }
 
-// newStore returns an empty committed image sized for hint partitions.
-func newStore(hint int) *store {
+// newStore returns an empty committed image sized for hint partitions, whose snapshots save
+// old partitions in chunks from pool.
+func newStore(hint int, pool *savedPool) *store {
 	im := metadata.NewImage()
 	im.ReservePartitions(hint) // see Config.PartitionsHint
-	return &store{image: im}
+	return &store{image: im, pool: pool}
 }
 
 // journal notes what replaying e will change, before it is replayed, for the users behind it.

@@ -2,6 +2,7 @@ package control
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -161,4 +162,60 @@ func TestJournalCompactsAsItsUsersMoveOn(t *testing.T) {
 	st.leave(b)
 	assert.Empty(t, st.parts, "with every user at the end, nothing is kept")
 	assert.Empty(t, st.heads)
+}
+
+// TestSnapshotChunksAreReusedOnlyOnceDetached: a snapshot keeps the old value of each
+// partition its image changes in chunks from the store's pool; frozen, it has its own copy and
+// gives the chunks back, and the next snapshot's copies on write reuse them without touching
+// what the first one froze.
+func TestSnapshotChunksAreReusedOnlyOnceDetached(t *testing.T) {
+	var pool savedPool
+	st := newStore(0, &pool)
+	for _, e := range storeLog() {
+		require.NoError(t, st.image.Replay(e))
+		st.at = e.Offset + 1
+	}
+	parts := st.image.Partitions
+	change := func(s *Snapshot, idx int32) {
+		s.keep(idx, &parts[idx]) // what replayEntry does before a change (beforeReplay)
+		parts[idx].LeaderEpoch++
+	}
+	s1 := buildSnapshot(st, st.at)
+	st.snaps = append(st.snaps, s1)
+	at1 := slices.Clone(parts)
+	for i := range parts {
+		change(s1, int32(i))
+	}
+	require.Empty(t, pool.free)
+	s1.freeze()
+	assert.Equal(t, at1, s1.parts, "frozen at its offset")
+	require.Len(t, pool.free, 1, "its chunk went back")
+
+	s2 := buildSnapshot(st, st.at)
+	st.snaps = append(st.snaps, s2)
+	at2 := slices.Clone(parts)
+	for i := range parts {
+		change(s2, int32(i))
+	}
+	assert.Empty(t, pool.free, "the second snapshot took the chunk")
+	assert.Equal(t, at1, s1.parts, "and the first one's copy is its own")
+	assert.Equal(t, at2, s2.partitions())
+	s2.detach()
+	assert.Len(t, pool.free, 1)
+}
+
+// TestSavedPoolKeepsAtMostMaxSavedChunks: a snapshot that saved more chunks than the pool
+// keeps gives the rest to the collector.
+func TestSavedPoolKeepsAtMostMaxSavedChunks(t *testing.T) {
+	var pool savedPool
+	chunks := make([][]savedPartition, maxSavedChunks+3)
+	for i := range chunks {
+		chunks[i] = append(pool.get(), savedPartition{idx: int32(i)})
+	}
+	pool.put(chunks)
+	assert.Len(t, pool.free, maxSavedChunks)
+	assert.Empty(t, pool.get(), "a chunk comes back empty")
+	var none *savedPool
+	assert.Equal(t, savedChunk, cap(none.get()), "a store without a pool makes its chunks")
+	none.put(chunks) // and drops them
 }
