@@ -224,16 +224,17 @@ func (f *Fleet) queuePartition(off int64, idx int32) {
 // queueBroker queues a broker registration's new state for every broker.
 func (f *Fleet) queueBroker(off int64, slot int) {
 	reg := &f.cat.regs[slot]
-	ch := change{off: off, part: int32(slot), kind: chBroker, epoch: reg.epoch}
+	var flags uint8
 	if reg.registered {
-		ch.flags |= flRegistered
+		flags |= flRegistered
 	}
 	if reg.fenced {
-		ch.flags |= flFenced
+		flags |= flFenced
 	}
 	if reg.inCS {
-		ch.flags |= flInCS
+		flags |= flInCS
 	}
+	ch := brokerChange(off, slot, reg.epoch, flags)
 	for i := range f.brokers {
 		f.brokers[i].queue.push(&f.blocks, ch)
 	}
@@ -303,7 +304,7 @@ func (f *Fleet) applyChange(b *broker, ch *change) {
 			f.pt[p].tkind = max(f.pt[p].tkind, kind)
 		}
 	case chBroker:
-		b.peers[ch.part] = peerView{epoch: ch.epoch, registered: ch.flags&flRegistered != 0,
+		b.peers[ch.part] = peerView{epoch: ch.brokerEpoch(), registered: ch.flags&flRegistered != 0,
 			fenced: ch.flags&flFenced != 0, inCS: ch.flags&flInCS != 0}
 		f.peerBuf = append(f.peerBuf, int16(ch.part))
 	}

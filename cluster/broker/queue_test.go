@@ -2,6 +2,7 @@ package broker
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,4 +74,17 @@ func TestBlockPoolKeepsAtMostMaxFreeBlocks(t *testing.T) {
 	}
 	q.drop(&bp)
 	assert.Len(t, bp.free, maxFreeBlocks)
+}
+
+// TestBrokerChangeKeepsTheWholeEpoch: a broker change carries a 64-bit broker epoch in two
+// 32-bit fields, so that a change stays 32 bytes.
+func TestBrokerChangeKeepsTheWholeEpoch(t *testing.T) {
+	for _, epoch := range []int64{0, 1, 7, 1<<31 - 1, 1 << 31, 1<<32 + 5, 1<<62 + 12345, -1} {
+		ch := brokerChange(9, 3, epoch, flFenced)
+		assert.Equal(t, epoch, ch.brokerEpoch())
+		assert.Equal(t, int32(3), ch.part)
+		assert.Equal(t, chBroker, ch.kind)
+		assert.Equal(t, flFenced, ch.flags)
+	}
+	assert.Equal(t, uintptr(32), unsafe.Sizeof(change{}))
 }
