@@ -79,15 +79,7 @@ func bodyBytes(r metadata.Record) int32 {
 	case *metadata.TopicRecord:
 		return strBytes(v.Name) + uuidBytes + tagBytes
 	case *metadata.PartitionRecord:
-		n := int32(int32Bytes+uuidBytes) + int32sBytes(len(v.Replicas)) + int32sBytes(len(v.Isr)) +
-			1 + 1 + int32Bytes + 1 + int32Bytes + int32Bytes + 1 + uuidBytes*int32(len(v.Replicas)) + tagBytes
-		if len(v.Elr) > 0 {
-			n += taggedField + int32sBytes(len(v.Elr))
-		}
-		if len(v.LastKnownElr) > 0 {
-			n += taggedField + int32sBytes(len(v.LastKnownElr))
-		}
-		return n
+		return partitionBodyBytes(len(v.Replicas), len(v.Isr), len(v.Elr), len(v.LastKnownElr))
 	case *metadata.PartitionChangeRecord:
 		n := int32(int32Bytes + uuidBytes + tagBytes)
 		if v.Leader != metadata.NoLeaderChange {
@@ -126,9 +118,9 @@ func bodyBytes(r metadata.Record) int32 {
 }
 
 // imageSnapshotBytes is snapshotBytes(im.SnapshotRecords()) without building the records: it
-// sizes the same records in the same way, one reused PartitionRecord standing in for each
-// partition's, so a million-partition snapshot costs a pass over flat slices rather than
-// millions of allocations. TestImageSnapshotBytesMatchesTheRecords keeps the two in step.
+// sizes the same records in the same way, each partition's PartitionRecord from its list
+// lengths (partitionBodyBytes), so a million-partition snapshot costs a pass over flat slices
+// rather than millions of allocations. TestImageSnapshotBytesMatchesTheRecords keeps the two in step.
 func imageSnapshotBytes(im *metadata.Image) int64 {
 	n := int64(RecordBytes(&metadata.FeatureLevelRecord{Name: config.EligibleLeaderReplicasVersion, FeatureLevel: im.ElrVersion}))
 	n += configsBytes(metadata.ResourceBroker, "", &im.Cluster)
@@ -139,7 +131,6 @@ func imageSnapshotBytes(im *metadata.Image) int64 {
 				LogDirs: b.LogDirs, Fenced: b.Fenced, InControlledShutdown: b.InControlledShutdown}))
 		}
 	}
-	var ps partitionSizer
 	for t := range im.Topics {
 		top := &im.Topics[t]
 		if top.Deleted {
@@ -147,37 +138,41 @@ func imageSnapshotBytes(im *metadata.Image) int64 {
 		}
 		n += int64(RecordBytes(&metadata.TopicRecord{Name: top.Name, TopicID: top.ID}))
 		n += configsBytes(metadata.ResourceTopic, top.Name, &top.Configs)
-		n += ps.topicBytes(im, top)
+		n += topicBytes(im, top)
 	}
 	return withBatchHeaders(n)
 }
 
-// partitionSizer sizes a topic's PartitionRecords without building them: one reused record
-// stands in for each partition's, its lists cut from one scratch list to the partition's
-// lengths (a record's size follows the lengths of its lists, not their members).
-type partitionSizer struct {
-	pr      metadata.PartitionRecord
-	scratch [metadata.MaxReplicas]int32
-}
-
 // topicBytes is the encoded size of the PartitionRecords of one topic of im.
-func (s *partitionSizer) topicBytes(im *metadata.Image, top *metadata.Topic) int64 {
-	return s.rangeBytes(top, top.Count, present(im))
+func topicBytes(im *metadata.Image, top *metadata.Topic) int64 {
+	return rangeBytes(top, top.Count, present(im))
 }
 
 // rangeBytes is the encoded size of the PartitionRecords of the first size partitions of top,
 // as they were at p.
-func (s *partitionSizer) rangeBytes(top *metadata.Topic, size int32, p *past) int64 {
+func rangeBytes(top *metadata.Topic, size int32, p *past) int64 {
 	var n int64
-	s.pr.Topic, s.pr.TopicID = top.Name, top.ID
 	for i := top.First; i < top.First+size; i++ {
 		q := &p.im.Partitions[i]
 		if p.parts != nil {
 			q = p.partition(i)
 		}
-		s.pr.Replicas, s.pr.Isr = q.Replicas(), s.scratch[:q.IsrLen()]
-		s.pr.Elr, s.pr.LastKnownElr = s.scratch[:q.ElrLen()], s.scratch[:q.LastKnownElrLen()]
-		n += int64(RecordBytes(&s.pr))
+		n += int64(partitionBodyBytes(len(q.Replicas()), q.IsrLen(), q.ElrLen(), q.LastKnownElrLen()))
+	}
+	return n + int64(size)*recordFrameBytes
+}
+
+// partitionBodyBytes is the body size of a PartitionRecord with lists of these lengths: all
+// its size depends on, which lets a snapshot's million partitions be sized from their list
+// lengths alone (rangeBytes).
+func partitionBodyBytes(replicas, isr, elr, lastKnownElr int) int32 {
+	n := int32(int32Bytes+uuidBytes) + int32sBytes(replicas) + int32sBytes(isr) +
+		1 + 1 + int32Bytes + 1 + int32Bytes + int32Bytes + 1 + uuidBytes*int32(replicas) + tagBytes
+	if elr > 0 {
+		n += taggedField + int32sBytes(elr)
+	}
+	if lastKnownElr > 0 {
+		n += taggedField + int32sBytes(lastKnownElr)
 	}
 	return n
 }

@@ -91,7 +91,6 @@ func buildSnapshot(st *store, end int64) *Snapshot {
 	for _, r := range s.head {
 		n += int64(RecordBytes(r))
 	}
-	var ps partitionSizer
 	for t := range p.topics {
 		top := &im.Topics[t]
 		live, size, configs := p.topic(t)
@@ -105,7 +104,7 @@ func buildSnapshot(st *store, end int64) *Snapshot {
 			n += int64(RecordBytes(r))
 		}
 		s.topics = append(s.topics, st)
-		n += ps.rangeBytes(top, size, p)
+		n += rangeBytes(top, size, p)
 	}
 	s.Bytes = withBatchHeaders(n)
 	s.changed = make([]uint64, (s.count+63)/64)
