@@ -357,7 +357,7 @@ func (c *Cluster) applyCommitted(ce control.CommittedEntry, replay func(metadata
 		return
 	}
 	if newLeader >= 0 {
-		if p := &c.view.Partitions[newLeader]; p.Recovery == metadata.Recovering {
+		if p := &c.view.Partitions[newLeader]; p.Recovery() == metadata.Recovering {
 			c.dur.ObserveUnclean(newLeader, p.LeaderEpoch)
 		}
 	}

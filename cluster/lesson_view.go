@@ -58,5 +58,5 @@ func (c *Cluster) PartitionNow(topic string, partition int32) (PartitionState, b
 	}
 	return PartitionState{Topic: topic, Partition: p.ID, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
 		PartitionEpoch: p.PartitionEpoch, Replicas: append([]int32(nil), p.Replicas()...), Isr: p.Isr(), Elr: p.Elr(),
-		LastKnownElr: p.LastKnownElr(), Recovering: p.Recovery == metadata.Recovering}, true
+		LastKnownElr: p.LastKnownElr(), Recovering: p.Recovery() == metadata.Recovering}, true
 }

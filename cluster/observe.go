@@ -113,7 +113,7 @@ func (c *Cluster) Partitions() []PartitionState {
 			p := &c.view.Partitions[i]
 			out = append(out, PartitionState{Topic: top.Name, Partition: p.ID, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
 				PartitionEpoch: p.PartitionEpoch, Replicas: slices.Clone(p.Replicas()), Isr: p.Isr(), Elr: p.Elr(),
-				LastKnownElr: p.LastKnownElr(), Recovering: p.Recovery == metadata.Recovering})
+				LastKnownElr: p.LastKnownElr(), Recovering: p.Recovery() == metadata.Recovering})
 		}
 	}
 	return out

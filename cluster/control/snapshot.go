@@ -247,7 +247,7 @@ func (s *Snapshot) Records() []metadata.Record {
 		for i := t.first; i < t.first+t.size; i++ {
 			p := &parts[i]
 			out = append(out, &metadata.PartitionRecord{Topic: t.name, TopicID: t.id, PartitionID: p.ID,
-				Replicas: slices.Clone(p.Replicas()), Isr: p.Isr(), Leader: p.Leader, LeaderRecoveryState: p.Recovery,
+				Replicas: slices.Clone(p.Replicas()), Isr: p.Isr(), Leader: p.Leader, LeaderRecoveryState: p.Recovery(),
 				LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch, Elr: p.Elr(), LastKnownElr: p.LastKnownElr()})
 		}
 	}
@@ -291,7 +291,7 @@ func (s *Snapshot) replayInto(im *metadata.Image) (int64, error) {
 			p := &parts[i]
 			isr, elr, lke = p.AppendIsr(isr[:0]), p.AppendElr(elr[:0]), p.AppendLastKnownElr(lke[:0])
 			pr = metadata.PartitionRecord{Topic: t.name, TopicID: t.id, PartitionID: p.ID, Replicas: p.Replicas(), Isr: isr,
-				Leader: p.Leader, LeaderRecoveryState: p.Recovery, LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch,
+				Leader: p.Leader, LeaderRecoveryState: p.Recovery(), LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch,
 				Elr: elr, LastKnownElr: lke}
 			if err := replay(&pr); err != nil {
 				return n, err

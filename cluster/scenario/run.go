@@ -568,7 +568,7 @@ func (r *runner) partitions() []PartitionState {
 			ps := PartitionState{Topic: top.Name, Partition: p.ID, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
 				PartitionEpoch: p.PartitionEpoch, Replicas: slices.Clone(p.Replicas()), Isr: p.Isr(), Elr: p.Elr(),
 				LastKnownElr: p.LastKnownElr()}
-			if p.Recovery == metadata.Recovering {
+			if p.Recovery() == metadata.Recovering {
 				ps.LeaderRecoveryState = "RECOVERING"
 			}
 			out = append(out, ps)

@@ -98,7 +98,7 @@ func (b *changeBuilder) build() buildResult {
 		if unclean {
 			oneBuf[0] = winner
 			recIsr = oneBuf[:1]
-			if p.Recovery != metadata.Recovering {
+			if p.Recovery() != metadata.Recovering {
 				recovery = metadata.Recovering
 			}
 		} else if winner >= 0 && len(targetIsr) == 0 && slices.Contains(targetElr, winner) {
@@ -133,7 +133,7 @@ func (b *changeBuilder) build() buildResult {
 	}
 	setElr, setLke := !slices.Equal(targetElr, curElr), !slices.Equal(targetLke, curLke)
 	// 9. The leader recovery state target (an AlterPartition may report RECOVERED).
-	if b.recovery != metadata.NoRecoveryChange && recovery == metadata.NoRecoveryChange && b.recovery != p.Recovery {
+	if b.recovery != metadata.NoRecoveryChange && recovery == metadata.NoRecoveryChange && b.recovery != p.Recovery() {
 		recovery = b.recovery
 	}
 	// 10. A no-op writes nothing.

@@ -154,7 +154,7 @@ func TestAnUncleanRestartUnderElrLosesElrEligibility(t *testing.T) {
 	f.heartbeat(0, 30, false, false)
 	p = f.p("t", 0)
 	assert.Equal(t, int32(0), p.Leader, "with nothing in the ISR or ELR, the last known leader is elected")
-	assert.Equal(t, metadata.Recovering, p.Recovery, "and that election is unclean")
+	assert.Equal(t, metadata.Recovering, p.Recovery(), "and that election is unclean")
 	assert.Equal(t, int64(1), f.c.Metrics()[metrics.UncleanLeaderElectionsPerSec])
 }
 

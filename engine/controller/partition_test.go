@@ -117,7 +117,7 @@ func TestUncleanTopicElectsOutsideTheIsrAtOnceOnFencing(t *testing.T) {
 	p := f.p("t", 0)
 	assert.Equal(t, int32(1), p.Leader)
 	assert.Equal(t, []int32{1}, p.Isr(), "an unclean election forces the ISR to the new leader")
-	assert.Equal(t, metadata.Recovering, p.Recovery)
+	assert.Equal(t, metadata.Recovering, p.Recovery())
 	assert.Empty(t, p.Elr(), "an unclean election clears the ELR")
 	assert.Equal(t, int64(1), f.c.Metrics()[metrics.UncleanLeaderElectionsPerSec])
 }
@@ -172,7 +172,7 @@ func TestUncleanElectLeadersPicksAReplicaOutsideTheIsr(t *testing.T) {
 	assert.Nil(t, res[0].Error)
 	p := f.p("t", 0)
 	assert.Equal(t, int32(1), p.Leader)
-	assert.Equal(t, metadata.Recovering, p.Recovery)
+	assert.Equal(t, metadata.Recovering, p.Recovery())
 }
 
 func TestPreferredElectionNeedsThePreferredReplicaInTheIsr(t *testing.T) {

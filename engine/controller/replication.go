@@ -284,7 +284,7 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest, nowMs int64) erro
 	if req.LeaderRecoveryState == metadata.Recovering && len(req.NewIsr) > 1 {
 		return apiErr(InvalidRequest, "a RECOVERING leader cannot have more than one ISR member")
 	}
-	if p.Recovery == metadata.Recovered && req.LeaderRecoveryState == metadata.Recovering {
+	if p.Recovery() == metadata.Recovered && req.LeaderRecoveryState == metadata.Recovering {
 		return apiErr(InvalidRequest, "RECOVERED cannot change back to RECOVERING")
 	}
 	for _, r := range req.NewIsr {

@@ -72,7 +72,7 @@ func imbalancedFlags(p *Partition) uint8 {
 	if p.InIsr(p.replicas[0]) {
 		return ImbPrefInIsr
 	}
-	if p.Leader >= 0 && p.elr.n == 0 && p.lke.n == 0 && p.InIsr(p.Leader) {
+	if p.Leader >= 0 && p.elr.len() == 0 && p.lke.len() == 0 && p.InIsr(p.Leader) {
 		return ImbQuiet
 	}
 	return 0
@@ -463,8 +463,13 @@ func (im *Image) replayPartition(off int64, r *PartitionRecord) error {
 	if len(r.Replicas) == 0 || len(r.Replicas) > MaxReplicas {
 		return fmt.Errorf("offset %d: PartitionRecord %s-%d has %d replicas; the model allows 1 to %d", off, top.Name, r.PartitionID, len(r.Replicas), MaxReplicas)
 	}
+	if s := r.LeaderRecoveryState; s != Recovered && s != Recovering {
+		return fmt.Errorf("offset %d: PartitionRecord %s-%d has LeaderRecoveryState %d; it must be %d (RECOVERED) or %d (RECOVERING)", off, top.Name, r.PartitionID, s, Recovered, Recovering)
+	}
 	p := Partition{Topic: t, ID: r.PartitionID, Leader: r.Leader, LeaderEpoch: r.LeaderEpoch,
-		PartitionEpoch: r.PartitionEpoch, Recovery: r.LeaderRecoveryState, nReplicas: uint8(len(r.Replicas))}
+		PartitionEpoch: r.PartitionEpoch}
+	p.isr.setTop(uint32(len(r.Replicas))) // before setList, which finds positions among them
+	p.setRecovery(r.LeaderRecoveryState)
 	copy(p.replicas[:], r.Replicas)
 	if !p.setList(&p.isr, r.Isr) || !p.setList(&p.elr, r.Elr) || !p.setList(&p.lke, r.LastKnownElr) {
 		return fmt.Errorf("offset %d: PartitionRecord %s-%d names a broker that is not a replica", off, top.Name, r.PartitionID)
@@ -509,8 +514,12 @@ func (im *Image) replayPartitionChange(off int64, r *PartitionChangeRecord) erro
 	if !ok {
 		return fmt.Errorf("offset %d: PartitionChangeRecord %s-%d names a broker that is not a replica", off, r.Topic, r.PartitionID)
 	}
-	if r.LeaderRecoveryState != NoRecoveryChange {
-		next.Recovery = r.LeaderRecoveryState
+	switch s := r.LeaderRecoveryState; s {
+	case NoRecoveryChange:
+	case Recovered, Recovering:
+		next.setRecovery(s)
+	default:
+		return fmt.Errorf("offset %d: PartitionChangeRecord %s-%d has LeaderRecoveryState %d; it must be %d (no change), %d (RECOVERED) or %d (RECOVERING)", off, r.Topic, r.PartitionID, s, NoRecoveryChange, Recovered, Recovering)
 	}
 	// The sets follow the leader, and an imbalanced partition's flags: a change that leaves the
 	// partition as imbalanced and as leaderless as it was, with the same flags (an ISR change
@@ -635,8 +644,9 @@ func (im *Image) removeTopic(off int64, r *RemoveTopicRecord) error {
 func (im *Image) clearElr(r *ClearElrRecord) {
 	clear := func(idx int32) {
 		p := &im.Partitions[idx]
-		if p.elr.n > 0 || p.lke.n > 0 {
-			p.elr.n, p.lke.n = 0, 0
+		if p.elr.len() > 0 || p.lke.len() > 0 {
+			p.elr.clear()
+			p.lke.clear()
 			p.PartitionEpoch++
 			// The flags of an imbalanced partition read the ELR and LastKnownElr.
 			if pos := im.imbPos[idx]; pos >= 0 && im.Broker(p.Preferred()).imbFlags[pos] != imbalancedFlags(p) {

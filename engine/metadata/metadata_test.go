@@ -3,7 +3,9 @@ package metadata
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -90,6 +92,7 @@ func TestReplayRejectsInconsistentRecords(t *testing.T) {
 		&PartitionRecord{TopicID: "a", PartitionID: 1, Replicas: []int32{0}},
 		&PartitionRecord{TopicID: "a", Replicas: []int32{0}, Isr: []int32{5}},
 		&PartitionRecord{TopicID: "a", Replicas: []int32{}},
+		&PartitionRecord{TopicID: "a", Replicas: []int32{0}, LeaderRecoveryState: 2},
 		&PartitionChangeRecord{TopicID: "a", PartitionID: 0, Leader: NoLeaderChange},
 		&TopicRecord{Name: "t", TopicID: "b"},
 		&BrokerRegistrationChangeRecord{BrokerID: 3},
@@ -97,6 +100,54 @@ func TestReplayRejectsInconsistentRecords(t *testing.T) {
 	}
 	for _, r := range cases {
 		assert.Error(t, im.Replay(Entry{1, r}), "%#v", r)
+	}
+	require.NoError(t, im.Replay(Entry{1, &PartitionRecord{Topic: "t", TopicID: "a", Replicas: []int32{0}, Isr: []int32{0}}}))
+	bad := NewPartitionChange("t", "a", 0)
+	bad.LeaderRecoveryState = 5
+	assert.ErrorContains(t, im.Replay(Entry{2, &bad}), "LeaderRecoveryState 5")
+	assert.Equal(t, int32(0), im.Partitions[0].PartitionEpoch, "a refused record changes nothing")
+}
+
+// TestPartitionIsOneCacheLineAndKeepsEveryList packs a partition of MaxReplicas replicas with
+// lists of every length and order, and a recovery state, into its 64 bytes and reads them back:
+// the replica count and recovery state share the lists' words without disturbing them.
+func TestPartitionIsOneCacheLineAndKeepsEveryList(t *testing.T) {
+	require.Equal(t, uintptr(64), unsafe.Sizeof(Partition{}))
+	reps := []int32{17, 3, 1 << 30, 0, 5, 99, 42, 7}
+	for n := 1; n <= MaxReplicas; n++ {
+		for _, rec := range []int8{Recovered, Recovering} {
+			im := NewImage()
+			require.NoError(t, im.Replay(Entry{0, &TopicRecord{Name: "t", TopicID: "a"}}))
+			isr := slices.Clone(reps[:n])
+			slices.Reverse(isr)
+			elr, lke := reps[n/2:n], reps[:n/2]
+			require.NoError(t, im.Replay(Entry{1, &PartitionRecord{Topic: "t", TopicID: "a", Replicas: reps[:n], Isr: isr,
+				Elr: elr, LastKnownElr: lke, Leader: isr[0], LeaderRecoveryState: rec}}))
+			p := &im.Partitions[0]
+			assert.Equal(t, reps[:n], p.Replicas())
+			assert.Equal(t, isr, p.Isr())
+			assert.Equal(t, elr, p.Elr())
+			assert.Equal(t, lke, p.LastKnownElr())
+			assert.Equal(t, rec, p.Recovery())
+
+			// A change of the lists keeps the count and the state, and a change of the
+			// state keeps the lists.
+			ch := NewPartitionChange("t", "a", 0)
+			ch.Isr, ch.Elr, ch.LastKnownElr = reps[n-1:n], []int32{}, reps[:n]
+			require.NoError(t, im.Replay(Entry{2, &ch}))
+			assert.Equal(t, reps[:n], p.Replicas())
+			assert.Equal(t, reps[n-1:n], p.Isr())
+			assert.Empty(t, p.Elr())
+			assert.Equal(t, reps[:n], p.LastKnownElr())
+			assert.Equal(t, rec, p.Recovery())
+			flip := NewPartitionChange("t", "a", 0)
+			flip.LeaderRecoveryState = Recovering - rec
+			require.NoError(t, im.Replay(Entry{3, &flip}))
+			assert.Equal(t, Recovering-rec, p.Recovery())
+			assert.Equal(t, reps[n-1:n], p.Isr())
+			assert.Equal(t, reps[:n], p.LastKnownElr())
+			assert.Equal(t, n, len(p.Replicas()))
+		}
 	}
 }
 

@@ -63,7 +63,7 @@ func (im *Image) SnapshotRecords() []Record {
 		for i := top.First; i < top.First+top.Count; i++ {
 			p := &im.Partitions[i]
 			out = append(out, &PartitionRecord{Topic: top.Name, TopicID: top.ID, PartitionID: p.ID,
-				Replicas: slices.Clone(p.Replicas()), Isr: p.Isr(), Leader: p.Leader, LeaderRecoveryState: p.Recovery,
+				Replicas: slices.Clone(p.Replicas()), Isr: p.Isr(), Leader: p.Leader, LeaderRecoveryState: p.Recovery(),
 				LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch, Elr: p.Elr(), LastKnownElr: p.LastKnownElr()})
 		}
 	}

@@ -21,7 +21,7 @@ func (im *Image) Warm(idxs []int32) int32 {
 	for _, idx := range idxs {
 		if idx >= 0 && idx < n {
 			p := &im.Partitions[idx]
-			sink += p.Topic + int32(p.lke.n) + im.imbPos[idx]
+			sink += p.Topic + int32(p.lke) + im.imbPos[idx]
 		}
 	}
 	for _, idx := range idxs {

@@ -228,7 +228,7 @@ func (e *frameEncoder) put(buf []byte, n, i int, p *metadata.Partition, deleted 
 	e.scratch = p.AppendLastKnownElr(e.scratch[:0])
 	st[2] = mask(reps, e.scratch)
 	st[3] = 0
-	if p.Recovery == metadata.Recovering {
+	if p.Recovery() == metadata.Recovering {
 		st[3] |= FlagRecovering
 	}
 	if deleted {
