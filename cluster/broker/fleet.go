@@ -151,6 +151,16 @@ type partState struct {
 	tkind    uint8
 }
 
+// alterProposal is a partition's pending AlterPartition proposal: the ISR proposed (a mask of
+// replica positions), whether it expands the ISR, and the leader and partition epochs it was
+// proposed at. Twelve bytes in one slice, as the AlterPartition loops read them together: one
+// cache miss per partition (two for the one in five that straddles a line) instead of four.
+type alterProposal struct {
+	le, pe int32
+	isr    uint8
+	expand bool
+}
+
 // route is what the latency sampler's PartitionPath reads first for a partition: when its
 // serving leader last changed, and where its replicas sit (partState's rbase and rf again).
 // Sixteen bytes a partition, so that the sampler's random picks mostly find it in the L2 cache
@@ -284,13 +294,10 @@ type Fleet struct {
 
 	// Per partition: the fields the metadata path reads on every change sit in one partState
 	// (one cache line); the rest stay in parallel slices.
-	pt       []partState
-	epochSt  []float64 // leader-epoch start offset
-	alterNew []uint8
-	alterLE  []int32
-	alterPE  []int32
-	alterExp []bool  // the pending proposal is an expansion
-	route    []route // when the serving leader last changed, and where the replicas are
+	pt      []partState
+	epochSt []float64       // leader-epoch start offset
+	alter   []alterProposal // the pending AlterPartition proposal, while alterSt says there is one
+	route   []route         // when the serving leader last changed, and where the replicas are
 	// uniformRF is the replication factor of every partition when all have the same one, so
 	// that partition p's replicas start at slot p*uniformRF; 0 when they do not.
 	uniformRF uint8

@@ -167,7 +167,8 @@ func (f *Fleet) recheckWatch(slot int, peer int16) {
 func (f *Fleet) propose(p int32, mask uint8, expand bool) {
 	lr := f.pt[p].rbase + int32(f.pt[p].leader)
 	slot := int(f.rp[lr].rb)
-	f.pt[p].alterSt, f.alterNew[p], f.alterLE[p], f.alterPE[p], f.alterExp[p] = alQueued, mask, f.rp[lr].view.leaderEpoch, f.rp[lr].view.partEpoch, expand
+	f.pt[p].alterSt = alQueued
+	f.alter[p] = alterProposal{le: f.rp[lr].view.leaderEpoch, pe: f.rp[lr].view.partEpoch, isr: mask, expand: expand}
 	if expand {
 		f.pt[p].isrMax = mask
 	}
@@ -195,13 +196,13 @@ func (f *Fleet) flushAlter(slot int) {
 			continue
 		}
 		lr := f.pt[p].rbase + int32(f.pt[p].leader)
-		if int(f.rp[lr].rb) != slot || f.rp[lr].view.leaderEpoch != f.alterLE[p] {
+		if int(f.rp[lr].rb) != slot || f.rp[lr].view.leaderEpoch != f.alter[p].le {
 			f.pt[p].alterSt = alNone
 			continue
 		}
 		reps := f.replicas(p)
 		for i := range reps {
-			if f.alterNew[p]&(1<<i) != 0 {
+			if f.alter[p].isr&(1<<i) != 0 {
 				b.alterIsrBuf = append(b.alterIsrBuf, reps[i])
 			}
 		}
@@ -215,13 +216,13 @@ func (f *Fleet) flushAlter(slot int) {
 	// NewIsr slices point into alterIsrBuf, which is complete now (no more appends).
 	off := 0
 	for _, p := range b.alterBatch {
-		k := popcount(f.alterNew[p])
+		k := popcount(f.alter[p].isr)
 		rs := metadata.NoRecoveryChange
 		if f.cat.parts[p].recov == metadata.Recovering {
 			rs = metadata.Recovered
 		}
 		b.alterReqs = append(b.alterReqs, controller.AlterPartitionRequest{BrokerID: b.id, BrokerEpoch: b.epoch,
-			Topic: f.topicName(p), Partition: f.cat.parts[p].pnum, LeaderEpoch: f.alterLE[p], PartitionEpoch: f.alterPE[p],
+			Topic: f.topicName(p), Partition: f.cat.parts[p].pnum, LeaderEpoch: f.alter[p].le, PartitionEpoch: f.alter[p].pe,
 			NewIsr: b.alterIsrBuf[off : off+k : off+k], LeaderRecoveryState: rs})
 		off += k
 	}
@@ -285,13 +286,13 @@ func (f *Fleet) alterReply(slot int) {
 			}
 			continue
 		}
-		if f.alterExp[p] {
+		if f.alter[p].expand {
 			f.stats.IsrExpands++
 		} else {
 			f.stats.IsrShrinks++
 		}
 		f.pt[p].alterSt = alAwait
-		if f.rp[lr].view.partEpoch > f.alterPE[p] {
+		if f.rp[lr].view.partEpoch > f.alter[p].pe {
 			f.leaderViewChanged(p)
 		}
 	}

@@ -105,9 +105,7 @@ func (f *Fleet) reserve(entries []metadata.Entry) {
 	c := &f.cat
 	growAll(parts, &f.pt)
 	growAll(parts, &c.parts)
-	growAll(parts, &f.alterLE, &f.alterPE)
-	growAll(parts, &f.alterNew)
-	growAll(parts, &f.alterExp)
+	growAll(parts, &f.alter)
 	growAll(parts, &f.epochSt)
 	growAll(parts, &f.route)
 	growAll(parts, &f.mark)
@@ -156,10 +154,7 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 	f.pt = append(f.pt, partState{rbase: base, rf: uint8(len(reps)), cls: uint8(cl), fetcher: f.fetcherOf(t, pnum),
 		topic: t, leader: -1, lastLd: -1, lastEp: -1, servEp: -1, hwFrozen: true, alterSt: alNone})
 	f.epochSt = append(f.epochSt, 0)
-	f.alterNew = append(f.alterNew, 0)
-	f.alterLE = append(f.alterLE, 0)
-	f.alterPE = append(f.alterPE, 0)
-	f.alterExp = append(f.alterExp, false)
+	f.alter = append(f.alter, alterProposal{})
 	f.route = append(f.route, route{changed: f.now(), rbase: base, rf: uint8(len(reps))})
 	f.mark = append(f.mark, 0)
 	for _, id := range reps {

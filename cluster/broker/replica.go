@@ -408,7 +408,7 @@ func (f *Fleet) leaderViewChanged(p int32) {
 	}
 	switch f.pt[p].alterSt {
 	case alAwait, alQueued:
-		if f.rp[lr].view.partEpoch > f.alterPE[p] {
+		if f.rp[lr].view.partEpoch > f.alter[p].pe {
 			f.pt[p].alterSt = alNone
 			f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
 		}

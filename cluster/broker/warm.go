@@ -112,10 +112,7 @@ func (f *Fleet) warmAlter(ps []int32) {
 	var sink int32
 	rf := int32(f.uniformRF)
 	for _, p := range ps {
-		sink += f.pt[p].rbase + f.alterLE[p] + f.alterPE[p] + int32(f.alterNew[p]) + f.cat.parts[p].pnum
-		if f.alterExp[p] {
-			sink++
-		}
+		sink += f.pt[p].rbase + f.alter[p].le + f.cat.parts[p].pnum
 		if rf > 0 {
 			sink += f.rp[p*rf].rpart + f.cat.rid[p*rf]
 		}
