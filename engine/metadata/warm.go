@@ -7,8 +7,9 @@ package metadata
 const WarmChunk = 16
 
 // Warm reads, for each partition index in idxs, the image state a replay of a change to it
-// reads first: the partition's registration (both cache lines it may span), its position in
-// its preferred broker's imbalanced set and, when it is there, its flags. It changes nothing
+// reads first: the partition's registration (one cache line: a Partition is 64 bytes, and a
+// large image's slice starts on a page), its position in its preferred broker's imbalanced
+// set and, when it is there, its flags. It changes nothing
 // and its result means nothing; the caller stores it somewhere, so that the reads are kept.
 //
 // A caller about to replay a batch of partition changes warms them a few at a time: the reads
@@ -21,7 +22,7 @@ func (im *Image) Warm(idxs []int32) int32 {
 	for _, idx := range idxs {
 		if idx >= 0 && idx < n {
 			p := &im.Partitions[idx]
-			sink += p.Topic + int32(p.lke) + im.imbPos[idx]
+			sink += p.Topic + im.imbPos[idx]
 		}
 	}
 	for _, idx := range idxs {
