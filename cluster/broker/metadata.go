@@ -2,10 +2,10 @@ package broker
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
+	"github.com/kraftlab/kraftlab/internal/hugepage"
 )
 
 // Publish decodes committed metadata entries into the fleet's shared catalog and queues, for
@@ -123,7 +123,7 @@ func growBy[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
 		return s
 	}
-	return slices.Grow(s, max(n, len(s)))
+	return hugepage.Grow(s, max(n, len(s)))
 }
 
 // growAll applies growBy to each slice. Not inlined, for the same reason reserve groups its

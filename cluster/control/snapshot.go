@@ -6,6 +6,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/quorum"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
+	"github.com/kraftlab/kraftlab/internal/hugepage"
 )
 
 // Snapshot is the content of a metadata snapshot a controller took: the records that rebuild its
@@ -197,7 +198,7 @@ func (s *Snapshot) partitions() []metadata.Partition {
 	if s.parts != nil || s.src == nil {
 		return s.parts
 	}
-	parts := slices.Clone(s.src.image.Partitions[:s.count])
+	parts := hugepage.Clone(s.src.image.Partitions[:s.count])
 	for _, chunk := range s.saved {
 		for _, sp := range chunk {
 			parts[sp.idx] = sp.p
