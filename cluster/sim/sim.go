@@ -9,13 +9,13 @@ type Sim struct {
 	now       int64
 	seq       uint64
 	processed uint64
-	q         queue
+	q         *queue
 	rand      *Rand
 }
 
 // New returns a simulation at time 0 whose random streams all derive from seed.
 func New(seed uint64) *Sim {
-	return &Sim{rand: NewRand(seed)}
+	return &Sim{q: newQueue(), rand: NewRand(seed)}
 }
 
 // Now is the virtual time in milliseconds: the time of the event being handled, or the time
@@ -30,17 +30,14 @@ func (s *Sim) Seed() uint64 { return s.rand.Seed() }
 func (s *Sim) Rand() *Rand { return s.rand }
 
 // Pending is the number of events waiting to run.
-func (s *Sim) Pending() int { return len(s.q.heap) }
+func (s *Sim) Pending() int { return s.q.len() }
 
 // Processed is the number of events run so far; benchmarks and the UI report it.
 func (s *Sim) Processed() uint64 { return s.processed }
 
 // NextAt is the time of the next event, if there is one.
 func (s *Sim) NextAt() (int64, bool) {
-	if len(s.q.heap) == 0 {
-		return 0, false
-	}
-	return s.q.heap[0].at, true
+	return s.q.peek()
 }
 
 // Schedule queues ev to run at virtual time atMs. Events due at the same time run in the order
@@ -68,21 +65,16 @@ func (s *Sim) After(delayMs int64, ev Event) (Handle, error) {
 // Cancel removes the event h names and reports whether it was still waiting. Cancelling an event
 // that already ran, was already cancelled, or the zero Handle, does nothing and returns false.
 func (s *Sim) Cancel(h Handle) bool {
-	pos, ok := s.q.live(h)
-	if !ok {
-		return false
-	}
-	s.q.removeAt(pos)
-	return true
+	return s.q.cancel(h)
 }
 
 // Step runs the next event, advancing the clock to its time, and reports whether there was one.
 func (s *Sim) Step() bool {
-	if len(s.q.heap) == 0 {
+	at, ev, ok := s.q.pop()
+	if !ok {
 		return false
 	}
-	it, ev := s.q.removeAt(0)
-	s.now = it.at
+	s.now = at
 	s.processed++
 	ev.Target.HandleEvent(ev)
 	return true
@@ -95,10 +87,14 @@ func (s *Sim) RunUntil(untilMs int64) (int, error) {
 		return 0, fmt.Errorf("sim: RunUntil(%d ms) is before now (%d ms); time only moves forward", untilMs, s.now)
 	}
 	n := 0
-	for len(s.q.heap) > 0 && s.q.heap[0].at <= untilMs {
+	for {
+		if at, ok := s.q.peek(); !ok || at > untilMs {
+			break
+		}
 		s.Step()
 		n++
 	}
 	s.now = untilMs
+	s.q.advance(untilMs)
 	return n, nil
 }

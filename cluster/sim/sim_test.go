@@ -165,3 +165,128 @@ type orderCheck struct {
 }
 
 func (o *orderCheck) HandleEvent(ev Event) { o.seen = append(o.seen, seen{o.s.Now(), ev.Arg}) }
+
+// model is the queue's rule written the slow, obvious way: the waiting events in a list, the
+// next one the smallest (time, sequence).
+type model struct{ waiting []modelEvent }
+
+type modelEvent struct {
+	at  int64
+	seq int64
+	h   Handle
+}
+
+func (m *model) next() (modelEvent, bool) {
+	if len(m.waiting) == 0 {
+		return modelEvent{}, false
+	}
+	best := 0
+	for i, e := range m.waiting {
+		if b := m.waiting[best]; e.at < b.at || (e.at == b.at && e.seq < b.seq) {
+			best = i
+		}
+	}
+	return m.waiting[best], true
+}
+
+func (m *model) remove(seq int64) bool {
+	for i, e := range m.waiting {
+		if e.seq == seq {
+			m.waiting = append(m.waiting[:i], m.waiting[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// differential runs random schedules, cancels and RunUntil jumps against model: handlers schedule
+// more events as they run, at delays that straddle the buckets' window (zero, a few ms, just
+// below, at and above window, and far beyond it), so events move between the far heap and the
+// buckets all the time.
+type differential struct {
+	t     *testing.T
+	s     *Sim
+	rng   *Rand
+	m     model
+	seq   int64
+	ran   int
+	delay []int64
+}
+
+func (d *differential) schedule() {
+	delay := d.delay[d.rng.IntN(len(d.delay))]
+	if delay < 0 {
+		delay = d.rng.Between(0, 3*window)
+	}
+	d.seq++
+	h, err := d.s.After(delay, Event{Target: d, Arg: d.seq})
+	require.NoError(d.t, err)
+	d.m.waiting = append(d.m.waiting, modelEvent{at: d.s.Now() + delay, seq: d.seq, h: h})
+}
+
+func (d *differential) cancelOne() {
+	if len(d.m.waiting) == 0 {
+		return
+	}
+	e := d.m.waiting[d.rng.IntN(len(d.m.waiting))]
+	require.True(d.t, d.s.Cancel(e.h), "event %d is waiting", e.seq)
+	require.False(d.t, d.s.Cancel(e.h), "a cancelled handle is stale")
+	d.m.remove(e.seq)
+}
+
+func (d *differential) HandleEvent(ev Event) {
+	want, ok := d.m.next()
+	require.True(d.t, ok, "the model has nothing waiting, but event %d ran", ev.Arg)
+	require.Equal(d.t, want.seq, ev.Arg, "at t=%d the model runs event %d (due at %d)", d.s.Now(), want.seq, want.at)
+	require.Equal(d.t, want.at, d.s.Now())
+	d.m.remove(want.seq)
+	d.ran++
+	for range d.rng.IntN(3) {
+		d.schedule()
+	}
+	if d.rng.IntN(5) == 0 {
+		d.cancelOne()
+	}
+}
+
+func (d *differential) checkWaiting() {
+	require.Equal(d.t, len(d.m.waiting), d.s.Pending())
+	want, ok := d.m.next()
+	at, has := d.s.NextAt()
+	require.Equal(d.t, ok, has)
+	if ok {
+		require.Equal(d.t, want.at, at)
+	}
+}
+
+func TestQueueMatchesTheTimeThenSequenceRule(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		s := New(seed)
+		d := &differential{t: t, s: s, rng: s.Rand().Child("differential"),
+			delay: []int64{0, 0, 1, 2, 5, window - 1, window, window + 1, 2 * window, 50_000, -1}}
+		for range 200 {
+			d.schedule()
+		}
+		for round := 0; round < 300 && d.s.Pending() > 0; round++ {
+			switch d.rng.IntN(4) {
+			case 0:
+				_, err := s.RunUntil(s.Now() + d.rng.Between(0, 3*window))
+				require.NoError(t, err)
+			case 1:
+				d.cancelOne()
+			default:
+				for range 20 {
+					s.Step()
+				}
+			}
+			d.checkWaiting()
+			if d.s.Pending() < 50 {
+				d.schedule()
+			}
+		}
+		for s.Step() {
+		}
+		d.checkWaiting()
+		assert.Greater(t, d.ran, 1000, "seed %d ran enough to mean something", seed)
+	}
+}
