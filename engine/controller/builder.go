@@ -143,23 +143,21 @@ func (b *changeBuilder) build() buildResult {
 	}
 	rec := metadata.NewPartitionChange(b.topic, b.topicID, p.ID)
 	rec.Leader, rec.LeaderRecoveryState = leader, recovery
+	var lists *slab
+	if b.ctl != nil {
+		lists = &b.ctl.slab
+	}
 	if recIsr != nil {
-		rec.Isr = own(recIsr)
+		rec.Isr = lists.list(recIsr)
 	}
 	if setElr {
-		rec.Elr = own(targetElr)
+		rec.Elr = lists.list(targetElr)
 	}
 	if setLke {
-		rec.LastKnownElr = own(targetLke)
+		rec.LastKnownElr = lists.list(targetLke)
 	}
 	res.record = rec
 	return res
-}
-
-// own copies a list into the heap for a record that is written; an empty list stays a non-nil
-// empty list, because in a record it means "now empty", not "unchanged".
-func own(list []int32) []int32 {
-	return append(make([]int32, 0, len(list)), list...)
 }
 
 // elect picks the leader as electPreferredLeader / electAnyLeader do.

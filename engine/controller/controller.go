@@ -37,6 +37,8 @@ type Controller struct {
 	image  *metadata.Image
 	log    metadata.Log
 	rng    *rand.Rand
+	// slab holds the PartitionChangeRecords this controller writes, and their lists.
+	slab slab
 
 	sessions map[int32]*session
 	sched    scheduler

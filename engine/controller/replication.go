@@ -75,9 +75,8 @@ func (c *Controller) write(res buildResult) bool {
 	if !res.changed {
 		return false
 	}
-	rec := res.record
-	c.append(&rec)
-	if rec.LeaderRecoveryState == metadata.Recovering {
+	c.append(c.slab.record(&res.record))
+	if res.record.LeaderRecoveryState == metadata.Recovering {
 		c.counts.UncleanLeaderElections++
 	}
 	if res.fromElr && !res.unclean {
