@@ -154,6 +154,9 @@ func randomSchedule(seed uint64) (err error) {
 	if err := recountOutOfSyncPreferred(c); err != nil {
 		return fmt.Errorf("seed %d at the end: %w", seed, err)
 	}
+	if err := healAndRecover(c, nodes, now+120_000); err != nil {
+		return err
+	}
 	// Acknowledged records lost without an unclean election stop the run (check.Durability);
 	// the total here must agree with that.
 	sum := c.Summary()
@@ -162,6 +165,72 @@ func randomSchedule(seed uint64) (err error) {
 	exercised.unclean += sum.UncleanElections
 	if sum.UncleanElections == 0 && sum.AckedRecordsLost >= 0.01 {
 		return fmt.Errorf("seed %d: %.2f acknowledged records lost without an unclean election, and the durability check did not stop the run", seed, sum.AckedRecordsLost)
+	}
+	return nil
+}
+
+// recoveryMs is how long a healed cluster gets to fill every ISR again: twenty times
+// replica.lag.time.max.ms (30 s), far more than a 40-partition cluster needs to catch up once
+// nothing stands in its way.
+const recoveryMs = 10 * 60_000
+
+// shutdownGraceMs is how long healAndRecover lets a controlled shutdown under way finish before
+// it starts the stopped brokers.
+const shutdownGraceMs = 5 * 60_000
+
+// healAndRecover is the schedules' liveness check: with every fault undone at nowMs (every node
+// started, every link healed, every disk at full speed), the cluster must come back whole within
+// recoveryMs: every broker running, every partition led and every ISR full. The invariants
+// checked as the run goes are all safety rules, which a replica stuck out of its ISR for good
+// breaks none of (session 7's watch-list bug was one).
+func healAndRecover(c *Cluster, nodes []string, nowMs int64) error {
+	for _, v := range c.Controllers().Voters() {
+		_ = c.Do(Event{Op: OpStartController, Controller: strconv.Itoa(int(v))}) // refused for a running one
+	}
+	for i, x := range nodes {
+		for _, y := range nodes[i+1:] {
+			_ = c.Do(Event{Op: OpHeal, A: x, B: y}) // refused for a link that is not cut
+		}
+	}
+	for _, b := range c.spec.Brokers {
+		if err := c.Do(Event{Op: OpSlowDisk, Broker: b, Factor: 1}); err != nil {
+			return err
+		}
+	}
+	// A controlled shutdown under way finishes first (a stopping broker cannot be started).
+	nowMs += shutdownGraceMs
+	if err := c.RunUntil(nowMs); err != nil {
+		return err
+	}
+	for _, b := range c.spec.Brokers {
+		if st := stateName(c.fleet.State(b)); st == "not_running" {
+			if err := c.Do(Event{Op: OpStart, Broker: b}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := c.RunUntil(nowMs + recoveryMs); err != nil {
+		return err
+	}
+	if c.Err() != nil {
+		return c.Err()
+	}
+	for _, id := range c.spec.Brokers {
+		if st := stateName(c.fleet.State(id)); st != "running" {
+			return fmt.Errorf("broker %d is %s %d ms after every fault was healed", id, st, recoveryMs)
+		}
+	}
+	if n := len(c.view.Leaderless()); n > 0 {
+		return fmt.Errorf("%d partitions have no leader %d ms after every fault was healed", n, recoveryMs)
+	}
+	if c.underReplicated > 0 {
+		for i := range c.view.Partitions {
+			if p := &c.view.Partitions[i]; p.IsrLen() < len(p.Replicas()) {
+				return fmt.Errorf("%d partitions are under-replicated %d ms after every fault was healed, among them %s-%d with replicas %v and ISR %v",
+					c.underReplicated, recoveryMs, c.view.TopicName(p), p.ID, p.Replicas(), p.Isr())
+			}
+		}
+		return fmt.Errorf("%d partitions are under-replicated %d ms after every fault was healed", c.underReplicated, recoveryMs)
 	}
 	return nil
 }
