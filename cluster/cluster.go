@@ -37,12 +37,12 @@ type Cluster struct {
 	// control.Controllers.CommittedView), with counters kept per record so that samples cost
 	// O(brokers), not O(partitions).
 	view            *metadata.Image
-	leaders         map[int32]int // partitions each broker leads
+	leaders         brokerCounts // partitions each broker leads
 	underReplicated int
 	// oosPreferred counts, per broker, the partitions it prefers but neither leads nor is in
 	// the ISR of: every sample reports it per broker, and recounting it walked each broker's
 	// imbalanced partitions, a cache miss each (a million of them mid-roll at scale).
-	oosPreferred map[int32]int
+	oosPreferred brokerCounts
 	// observerDown marks brokers whose metadata observer the cluster stopped with the process.
 	observerDown map[int32]bool
 
@@ -93,7 +93,7 @@ func New(spec Spec) (*Cluster, error) {
 	if err := validateSpec(&spec); err != nil {
 		return nil, err
 	}
-	c := &Cluster{spec: spec, s: sim.New(spec.Seed), leaders: map[int32]int{}, oosPreferred: map[int32]int{}, observerDown: map[int32]bool{},
+	c := &Cluster{spec: spec, s: sim.New(spec.Seed), observerDown: map[int32]bool{},
 		firstFaultMs: -1, lastRestarted: -1, unfencedAtMs: -1, restoredAtMs: -1, bootOffset: -1}
 	c.meta.Seed, c.bal.Seed, c.reps.Seed, c.dur.Seed = spec.Seed, spec.Seed, spec.Seed, spec.Seed
 	// Images are sized for the starting partitions up front (capacity only); the bound keeps
@@ -386,7 +386,7 @@ func (c *Cluster) applyCommitted(ce control.CommittedEntry, replay func(metadata
 // count adds (sign +1) or removes (-1) a partition's contribution to the sample counters.
 func (c *Cluster) count(p *metadata.Partition, sign int) {
 	if p.Leader >= 0 {
-		c.leaders[p.Leader] += sign
+		c.leaders.add(p.Leader, sign)
 	}
 	if p.IsrLen() < len(p.Replicas()) {
 		c.underReplicated += sign
@@ -394,7 +394,7 @@ func (c *Cluster) count(p *metadata.Partition, sign int) {
 	// The image's ImbalancedPreferring(pref) holds exactly the partitions preferring pref
 	// without a preferred leader; those with pref out of the ISR are the out-of-sync ones.
 	if pref := p.Preferred(); pref != metadata.NoLeader && !p.HasPreferredLeader() && !p.InIsr(pref) {
-		c.oosPreferred[pref] += sign
+		c.oosPreferred.add(pref, sign)
 	}
 }
 

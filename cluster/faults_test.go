@@ -245,7 +245,7 @@ func recountOutOfSyncPreferred(c *Cluster) error {
 				n++
 			}
 		}
-		if got := c.oosPreferred[id]; got != n {
+		if got := c.oosPreferred.get(id); got != n {
 			return fmt.Errorf("broker %d: %d out-of-sync preferred partitions kept, %d recounted", id, got, n)
 		}
 	}

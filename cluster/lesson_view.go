@@ -21,9 +21,9 @@ func (c *Cluster) BrokerNow(id int32) (BrokerView, bool) {
 	}
 	total := c.view.PreferredCount(id)
 	imbalanced := len(c.view.ImbalancedPreferring(id))
-	v := BrokerView{BrokerSample: BrokerSample{ID: id, State: stateName(c.fleet.State(id)), Leaders: c.leaders[id],
+	v := BrokerView{BrokerSample: BrokerSample{ID: id, State: stateName(c.fleet.State(id)), Leaders: c.leaders.get(id),
 		PreferredTotal: total, PreferredLed: total - imbalanced, OutOfSync: c.fleet.OutOfSync(id),
-		OutOfSyncPreferred: c.oosPreferred[id]}}
+		OutOfSyncPreferred: c.oosPreferred.get(id)}}
 	if e := c.ctl.ActiveController(); e != nil {
 		v.Gated = e.Balancer().Gated(id)
 	}

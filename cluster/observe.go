@@ -27,9 +27,9 @@ func (c *Cluster) onWindow(w workload.Window) {
 		total := c.view.PreferredCount(id)
 		imbalanced := len(c.view.ImbalancedPreferring(id))
 		slot, _ := c.fleet.Slot(id)
-		bs := BrokerSample{ID: id, State: stateName(c.fleet.State(id)), Leaders: c.leaders[id],
+		bs := BrokerSample{ID: id, State: stateName(c.fleet.State(id)), Leaders: c.leaders.get(id),
 			PreferredTotal: total, PreferredLed: total - imbalanced, OutOfSync: c.outOfSync[slot],
-			OutOfSyncPreferred: c.oosPreferred[id]}
+			OutOfSyncPreferred: c.oosPreferred.get(id)}
 		if engine != nil {
 			bs.Gated = engine.Balancer().Gated(id)
 		}
