@@ -14,11 +14,15 @@ import (
 
 // TestGrowAndCloneAskLinuxForHugePages reads the process's memory map: the mapping that holds a
 // large array from Grow or Clone carries the "hg" flag madvise(MADV_HUGEPAGE) sets. It skips when
-// the kernel has no transparent huge pages or has them off, where the hint has no effect.
+// the kernel has no transparent huge pages or has them off, where the hint has no effect, and
+// where the process cannot read its own memory map.
 func TestGrowAndCloneAskLinuxForHugePages(t *testing.T) {
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	if err != nil || strings.Contains(string(mode), "[never]") {
 		t.Skip("this kernel has no transparent huge pages, or has them off")
+	}
+	if _, err := os.Stat("/proc/self/smaps"); err != nil {
+		t.Skip("no /proc/self/smaps to read the mappings' flags from: ", err)
 	}
 	grown := Grow([]int64(nil), bigLen)[:bigLen]
 	cloned := Clone(grown)
