@@ -140,6 +140,16 @@ func TestVisual(t *testing.T) {
 		assert.Empty(t, tb.consoleErrors())
 	})
 
+	t.Run("every chart's axis labels fit inside the chart", func(t *testing.T) {
+		// Broker 1 killed: the p99 climbs past 10,000 ms within a simulated minute.
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > 100000`)
+		press(t, tb, " ")
+		labelsInside(t, tb, "#charts .chart")
+	})
+
 	t.Run("a click on a broker opens its menu and an action from it works", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		press(t, tb, " ") // paused: nothing moves under the pointer
@@ -579,5 +589,26 @@ func noChartOverlaps(t *testing.T, tb *tab) {
 			apart := a.Left+a.W <= b.Left+0.5 || b.Left+b.W <= a.Left+0.5 || a.Top+a.H <= b.Top+0.5 || b.Top+b.H <= a.Top+0.5
 			assert.True(t, apart, "charts %s and %s overlap: %+v %+v", a.Name, b.Name, a, b)
 		}
+	}
+}
+
+// labelsInside checks that no chart's axis text is cut at the canvas's left edge: uPlot draws a
+// y-axis label right-aligned against the plot, so a label wider than its axis runs off the
+// canvas and its left part is lost ("10,000" shows as "0,000"). The leftmost three device
+// pixels of every chart canvas must therefore be blank.
+func labelsInside(t *testing.T, tb *tab, charts string) {
+	t.Helper()
+	// The charts redraw at most every 250 ms: wait for a cycle after the last point.
+	evalAwait[bool](t, tb, `new Promise(r => setTimeout(() => requestAnimationFrame(() => r(true)), 600))`)
+	inked := eval[map[string]int](t, tb, `Object.fromEntries([...document.querySelectorAll(`+jsString(charts)+`)].map(el => {
+		const c = el.querySelector("canvas"), g = c.getContext("2d");
+		const d = g.getImageData(0, 0, 3, c.height).data;
+		let n = 0;
+		for (let i = 3; i < d.length; i += 4) if (d[i] > 96) n++;
+		return [(el.dataset.chart || "") + (el.dataset.policy ? " " + el.dataset.policy : ""), n];
+	}))`)
+	require.NotEmpty(t, inked)
+	for chart, n := range inked {
+		assert.Zero(t, n, "%s: axis text is cut at the chart's left edge (%d inked pixels)", chart, n)
 	}
 }

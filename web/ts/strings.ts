@@ -260,7 +260,7 @@ export const S = {
   chartElections: "Elections per electPreferred run",
   chartElected: "elected",
   chartMaxPerRun: "max.per.run",
-  chartP99: "Produce p99 (ms) against its steady value",
+  chartP99: "Produce p99 against its steady value",
   chartP99Series: "p99",
   chartSteady: "steady (median while healthy)",
   chartPartitions: "Under-replicated and offline partitions",
