@@ -170,6 +170,8 @@ export const S = {
 
   // Event log and partition table.
   eventsHeading: "Event log",
+  logNewEvents: (n: number) => `${n.toLocaleString("en")} new ${n === 1 ? "event" : "events"} ↓`,
+  logFollowLabel: "Jump to the newest event and follow the log again",
   eventsEmpty: "Nothing has happened yet.",
   partitionsHeading: "Partitions",
   filterLabel: "Filter",
