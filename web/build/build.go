@@ -149,6 +149,7 @@ func Build(ctx context.Context, o Options) ([]Asset, error) {
 		{"bundle", func() error { return bundle(root, out, wasmExec) }},
 		{"html", func() error { return renderHTML(ctx, out, o.Version) }},
 		{"static", func() error { return copyTree(filepath.Join(root, "web", "static"), out) }},
+		{"notices", func() error { return copyNotices(root, out) }},
 	}
 	for _, s := range steps {
 		if err := step(s.name, s.f); err != nil {
@@ -488,6 +489,24 @@ func renderLessonIndex(ctx context.Context, out, version string) error {
 		err = cerr
 	}
 	return err
+}
+
+// notices are the licence files the site ships next to the code they cover: the project's
+// own and those of the third-party code bundled or compiled into it.
+var notices = map[string]string{"LICENSE": "LICENSE.txt", "THIRD_PARTY_NOTICES.md": "THIRD_PARTY_NOTICES.md"}
+
+// copyNotices copies the repository's licence files into out.
+func copyNotices(root, out string) error {
+	for src, dst := range notices {
+		b, err := os.ReadFile(filepath.Join(root, src))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, dst), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copyTree copies the files under src (web/static) into out, keeping relative paths.

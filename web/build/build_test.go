@@ -307,3 +307,42 @@ func TestCompiledCourseOverlaysTheCommittedCopy(t *testing.T) {
 		}
 	}
 }
+
+// TestNoticesCoverWhatTheSiteShips: every third-party module the wasm programs link and every
+// vendored library is named in THIRD_PARTY_NOTICES.md, and the build copies the notices and
+// the licence into the site.
+func TestNoticesCoverWhatTheSiteShips(t *testing.T) {
+	r := root(t)
+	raw, err := os.ReadFile(filepath.Join(r, "THIRD_PARTY_NOTICES.md"))
+	require.NoError(t, err)
+	text := string(raw)
+	args := []string{"list", "-deps", "-f", "{{with .Module}}{{.Path}}{{end}}"}
+	for _, p := range Programs {
+		args = append(args, p.Package)
+	}
+	out, err := run(context.Background(), r, []string{"GOOS=js", "GOARCH=wasm"}, "go", args...)
+	require.NoError(t, err)
+	mods := 0
+	for _, m := range strings.Fields(string(out)) {
+		if m != "github.com/kraftlab/kraftlab" {
+			mods++
+			assert.Contains(t, text, strings.TrimPrefix(m, "github.com/"), "the wasm links %s: name it and its licence in THIRD_PARTY_NOTICES.md", m)
+		}
+	}
+	require.Positive(t, mods, "no third-party module found: the go list query is broken")
+	vendored, err := os.ReadDir(filepath.Join(r, "web", "vendor"))
+	require.NoError(t, err)
+	for _, v := range vendored {
+		assert.Contains(t, text, "web/vendor/"+v.Name(), "web/vendor/%s is bundled into the site: name it in THIRD_PARTY_NOTICES.md", v.Name())
+	}
+
+	dir := t.TempDir()
+	require.NoError(t, copyNotices(r, dir))
+	for src, dst := range notices {
+		want, err := os.ReadFile(filepath.Join(r, src))
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(dir, dst))
+		require.NoError(t, err)
+		assert.Equal(t, want, got, dst)
+	}
+}
