@@ -2,9 +2,14 @@
 GO ?= go
 PORT ?= 8080
 
-.PHONY: test fmt-check vet unit bench bench-wasm bench-scale pgo run
+.PHONY: test fmt-check mod-check vet unit bench bench-wasm bench-scale pgo run
 
-test: fmt-check vet unit wasm-test
+test: fmt-check mod-check vet unit wasm-test
+
+# go.mod and go.sum must be what go mod tidy writes: direct dependencies not marked
+# // indirect, nothing unused, every checksum present.
+mod-check:
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); \

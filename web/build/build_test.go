@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -345,4 +346,33 @@ func TestNoticesCoverWhatTheSiteShips(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, got, dst)
 	}
+}
+
+// TestShrinkWasmShipsWhatItCannotStrip: a program whose runtime tables internal/wasmstrip
+// does not recognise (here a module with a data section but no Go function table, as a newer
+// Go's layout would look to it) is still written, repacked but not stripped, and Asset.Shrink
+// says so; with -lines it is not even tried.
+func TestShrinkWasmShipsWhatItCannotStrip(t *testing.T) {
+	// "\0asm", version 1, and a data section with one active segment of 4 bytes at address 0.
+	mod := []byte{0, 'a', 's', 'm', 1, 0, 0, 0, 11, 10, 1, 0, 0x41, 0, 0x0b, 4, 'd', 'a', 't', 'a'}
+	dir := t.TempDir()
+	from, to := filepath.Join(dir, "in.wasm"), filepath.Join(dir, "out.wasm")
+	require.NoError(t, os.WriteFile(from, mod, 0o644))
+	var log strings.Builder
+	logf := func(format string, args ...any) { log.WriteString(fmt.Sprintf(format, args...) + "\n") }
+
+	what, err := shrinkWasm(from, to, true, logf)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(what, ShrinkRefused+": internal/wasmstrip does not recognise"), what)
+	assert.Contains(t, log.String(), "warning: out.wasm "+ShrinkRefused)
+	got, err := os.ReadFile(to)
+	require.NoError(t, err)
+	assert.Equal(t, "\x00asm", string(got[:4]), "a module is shipped")
+	assert.Contains(t, string(got), "data", "with its data")
+
+	log.Reset()
+	what, err = shrinkWasm(from, to, false, logf)
+	require.NoError(t, err)
+	assert.Equal(t, ShrinkKeptLines, what)
+	assert.Empty(t, log.String())
 }
