@@ -70,8 +70,10 @@ type Options struct {
 	Out string
 	// Version is stamped into the wasm (hello reply) and the page. Empty means "dev".
 	Version string
-	// Gzip and Brotli write name.gz / name.br next to every compressible file. Brotli at its
-	// best quality takes seconds on the wasm, so tests that do not need it leave it off.
+	// Gzip and Brotli write name.gz / name.br next to every compressible file: the release
+	// build (`make dist`) for a static host. Brotli at its best quality takes tens of seconds
+	// on the wasm and gzip's several, so the edit loop (`make run`, served on loopback) and
+	// tests that do not need them leave both off.
 	Gzip, Brotli bool
 	// Go is the go command used for the wasm build and for locating wasm_exec.js. Empty means
 	// "go" from PATH. Both must come from the same toolchain: wasm_exec.js is tied to the Go
@@ -570,9 +572,11 @@ func copyTree(src, out string) error {
 	})
 }
 
-// compressible lists the extensions worth compressing; images like PNG already are.
+// compressible lists the extensions worth compressing; images like PNG already are. Source
+// maps are left out: only developer tools fetch them, and brotli at its best quality on them
+// cost the build seconds for no reader's benefit.
 var compressible = map[string]bool{
-	".html": true, ".js": true, ".css": true, ".wasm": true, ".svg": true, ".map": true,
+	".html": true, ".js": true, ".css": true, ".wasm": true, ".svg": true,
 	".json": true, ".txt": true, ".md": true,
 }
 
@@ -736,4 +740,40 @@ func size(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// The size budgets of the release build, brotli-compressed: what a visitor downloads.
+const (
+	// WasmBudget is the most one wasm program may weigh.
+	WasmBudget = 1_000_000
+	// PageBudget is the most one page's first load (Page.Load) may weigh.
+	PageBudget = 1_200_000
+)
+
+// OverBudget lists, one line each, what in a release build's assets exceeds WasmBudget or
+// PageBudget. Without brotli copies there is nothing to measure, and it says so.
+func OverBudget(assets []Asset) []string {
+	var over []string
+	brotli := slices.ContainsFunc(assets, func(a Asset) bool { return a.Brotli > 0 })
+	if !brotli {
+		return []string{"the build has no brotli copies, so its budgets cannot be checked (build it as make dist does)"}
+	}
+	for _, a := range assets {
+		if strings.HasSuffix(a.Name, ".wasm") && sent(a.Brotli, a.Raw) > WasmBudget {
+			msg := fmt.Sprintf("%s: %s bytes brotli, over the %s budget per wasm", a.Name, size(sent(a.Brotli, a.Raw)), size(WasmBudget))
+			if a.Shrink != "" && a.Shrink != ShrinkStripped {
+				msg += " (" + a.Shrink + ")"
+			}
+			over = append(over, msg)
+		}
+	}
+	for _, p := range Pages {
+		if !slices.ContainsFunc(assets, func(a Asset) bool { return a.Name == p.Name }) {
+			continue
+		}
+		if load := p.Load(assets); load.Brotli > PageBudget {
+			over = append(over, fmt.Sprintf("%s: %s bytes brotli, over the %s budget per page load", load.Name, size(load.Brotli), size(PageBudget)))
+		}
+	}
+	return over
 }
