@@ -225,3 +225,19 @@ func TestCompare(t *testing.T) {
 	_, err = Compare([]byte(`{"mode": "controller"}`), nil, nil, []Setting{setting(t, "min.insync.replicas=2")})
 	assert.EqualError(t, err, "mode: compare needs a cluster-mode scenario (a controller-mode run has no summary to compare)")
 }
+
+// TestClusterElectLeadersAnswersUnknownPartitions: an elect_leaders event naming a topic or a
+// partition that does not exist runs, and each such partition is answered
+// UNKNOWN_TOPIC_OR_PARTITION while the others are handled, as Kafka's
+// ReplicationControlManager.electLeaders does.
+func TestClusterElectLeadersAnswersUnknownPartitions(t *testing.T) {
+	res := playCluster(t, small(`{"at_ms": 130000, "op": "elect_leaders", "type": "preferred", "partitions": [
+	 {"topic": "t", "partition": 0}, {"topic": "nowhere", "partition": 0}, {"topic": "t", "partition": 30}]}`))
+	require.Len(t, res.Events, 3)
+	ev := res.Events[2]
+	assert.Nil(t, ev.Error)
+	require.Len(t, ev.Results, 3)
+	assert.NotEqual(t, "UNKNOWN_TOPIC_OR_PARTITION", ev.Results[0].Error)
+	assert.Equal(t, PartitionResult{Topic: "nowhere", Partition: 0, Error: "UNKNOWN_TOPIC_OR_PARTITION", Message: "No such topic as nowhere"}, ev.Results[1])
+	assert.Equal(t, PartitionResult{Topic: "t", Partition: 30, Error: "UNKNOWN_TOPIC_OR_PARTITION", Message: "No such partition as t-30"}, ev.Results[2])
+}
