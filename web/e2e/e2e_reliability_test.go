@@ -1,0 +1,53 @@
+package e2e
+
+import (
+	"encoding/base64"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReliability opens the pages the way a hostile or unlucky reader does: links that are
+// wrong in every way, storage the browser blocks, replays too long to do at once, a worker
+// that dies. Each time the page must explain what happened and keep working.
+func TestReliability(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+
+	t.Run("bad lab links are explained and the defaults start", func(t *testing.T) {
+		b64 := base64.RawURLEncoding.EncodeToString
+		for _, c := range []struct{ name, fragment, says string }{
+			{"wrong types", b64([]byte(`{"preset":"small","d":{},"pol":"abc"}`)), `its field "pol" is "abc", not a list of policies`},
+			{"wrong field type", b64([]byte(`{"preset":"small","d":{"brokers":3}}`)), `its field "d.brokers" is 3, not text`},
+			{"unknown field", b64([]byte(`{"preset":"small","d":{"x":"1"}}`)), `it names a form field "x" that the lab does not have`},
+			{"not JSON", b64([]byte(`{"preset":`)), "it is not JSON"},
+			{"corrupt", "%%%not-base64", "it is not base64url text"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				tb := newTab(t, bctx)
+				require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/lab.html#lab="+c.fragment)))
+				poll(t, tb, `["ready", "failed"].includes(document.getElementById("status").dataset.state)`)
+				require.Equal(t, "ready", eval[string](t, tb, `document.getElementById("status").dataset.state`),
+					"error report: %s", eval[string](t, tb, `document.getElementById("error-report").textContent`))
+				status := text(t, tb, "status")
+				assert.Contains(t, status, "This link could not be opened: "+c.says)
+				assert.Contains(t, status, "The defaults were started instead.")
+				if c.name == "wrong types" {
+					screenshot(t, tb, "lab-bad-link.png", "")
+				}
+				// The defaults are on the form, and the page answers: policies drawn, a
+				// comparison button wired (its click starts a run).
+				assert.GreaterOrEqual(t, eval[int](t, tb, `document.querySelectorAll("#policies .lab-policy").length`), 2)
+				validated(t, tb)
+				assert.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`))
+				click(t, tb, "#add-policy")
+				poll(t, tb, `document.querySelectorAll("#policies .lab-policy").length >= 3`)
+				assert.Empty(t, tb.consoleErrors())
+			})
+		}
+	})
+}
