@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"context"
 	"encoding/base64"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,4 +53,38 @@ func TestReliability(t *testing.T) {
 			})
 		}
 	})
+
+	t.Run("blocked storage: lessons work and the index says progress is not kept", func(t *testing.T) {
+		tb := newTab(t, bctx)
+		// As a browser that blocks storage for the site does: reading localStorage throws.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+			_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: blockStorageJS})
+			return err
+		})))
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/lessons.html")))
+		poll(t, tb, `document.body.dataset.ready === "true"`)
+		require.True(t, eval[bool](t, tb, `(() => { try { localStorage; return false } catch { return true } })()`), "storage is blocked")
+		assert.Equal(t, "blocked", eval[string](t, tb, `document.body.dataset.storage || ""`))
+		assert.Contains(t, text(t, tb, "reset-status"), "your progress will not be kept")
+		assert.Equal(t, 8, eval[int](t, tb, `document.querySelectorAll(".lesson-entry .lesson-state[data-state=new]").length`))
+		screenshot(t, tb, "lessons-storage-blocked.png", "")
+
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(url+"/#lesson=1&step=1")))
+		poll(t, tb, `!!document.body.dataset.lesson || !!document.body.dataset.lessonError`)
+		assert.Equal(t, "01-electing-a-new-leader", eval[string](t, tb, `document.body.dataset.lesson || ""`))
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+		assert.Contains(t, text(t, tb, "lesson-text"), "broker.session.timeout.ms")
+		poll(t, tb, `document.querySelectorAll("#config-list input, #config-list select").length > 0`)
+		// The learner does the step; its goals are met though nothing can be stored.
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`), "no error panel")
+		assert.Empty(t, tb.consoleErrors())
+	})
 }
+
+// blockStorageJS makes window.localStorage throw a SecurityError, as Chromium does when its
+// settings block site data; it runs before any of the page's scripts.
+const blockStorageJS = `Object.defineProperty(window, "localStorage", {configurable: true,
+	get() { throw new DOMException("The operation is insecure.", "SecurityError"); }});`
