@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/base64"
+	"strconv"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -80,6 +81,39 @@ func TestReliability(t *testing.T) {
 		press(t, tb, "1", "k")
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
 		assert.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`), "no error panel")
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("long share-link replays run in slices and can be cancelled", func(t *testing.T) {
+		// Each limit alone passes; their product is refused before anything runs.
+		big := `{"seed":1,"duration_ms":1000,"cluster":{"brokers":64,"topics":[{"name":"t","partition_count":100000,"replication_factor":3}]}}`
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"+link("1", "604800000", big))))
+		poll(t, tb, `!!document.body.dataset.linkError`)
+		assert.Contains(t, text(t, tb, "link-error"), "This link could not be opened: replaying 7 days of a cluster of 100,000 partitions is more than the page can do in reasonable time; allowed for this cluster: up to 36 h 31 min")
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+		assert.Equal(t, 4, eval[int](t, tb, `document.querySelectorAll("#broker-list > li").length`), "the default cluster started")
+
+		// Seven days of a small cluster: allowed, replayed in slices under a progress bar; the
+		// page answers meanwhile, and Cancel keeps the run at the time reached, paused.
+		small := `{"seed":1,"duration_ms":1000,"cluster":{"brokers":4,"topics":[{"name":"t","partition_count":12,"replication_factor":3}]}}`
+		tb = newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"+link("1", "604800000", small))))
+		poll(t, tb, `document.body.dataset.replay === "running" && Number(document.getElementById("replay").dataset.timeMs) > 60000`)
+		assert.False(t, eval[bool](t, tb, `document.getElementById("replay").hidden`))
+		assert.Contains(t, text(t, tb, "replay-text"), "Replaying the shared run: ")
+		assert.Contains(t, text(t, tb, "replay-text"), " of 168:00:00")
+		assert.Greater(t, eval[float64](t, tb, `document.getElementById("replay-progress").value`), 0.0)
+		screenshot(t, tb, "replay-progress.png", "")
+		click(t, tb, "#replay-cancel")
+		poll(t, tb, `document.body.dataset.replay === "cancelled"`)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("replay").hidden`))
+		reached := pauseAt(t, tb)
+		assert.Greater(t, reached, int64(60000))
+		assert.Less(t, reached, int64(604800000))
+		poll(t, tb, `document.getElementById("event-log").textContent.includes("Stopped replaying the shared run at")`)
+		// The URL keeps the time reached: a reload opens there.
+		poll(t, tb, `location.hash.includes("&t=`+strconv.FormatInt(reached, 10)+`&")`)
 		assert.Empty(t, tb.consoleErrors())
 	})
 }
