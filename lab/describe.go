@@ -213,7 +213,7 @@ func (e *Event) validate(d *Description) error {
 	switch e.Kind {
 	case EventRestart, EventDiskSwap:
 		if !d.hasBroker(e.Broker) {
-			return fail("broker", e.Broker, "must be one of the brokers: "+d.brokerList())
+			return fail("broker", e.Broker, d.brokerAllowed())
 		}
 		if e.DownMs < 0 || e.AtMs+e.DownMs > d.DurationMs {
 			return fail("down_ms", e.DownMs, fmt.Sprintf("must be 0 or more, and at_ms + down_ms at most duration_ms (%d)", d.DurationMs))

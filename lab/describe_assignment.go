@@ -68,6 +68,14 @@ func (d *Description) brokerList() string {
 	return joinIDs(d.BrokerIDs, ", ")
 }
 
+// brokerAllowed says which broker ids an event may name.
+func (d *Description) brokerAllowed() string {
+	if d.BrokerIDs == nil {
+		return fmt.Sprintf("must be a broker id from 0 to %d", d.Brokers-1)
+	}
+	return "must be one of the brokers: " + d.brokerList()
+}
+
 // brokersDoc is the scenario's cluster.brokers: the count, or the ids.
 func (d *Description) brokersDoc() any {
 	if d.BrokerIDs != nil {
