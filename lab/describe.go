@@ -357,6 +357,9 @@ func (d *Description) Scenario() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d.BrokerIDs != nil {
+		raw = compactLists(raw)
+	}
 	return ApplyOverrides(raw, d.Config)
 }
 

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,3 +140,38 @@ func joinIDs(ids []int32, sep string) string {
 	}
 	return b.String()
 }
+
+// compactLists writes every list of numbers on one line ("[1, 2, 3]") and every explicit
+// partition as {"replicas": [1, 2, 3]}, so that an imported assignment reads as one line per
+// partition instead of five.
+func compactLists(doc []byte) []byte {
+	out := make([]byte, 0, len(doc)/2)
+	for i := 0; i < len(doc); i++ {
+		c := doc[i]
+		if c != '[' {
+			out = append(out, c)
+			continue
+		}
+		// A list of numbers only: digits, signs, dots, commas and whitespace up to ']'.
+		j := i + 1
+		for j < len(doc) && (doc[j] >= '0' && doc[j] <= '9' || doc[j] == '-' || doc[j] == '.' || doc[j] == ',' || doc[j] == ' ' || doc[j] == '\n') {
+			j++
+		}
+		if j == len(doc) || doc[j] != ']' {
+			out = append(out, c)
+			continue
+		}
+		out = append(out, '[')
+		for k, f := range strings.FieldsFunc(string(doc[i+1:j]), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
+			if k > 0 {
+				out = append(out, ", "...)
+			}
+			out = append(out, f...)
+		}
+		out = append(out, ']')
+		i = j
+	}
+	return partitionObject.ReplaceAll(out, []byte(`{$1}`))
+}
+
+var partitionObject = regexp.MustCompile(`\{\s*("replicas": \[[0-9, ]*\])\s*\}`)

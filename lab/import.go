@@ -183,14 +183,15 @@ func Import(in Inputs, base *Description) (*Imported, error) {
 	rep.Sources = append(rep.Sources, fmt.Sprintf("%s: %d brokers (%s), %d topics, %d partitions, every replica assignment as printed, min.insync.replicas per topic",
 		SourceTopics, len(ids), joinIDs(ids, ", "), len(topics), total))
 	if reassigning > 0 {
-		note("%d partitions were being reassigned: imported with their replicas before the reassignment (Replicas without Adding Replicas); the model does not move replicas", reassigning)
+		note("%s being reassigned: imported with their replicas before the reassignment (Replicas without Adding Replicas); the model does not move replicas", plural(reassigning, "partition was", "partitions were"))
 	}
 	if leaderless+underReplicated+nonPreferred+withElr > 0 {
-		note("at the describe, %d partitions had no leader, %d were under-replicated, %d were led by a replica other than the preferred one and %d had an ELR: the model starts every partition with all its replicas in sync, led by its preferred replica", leaderless, underReplicated, nonPreferred, withElr)
+		note("at the describe, %s no leader, %s under-replicated, %s led by a replica other than the preferred one and %s an ELR: the model starts every partition with all its replicas in sync, led by its preferred replica",
+			plural(leaderless, "partition had", "partitions had"), plural(underReplicated, "was", "were"), plural(nonPreferred, "was", "were"), plural(withElr, "had", "had"))
 	}
 	if d.Event.Kind == EventRestart || d.Event.Kind == EventDiskSwap {
 		if !d.hasBroker(d.Event.Broker) {
-			note("the event's broker %d is not one of the cluster's: the event is on broker %d", d.Event.Broker, ids[0])
+			note("the description's event names broker %d, not one of the cluster's: it is on broker %d instead (a plan replaces the event)", d.Event.Broker, ids[0])
 			d.Event.Broker = ids[0]
 		}
 	}
@@ -381,4 +382,12 @@ func bytesText(b float64) string {
 		i++
 	}
 	return strconv.FormatFloat(b, 'f', map[bool]int{true: 0, false: 1}[b >= 100 || i == 0], 64) + " " + units[i]
+}
+
+// plural writes "1 partition was" or "3 partitions were".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -132,7 +132,7 @@ func ParseRates(text string) (*Rates, []UnusedLine, error) {
 	}
 	for _, s := range samples {
 		if !csv && s.attr != best {
-			unused = append(unused, UnusedLine{SourceRates, s.line, clip(s.raw), "another rate attribute; the " + rateAttributes[best] + " lines are used"})
+			unused = append(unused, UnusedLine{SourceRates, s.line, clip(s.raw), "another rate attribute; the " + strings.TrimSuffix(strings.TrimPrefix(r.Format, "Prometheus ("), ")") + " lines are used"})
 			continue
 		}
 		r.ByTopic[s.topic] += s.value

@@ -109,7 +109,7 @@ func RunPlan(ctx context.Context, doc []byte, plan *Plan, progress func(nowMs in
 		return nil, err
 	}
 	if err := plan.Validate(probe.Cluster.Spec.Brokers); err != nil {
-		return nil, err
+		return nil, &InputError{err}
 	}
 	pd, err := planDoc(doc, plan, len(probe.Cluster.Spec.Brokers))
 	if err != nil {
@@ -230,8 +230,8 @@ func (p *planRun) restart(st PlanStep, id int32) (stop bool, err error) {
 	}
 	if !ready {
 		out.TimedOut = true
-		p.res.Aborted = fmt.Sprintf("line %d: after broker %d started, %d partitions were still under-replicated at the %s timeout; the plan stops there, as an operator's roll would",
-			st.Line, id, p.c.UnderReplicated(), msText(st.TimeoutMs))
+		p.res.Aborted = fmt.Sprintf("line %d: after broker %d started, %s still under-replicated at the %s timeout; the plan stops there, as an operator's roll would",
+			st.Line, id, plural(p.c.UnderReplicated(), "partition was", "partitions were"), msText(st.TimeoutMs))
 		return false, nil
 	}
 	out.ReadyMs = p.c.Now()
