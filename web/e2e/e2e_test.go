@@ -499,6 +499,42 @@ func TestPlayground(t *testing.T) {
 		screenshot(t, tb, "broker-killed.png", "")
 	})
 
+	t.Run("the event log follows the newest line until the reader scrolls up", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		retype(t, tb, chromedp.CSS("#partition-count"), "400")
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#start-button"))))
+		poll(t, tb, `document.getElementById("partition-caption").textContent.includes("400")`)
+		press(t, tb, "1", "k")
+		logItem(t, tb, "broker 1 fenced")
+		press(t, tb, "1", "s")
+		setSpeed(t, tb, 10)
+		// The restarted broker's replicas rejoin the ISR in bursts; the newest line stays in view.
+		newestShown := `(() => { const l = document.getElementById("event-log"), r = l.getBoundingClientRect(), last = l.lastElementChild.getBoundingClientRect();
+			return last.bottom <= r.bottom + 1 && last.top >= r.top - 1; })()`
+		for _, clock := range []int{90_000, 150_000, 240_000} {
+			poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > `+strconv.Itoa(clock))
+			// Within a few frames: the log scrolls once per animation frame.
+			_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](newestShown, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(3*time.Second)))
+			assert.NoError(t, err, "at %d ms the log shows its newest line (log at %s)", clock,
+				eval[string](t, tb, `[...document.getElementById("event-log").children].find(li => li.getBoundingClientRect().bottom > document.getElementById("event-log").getBoundingClientRect().bottom - 2)?.dataset.timeMs ?? ""`))
+		}
+		assert.True(t, eval[bool](t, tb, `document.getElementById("log-follow").hidden`), "no 'new events' button while following")
+		// The reader scrolls up: the log stays where they are and says how many lines are new.
+		// (The wheel, as a mouse does it; DevTools wants a non-zero deltaX to send one.)
+		box := eval[map[string]float64](t, tb, `(() => { const r = document.getElementById("event-log").getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, box["x"], box["y"],
+			func(p *input.DispatchMouseEventParams) { p.DeltaX, p.DeltaY = 0.01, -600 })))
+		poll(t, tb, `!document.getElementById("log-follow").hidden`)
+		assert.Regexp(t, `^\d+ new events? ↓$`, eval[string](t, tb, `document.getElementById("log-follow").textContent`))
+		assert.False(t, eval[bool](t, tb, newestShown), "scrolled up, the log stays where the reader is")
+		screenshot(t, tb, "log-new-events.png", chromedp.CSS(".events"))
+		// The button brings the newest line back and the log follows again.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#log-follow"))))
+		poll(t, tb, `document.getElementById("log-follow").hidden`)
+		poll(t, tb, newestShown)
+		assert.Empty(t, tb.consoleErrors())
+	})
+
 	t.Run("a config change through the UI takes effect", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		poll(t, tb, `document.querySelector("section[aria-busy]").getAttribute("aria-busy") === "false"`)
