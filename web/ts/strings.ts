@@ -374,6 +374,10 @@ export const S = {
   linkInvalid: (message: string) => `its scenario is not valid: ${message}`,
   linkFailed: (why: string) => `This link could not be opened: ${why}. The default cluster was started instead.`,
   linkOpened: (t: string) => `Opened the shared run at ${t}, paused. Press Space to play on.`,
+  replayProgress: (at: string, to: string) => `Replaying the shared run: ${at} of ${to}`,
+  replayCancel: "Cancel",
+  replayCancelled: (at: string, to: string) =>
+    `Stopped replaying the shared run at ${at} (it went on to ${to}), paused. Press Space to play on from here.`,
 } as const;
 
 /** A key of the catalogue whose value is plain text (usable from HTML data-s attributes). */
