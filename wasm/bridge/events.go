@@ -180,6 +180,8 @@ type group struct {
 
 func (l *eventLog) readGroup(ces []control.CommittedEntry) {
 	at := l.now(ces[0])
+	first := len(l.pending)
+	defer l.causesFirst(first)
 	// What happens to brokers in this write explains what happens to their partitions.
 	fencedNow, shutdownNow, reregistered := map[int32]bool{}, map[int32]bool{}, map[int32]bool{}
 	for _, ce := range ces {
@@ -265,6 +267,24 @@ func (l *eventLog) readGroup(ces []control.CommittedEntry) {
 		}
 	}
 	l.flush(at, &groups, byKey)
+}
+
+// causesFirst moves the broker sentences among the events queued since first ahead of the
+// others. Kafka writes a fenced broker's partition changes before the record that fences it
+// (ReplicationControlManager.handleBrokerFenced adds the BrokerRegistrationChangeRecord after
+// generateLeaderAndIsrUpdates), and a controlled shutdown's likewise; read in record order, the
+// log would say "left the ISR because it was fenced" above "broker 1 fenced". The broker's
+// change is the cause, so at one commit instant it is told first.
+func (l *eventLog) causesFirst(first int) {
+	slices.SortStableFunc(l.pending[first:], func(a, b LogEvent) int {
+		rank := func(e LogEvent) int {
+			if e.Kind == KindBroker {
+				return 0
+			}
+			return 1
+		}
+		return rank(a) - rank(b)
+	})
 }
 
 // flush turns the collected partition groups into sentences.

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -497,6 +498,18 @@ func TestPlayground(t *testing.T) {
 		assert.True(t, eval[bool](t, tb, `document.querySelector('#broker-list [data-broker="1"] [data-op="start"]').disabled === false`))
 		assert.Empty(t, tb.consoleErrors())
 		screenshot(t, tb, "broker-killed.png", "")
+	})
+
+	t.Run("lines at one moment tell the cause before its effects", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		at, _ := logItem(t, tb, "broker 1 fenced")
+		// Every line of that moment: the fencing first, then what it did to the partitions.
+		lines := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li")].filter(li => Number(li.dataset.timeMs) === `+strconv.FormatInt(at, 10)+`).map(li => li.querySelector("span").textContent)`)
+		require.NotEmpty(t, lines)
+		assert.True(t, strings.HasPrefix(lines[0], "broker 1 fenced"), "the cause comes first: %q", lines)
+		assert.True(t, slices.ContainsFunc(lines, func(s string) bool { return strings.Contains(s, "because it was fenced") }), "its effects follow: %q", lines)
 	})
 
 	t.Run("the event log follows the newest line until the reader scrolls up", func(t *testing.T) {
