@@ -107,8 +107,7 @@ func (l *eventLog) add(ev LogEvent) { l.pending = append(l.pending, ev) }
 // take reads everything new and returns the events since the previous call, oldest first,
 // with how many were left out over the cap.
 func (l *eventLog) take() ([]LogEvent, int) {
-	l.readRecords()
-	l.readRuns()
+	l.read()
 	if err := l.s.c.Err(); err != nil && !l.stopped {
 		l.stopped = true
 		l.add(LogEvent{TimeMs: l.s.c.Now(), Kind: KindStopped, Text: "the run stopped: " + err.Error()})
@@ -116,12 +115,19 @@ func (l *eventLog) take() ([]LogEvent, int) {
 	return l.drain()
 }
 
+// read reads the electPreferred runs, then the committed records. Runs first: a run's
+// PartitionChangeRecords commit a moment after it runs, often within the same frame, and the
+// run's own sentence tells them (electedBy), which it can only do once the run is read.
+func (l *eventLog) read() {
+	l.readRuns()
+	l.readRecords()
+}
+
 // keepLatest reads everything new and keeps only the latest events a frame can carry, with a
 // note of how many earlier ones were left out: after a replay (a share link, an import) the
 // moments just before the time shown matter most.
 func (l *eventLog) keepLatest() {
-	l.readRecords()
-	l.readRuns()
+	l.read()
 	sort.SliceStable(l.pending, func(i, j int) bool { return l.pending[i].TimeMs < l.pending[j].TimeMs })
 	if n := len(l.pending); n > maxFrameEvents {
 		left := n - (maxFrameEvents - 1)
