@@ -203,7 +203,7 @@ func helpDialog() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<dialog id=\"help-dialog\" class=\"help-dialog\" aria-labelledby=\"help-heading\"><h2 id=\"help-heading\" data-s=\"helpHeading\"></h2><p data-s=\"helpIntro\"></p><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"shortcut-rows\"></tbody></table><h3 data-s=\"viewShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"view-shortcut-rows\"></tbody></table><h3 data-s=\"runShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"run-shortcut-rows\"></tbody></table><p data-s=\"helpCanvas\"></p><form method=\"dialog\"><button type=\"submit\" id=\"help-close\" data-s=\"helpClose\"></button></form></dialog>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<dialog id=\"help-dialog\" class=\"help-dialog\" aria-labelledby=\"help-heading\"><h2 id=\"help-heading\" data-s=\"helpHeading\" tabindex=\"-1\"></h2><p data-s=\"helpIntro\"></p><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"shortcut-rows\"></tbody></table><h3 data-s=\"viewShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"view-shortcut-rows\"></tbody></table><h3 data-s=\"runShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"run-shortcut-rows\"></tbody></table><p data-s=\"helpCanvas\"></p><p id=\"build-stamp\" class=\"hint\"></p><form method=\"dialog\"><button type=\"submit\" id=\"help-close\" data-s=\"helpClose\"></button></form></dialog>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -353,7 +353,7 @@ func docHead(d PageData, title string) templ.Component {
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templruntime.NewAttributeExpression(d.CSP).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 310, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 311, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
 			if templ_7745c5c3_Err != nil {
@@ -375,7 +375,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var12 string
 		templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression("KRaft Lab " + d.Version).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 314, Col: 58}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 315, Col: 58}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
 		if templ_7745c5c3_Err != nil {
@@ -388,7 +388,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var13 string
 		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 315, Col: 15}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 316, Col: 15}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 		if templ_7745c5c3_Err != nil {

@@ -375,7 +375,8 @@ func TestPlayground(t *testing.T) {
 		tb := open(t, bctx, url)
 		wall := time.Since(start)
 		status := eval[string](t, tb, `document.getElementById("status").textContent`)
-		assert.Contains(t, status, "Ready: KRaft Lab "+version+", built with go")
+		assert.Equal(t, "Ready.", status, "the header speaks the reader's words; the build stamp is in the help dialog")
+		assert.Regexp(t, `^KRaft Lab `+version+`, built with go[\d.]+`, eval[string](t, tb, `document.getElementById("build-stamp").textContent`))
 
 		m := marks(t, tb)
 		keys := make([]string, 0, len(m))
@@ -684,6 +685,8 @@ func TestPlayground(t *testing.T) {
 		// ? opens the help dialog with every shortcut; Escape closes it.
 		press(t, tb, "?")
 		poll(t, tb, `document.getElementById("help-dialog").open`)
+		assert.Zero(t, eval[float64](t, tb, `document.getElementById("help-dialog").scrollTop`), "the dialog opens at its top")
+		assert.True(t, eval[bool](t, tb, `(() => { const h = document.getElementById("help-heading").getBoundingClientRect(); return h.top >= 0 && h.bottom <= innerHeight; })()`), "its heading is in view")
 		keys := eval[[]string](t, tb, `[...document.querySelectorAll("#shortcut-rows kbd")].map(k => k.textContent)`)
 		assert.Equal(t, []string{"Space", "1–9", "K", "S", "D", "R", "C", "O", "+ / −", "?", "Esc"}, keys)
 		screenshot(t, tb, "help.png", "")

@@ -481,7 +481,8 @@ function main(): void {
     const hello = (await (client.early("hello")?.reply ?? client.requestData("hello", {}))).body;
     errors.facts.set("version", hello.version);
     errors.facts.set("go", hello.goVersion);
-    setStatus("ready", S.statusReady(hello.version, hello.goVersion));
+    setStatus("ready", S.statusReady);
+    byId("build-stamp").textContent = S.buildStamp(hello.version, hello.goVersion);
     performance.mark("kraftlab:status-ready");
 
     // The cluster first: the canvas is what the reader came for.

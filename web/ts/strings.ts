@@ -12,7 +12,8 @@ export const S = {
 
   statusLoading: "Loading the simulator…",
   statusConnecting: "Simulator loaded, connecting…",
-  statusReady: (version: string, goVersion: string) => `Ready: KRaft Lab ${version}, built with ${goVersion}.`,
+  statusReady: "Ready.",
+  buildStamp: (version: string, goVersion: string) => `KRaft Lab ${version}, built with ${goVersion}.`,
   statusFailed: "The simulator stopped. The report below says why.",
 
   clusterHeading: "Cluster",
