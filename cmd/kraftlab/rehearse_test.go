@@ -35,6 +35,8 @@ func TestLabImportScenarioPrintsTheAssignment(t *testing.T) {
 	require.Len(t, doc.Cluster.Topics, 4)
 	assert.Equal(t, "payments-eu", doc.Cluster.Topics[1].Name)
 	assert.Equal(t, []int32{3, 6, 1}, doc.Cluster.Topics[1].Partitions[1].Replicas, "a reassignment imports the replicas before it")
+	assert.Contains(t, out, `{"replicas": [3, 6, 1]},`, "one line per partition")
+	assert.Contains(t, out, `"brokers": [1, 2, 3, 5, 6],`)
 	assert.Contains(t, errOut, "imported: 5 brokers, 15 partitions, rates assumed")
 	assert.Contains(t, errOut, "topics-4x.txt:1: unused: [2026-12-03")
 }
