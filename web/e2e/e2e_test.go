@@ -501,6 +501,27 @@ func TestPlayground(t *testing.T) {
 		screenshot(t, tb, "broker-killed.png", "")
 	})
 
+	t.Run("a first visit offers three ways in, remembered once dismissed", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		eval[bool](t, tb, `localStorage.removeItem("kraftlab.welcome.dismissed"), true`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
+		assert.Equal(t, []string{"Kill the leader of payments-0 and watch what the controller does", "Start lesson 1", "Open the config lab"},
+			eval[[]string](t, tb, `[...document.querySelectorAll("#welcome li > *")].map(e => e.textContent)`))
+		// In view without scrolling, at the top of the page.
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").getBoundingClientRect().bottom <= innerHeight`))
+		poll(t, tb, `!!document.querySelector('#partition-rows tr[data-partition="0"]')`)
+		leader := eval[string](t, tb, `document.querySelector('#partition-rows tr[data-partition="0"]').dataset.leader`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#welcome-kill"))))
+		logItem(t, tb, "you killed broker "+leader)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").hidden`))
+		// Remembered: a new visit to the playground does not offer it again.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(url+"/")))
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2 && location.hash === ""`)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").hidden`))
+		assert.Empty(t, tb.consoleErrors())
+	})
+
 	t.Run("lines at one moment tell the cause before its effects", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		setSpeed(t, tb, 100)

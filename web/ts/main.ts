@@ -24,6 +24,7 @@ import { LinkError, LinkKeeper, MAX_SCENARIO_BYTES, decodeRun, download } from "
 import { Replay } from "./replay";
 import { Timeline } from "./timeline";
 import { PRESENTER_SCALE, Presenter } from "./presenter";
+import { showWelcome } from "./welcome";
 import { LessonPanel } from "./lesson/panel";
 import { applyLessonStrings } from "./lesson/strings";
 
@@ -487,7 +488,14 @@ function main(): void {
 
     // The cluster first: the canvas is what the reader came for.
     // A lesson link first, then a shared run, else the default cluster.
-    if (!(await lesson.openLink()) && !(await openLink())) await start(true);
+    if (!(await lesson.openLink()) && !(await openLink())) {
+      await start(true);
+      // The default cluster: a first-time visitor gets three ways in.
+      showWelcome(() => {
+        const leader = sim.last && sim.last.body.partitions.count > 0 ? sim.last.leader(0) : -1;
+        if (leader >= 0) act("kill", { broker: leader });
+      });
+    }
 
     // A start that failed draws no frame: then the panel comes after a second anyway.
     await Promise.race([firstFrameDrawn, new Promise((resolve) => setTimeout(resolve, 1000))]);

@@ -171,6 +171,11 @@ export const S = {
 
   // Event log and partition table.
   eventsHeading: "Event log",
+  welcomeHeading: "New here? Three ways in:",
+  welcomeKill: "Kill the leader of payments-0 and watch what the controller does",
+  welcomeLesson: "Start lesson 1",
+  welcomeLab: "Open the config lab",
+  welcomeClose: "Dismiss this start card",
   logNewEvents: (n: number) => `${n.toLocaleString("en")} new ${n === 1 ? "event" : "events"} ↓`,
   logFollowLabel: "Jump to the newest event and follow the log again",
   eventsEmpty: "Nothing has happened yet.",
