@@ -186,7 +186,11 @@ function main(): void {
   const sim = new Simulation(client, {
     frame: onFrame,
     failure: reportFailure,
-    state: () => controls.state(),
+    state: () => {
+      controls.state();
+      // The "opened paused, press Space" note has done its job once the run plays.
+      if (sim.playing) byId("link-note").hidden = true;
+    },
     // The hook for everything drawn over time: cluster time went back to t (a scrub). The log
     // drops its later lines, the charts their later points, and anyone else can listen to the
     // kraftlab:time-reset event on document (detail.timeMs).
@@ -444,13 +448,21 @@ function main(): void {
       await openRun(run.scenario, sliced ? 0 : run.timeMs, run.timeMs);
       sim.setPlaying(false);
       performance.mark("kraftlab:sim-started");
+      // The log's first line is scrolled away under the replayed run's: the note also shows
+      // above the toolbar.
+      const opened = (text: string, at: number) => {
+        log.note(at, text);
+        const note = byId("link-note");
+        note.textContent = text;
+        note.hidden = false;
+      };
       if (!sliced) {
-        log.note(run.timeMs, S.linkOpened(clockText(run.timeMs)));
+        opened(S.linkOpened(clockText(run.timeMs)), run.timeMs);
         return true;
       }
       void replay.run(sim, 0, run.timeMs).then(({ reached, cancelled }) => {
         sim.setPlaying(false);
-        log.note(reached, cancelled ? S.replayCancelled(clockText(reached), clockText(run.timeMs)) : S.linkOpened(clockText(reached)));
+        opened(cancelled ? S.replayCancelled(clockText(reached), clockText(run.timeMs)) : S.linkOpened(clockText(reached)), reached);
       });
       return true;
     } catch (e) {
