@@ -206,6 +206,8 @@ func TestVisual(t *testing.T) {
 		poll(t, tb, `!document.getElementById("canvas-tooltip").hidden`)
 		tip := eval[string](t, tb, `document.getElementById("canvas-tooltip").textContent`)
 		assert.Regexp(t, `^payments-\d+ on broker 1: .+\nLeader: \d+  Isr: [\d,]+  Elr: `, tip)
+		// As drawn, with its spacing ("Leader: 1 Isr: 1,4,3" when the spaces collapse).
+		assert.Regexp(t, `\nLeader: \d+  Isr: [\d,]+  Elr: `, eval[string](t, tb, `document.getElementById("canvas-tooltip").innerText`))
 		// Then the worker's answer (sim.replica) adds how far the replica trails its leader
 		// (broker 1's may have stopped fetching, as broker 3 led some of them); killed broker 3's
 		// last caught up when it died.
