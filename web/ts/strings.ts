@@ -148,7 +148,8 @@ export const S = {
   canvasCounts: (leaders: number, outOfSync: number) => `leads ${leaders} · ${outOfSync} out of sync`,
   canvasMore: (n: number) => `+${n.toLocaleString("en")} not drawn`,
   canvasSummary: (time: string, p99: string, under: number, offline: number) =>
-    `${time} · produce p99 ${p99} · ${under} under-replicated · ${offline} offline`,
+    `${time} · ${p99 === S.noProduceTraffic ? p99 : `produce p99 ${p99}`} · ${under} under-replicated · ${offline} offline`,
+  noProduceTraffic: "no produce traffic (no broker running)",
   canvasNextRun: (s: string) => `next electPreferred in ${s}`,
   clusterDesc: (brokers: string, controller: string, under: number, offline: number) =>
     `${brokers}. ${controller}. ${under} partitions under-replicated, ${offline} offline. The event log and the partition table describe the same state in words.`,
