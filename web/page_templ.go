@@ -93,7 +93,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<section class=\"cluster\" aria-labelledby=\"cluster-heading\"><h2 id=\"cluster-heading\" data-s=\"clusterHeading\"></h2><canvas id=\"cluster-canvas\" width=\"1280\" height=\"720\" role=\"img\" aria-describedby=\"cluster-desc\"></canvas><p id=\"cluster-desc\" class=\"cluster-desc\" aria-live=\"off\"></p><div id=\"canvas-tooltip\" class=\"canvas-tooltip\" role=\"tooltip\" hidden></div><div id=\"canvas-menu\" class=\"canvas-menu\" role=\"menu\" hidden></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<section class=\"cluster\" aria-labelledby=\"cluster-heading\"><h2 id=\"cluster-heading\" data-s=\"clusterHeading\"></h2><canvas id=\"cluster-canvas\" width=\"1280\" height=\"720\" role=\"img\" aria-describedby=\"cluster-desc\"></canvas><p id=\"cluster-desc\" class=\"cluster-desc\" aria-live=\"off\"></p><ol id=\"latest-events\" class=\"latest-events\" aria-hidden=\"true\"></ol><div id=\"canvas-tooltip\" class=\"canvas-tooltip\" role=\"tooltip\" hidden></div><div id=\"canvas-menu\" class=\"canvas-menu\" role=\"menu\" hidden></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -353,7 +353,7 @@ func docHead(d PageData, title string) templ.Component {
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templruntime.NewAttributeExpression(d.CSP).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 324, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 327, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
 			if templ_7745c5c3_Err != nil {
@@ -375,7 +375,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var12 string
 		templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression("KRaft Lab " + d.Version).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 328, Col: 58}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 331, Col: 58}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
 		if templ_7745c5c3_Err != nil {
@@ -388,7 +388,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var13 string
 		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 329, Col: 15}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 332, Col: 15}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 		if templ_7745c5c3_Err != nil {

@@ -89,7 +89,7 @@ function main(): void {
   const client = new WorkerClient(boot ?? "worker.js", problem);
   const canvas = byId<HTMLCanvasElement>("cluster-canvas");
   const renderer = new Renderer(canvas);
-  const log = new EventLog(byId("event-log"));
+  const log = new EventLog(byId("event-log"), document.getElementById("latest-events"));
   const table = new PartitionTable(byId("partition-rows"), byId("partition-caption"), byId("describe-topic"), byId("partition-filter"));
   const desc = byId("cluster-desc");
   // Charts over time, presenter mode and the canvas's pointer and keyboard input (issue 4's
@@ -198,6 +198,7 @@ function main(): void {
       while (eventLogList.lastElementChild && Number((eventLogList.lastElementChild as HTMLElement).dataset.timeMs) > t) {
         eventLogList.lastElementChild.remove();
       }
+      log.showLatest();
       charts.resetTo(t);
       document.dispatchEvent(new CustomEvent("kraftlab:time-reset", { detail: { timeMs: t } }));
     },
