@@ -190,6 +190,16 @@ func TestVisual(t *testing.T) {
 		}
 	})
 
+	t.Run("a disclosure's heading sits on its triangle's line", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		for _, sel := range []string{"details.share", "details.configs"} {
+			// The summary is one line high: the triangle and the heading side by side.
+			lines := eval[float64](t, tb, `(() => { const s = document.querySelector(`+jsString(sel+" > summary")+`), h = s.querySelector("h2");
+				return s.getBoundingClientRect().height / h.getBoundingClientRect().height; })()`)
+			assert.Less(t, lines, 1.5, "%s: the heading is on the triangle's line", sel)
+		}
+	})
+
 	t.Run("a click on a broker opens its menu and an action from it works", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		press(t, tb, " ") // paused: nothing moves under the pointer
