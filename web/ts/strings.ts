@@ -170,6 +170,8 @@ export const S = {
 
   // Event log and partition table.
   eventsHeading: "Event log",
+  logNewEvents: (n: number) => `${n.toLocaleString("en")} new ${n === 1 ? "event" : "events"} ↓`,
+  logFollowLabel: "Jump to the newest event and follow the log again",
   eventsEmpty: "Nothing has happened yet.",
   partitionsHeading: "Partitions",
   filterLabel: "Filter",
@@ -260,7 +262,7 @@ export const S = {
   chartElections: "Elections per electPreferred run",
   chartElected: "elected",
   chartMaxPerRun: "max.per.run",
-  chartP99: "Produce p99 (ms) against its steady value",
+  chartP99: "Produce p99 against its steady value",
   chartP99Series: "p99",
   chartSteady: "steady (median while healthy)",
   chartPartitions: "Under-replicated and offline partitions",
