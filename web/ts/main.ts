@@ -174,6 +174,12 @@ function main(): void {
   // Time and sharing (timeline.ts, share.ts, actions.ts): the run's history lives in the
   // worker; the page shows its marks and keeps it in the URL.
   const keeper = new LinkKeeper();
+  // The URL is written at most once a second while time moves: write the last moment too
+  // when the reader leaves or reloads (pagehide) or switches away (visibilitychange).
+  window.addEventListener("pagehide", () => keeper.flushNow());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") keeper.flushNow();
+  });
   const eventLogList = byId("event-log");
   // The history version the marks and the link show; a frame with another one refreshes them.
   let historyShown = -1;
