@@ -15,13 +15,12 @@ package bridge
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 	"sort"
-
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // panicDetail is a panic's stack for the crash report. The site's wasm ships without line

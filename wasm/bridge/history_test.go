@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // state is a frame without what legitimately differs between two ways of reaching the same

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -9,7 +10,6 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/controller"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // A run leaves the page, and comes back, as a cluster-mode scenario in the CLI's format

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -497,6 +498,47 @@ func TestPlayground(t *testing.T) {
 		assert.True(t, eval[bool](t, tb, `document.querySelector('#broker-list [data-broker="1"] [data-op="start"]').disabled === false`))
 		assert.Empty(t, tb.consoleErrors())
 		screenshot(t, tb, "broker-killed.png", "")
+	})
+
+	t.Run("lines at one moment tell the cause before its effects", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		at, _ := logItem(t, tb, "broker 1 fenced")
+		// Every line of that moment: the fencing first, then what it did to the partitions.
+		lines := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li")].filter(li => Number(li.dataset.timeMs) === `+strconv.FormatInt(at, 10)+`).map(li => li.querySelector("span").textContent)`)
+		require.NotEmpty(t, lines)
+		assert.True(t, strings.HasPrefix(lines[0], "broker 1 fenced"), "the cause comes first: %q", lines)
+		assert.True(t, slices.ContainsFunc(lines, func(s string) bool { return strings.Contains(s, "because it was fenced") }), "its effects follow: %q", lines)
+	})
+
+	t.Run("next balancer run lands where the run's result is visible", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		logItem(t, tb, "broker 1 fenced")
+		press(t, tb, "1", "s")
+		logItem(t, tb, "broker 1 unfenced")
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		leads := `[...document.querySelectorAll("#partition-rows tr")].filter(tr => tr.dataset.leader === "1").length`
+		base := eval[int](t, tb, leads)
+		// The newest run's sentence.
+		newest := `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent).filter(s => s.startsWith("electPreferred")).pop() ?? ""`
+		for i := 0; i < 4 && !strings.HasPrefix(eval[string](t, tb, newest), "electPreferred elected"); i++ {
+			before := eval[int](t, tb, `document.getElementById("event-log").children.length`)
+			press(t, tb, "n")
+			poll(t, tb, `document.getElementById("event-log").children.length > `+strconv.Itoa(before))
+		}
+		line := eval[string](t, tb, newest)
+		require.True(t, strings.HasPrefix(line, "electPreferred elected"), "%s\n%s", line, eval[string](t, tb, `[...document.querySelectorAll("#event-log li")].map(li => li.textContent).join("\n")`))
+		m := regexp.MustCompile(`(\d+) to broker 1\b`).FindStringSubmatch(line)
+		require.NotNil(t, m, "the run hands partitions back to broker 1: %s", line)
+		want, _ := strconv.Atoi(m[1])
+		// The table (and the canvas, drawn from the same frame) shows the new leaders at once.
+		_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](leads+` >= `+strconv.Itoa(base+want),
+			chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(3*time.Second)))
+		assert.NoError(t, err, "after %q the table shows broker 1 leading %d partitions; leaders: %v", line, want, rowLeaders(t, tb))
 	})
 
 	t.Run("the event log follows the newest line until the reader scrolls up", func(t *testing.T) {

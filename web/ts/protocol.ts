@@ -87,6 +87,8 @@ export interface StartBody {
 export interface AdvanceRequest {
   ms: number;
   layout?: number;
+  /** Wall ms the step may spend running the cluster; it stops short when they are spent. */
+  budgetMs?: number;
 }
 
 export type ActOp =

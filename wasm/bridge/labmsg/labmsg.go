@@ -17,13 +17,13 @@ package labmsg
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/internal/json"
 	"github.com/kraftlab/kraftlab/lab"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )

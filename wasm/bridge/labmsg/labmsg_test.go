@@ -3,6 +3,7 @@ package labmsg
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -12,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kraftlab/kraftlab/internal/json"
 	"github.com/kraftlab/kraftlab/lab"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )

@@ -2,11 +2,11 @@ package labmsg
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/kraftlab/kraftlab/internal/json"
 	"github.com/kraftlab/kraftlab/lab"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )

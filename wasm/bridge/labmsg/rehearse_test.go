@@ -1,14 +1,13 @@
 package labmsg
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 func fixtureText(t *testing.T, name string) string {
