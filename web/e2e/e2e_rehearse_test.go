@@ -58,6 +58,7 @@ func TestLabRehearse(t *testing.T) {
 		assert.Contains(t, shown, topic)
 	}
 	assert.Contains(t, shown, "Verdicts (KIP-1358")
+	assert.Equal(t, 0, eval[int](t, tb, `document.querySelectorAll("#r-report h1, #r-report h2").length`), "the report's headings sit below the section's")
 	assert.Equal(t, 6, eval[int](t, tb, `document.querySelectorAll("#r-report svg polyline").length > 0 ? document.querySelectorAll("#r-report figure").length : 0`), "six timelines")
 
 	// Download the report: the file is what the page shows.
@@ -78,7 +79,7 @@ func TestLabRehearse(t *testing.T) {
 	// What a reader sees: the inputs, the report's top, its verdicts and its first timeline.
 	for _, w := range []int64{390, 800, 1440} {
 		for _, part := range []struct{ name, sel string }{{"inputs", "#rehearse"}, {"report", "#r-results"},
-			{"verdicts", "#r-report h2:nth-of-type(4)"}, {"timeline", "#r-report figure"}} {
+			{"verdicts", "#r-report h4:nth-of-type(4)"}, {"timeline", "#r-report figure"}} {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w, 900), chromedp.Evaluate[chromedp.Void](
 				`document.querySelector(`+jsString(part.sel)+`).scrollIntoView()`)))
 			screenshot(t, tb, fmt.Sprintf("lab-rehearse-%d-%s.png", w, part.name), "")

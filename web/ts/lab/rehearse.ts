@@ -196,5 +196,13 @@ function showReport(html: string): void {
   // CSP, which reports the inline style.
   const doc = new DOMParser().parseFromString(html.replace(/<style>[\s\S]*?<\/style>/g, ""), "text/html");
   for (const el of doc.querySelectorAll("style, script")) el.remove();
+  // In the page the report sits under the section's h2: its h1 and h2 become h3 and h4.
+  for (const [from, to] of [["h2", "h4"], ["h1", "h3"]]) {
+    for (const el of doc.body.querySelectorAll(from)) {
+      const h = doc.createElement(to);
+      h.append(...Array.from(el.childNodes));
+      el.replaceWith(h);
+    }
+  }
   $("r-report").replaceChildren(...Array.from(doc.body.childNodes));
 }
