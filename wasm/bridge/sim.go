@@ -172,6 +172,9 @@ type Session struct {
 	version int
 	// spares are other built clusters of this history, kept as checkpoints (history.go).
 	spares []*live
+	// traffic collects the shown cluster's happenings for the next frame; only the shown
+	// cluster is observed, and not while it replays.
+	traffic *trafficLog
 }
 
 // live is one built cluster of the run and what reads it: its clock offset and event log.
@@ -218,6 +221,7 @@ func (s *Session) replace(spec cluster.Spec, info StartBody, base map[string]jso
 		return err
 	}
 	ns.live = lv
+	ns.traffic = newTrafficLog(lv.c)
 	ns.info.Controllers = lv.c.Controllers().Voters()
 	*s = *ns
 	return nil
@@ -386,6 +390,8 @@ func (s *Session) frame(body json.RawMessage) (any, error) {
 func (s *Session) buildFrame(layout int) Attached {
 	f, data := s.enc.encode(s, layout)
 	f.Events, f.EventsDropped = s.log.take()
+	f.Traffic = s.traffic.take(f.TimeMs)
+	f.Traffic.flows(s.c, s.info.Brokers)
 	f.HorizonMs = max(s.horizon, f.TimeMs)
 	f.History = s.version
 	s.faults(f)
