@@ -73,7 +73,9 @@ func TestTheStreamTellsCauseBeforeEffect(t *testing.T) {
 	assert.Less(t, change, moved, "the leader move follows its record's commit")
 
 	// The controller failover: votes travel, then the new leader announces its epoch.
-	vote := first(s, moved, func(h *Happening) bool { return h.Kind == Sent && h.API == "Vote" && !h.Response && !strings.HasPrefix(h.Note, "pre-vote") })
+	vote := first(s, moved, func(h *Happening) bool {
+		return h.Kind == Sent && h.API == "Vote" && !h.Response && !strings.HasPrefix(h.Note, "pre-vote")
+	})
 	granted := first(s, vote, func(h *Happening) bool { return h.API == "Vote" && h.Response && h.Note == "granted" })
 	begin := first(s, granted, func(h *Happening) bool { return h.API == "BeginQuorumEpoch" })
 	leader := first(s, begin, func(h *Happening) bool { return h.Decision == DecisionQuorumLeader })
