@@ -102,7 +102,8 @@ type Happening struct {
 	Trigger string
 	// Brokers are the brokers a decision is about: the fenced broker, the gated brokers of a
 	// balancer run. Run numbers a balancer run from 1; Elected, Deferred and Withheld count
-	// what it elected, what the cap left for later and what the gate held back.
+	// what it elected, what the cap left for later and the preferred leaderships the gate held
+	// back (its gated brokers' out-of-sync ones and the in-sync ones it skipped).
 	Brokers                     []int32
 	Run                         int
 	Elected, Deferred, Withheld int
@@ -320,14 +321,24 @@ func (c *Cluster) tellRun(n int, r *BalancerRun) {
 			c.runOf[idx] = n
 		}
 	}
+	// What the gate held back: every preferred leadership of a gated broker not handed back,
+	// out of sync (it cannot lead yet) or in sync but skipped because of the gate.
+	withheld := r.SkippedByGate
 	reason := fmt.Sprintf("electPreferred run %d elected %d", n, len(r.Elected))
-	if r.SkippedByGate > 0 || len(r.GatedBrokers) > 0 {
-		reason += fmt.Sprintf("; the wait-for-sync gate withheld %d (brokers %v not yet in sync)", r.SkippedByGate, r.GatedBrokers)
+	for _, oc := range r.OutOfSync {
+		withheld += oc.Count
+		reason += fmt.Sprintf("; the wait-for-sync gate holds back broker %d: %d of its preferred partitions are out of sync", oc.Broker, oc.Count)
+	}
+	if len(r.OutOfSync) == 0 && len(r.GatedBrokers) > 0 {
+		reason += fmt.Sprintf("; the wait-for-sync gate holds back brokers %v", r.GatedBrokers)
+	}
+	if r.SkippedByGate > 0 {
+		reason += fmt.Sprintf("; it withheld %d partitions whose preferred replica is already in sync", r.SkippedByGate)
 	}
 	if r.DeferredByCap > 0 {
 		reason += fmt.Sprintf("; the cap (%d per run) deferred %d to the next run", r.MaxPerRun, r.DeferredByCap)
 	}
 	c.obs(&Happening{Kind: Decided, AtMs: r.TimeMs, Decision: DecisionBalancerRun, Partition: -1, Leader: -1, OldLeader: -1,
-		Run: n, Elected: len(r.Elected), Deferred: r.DeferredByCap, Withheld: r.SkippedByGate,
+		Run: n, Elected: len(r.Elected), Deferred: r.DeferredByCap, Withheld: withheld,
 		Brokers: append([]int32(nil), r.GatedBrokers...), Trigger: "the electPreferred timer", Reason: reason})
 }

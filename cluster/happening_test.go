@@ -117,3 +117,32 @@ func TestObservingChangesNothing(t *testing.T) {
 	assert.Equal(t, plain.Summary(), watched.Summary())
 	assert.Equal(t, plain.Now(), watched.Now())
 }
+
+func TestABalancerRunSaysWhatTheGateWithheld(t *testing.T) {
+	spec := smallSpec(11)
+	spec.Topics = []TopicSpec{{Name: "events", PartitionCount: 60, ReplicationFactor: 3}}
+	for k, v := range map[string]any{
+		"leader.imbalance.election.algorithm":                       "wait-for-sync",
+		"leader.imbalance.election.wait.for.sync.threshold.percent": 5.0,
+		"leader.imbalance.check.interval.seconds":                   30.0,
+	} {
+		require.NoError(t, spec.Static.Set(k, v, 0))
+	}
+	spec.Broker.LocalRetentionSec = 600
+	c, err := New(spec)
+	require.NoError(t, err)
+	hs := record(c)
+	require.NoError(t, c.RunUntil(60_000))
+	require.NoError(t, c.Do(Event{Op: OpKill, Broker: 2}))
+	require.NoError(t, c.Do(Event{Op: OpDiskSwap, Broker: 2}))
+	require.NoError(t, c.RunUntil(90_000))
+	require.NoError(t, c.Do(Event{Op: OpStart, Broker: 2}))
+	require.NoError(t, c.RunUntil(200_000))
+	gated := first(*hs, 0, func(h *Happening) bool {
+		return h.Decision == DecisionBalancerRun && len(h.Brokers) == 1 && h.Brokers[0] == 2 && h.Withheld > 0
+	})
+	require.GreaterOrEqual(t, gated, 0, "a run while broker 2 catches up holds its leaderships back")
+	h := (*hs)[gated]
+	assert.Contains(t, h.Reason, "the wait-for-sync gate holds back broker 2")
+	assert.Equal(t, 0, h.Elected)
+}
