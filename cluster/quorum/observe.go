@@ -11,8 +11,8 @@ type Message struct {
 	Response bool
 	From     NodeID
 	To       NodeID
-	// SentMs is the simulation time it was sent; DeliverMs when it arrives, or -1 when the
-	// link is cut and it never will.
+	// SentMs is the simulation time it was sent; DeliverMs when it arrives, or -1 when it
+	// never will: the link is cut or the receiver is down.
 	SentMs, DeliverMs int64
 	// Epoch is the sender's epoch.
 	Epoch int32
@@ -46,6 +46,9 @@ var apiNames = [...]struct {
 // tell reports message m, arriving at deliverMs (-1: never), to the observer.
 func (q *Quorum[P]) tell(m *message, deliverMs int64) {
 	name := apiNames[m.kind]
+	if !q.nodes[m.to].running {
+		deliverMs = -1 // the receiver is down: delivery will drop it
+	}
 	om := Message{API: name.api, Response: name.response, From: q.nodes[m.from].id, To: q.nodes[m.to].id,
 		SentMs: q.sim.Now(), DeliverMs: deliverMs, Epoch: m.epoch, PreVote: m.preVote, Granted: m.granted,
 		Snapshot: m.snapshot || m.data != nil}

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/kraftlab/kraftlab/cluster"
@@ -164,7 +163,7 @@ func (t *trafficLog) take(nowMs int64) *Traffic {
 	out := &Traffic{FromMs: t.fromMs, ToMs: nowMs, Messages: []MessageInfo{}, Links: []LinkInfo{}, Decisions: []DecisionInfo{},
 		Flows: []FlowInfo{}, DecisionsDropped: t.dropped}
 	if !t.overflow {
-		out.Messages = slices.Clone(t.msgs)
+		out.Messages = append(out.Messages, t.msgs...)
 	}
 	for _, k := range t.linkOrder {
 		out.Links = append(out.Links, LinkInfo{API: k.api, Response: k.response, From: k.from, To: k.to, Count: t.links[k]})

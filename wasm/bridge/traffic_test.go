@@ -60,3 +60,9 @@ func TestCrowdedTrafficIsCountedPerLink(t *testing.T) {
 	}
 	assert.Greater(t, total, maxFrameMessages)
 }
+
+func TestTrafficListsAreNeverNull(t *testing.T) {
+	b := started(t, `{}`)
+	_, raw, _ := handle(t, b, "sim.advance", `{"ms":0,"layout":0}`)
+	assert.Contains(t, string(raw), `"traffic":{"fromMs":0,"toMs":0,"messages":[],"links":[],"decisions":[],"flows":[]`)
+}
