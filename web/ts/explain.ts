@@ -31,6 +31,18 @@ export function isStop(d: DecisionInfo): boolean {
   return false;
 }
 
+/** Which of a moment's decisions the card tells first: causes before their effects. */
+const RANK: Record<string, number> = {
+  session_expired: 0,
+  fenced: 1,
+  quorum_leader: 2,
+  balancer_run: 3,
+  leader: 4,
+  isr: 5,
+  unfenced: 6,
+  snapshot: 7,
+};
+
 /** The node ids a decision is about, for ringing them. */
 export function actorsOf(d: DecisionInfo): number[] {
   const ids = new Set<number>(d.brokers ?? []);
@@ -80,7 +92,7 @@ export class Explainer {
   /** Looks at a frame's decisions; stops and explains when one matters. */
   frame(f: Frame): void {
     if (!this.on || this.stopped) return;
-    const stops = (f.body.traffic?.decisions ?? []).filter(isStop);
+    const stops = (f.body.traffic?.decisions ?? []).filter(isStop).sort((a, b) => RANK[a.decision] - RANK[b.decision]);
     if (stops.length === 0) return;
     this.stopped = true;
     this.hooks.pause();

@@ -22,8 +22,12 @@ import { cssReader, type Renderer } from "./render";
 
 /** Screen milliseconds one hop takes to draw. */
 export const HOP_MS = 420;
-/** A kind of message coming more often than this per screen second is drawn as a pulsing link. */
-const MAX_PER_SECOND = 14;
+/**
+ * A kind of message is drawn as pulsing links, not one by one, when more than MAX_IN_FLIGHT of
+ * it would travel at once or its requests come more often than MAX_PER_SECOND per screen second.
+ */
+const MAX_IN_FLIGHT = 24;
+const MAX_PER_SECOND = 30;
 /** How long a leader move, a run's highlight and a link's pulse stay on screen (ms). */
 const MOVE_MS = 1100;
 const RUN_MS = 3200;
@@ -40,6 +44,31 @@ interface Point {
 interface Sprite {
   m: MessageInfo;
   start: number;
+  drawn?: boolean;
+}
+
+/** One thing the layer drew, in the order it first appeared: what tests and the curious read. */
+export interface Drawn {
+  kind: "message" | "pulse" | "move" | "run" | "decision";
+  api?: string;
+  response?: boolean;
+  from?: number;
+  to?: number;
+  sentMs?: number;
+  note?: string;
+  label?: string;
+  decision?: string;
+  timeMs?: number;
+  withheld?: number;
+  deferred?: number;
+}
+
+/** How many Drawn entries the layer keeps. */
+const DRAWN_KEEP = 4000;
+
+interface Toast {
+  d: DecisionInfo;
+  start: number;
 }
 
 interface Pulse {
@@ -51,6 +80,7 @@ interface Pulse {
 }
 
 interface Move {
+  drawn?: boolean;
   partition: number;
   oldLeader: number;
   leader: number;
@@ -66,6 +96,18 @@ interface RunMark {
   withheld: number[];
   deferred: number[];
 }
+
+/** How long a decision's label stays beside its node (screen ms). */
+const TOAST_MS = 2600;
+
+/** A decision's short label on the canvas (the explain card and the narration carry the sentence). */
+const TOAST_WORDS: Record<string, (d: DecisionInfo) => string> = {
+  session_expired: (d) => `session check: broker ${d.brokers?.[0]} silent → fence`,
+  fenced: (d) => `broker ${d.brokers?.[0]} fenced`,
+  unfenced: (d) => `broker ${d.brokers?.[0]} unfenced`,
+  quorum_leader: (d) => `controller ${d.leader} active`,
+  snapshot: (d) => `controller ${d.node} took a snapshot`,
+};
 
 /** A message kind's look: colour variable, fallback and whether it is drawn as a square. */
 const LOOKS: Record<string, { v: string; fb: string; square?: boolean; label: string }> = {
@@ -142,6 +184,9 @@ export class TrafficLayer {
   private pulses = new Map<string, Pulse>();
   private moves: Move[] = [];
   private runs: RunMark[] = [];
+  private toasts: Toast[] = [];
+  /** What was drawn, oldest first (at most DRAWN_KEEP): the canvas element's `drawnLog`. */
+  readonly drawnLog: Drawn[] = [];
   /** Per API: an estimate of its messages per screen second. */
   private rates = new Map<string, number>();
   private lastFrameWall = 0;
@@ -161,6 +206,10 @@ export class TrafficLayer {
   /** Frames drawn, and the last draw's cost in ms (data-* for tests and the benchmark). */
   private drawn = 0;
   private colours = new Map<string, string>();
+  /** Lines for the caption band at the canvas's foot, gathered during a drawing. */
+  private captions: { text: string; colour: string }[] = [];
+  /** The labels placed in the drawing under way (label), so that none overlaps another. */
+  private placed: { x: number; y: number; w: number; h: number }[] = [];
   private fg = "#1b1b1b";
   private bg = "#ffffff";
   private focus = "#0072b2";
@@ -171,14 +220,19 @@ export class TrafficLayer {
   ) {
     this.canvas = document.createElement("canvas");
     this.canvas.className = "traffic-layer";
+    (this.canvas as HTMLCanvasElement & { drawnLog: Drawn[] }).drawnLog = this.drawnLog;
     this.canvas.setAttribute("aria-hidden", "true");
     base.insertAdjacentElement("afterend", this.canvas);
     const ctx = this.canvas.getContext("2d");
     if (!ctx) throw new Error("no 2D canvas context");
     this.ctx = ctx;
     const mq = matchMedia("(prefers-reduced-motion: reduce)");
-    this.reduced = mq.matches;
-    mq.addEventListener("change", () => (this.reduced = mq.matches));
+    const motion = () => {
+      this.reduced = mq.matches;
+      this.canvas.dataset.motion = this.reduced ? "fade" : "travel";
+    };
+    motion();
+    mq.addEventListener("change", motion);
     this.readPalette();
     matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => this.readPalette());
     new ResizeObserver(() => this.place()).observe(base);
@@ -233,6 +287,7 @@ export class TrafficLayer {
     this.pulses.clear();
     this.moves = [];
     this.runs = [];
+    this.toasts = [];
     this.rates.clear();
     this.steadyAt = -Infinity;
     this.lastFrameWall = 0;
@@ -258,15 +313,19 @@ export class TrafficLayer {
     const now = this.clock;
     const wallSpan = Math.max(16, this.lastFrameWall ? now - this.lastFrameWall : 16);
     this.lastFrameWall = now;
-    // Rates per API from the counted links: messages per screen second, smoothed.
+    // A kind of message is crowded when too many of it would be in flight at once, or when its
+    // requests keep coming faster than an eye can follow (smoothed, so a burst of votes is not).
     const counts = new Map<string, number>();
-    for (const l of t.links) counts.set(l.api, (counts.get(l.api) ?? 0) + l.count);
+    for (const l of t.links) if (!l.response) counts.set(l.api, (counts.get(l.api) ?? 0) + l.count);
     for (const api of new Set([...counts.keys(), ...this.rates.keys()])) {
-      const perSec = ((counts.get(api) ?? 0) * 1000) / wallSpan;
-      const old = this.rates.get(api) ?? perSec;
-      this.rates.set(api, old * 0.8 + perSec * 0.2);
+      // Decaying over a screen second: a burst of a few votes counts as a few per second.
+      this.rates.set(api, (this.rates.get(api) ?? 0) * Math.exp(-wallSpan / 1000) + (counts.get(api) ?? 0));
     }
-    const crowded = (api: string) => t.messages.length === 0 || (this.rates.get(api) ?? 0) > MAX_PER_SECOND;
+    const flying = new Map<string, number>();
+    for (const sp of this.sprites) flying.set(sp.m.api, (flying.get(sp.m.api) ?? 0) + 1);
+    for (const m of t.messages) flying.set(m.api, (flying.get(m.api) ?? 0) + 1);
+    const crowded = (api: string) =>
+      t.messages.length === 0 || (flying.get(api) ?? 0) > MAX_IN_FLIGHT || (this.rates.get(api) ?? 0) > MAX_PER_SECOND;
     for (const m of t.messages) {
       if (crowded(m.api)) continue;
       // Leaves when its cluster time is on screen: the frame shows t.toMs now.
@@ -276,13 +335,16 @@ export class TrafficLayer {
     }
     for (const l of t.links) {
       if (!crowded(l.api)) continue;
-      const key = `${l.api}|${l.from}|${l.to}`;
-      const perSecond = (l.count * 1000) / wallSpan;
+      const key = `${l.api}|${l.response ? 1 : 0}|${l.from}|${l.to}`;
       const p = this.pulses.get(key);
       if (p) {
-        p.perSecond = p.perSecond * 0.7 + perSecond * 0.3;
+        // Messages per screen second, decaying over a second (as the rates above).
+        p.perSecond = p.perSecond * Math.exp(-(now - p.at) / 1000) + l.count;
         p.at = now;
-      } else this.pulses.set(key, { from: l.from, to: l.to, api: l.api, perSecond, at: now });
+      } else {
+        this.pulses.set(key, { from: l.from, to: l.to, api: l.api, perSecond: l.count, at: now });
+        this.record({ kind: "pulse", api: l.api, response: l.response ?? false, from: l.from, to: l.to, timeMs: t.toMs });
+      }
     }
     if (now - this.steadyAt > STEADY_MS) {
       this.steadyAt = now;
@@ -296,7 +358,12 @@ export class TrafficLayer {
           label: electionWords(d), count: d.count, start: Math.max(start, now - MOVE_MS / 2) });
         moves++;
       } else if (d.decision === "balancer_run") {
-        this.runs.push({ decision: d, start: now, ...this.runSets(f, d) });
+        const run = { decision: d, start: now, ...this.runSets(f, d) };
+        this.runs.push(run);
+        this.record({ kind: "run", timeMs: d.timeMs, label: this.runText(d), withheld: run.withheld.length, deferred: run.deferred.length });
+      } else if (d.decision === "session_expired" || d.decision === "fenced" || d.decision === "unfenced" || d.decision === "quorum_leader" || d.decision === "snapshot") {
+        this.toasts.push({ d, start: now - (t.toMs - d.timeMs) / this.speed });
+        this.record({ kind: "decision", decision: d.decision, timeMs: d.timeMs, label: d.reason });
       }
     }
     this.canvas.dataset.sprites = String(this.sprites.length);
@@ -327,6 +394,18 @@ export class TrafficLayer {
     return { withheld, deferred };
   }
 
+  private record(d: Drawn): void {
+    this.drawnLog.push(d);
+    if (this.drawnLog.length > DRAWN_KEEP) this.drawnLog.splice(0, this.drawnLog.length - DRAWN_KEEP);
+  }
+
+  private runText(d: DecisionInfo): string {
+    const parts = [`electPreferred run ${d.run}: elected ${d.elected ?? 0}`];
+    if (d.deferred) parts.push(`${d.deferred} deferred by the cap`);
+    if (d.withheld) parts.push(`${d.withheld} withheld by the gate (broker ${(d.brokers ?? []).join(", ")})`);
+    return parts.join(" · ");
+  }
+
   /** Where node id is drawn (CSS px of the canvas), for placing a card beside it. */
   anchorOf(id: number): Point | undefined {
     return this.anchor(id);
@@ -341,11 +420,10 @@ export class TrafficLayer {
     if (ci >= 0) {
       const r = this.renderer.controllersDrawn[ci];
       if (!r) return undefined;
-      // Between controllers, from the side; to brokers, from the bottom.
-      if (toward !== undefined && f.body.controllers.some((c) => c.id === toward)) {
-        return { x: (r.x + r.w / 2) * s, y: (r.y + CONTROLLER_H / 2) * s };
-      }
-      return { x: (r.x + r.w / 2) * s, y: (r.y + CONTROLLER_H) * s };
+      // From the bottom edge: between controllers the traffic runs just under their row, so
+      // it never covers their text.
+      const between = toward !== undefined && f.body.controllers.some((c) => c.id === toward);
+      return { x: (r.x + r.w / 2) * s, y: (r.y + CONTROLLER_H + (between ? 5 : 0)) * s };
     }
     const slot = f.body.brokers.findIndex((b) => b.id === id);
     const g = slot >= 0 ? this.renderer.brokersDrawn[slot] : undefined;
@@ -394,13 +472,18 @@ export class TrafficLayer {
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
     if (!this.visible || !this.frame) return;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    this.placed.length = 0;
+    this.captions.length = 0;
     const s = this.renderer.scale;
+    // Decisions before traffic: their labels claim their places first (see label).
     this.drawFlows(s);
-    this.drawPulses(now, s);
-    this.drawSprites(now, s);
+    this.drawToasts(now, s);
     this.drawRuns(now, s);
     this.drawMoves(now, s);
+    this.drawPulses(now, s);
+    this.drawSprites(now, s);
     this.drawHighlights(s);
+    this.drawCaptions(s);
     this.drawn++;
     if (this.drawn % 15 === 0) this.canvas.dataset.drawMs = (performance.now() - t0).toFixed(2);
   }
@@ -427,14 +510,15 @@ export class TrafficLayer {
     }
     ctx.globalAlpha = 1;
     const dash = (this.clock / 40) % 16;
+    const into = new Map<number, { bps: number; leaders: number }>();
     for (const fl of t.flows) {
       const a = this.anchor(fl.leader);
       const b = this.anchor(fl.follower);
       if (!a || !b) continue;
       const mx = (a.x + b.x) / 2;
-      const my = Math.min(a.y, b.y) - 26 * s;
+      const my = Math.min(a.y, b.y) - 14 * s;
       ctx.strokeStyle = this.colours.get("--c-oos") ?? "#d55e00";
-      ctx.globalAlpha = 0.75;
+      ctx.globalAlpha = 0.8;
       ctx.lineWidth = width(fl.catchUpBytesPerSec);
       ctx.setLineDash([8 * s, 8 * s]);
       ctx.lineDashOffset = this.reduced ? 0 : -dash * s;
@@ -444,12 +528,20 @@ export class TrafficLayer {
       ctx.stroke();
       ctx.setLineDash([]);
       ctx.globalAlpha = 1;
-      this.label(`catch-up ${rateText(fl.catchUpBytesPerSec)}`, mx, my + 10 * s, s, this.colours.get("--c-oos") ?? "#d55e00");
+      const sum = into.get(fl.follower) ?? { bps: 0, leaders: 0 };
+      sum.bps += fl.catchUpBytesPerSec;
+      sum.leaders++;
+      into.set(fl.follower, sum);
+    }
+    for (const [id, sum] of into) {
+      this.captions.push({ text: `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""} (dashed)`, colour: this.colours.get("--c-oos") ?? "#d55e00" });
     }
   }
 
   private drawPulses(now: number, s: number): void {
     const ctx = this.ctx;
+    // One count per kind of message, on its busiest link: a label per link would bury the controller.
+    const busiest = new Map<string, { p: Pulse; x: number; y: number; total: number }>();
     for (const [key, p] of this.pulses) {
       const age = now - p.at;
       if (age > 1500) {
@@ -467,21 +559,31 @@ export class TrafficLayer {
       const ox = (-dy / len) * off;
       const oy = (dx / len) * off;
       const phase = this.reduced ? 0.5 : 0.5 + 0.5 * Math.sin(now / 160);
+      // Thin and translucent: the links run past the summary line and the boxes' headers.
       ctx.strokeStyle = this.colour(p.api);
-      ctx.globalAlpha = (0.35 + 0.45 * phase) * Math.max(0, 1 - age / 1500);
-      ctx.lineWidth = Math.min(6, 1 + Math.log2(1 + p.perSecond / 4)) * s;
+      ctx.globalAlpha = (0.15 + 0.3 * phase) * Math.max(0, 1 - age / 1500);
+      ctx.lineWidth = Math.min(3, 0.75 + Math.log2(1 + p.perSecond / 8) / 2) * s;
       ctx.beginPath();
       ctx.moveTo(a.x + ox, a.y + oy);
       ctx.lineTo(b.x + ox, b.y + oy);
       ctx.stroke();
       ctx.globalAlpha = 1;
-      if (p.from < p.to) continue; // one count per link and API: on the answers' side
-      this.label(`${LOOKS[p.api]?.label ?? p.api} ×${Math.round(p.perSecond)}/s`, (a.x + b.x) / 2 + ox * 4, (a.y + b.y) / 2 + oy * 4, s, this.colour(p.api));
+      if (key.includes("|1|")) continue; // answers pulse too, but the count is of requests
+      const best = busiest.get(p.api);
+      const x = a.x + (b.x - a.x) * 0.6;
+      const y = a.y + (b.y - a.y) * 0.6;
+      if (!best) busiest.set(p.api, { p, x, y, total: p.perSecond });
+      else {
+        best.total += p.perSecond;
+        if (p.perSecond > best.p.perSecond) Object.assign(best, { p, x, y });
+      }
     }
+    const counted = [...busiest].map(([api, b]) => `${LOOKS[api]?.label ?? api}s ×${Math.round(b.total)}/s`);
+    if (counted.length) this.captions.push({ text: `${this.narrow() ? "" : "too many to draw one by one: "}${counted.join(" · ")} (pulsing links)`, colour: this.fg });
   }
 
   private drawSprites(now: number, s: number): void {
-    const few = this.sprites.length <= 10;
+    const few = this.sprites.filter((sp) => sp.m.api !== "Fetch").length <= 6;
     const hop = this.hop();
     this.sprites = this.sprites.filter((sp) => now - sp.start <= hop);
     for (const sp of this.sprites) {
@@ -503,9 +605,18 @@ export class TrafficLayer {
         y = a.y + (end.y - a.y) * at;
         alpha = Math.sin(Math.PI * k);
       }
+      if (!sp.drawn) {
+        sp.drawn = true;
+        this.record({ kind: "message", api: sp.m.api, response: sp.m.response ?? false, from: sp.m.from, to: sp.m.to, sentMs: sp.m.sentMs, note: sp.m.note });
+      }
       this.dot(sp.m, x, y, s, alpha);
-      if (few && sp.m.note && sp.m.api !== "Fetch") this.label(sp.m.note, x + 10 * s, y - 8 * s, s, this.colour(sp.m.api), alpha);
+      if (few && sp.m.note && sp.m.api !== "Fetch" && k > 0.15 && k < 0.85) this.label(sp.m.note, x + 10 * s, y - 8 * s, s, this.colour(sp.m.api), alpha);
     }
+  }
+
+  /** A narrow canvas (a phone) gets shorter labels. */
+  private narrow(): boolean {
+    return this.canvas.clientWidth / this.renderer.scale < 560;
   }
 
   /** Screen ms one hop takes: HOP_MS, stretched in slow motion so that ¼× looks ¼ as fast. */
@@ -536,6 +647,7 @@ export class TrafficLayer {
   private drawMoves(now: number, s: number): void {
     const ctx = this.ctx;
     this.moves = this.moves.filter((mv) => now - mv.start < MOVE_MS + 900);
+    const labels = new Map<string, { n: number; x: number; y: number; label: string; leader: number }>();
     for (const mv of this.moves) {
       const k = Math.max(0, Math.min(1, (now - mv.start) / MOVE_MS));
       const a = this.cell(mv.oldLeader, mv.partition);
@@ -553,7 +665,20 @@ export class TrafficLayer {
       ctx.strokeRect(x - size / 2, y - size / 2, size, size);
       ctx.globalAlpha = 1;
       const text = mv.count > 1 ? `${mv.count} leaders → broker ${mv.leader} · ${mv.label}` : `leader → broker ${mv.leader} · ${mv.label}`;
-      this.label(text, x + 12 * s, y - 10 * s, s, this.fg);
+      if (!mv.drawn) {
+        mv.drawn = true;
+        this.record({ kind: "move", from: mv.oldLeader, to: mv.leader, label: text });
+      }
+      const key = `${mv.leader}|${mv.label}`;
+      const lb = labels.get(key) ?? { n: 0, x: b.x, y: b.y, label: mv.label, leader: mv.leader };
+      lb.n += mv.count;
+      labels.set(key, lb);
+    }
+    // One label per destination and reason, under the cells that arrive.
+    for (const lb of labels.values()) {
+      const what = this.narrow() ? lb.label.split(" · ")[0] : lb.label;
+      const text = lb.n > 1 ? `${lb.n} leaders → broker ${lb.leader} · ${what}` : `leader → broker ${lb.leader} · ${what}`;
+      this.label(text, lb.x - 40 * s, lb.y + 26 * s, s, this.fg, 1, true);
     }
   }
 
@@ -567,7 +692,7 @@ export class TrafficLayer {
       ctx.globalAlpha = fade;
       ctx.lineWidth = 2 * s;
       for (const [set, colour, dashed] of [
-        [r.withheld, this.colours.get("--s-fenced") ?? "#e69f00", true],
+        [r.withheld, this.fg, true],
         [r.deferred, this.focus, false],
       ] as const) {
         ctx.strokeStyle = colour;
@@ -584,13 +709,48 @@ export class TrafficLayer {
       const d = r.decision;
       const active = f.body.controllers.find((c) => c.active)?.id ?? f.body.controllers[0]?.id;
       const at = active !== undefined ? this.anchor(active) : undefined;
-      if (at) {
-        const parts = [`electPreferred run ${d.run}: elected ${d.elected ?? 0}`];
-        if (d.deferred) parts.push(`${d.deferred} deferred by the cap`);
-        if (d.withheld || d.brokers?.length) parts.push(`${d.withheld ?? 0} withheld by the gate`);
-        this.label(parts.join(" · "), at.x + 8 * s, at.y + 14 * s, s, this.fg, fade, true);
-      }
+      if (at && r === this.runs[this.runs.length - 1]) this.captions.unshift({ text: this.runText(d), colour: this.fg });
       ctx.globalAlpha = 1;
+    }
+  }
+
+  /** Decisions about a node (session expiry, fence, new controller, snapshot): a label beside it for a while. */
+  private drawToasts(now: number, s: number): void {
+    const f = this.frame;
+    if (!f) return;
+    this.toasts = this.toasts.filter((t) => now - t.start < TOAST_MS);
+    const stacked = new Map<number, number>();
+    for (const t of this.toasts) {
+      if (now < t.start) continue;
+      const d = t.d;
+      const id = d.decision === "quorum_leader" ? d.leader : d.node !== undefined && d.node > 0 ? d.node : (d.brokers?.[0] ?? -1);
+      const at = this.anchor(id);
+      if (!at) continue;
+      const n = stacked.get(id) ?? 0;
+      stacked.set(id, n + 1);
+      const fade = Math.min(1, (TOAST_MS - (now - t.start)) / 500);
+      const colour = d.decision === "fenced" || d.decision === "session_expired" ? (this.colours.get("--s-fenced") ?? "#e69f00") : this.fg;
+      const text = TOAST_WORDS[d.decision]?.(d) ?? d.decision;
+      // A controller's news goes to the caption band (under its box is the summary line); a
+      // broker's inside its box, below its header lines.
+      if (f.body.controllers.some((c) => c.id === id)) {
+        this.captions.unshift({ text, colour });
+        continue;
+      }
+      const y = at.y + 58 * s + 16 * n * s;
+      this.ctx.font = `700 ${11 * s}px system-ui, sans-serif`;
+      this.label(text, at.x - this.ctx.measureText(text).width / 2, y, s, colour, fade, true);
+    }
+  }
+
+  /** The caption band: the latest balancer run, catch-up flows and what is counted, at the foot of the canvas. */
+  private drawCaptions(s: number): void {
+    const lines = this.captions.slice(0, 4);
+    const step = 19 * s;
+    let y = this.canvas.clientHeight - 8 * s - (lines.length - 1) * step;
+    for (const c of lines) {
+      this.label(c.text, 10 * s, y, s, c.colour, 1, true);
+      y += step;
     }
   }
 
@@ -618,20 +778,33 @@ export class TrafficLayer {
     }
   }
 
-  /** A small label on a translucent plate, so it reads over cells and lines. */
-  private label(text: string, x: number, y: number, s: number, colour: string, alpha = 1, bold = false): void {
+  /**
+   * A small label on a translucent plate, so it reads over cells and lines. Labels placed in the
+   * same drawing do not overlap: a label moves a line up or down to a free spot, or is left out
+   * (important ones are always drawn).
+   */
+  private label(text: string, x: number, y: number, s: number, colour: string, alpha = 1, important = false): void {
     const ctx = this.ctx;
     const size = 11 * s;
-    ctx.font = `${bold ? 700 : 600} ${size}px system-ui, sans-serif`;
+    ctx.font = `${important ? 700 : 600} ${size}px system-ui, sans-serif`;
     const w = ctx.measureText(text).width;
     const cw = this.canvas.clientWidth;
     const lx = Math.max(2, Math.min(x, cw - w - 6));
-    ctx.globalAlpha = 0.86 * alpha;
+    const h = size + 5;
+    const free = (ty: number) => !this.placed.some((r) => lx - 3 < r.x + r.w && r.x < lx + w + 3 && ty - size < r.y + r.h && r.y < ty - size + h);
+    let ly = y;
+    if (!free(ly)) {
+      const spot = [y - h, y + h, y - 2 * h, y + 2 * h].find(free);
+      if (spot === undefined && !important) return;
+      ly = spot ?? y;
+    }
+    this.placed.push({ x: lx - 3, y: ly - size, w: w + 6, h });
+    ctx.globalAlpha = 0.88 * alpha;
     ctx.fillStyle = this.bg;
-    ctx.fillRect(lx - 3, y - size, w + 6, size + 5);
+    ctx.fillRect(lx - 3, ly - size, w + 6, h);
     ctx.globalAlpha = alpha;
     ctx.fillStyle = colour;
-    ctx.fillText(text, lx, y);
+    ctx.fillText(text, lx, ly);
     ctx.globalAlpha = 1;
   }
 }
