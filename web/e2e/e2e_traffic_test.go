@@ -211,7 +211,7 @@ func TestTraffic(t *testing.T) {
 						});
 						const secs = (performance.now() - t0) / 1000;
 						return {rafFps: raf / secs, framesPerSec: (Number(c.dataset.frames) - f0) / secs, worstGapMs: worst,
-							layerMs, drawMs, drawn: ` + drawnJS + `.length};
+							layerMs, drawMs, drawn: `+drawnJS+`.length};
 					})()`)
 				})
 				t.Logf("%s partitions at %d×, traffic on: rAF %.1f fps, cluster frames %.1f/s, worst rAF gap %.1f ms, slowest traffic layer draw %.2f ms, slowest canvas draw %.2f ms; GC: main thread longest %.1f ms, anywhere %.1f ms",
