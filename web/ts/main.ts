@@ -17,6 +17,7 @@ import { PROTOCOL, ProtocolError, WorkerClient, type ActOp, type ActRequest, typ
 import { BOOT_GLOBAL, sameStart, type BootState } from "./early";
 import { LogStripView } from "./logstrip";
 import { Renderer } from "./render";
+import { setUpWatch } from "./watch";
 import { Simulation } from "./sim";
 import { S, applyStrings } from "./strings";
 import { PartitionTable } from "./table";
@@ -89,6 +90,8 @@ function main(): void {
   const client = new WorkerClient(boot ?? "worker.js", problem);
   const canvas = byId<HTMLCanvasElement>("cluster-canvas");
   const renderer = new Renderer(canvas);
+  // Traffic, explain mode and narration (watch.ts): views of the frames' stream of happenings.
+  const watch = setUpWatch(canvas, renderer, () => sim);
   const log = new EventLog(byId("event-log"));
   const table = new PartitionTable(byId("partition-rows"), byId("partition-caption"), byId("describe-topic"), byId("partition-filter"));
   const desc = byId("cluster-desc");
@@ -136,6 +139,7 @@ function main(): void {
       drewFirstFrame();
     }
     log.append(f.body.events);
+    watch.frame(f);
     logStrip.draw(f.body.log ?? undefined);
     controls.update(f);
     // Time going back (scrubbing, a replay) drops the chart points after it; charts.frame
@@ -192,7 +196,10 @@ function main(): void {
   const sim = new Simulation(client, {
     frame: onFrame,
     failure: reportFailure,
-    state: () => controls.state(),
+    state: () => {
+      controls.state();
+      watch.state();
+    },
     // The hook for everything drawn over time: cluster time went back to t (a scrub). The log
     // drops its later lines, the charts their later points, and anyone else can listen to the
     // kraftlab:time-reset event on document (detail.timeMs).
@@ -201,6 +208,7 @@ function main(): void {
         eventLogList.lastElementChild.remove();
       }
       charts.resetTo(t);
+      watch.reset();
       document.dispatchEvent(new CustomEvent("kraftlab:time-reset", { detail: { timeMs: t } }));
     },
     history: (version) => {
