@@ -113,7 +113,7 @@ func (r *Rehearsal) Comparison() (*PlanComparison, error) {
 			Verdicts: Verdicts(res(i).Result, res(r.base).Result)}
 	}
 	pc.Current = mk("current", r.cur, nil)
-	pc.Candidate = mk("candidate: "+r.candidate.Name, r.cand, r.candidate.Overrides)
+	pc.Candidate = mk(candidateName(r.candidate.Name), r.cand, r.candidate.Overrides)
 	return pc, nil
 }
 

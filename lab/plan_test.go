@@ -155,3 +155,30 @@ func TestRehearsalStepsLikeRunPlanComparison(t *testing.T) {
 		t.Error("a closed rehearsal gave a comparison")
 	}
 }
+
+// The plan's sensitivity reruns it with an assumption moved and lists what flips, against
+// the base verdicts; a flip's outcomes are the variant's.
+func TestRunPlanSensitivity(t *testing.T) {
+	plan, err := ParsePlan("replace-disk 1 down=1m timeout=20m\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := smallImported(t)
+	cand := DefaultPolicies()[1]
+	base, err := RunPlanComparison(context.Background(), doc, plan, cand, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flips, err := RunPlanSensitivity(context.Background(), doc, plan, cand, []string{"local_data"}, base, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range flips {
+		if f.Key != "local_data" || (f.Side != "low" && f.Side != "high") || f.From == f.To {
+			t.Errorf("flip %+v", f)
+		}
+	}
+	if _, err := RunPlanSensitivity(context.Background(), doc, plan, cand, []string{"moon"}, base, Options{}); err == nil || !strings.Contains(err.Error(), `unknown assumption "moon"`) {
+		t.Errorf("unknown assumption: %v", err)
+	}
+}

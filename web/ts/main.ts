@@ -17,6 +17,7 @@ import { PROTOCOL, ProtocolError, WorkerClient, type ActOp, type ActRequest, typ
 import { BOOT_GLOBAL, sameStart, type BootState } from "./early";
 import { LogStripView } from "./logstrip";
 import { Renderer } from "./render";
+import { setUpWatch } from "./watch";
 import { Simulation } from "./sim";
 import { S, applyStrings } from "./strings";
 import { PartitionTable } from "./table";
@@ -89,6 +90,8 @@ function main(): void {
   const client = new WorkerClient(boot ?? "worker.js", problem);
   const canvas = byId<HTMLCanvasElement>("cluster-canvas");
   const renderer = new Renderer(canvas);
+  // Traffic, explain mode and narration (watch.ts): views of the frames' stream of happenings.
+  const watch = setUpWatch(canvas, renderer, () => sim);
   const log = new EventLog(byId("event-log"), document.getElementById("latest-events"));
   const table = new PartitionTable(byId("partition-rows"), byId("partition-caption"), byId("describe-topic"), byId("partition-filter"));
   const desc = byId("cluster-desc");
@@ -136,6 +139,7 @@ function main(): void {
       drewFirstFrame();
     }
     log.append(f.body.events);
+    watch.frame(f);
     logStrip.draw(f.body.log ?? undefined);
     controls.update(f);
     // Time going back (scrubbing, a replay) drops the chart points after it; charts.frame
@@ -174,6 +178,12 @@ function main(): void {
   // Time and sharing (timeline.ts, share.ts, actions.ts): the run's history lives in the
   // worker; the page shows its marks and keeps it in the URL.
   const keeper = new LinkKeeper();
+  // The URL is written at most once a second while time moves: write the last moment too
+  // when the reader leaves or reloads (pagehide) or switches away (visibilitychange).
+  window.addEventListener("pagehide", () => keeper.flushNow());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") keeper.flushNow();
+  });
   const eventLogList = byId("event-log");
   // The history version the marks and the link show; a frame with another one refreshes them.
   let historyShown = -1;
@@ -188,6 +198,7 @@ function main(): void {
     failure: reportFailure,
     state: () => {
       controls.state();
+      watch.state();
       // The "opened paused, press Space" note has done its job once the run plays.
       if (sim.playing) byId("link-note").hidden = true;
     },
@@ -200,6 +211,7 @@ function main(): void {
       }
       log.showLatest();
       charts.resetTo(t);
+      watch.reset();
       document.dispatchEvent(new CustomEvent("kraftlab:time-reset", { detail: { timeMs: t } }));
     },
     history: (version) => {

@@ -2,7 +2,7 @@
 // dropped, the Go side imports them and checks the plan (lab.rehearse.start, errors shown
 // next to the input they name), a worker of its own plays the runs slice by slice
 // (lab.rehearse.step: progress between slices, cancel at the next one), and the report is the
-// CLI's (lab.rehearse.report), shown in a sandboxed frame and offered for download as it is.
+// CLI's (lab.rehearse.report), shown in the page and offered for download as it is.
 
 import { WorkerClient, type Problem } from "../protocol";
 import type { FieldError, PolicyRequest, Verdict } from "./protocol";
@@ -127,7 +127,7 @@ export function initRehearse(ctx: RehearseContext): void {
         if (st.done) break;
       }
       report = await worker.request("lab.rehearse.report", {});
-      $<HTMLIFrameElement>("r-report").srcdoc = report.html;
+      showReport(report.html);
       $("r-results").hidden = false;
       status.textContent = RS.statusDone((performance.now() - started) / 1000);
       section.dataset.state = "done";
@@ -184,4 +184,25 @@ function showImport(rep: ImportReport): void {
     box.append(det);
   }
   box.hidden = false;
+}
+
+/**
+ * Shows the report's body in the page. Its own <style> stays out (the page's CSP refuses inline
+ * styles, and lab.css styles .rehearse-report instead); the report is lab's own HTML, every
+ * imported text escaped, parsed inertly (DOMParser runs nothing) and holding no script.
+ */
+function showReport(html: string): void {
+  // The <style> goes before parsing: even an inert document parsed here is held to the page's
+  // CSP, which reports the inline style.
+  const doc = new DOMParser().parseFromString(html.replace(/<style>[\s\S]*?<\/style>/g, ""), "text/html");
+  for (const el of doc.querySelectorAll("style, script")) el.remove();
+  // In the page the report sits under the section's h2: its h1 and h2 become h3 and h4.
+  for (const [from, to] of [["h2", "h4"], ["h1", "h3"]]) {
+    for (const el of doc.body.querySelectorAll(from)) {
+      const h = doc.createElement(to);
+      h.append(...Array.from(el.childNodes));
+      el.replaceWith(h);
+    }
+  }
+  $("r-report").replaceChildren(...Array.from(doc.body.childNodes));
 }
