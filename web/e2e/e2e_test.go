@@ -375,7 +375,8 @@ func TestPlayground(t *testing.T) {
 		tb := open(t, bctx, url)
 		wall := time.Since(start)
 		status := eval[string](t, tb, `document.getElementById("status").textContent`)
-		assert.Contains(t, status, "Ready: KRaft Lab "+version+", built with go")
+		assert.Equal(t, "Ready.", status, "the header speaks the reader's words; the build stamp is in the help dialog")
+		assert.Regexp(t, `^KRaft Lab `+version+`, built with go[\d.]+`, eval[string](t, tb, `document.getElementById("build-stamp").textContent`))
 
 		m := marks(t, tb)
 		keys := make([]string, 0, len(m))
@@ -498,6 +499,27 @@ func TestPlayground(t *testing.T) {
 		assert.True(t, eval[bool](t, tb, `document.querySelector('#broker-list [data-broker="1"] [data-op="start"]').disabled === false`))
 		assert.Empty(t, tb.consoleErrors())
 		screenshot(t, tb, "broker-killed.png", "")
+	})
+
+	t.Run("a first visit offers three ways in, remembered once dismissed", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		eval[bool](t, tb, `localStorage.removeItem("kraftlab.welcome.dismissed"), true`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
+		assert.Equal(t, []string{"Kill the leader of payments-0 and watch what the controller does", "Start lesson 1", "Open the config lab"},
+			eval[[]string](t, tb, `[...document.querySelectorAll("#welcome li > *")].map(e => e.textContent)`))
+		// In view without scrolling, at the top of the page.
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").getBoundingClientRect().bottom <= innerHeight`))
+		poll(t, tb, `!!document.querySelector('#partition-rows tr[data-partition="0"]')`)
+		leader := eval[string](t, tb, `document.querySelector('#partition-rows tr[data-partition="0"]').dataset.leader`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#welcome-kill"))))
+		logItem(t, tb, "you killed broker "+leader)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").hidden`))
+		// Remembered: a new visit to the playground does not offer it again.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(url+"/")))
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2 && location.hash === ""`)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").hidden`))
+		assert.Empty(t, tb.consoleErrors())
 	})
 
 	t.Run("lines at one moment tell the cause before its effects", func(t *testing.T) {
@@ -684,6 +706,8 @@ func TestPlayground(t *testing.T) {
 		// ? opens the help dialog with every shortcut; Escape closes it.
 		press(t, tb, "?")
 		poll(t, tb, `document.getElementById("help-dialog").open`)
+		assert.Zero(t, eval[float64](t, tb, `document.getElementById("help-dialog").scrollTop`), "the dialog opens at its top")
+		assert.True(t, eval[bool](t, tb, `(() => { const h = document.getElementById("help-heading").getBoundingClientRect(); return h.top >= 0 && h.bottom <= innerHeight; })()`), "its heading is in view")
 		keys := eval[[]string](t, tb, `[...document.querySelectorAll("#shortcut-rows kbd")].map(k => k.textContent)`)
 		assert.Equal(t, []string{"Space", "1–9", "K", "S", "D", "R", "C", "O", "+ / −", "?", "Esc"}, keys)
 		screenshot(t, tb, "help.png", "")
