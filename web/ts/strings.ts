@@ -365,6 +365,7 @@ export const S = {
   linkBadBase64: "its scenario (s=) is not valid base64url text",
   linkTooLarge: (limit: number) => `its scenario is too large: the page opens at most ${limit.toLocaleString("en")} bytes`,
   linkBadVersion: (v: string) => `its format version (v=) is "${v}", not a whole number`,
+  linkVersionZero: (v: string) => `its format version (v=) is ${v}, but link formats start at 1`,
   linkFuture: (v: number, mine: number) =>
     `it was made by a newer KRaft Lab (link format ${v}; this page reads format ${mine} and older)`,
   linkBadTime: (t: string) => `its time (t=) is "${t}", not a whole number of milliseconds`,
