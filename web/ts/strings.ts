@@ -230,6 +230,10 @@ export const S = {
   errorIntro:
     "The simulator hit an error it could not recover from. Please copy the report and include it when you tell us about it.",
   copyReport: "Copy report",
+  workerRestart: "Restart the simulator",
+  workerRestartText:
+    "The simulator (the Web Worker that runs the cluster) has stopped, so this run cannot go on here. Restarting it reopens the run from this page's address, paused at the last moment shown; nothing you did is lost. The report below says what happened.",
+  workerStoppedSilently: "it stopped without saying why (the browser may have run out of memory for it)",
   copyDone: "Report copied to the clipboard.",
   copyFallback: "Could not reach the clipboard; the report is selected, press Ctrl+C (⌘C) to copy it.",
 
