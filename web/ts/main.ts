@@ -51,9 +51,20 @@ function main(): void {
     status.dataset.state = state;
     status.textContent = text;
   };
+  // A dead worker takes the run's state with it; the URL keeps the run, so the way back is a
+  // reload that reopens it (after writing the last moment), offered on the error panel.
+  let workerDead = false;
   const problem = (p: Problem, fatal: boolean) => {
     errors.show(p);
-    if (fatal) setStatus("failed", S.statusFailed);
+    if (!fatal) return;
+    setStatus("failed", S.statusFailed);
+    workerDead = true;
+    document.body.dataset.worker = "dead";
+    byId<HTMLButtonElement>("start-button").disabled = true;
+    errors.offerRestart(S.workerRestartText, S.workerRestart, () => {
+      keeper.flushNow();
+      location.reload();
+    });
   };
   const reportFailure = (what: string, e: unknown) => {
     // A dead worker has already been reported by the client; anything else is news.
@@ -365,7 +376,7 @@ function main(): void {
       if (e instanceof ProtocolError && e.code === "failed") formError.textContent = e.message;
       else reportFailure("sim.start", e);
     } finally {
-      startButton.disabled = false;
+      startButton.disabled = workerDead;
       startButton.textContent = S.startButton;
     }
   };
