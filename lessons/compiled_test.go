@@ -35,8 +35,13 @@ func TestCompiledCourseIsTheCourse(t *testing.T) {
 	for i, l := range course {
 		// raw is the parser's intermediate form of an event action; a decoded action has
 		// the event it became instead.
-		for _, s := range l.Steps {
-			for _, acts := range [][]Action{s.Reference, s.Play} {
+		pics, err := l.GoalPictures()
+		require.NoError(t, err)
+		for k, s := range l.Steps {
+			// The compiled course carries each goal's picture; a parsed lesson computes it.
+			assert.Equal(t, pics[k], got[i].Steps[k].Picture, "%s: step %d's goal picture", l.File, k+1)
+			got[i].Steps[k].Picture = nil
+			for _, acts := range append(append([][]Action{s.Reference, s.Play}, s.Solutions...), s.Rejects...) {
 				for k := range acts {
 					if acts[k].raw != nil {
 						events++

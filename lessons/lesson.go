@@ -61,6 +61,14 @@ type Step struct {
 	// Play is what the step plays itself (a scripted demo), with pauses where the text asks a
 	// question. It does not change the next step's checkpoint, which is the reference's.
 	Play []Action
+	// Predict is the question asked before the step's run plays, if any.
+	Predict *Prediction
+	// Solutions are other correct ways to the goals besides the reference (a challenge);
+	// Rejects are wrong attempts that must not reach them. Verify replays both.
+	Solutions, Rejects [][]Action
+	// Picture is the state the reference reaches, as the page draws the goal: set by the
+	// compiled course (GoalPictures), nil for a sandbox and in a lesson parsed from Markdown.
+	Picture *Picture
 }
 
 // Sandbox reports whether the step has no goal: the learner explores freely.

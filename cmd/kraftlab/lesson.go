@@ -21,7 +21,8 @@ var lessonCommand = &command{
 	help: `Without FILE, checks the course built into kraftlab (lessons/course). For each lesson it
 parses the file and its scenario, then, from each step's start, checks that no goal holds yet,
 plays the step's reference actions headlessly and checks that every goal and expect: line then
-holds. It prints one "ok" line per good lesson; a problem is one line on stderr with the file
+holds and that exactly one option of its prediction holds; it replays every other solution:
+(each must reach the goals) and every reject: (a wrong attempt, which must not). It prints one "ok" line per good lesson; a problem is one line on stderr with the file
 and line ("lessons/course/03-elr.md:42: goal: unknown predicate ..."), and the exit status is 2.
 
   -v   also print each step's times and the value behind every goal, to quote in the text
@@ -71,7 +72,32 @@ func lessonMain(e *env, opts any, args []string) int {
 			status = exitUsage
 			continue
 		}
-		fmt.Fprintf(e.stdout, "ok  %s: %d steps\n", l.File, len(l.Steps))
+		fmt.Fprintf(e.stdout, "ok  %s: %s\n", l.File, lessonCounts(l))
 	}
 	return status
+}
+
+// lessonCounts says what check replayed: "5 steps, 1 prediction, 2 solutions, 1 rejected attempt".
+func lessonCounts(l *lessons.Lesson) string {
+	var predictions, solutions, rejects int
+	for _, s := range l.Steps {
+		if s.Predict != nil {
+			predictions++
+		}
+		solutions += len(s.Solutions)
+		rejects += len(s.Rejects)
+	}
+	out := plural(len(l.Steps), "step", "steps")
+	if predictions+solutions+rejects > 0 {
+		out += ", " + plural(predictions, "prediction", "predictions") + ", " + plural(solutions, "other solution", "other solutions") +
+			", " + plural(rejects, "rejected attempt", "rejected attempts")
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
