@@ -29,6 +29,8 @@ var compiledExprs = []Expr{
 	&partitionSet{field: "isr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", list: []int32{0}, sizeOp: "", size: 0},
 	// broker 2 fenced
 	&brokerState{id: 2, state: "fenced"},
+	// leader payments-0 == none
+	&partitionNum{field: "leader", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", v: -1},
 	// leader_epoch payments-0 == 1
 	&partitionNum{field: "leader_epoch", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", v: 1},
 	// acked_records_lost > 0
@@ -45,8 +47,6 @@ var compiledExprs = []Expr{
 	&brokerState{id: 2, state: "stopped"},
 	// broker 0 stopped
 	&brokerState{id: 0, state: "stopped"},
-	// leader payments-0 == none
-	&partitionNum{field: "leader", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", v: -1},
 	// isr payments-0 size == 0
 	&partitionSet{field: "isr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "size", list: nil, sizeOp: "==", size: 0},
 	// elr payments-0 contains 1

@@ -225,3 +225,58 @@ func TestLessonPlayAfterScrubBackStartsANewTimeline(t *testing.T) {
 
 func itoa(n int) string     { return strconv.Itoa(n) }
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestLessonUndo: undo takes back the learner's last action and returns the run to the moment
+// it was taken, the same state as if it had never been; the step's own start is not undone.
+func TestLessonUndo(t *testing.T) {
+	b := New(Info{})
+	open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":1}`)
+	assert.False(t, open.Check.Undoable, "the step's start (lesson 1's kill) is not the learner's to undo")
+	assert.Contains(t, failure(t, b, "lesson.undo", "").Message, "nothing to undo")
+	before, _ := frameAt(t, b, "sim.advance", `{"ms":1000}`)
+	must[ActBody](t, b, "sim.act", `{"op":"kill","broker":2}`)
+	frameAt(t, b, "sim.advance", `{"ms":20000}`)
+	c := must[LessonCheckBody](t, b, "lesson.check", "")
+	assert.True(t, c.Undoable)
+	require.NotNil(t, c.Now)
+	assert.Equal(t, "stopped", c.Now.Brokers[2].State)
+
+	u := must[LessonCheckBody](t, b, "lesson.undo", "")
+	assert.Equal(t, before.TimeMs, u.TimeMs, "back to the moment of the kill")
+	assert.False(t, u.Undoable)
+	assert.Equal(t, "up", u.Now.Brokers[2].State, "broker 2 was never killed")
+	hist := must[HistoryBody](t, b, "sim.history", "")
+	require.Len(t, hist.Actions, 1, "only the step's start (kill 1) is left")
+	// Time runs on as though the kill never happened.
+	frameAt(t, b, "sim.advance", `{"ms":20000}`)
+	assert.Equal(t, "up", must[LessonCheckBody](t, b, "lesson.check", "").Now.Brokers[2].State)
+}
+
+// TestLessonPredictionAndPicture: a step's prediction reaches the page without its answer, the
+// check says which option holds once the step is done, and the goal picture is the state the
+// reference reaches.
+func TestLessonPredictionAndPicture(t *testing.T) {
+	b := New(Info{})
+	course, err := lessons.CompiledCourse()
+	require.NoError(t, err)
+	for li, l := range course {
+		for si, s := range l.Steps {
+			if s.Predict == nil {
+				continue
+			}
+			open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"`+l.ID+`","step":`+itoa(si)+`}`)
+			st := open.Steps[si]
+			require.NotNil(t, st.Predict, "%s step %d", l.ID, si+1)
+			assert.Equal(t, s.Predict.Question, st.Predict.Question)
+			assert.Len(t, st.Predict.Options, len(s.Predict.Options))
+			require.NotNil(t, st.Picture)
+			p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
+			require.True(t, p.Check.Done, "%s step %d", l.ID, si+1)
+			assert.GreaterOrEqual(t, p.Check.Answer, 0, "%s step %d: one option holds once done", l.ID, si+1)
+			assert.Equal(t, st.Picture, p.Check.Now, "%s step %d: after the reference, now is the goal", l.ID, si+1)
+			_ = li
+			return
+		}
+	}
+	t.Fatal("the course asks no prediction")
+}

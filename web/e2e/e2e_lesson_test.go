@@ -86,6 +86,9 @@ func TestLesson(t *testing.T) {
 		for _, step := range []string{"1", "2", "3"} {
 			lessonClick(t, tb, "#lesson-forward")
 			poll(t, tb, `document.body.dataset.lessonStep === "`+step+`" && document.getElementById("lesson-panel").dataset.done === "false"`)
+			if eval[string](t, tb, `document.body.dataset.prediction`) == "pending" {
+				lessonClick(t, tb, `#lesson-predict-options button[data-option="0"]`)
+			}
 			lessonClick(t, tb, "#lesson-show")
 			poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
 		}
@@ -120,6 +123,69 @@ func TestLesson(t *testing.T) {
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
 		poll(t, tb, `document.body.dataset.ready === "true"`)
 		assert.Equal(t, "new", eval[string](t, tb, `document.querySelector('[data-lesson="01-electing-a-new-leader"]').dataset.state`))
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("a prediction is asked before the reveal and recorded", func(t *testing.T) {
+		tb := openLesson(t, bctx, url, "lesson=1&step=4")
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+		// Asked first: the goals, their picture and "Show me" would give the answer away.
+		assert.Equal(t, "pending", eval[string](t, tb, `document.body.dataset.prediction`))
+		assert.False(t, eval[bool](t, tb, `document.getElementById("lesson-predict").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-goal-box").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-show").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-picture").hidden`))
+		assert.Equal(t, []string{"Broker 0", "Broker 2", "Nobody: the partition goes offline"},
+			eval[[]string](t, tb, `[...document.querySelectorAll("#lesson-predict-options button")].map(b => b.textContent)`))
+		eval[bool](t, tb, `document.getElementById("lesson-step-title").scrollIntoView(), true`)
+		screenshot(t, tb, "lesson-predict-390.png", "")
+
+		// Clicking broker 2 (in the broker list, as a click on the canvas does) answers "Broker 2".
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1400, 900)))
+		lessonClick(t, tb, `li[data-broker="2"] button.select`)
+		poll(t, tb, `document.body.dataset.prediction === "answered:1"`)
+		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-predict-said").textContent`), "You predicted: Broker 2.")
+		assert.Equal(t, `{"chose":1}`, eval[string](t, tb, `JSON.stringify(JSON.parse(localStorage.getItem("kraftlab.predictions.v1"))["01-electing-a-new-leader/3"])`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-reveal").hidden`), "nothing is revealed before the run plays")
+		poll(t, tb, `!document.getElementById("lesson-goal-box").hidden && !document.getElementById("lesson-picture").hidden`)
+		assert.Equal(t, "true", eval[string](t, tb, `document.querySelector('#lesson-predict-options button[data-option="1"]').getAttribute("aria-pressed")`))
+
+		// The run plays; the reveal says what happened, against the answer given.
+		lessonClick(t, tb, "#lesson-show")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true" && !document.getElementById("lesson-reveal").hidden`)
+		assert.Equal(t, "revealed:1:0", eval[string](t, tb, `document.body.dataset.prediction`))
+		assert.Equal(t, "You predicted Broker 2; what happened: Broker 0.", eval[string](t, tb, `document.getElementById("lesson-reveal-verdict").textContent`))
+		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-reveal-text").textContent`), "a fenced broker is out of the ISR")
+		assert.Equal(t, `{"chose":1,"right":false}`, eval[string](t, tb, `JSON.stringify(JSON.parse(localStorage.getItem("kraftlab.predictions.v1"))["01-electing-a-new-leader/3"])`))
+		// The goal's picture: broker 0 leads payments-0, alone in its ISR.
+		assert.Equal(t, "0", eval[string](t, tb, `document.querySelector('#lesson-picture-goal .pic-replica[data-leader="true"]').textContent.replace("★", "")`))
+		assert.Equal(t, "0", eval[string](t, tb, `document.getElementById("lesson-picture").dataset.differences`))
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+		eval[bool](t, tb, `document.getElementById("lesson-predict").scrollIntoView(), true`)
+		screenshot(t, tb, "lesson-reveal-390.png", "")
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("undo restores the state before the last action", func(t *testing.T) {
+		tb := openLesson(t, bctx, url, "lesson=1&step=2")
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-undo").disabled`), "nothing of the learner's to undo yet")
+		// The goal picture is drawn beside the current state, differences marked.
+		poll(t, tb, `!document.getElementById("lesson-picture").hidden && Number(document.getElementById("lesson-picture").dataset.differences) > 0`)
+		before := eval[string](t, tb, `document.getElementById("lesson-picture-now").textContent`)
+		press(t, tb, "2", "k")
+		poll(t, tb, `!document.getElementById("lesson-undo").disabled`)
+		poll(t, tb, `document.querySelector('#lesson-picture-now [data-broker="2"]').dataset.state === "stopped"`)
+		screenshot(t, tb, "lesson-picture.png", "#lesson-panel")
+		lessonClick(t, tb, "#lesson-undo")
+		poll(t, tb, `document.getElementById("lesson-undo").disabled && document.querySelector('#lesson-picture-now [data-broker="2"]').dataset.state === "up"`)
+		assert.Equal(t, before, eval[string](t, tb, `document.getElementById("lesson-picture-now").textContent`), "the state is the step's start again")
+		// The kill left the run's history: only the step's own start (kill 1) is on the timeline.
+		poll(t, tb, `document.querySelectorAll("#scrub-marks > *").length === 1`)
+		// Ctrl+Z undoes too.
+		press(t, tb, "2", "k")
+		poll(t, tb, `!document.getElementById("lesson-undo").disabled`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl))))
+		poll(t, tb, `document.getElementById("lesson-undo").disabled && document.querySelector('#lesson-picture-now [data-broker="2"]').dataset.state === "up"`)
 		assert.Empty(t, tb.consoleErrors())
 	})
 

@@ -275,6 +275,8 @@ function main(): void {
       selected: (slot) => {
         renderer.selected = slot;
         renderer.redraw();
+        // A click on a broker answers a lesson's "which broker" prediction.
+        lesson.brokerSelected(sim.last?.body.brokers[slot]?.id ?? -1);
       },
     },
     {

@@ -3,13 +3,18 @@
 // so the canvas, log, table, charts, timeline and every action and key work as usual; this
 // panel shows the step's text and goals, asks the worker whether the goals hold after each
 // frame (lesson.check, one in flight at most), and offers hints, "show me", the step's demo,
-// back, forward, reset and the next lesson. The URL holds the step's link (link.ts).
+// undo, back, forward, reset and the next lesson. The URL holds the step's link (link.ts).
+// A step's prediction is asked first, with the goals, their picture and "show me" hidden
+// until it is answered (they would give the answer away); once the goals are met the reveal
+// says what happened and why. A goal step draws its goal as a picture beside the current state.
 
 import { ProtocolError, type WorkerClient } from "../protocol";
 import type { Frame } from "../frame";
 import type { Simulation } from "../sim";
 import { LessonLinkError, lessonLink, parseLessonLink } from "./link";
-import { render, renderLine } from "./markdown";
+import { MODEL_MARK, render, renderLine } from "./markdown";
+import { type Picture, diffPicture, drawPicture, type PictureWords } from "./picture";
+import { browserStore, predictionOf, recordPrediction } from "./predictions";
 import { markDone, markOpened } from "./progress";
 import type { LessonCheckBody, LessonOpenBody, LessonSummary } from "./protocol";
 import { L } from "./strings";
@@ -44,6 +49,19 @@ export class LessonPanel {
   private checkedAt = -1;
   private busy = false;
   private wasPlaying = true;
+  /** The option chosen for this step's prediction, undefined while unanswered. */
+  private chose: number | undefined;
+  /** The step's goals have been met since it opened (the reveal stays once shown). */
+  private revealed = false;
+  private readonly words: PictureWords = {
+    state: L.picState,
+    leaders: L.picLeaders,
+    leader: L.picLeader,
+    inIsr: L.picInIsr,
+    outOfIsr: L.picOutOfIsr,
+    noLeader: L.picNoLeader,
+    differs: L.picDiffers,
+  };
 
   constructor(
     private readonly client: WorkerClient,
@@ -58,6 +76,15 @@ export class LessonPanel {
     el("lesson-demo-play").addEventListener("click", () => void this.play("demo"));
     el("lesson-continue").addEventListener("click", () => void this.play("continue"));
     el("lesson-close").addEventListener("click", () => this.close());
+    el("lesson-undo").addEventListener("click", () => void this.undo());
+    // Ctrl+Z (Cmd+Z) undoes too, outside text fields, where it keeps its usual meaning.
+    document.addEventListener("keydown", (e) => {
+      if (!this.lesson || e.key.toLowerCase() !== "z" || !(e.ctrlKey || e.metaKey) || e.shiftKey || e.altKey) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+      e.preventDefault();
+      void this.undo();
+    });
     // Step links, the next lesson and the pick list are plain fragment links.
     window.addEventListener("hashchange", () => void this.openLink());
   }
@@ -166,9 +193,13 @@ export class LessonPanel {
     }
     const o = out!;
     this.host.newRun();
+    const sameStep = this.step === o.step && this.lesson?.lesson.id === o.lesson.id;
     this.lesson = o;
     this.step = o.step;
     this.hintsShown = 0;
+    // Reset and "Show me" reopen the step: an answer given stays, a reveal goes until done again.
+    if (!sameStep) this.chose = undefined;
+    this.revealed = false;
     this.error.hidden = true;
     this.pick.hidden = true;
     this.host.holdLink(true);
@@ -187,23 +218,26 @@ export class LessonPanel {
     el("lesson-title").textContent = L.lessonOf(o.lesson.number, o.lesson.title);
     el("lesson-step-of").textContent = L.stepOf(this.step, o.steps.length);
     el<HTMLAnchorElement>("lesson-step-link").href = `#${lessonLink(o.lesson.id, this.step)}`;
-    el("lesson-step-title").textContent = st.title;
+    el("lesson-step-name").textContent = st.title;
+    el("lesson-challenge").hidden = !st.challenge;
     const text = el("lesson-text");
     text.replaceChildren();
     if (this.step === 0 && o.intro.trim()) text.append(render(o.intro));
     text.append(render(st.text));
+    el("lesson-model-note").hidden = !((this.step === 0 ? o.intro : "") + st.text).includes(MODEL_MARK);
+    if (st.predict && this.chose === undefined) this.chose = predictionOf(browserStore(), o.lesson.id, this.step)?.chose;
+    this.showPredict();
+    el("lesson-reveal").hidden = true;
     const task = el("lesson-task");
     task.replaceChildren();
     if (st.task) {
       task.append(Object.assign(document.createElement("strong"), { textContent: `${L.taskLabel}: ` }), renderLine(st.task));
     }
     task.hidden = !st.task;
-    el("lesson-goal-box").hidden = st.sandbox;
     el("lesson-hints").replaceChildren();
     el("lesson-hint").hidden = st.hints.length === 0;
     el("lesson-hint").textContent = L.hint;
-    el("lesson-show").hidden = st.reference.length === 0;
-    el("lesson-demo-play").hidden = !st.demo;
+    el("lesson-picture").hidden = true;
     el("lesson-demo").hidden = true;
     el<HTMLButtonElement>("lesson-back").disabled = this.step === 0;
     el<HTMLButtonElement>("lesson-forward").disabled = this.step === o.steps.length - 1;
@@ -243,9 +277,109 @@ export class LessonPanel {
       this.setDone(L.allDone, "done");
       markDone(localStorage, o.lesson.id, this.step);
     } else if (!st.sandbox) this.setDone("", "open");
+    el<HTMLButtonElement>("lesson-undo").disabled = !c.undoable;
+    if (c.done && st.predict && this.chose !== undefined && !this.revealed) this.reveal(c.answer);
+    this.showPicture(c);
     const demo = el("lesson-demo");
     demo.hidden = !c.paused;
     el("lesson-question").textContent = c.paused ?? "";
+  }
+
+  /** Whether the step's prediction is still to be answered: its goals and picture stay hidden. */
+  private get predicting(): boolean {
+    return !!this.lesson?.steps[this.step].predict && this.chose === undefined;
+  }
+
+  /** The prediction box: the question and its options, or the answer given. */
+  private showPredict(): void {
+    const o = this.lesson!;
+    const st = o.steps[this.step];
+    const box = el("lesson-predict");
+    box.hidden = !st.predict;
+    const pending = this.predicting;
+    document.body.dataset.prediction = !st.predict ? "none" : pending ? "pending" : `answered:${this.chose}`;
+    el("lesson-goal-box").hidden = st.sandbox || pending;
+    el("lesson-show").hidden = st.reference.length === 0 || pending;
+    el("lesson-demo-play").hidden = !st.demo || pending;
+    if (!st.predict) return;
+    el("lesson-predict-question").textContent = st.predict.question;
+    const opts = el("lesson-predict-options");
+    opts.replaceChildren();
+    st.predict.options.forEach((opt, i) => {
+      const b = Object.assign(document.createElement("button"), { type: "button", textContent: opt.label });
+      b.dataset.option = String(i);
+      b.disabled = !pending;
+      b.setAttribute("aria-pressed", String(this.chose === i));
+      b.addEventListener("click", () => this.answer(i));
+      opts.append(b);
+    });
+    el("lesson-predict-click").hidden = !pending || !st.predict.options.some((x) => x.broker >= 0);
+    el("lesson-predict-said").textContent = pending ? "" : `${L.predicted(st.predict.options[this.chose!].label)} ${L.predictNext}`;
+  }
+
+  /** Records an answer, then shows the step's goals: the run may play now. */
+  private answer(i: number): void {
+    const o = this.lesson;
+    if (!o || !this.predicting) return;
+    this.chose = i;
+    recordPrediction(browserStore(), o.lesson.id, this.step, { chose: i });
+    this.showPredict();
+    this.checkedAt = -1; // the goals and picture appear with the next frame's check
+  }
+
+  /** A broker was selected on the canvas or in the list: it answers a "which broker" prediction. */
+  brokerSelected(id: number): void {
+    const st = this.lesson?.steps[this.step];
+    if (!st?.predict || !this.predicting || id < 0) return;
+    const i = st.predict.options.findIndex((x) => x.broker === id);
+    if (i >= 0) this.answer(i);
+  }
+
+  /** The goals are met: say what happened against what was predicted, and why. */
+  private reveal(answer: number): void {
+    const o = this.lesson!;
+    const p = o.steps[this.step].predict!;
+    this.revealed = true;
+    const said = p.options[this.chose!].label;
+    const right = answer === this.chose;
+    const verdict = el("lesson-reveal-verdict");
+    verdict.textContent = right ? L.predictRight(said) : answer >= 0 ? L.predictWrong(said, p.options[answer].label) : L.predictNone(said);
+    verdict.dataset.right = String(right);
+    el("lesson-reveal-text").replaceChildren(render(p.reveal));
+    el("lesson-reveal").hidden = false;
+    document.body.dataset.prediction = `revealed:${this.chose}:${answer}`;
+    recordPrediction(browserStore(), o.lesson.id, this.step, { chose: this.chose!, right });
+  }
+
+  /** The goal's picture beside the current state, differences marked until the goals are met. */
+  private showPicture(c: LessonCheckBody): void {
+    const st = this.lesson!.steps[this.step];
+    const box = el("lesson-picture");
+    box.hidden = !st.picture || !c.now || this.predicting;
+    if (box.hidden) return;
+    const goal: Picture = st.picture!;
+    const diff = diffPicture(goal, c.now!);
+    drawPicture(el("lesson-picture-goal"), goal, this.words);
+    drawPicture(el("lesson-picture-now"), c.now!, this.words, c.done ? undefined : diff);
+    el("lesson-picture-diff").textContent = c.done ? (diff.count ? L.pictureMet : L.pictureSame) : diff.count ? L.pictureDiffers(diff.count) : L.pictureSame;
+    box.dataset.differences = String(c.done ? 0 : diff.count);
+  }
+
+  /** Takes back the learner's last action of this step (the worker rebuilds that moment). */
+  private async undo(): Promise<void> {
+    if (!this.lesson || this.busy || el<HTMLButtonElement>("lesson-undo").disabled) return;
+    this.sim.setPlaying(false);
+    await this.run("lesson.undo", async () => {
+      this.busy = true;
+      try {
+        const c = await this.client.request("lesson.undo", {});
+        this.host.note(L.undone);
+        this.sim.seek(c.timeMs);
+        this.showCheck(c);
+      } finally {
+        this.busy = false;
+      }
+    });
   }
 
   private nextHint(): void {
