@@ -41,7 +41,7 @@ func TestLesson(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")
 		assert.Equal(t, "01-electing-a-new-leader", eval[string](t, tb, `document.body.dataset.lesson`))
 		assert.Equal(t, "Lesson 1: Electing a new leader", eval[string](t, tb, `document.getElementById("lesson-title").textContent`))
-		assert.Equal(t, "Step 1 of 5", eval[string](t, tb, `document.getElementById("lesson-step-of").textContent`))
+		assert.Equal(t, "Step 1 of 6", eval[string](t, tb, `document.getElementById("lesson-step-of").textContent`))
 		// Markdown is rendered as elements, never as HTML from the text: the intro's `payments`
 		// is a <code>, and the step's text is there.
 		assert.Contains(t, eval[[]string](t, tb, `[...document.querySelectorAll("#lesson-text code")].map(e => e.textContent)`), "payments-0")
@@ -82,8 +82,8 @@ func TestLesson(t *testing.T) {
 		lessonClick(t, tb, "#lesson-continue")
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true" && document.getElementById("lesson-demo").hidden`)
 
-		// Steps 2 to 4 by show me, then the sandbox and the next lesson.
-		for _, step := range []string{"1", "2", "3"} {
+		// Steps 2 to 5 by show me, then the sandbox and the next lesson.
+		for _, step := range []string{"1", "2", "3", "4"} {
 			lessonClick(t, tb, "#lesson-forward")
 			poll(t, tb, `document.body.dataset.lessonStep === "`+step+`" && document.getElementById("lesson-panel").dataset.done === "false"`)
 			if eval[string](t, tb, `document.body.dataset.prediction`) == "pending" {
@@ -93,7 +93,7 @@ func TestLesson(t *testing.T) {
 			poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
 		}
 		lessonClick(t, tb, "#lesson-forward")
-		poll(t, tb, `document.body.dataset.lessonStep === "4"`)
+		poll(t, tb, `document.body.dataset.lessonStep === "5"`)
 		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-done").textContent`), "Sandbox")
 		assert.True(t, eval[bool](t, tb, `!document.getElementById("lesson-next").hidden`))
 		screenshot(t, tb, "lesson-1-sandbox.png", "#lesson-panel")
@@ -128,11 +128,17 @@ func TestLesson(t *testing.T) {
 
 	t.Run("a prediction is asked before the reveal and recorded", func(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=1&step=4")
+		// The tabs share the browser's storage: forget the answer an earlier test gave here.
+		eval[bool](t, tb, `localStorage.removeItem("kraftlab.predictions.v1"), true`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.body.dataset.lesson === "01-electing-a-new-leader" && !!document.body.dataset.prediction`)
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
 		// Asked first: the goals, their picture and "Show me" would give the answer away.
 		assert.Equal(t, "pending", eval[string](t, tb, `document.body.dataset.prediction`))
 		assert.False(t, eval[bool](t, tb, `document.getElementById("lesson-predict").hidden`))
 		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-goal-box").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-step-text").hidden`), "the step's text explains the answer")
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-task").hidden`))
 		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-show").hidden`))
 		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-picture").hidden`))
 		assert.Equal(t, []string{"Broker 0", "Broker 2", "Nobody: the partition goes offline"},
@@ -148,6 +154,7 @@ func TestLesson(t *testing.T) {
 		assert.Equal(t, `{"chose":1}`, eval[string](t, tb, `JSON.stringify(JSON.parse(localStorage.getItem("kraftlab.predictions.v1"))["01-electing-a-new-leader/3"])`))
 		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-reveal").hidden`), "nothing is revealed before the run plays")
 		poll(t, tb, `!document.getElementById("lesson-goal-box").hidden && !document.getElementById("lesson-picture").hidden`)
+		assert.False(t, eval[bool](t, tb, `document.getElementById("lesson-step-text").hidden`))
 		assert.Equal(t, "true", eval[string](t, tb, `document.querySelector('#lesson-predict-options button[data-option="1"]').getAttribute("aria-pressed")`))
 
 		// The run plays; the reveal says what happened, against the answer given.
@@ -204,7 +211,7 @@ func TestLesson(t *testing.T) {
 	t.Run("a malformed lesson link says so and lists the course", func(t *testing.T) {
 		for frag, want := range map[string]string{
 			"lesson=99&step=1":       `lesson: "99" is not a lesson of the course`,
-			"lesson=1&step=42":       "has no step 42; its steps are 1 to 5",
+			"lesson=1&step=42":       "has no step 42; its steps are 1 to 6",
 			"lesson=1&step=zero":     "This lesson link cannot be read (step=zero)",
 			"lesson=<script>&step=1": "This lesson link cannot be read",
 		} {

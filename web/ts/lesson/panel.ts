@@ -4,8 +4,8 @@
 // panel shows the step's text and goals, asks the worker whether the goals hold after each
 // frame (lesson.check, one in flight at most), and offers hints, "show me", the step's demo,
 // undo, back, forward, reset and the next lesson. The URL holds the step's link (link.ts).
-// A step's prediction is asked first, with the goals, their picture and "show me" hidden
-// until it is answered (they would give the answer away); once the goals are met the reveal
+// A step's prediction is asked first, with the step's text, task, goals, their picture and
+// "show me" hidden until it is answered (they would give the answer away); once the goals are met the reveal
 // says what happened and why. A goal step draws its goal as a picture beside the current state.
 
 import { ProtocolError, type WorkerClient } from "../protocol";
@@ -223,10 +223,12 @@ export class LessonPanel {
     const text = el("lesson-text");
     text.replaceChildren();
     if (this.step === 0 && o.intro.trim()) text.append(render(o.intro));
-    text.append(render(st.text));
+    // The step's own text follows a prediction: it explains what the learner is to predict.
+    const own = Object.assign(document.createElement("div"), { id: "lesson-step-text" });
+    own.append(render(st.text));
+    text.append(own);
     el("lesson-model-note").hidden = !((this.step === 0 ? o.intro : "") + st.text).includes(MODEL_MARK);
     if (st.predict && this.chose === undefined) this.chose = predictionOf(browserStore(), o.lesson.id, this.step)?.chose;
-    this.showPredict();
     el("lesson-reveal").hidden = true;
     const task = el("lesson-task");
     task.replaceChildren();
@@ -254,6 +256,7 @@ export class LessonPanel {
       links.append(li);
     }
     if (st.sandbox) this.setDone(last && !o.next ? `${L.sandbox} ${L.courseDone}` : L.sandbox, "sandbox");
+    this.showPredict();
   }
 
   private showCheck(c: LessonCheckBody): void {
@@ -299,6 +302,8 @@ export class LessonPanel {
     const pending = this.predicting;
     document.body.dataset.prediction = !st.predict ? "none" : pending ? "pending" : `answered:${this.chose}`;
     el("lesson-goal-box").hidden = st.sandbox || pending;
+    el("lesson-step-text").hidden = pending;
+    el("lesson-task").hidden = !st.task || pending;
     el("lesson-show").hidden = st.reference.length === 0 || pending;
     el("lesson-demo-play").hidden = !st.demo || pending;
     if (!st.predict) return;
