@@ -14,8 +14,8 @@ import type { Simulation } from "../sim";
 import { LessonLinkError, lessonLink, parseLessonLink } from "./link";
 import { MODEL_MARK, render, renderLine } from "./markdown";
 import { type Picture, diffPicture, drawPicture, type PictureWords } from "./picture";
-import { browserStore, predictionOf, recordPrediction } from "./predictions";
-import { markDone, markOpened } from "./progress";
+import { predictionOf, recordPrediction } from "./predictions";
+import { browserStore, markDone, markOpened } from "./progress";
 import type { LessonCheckBody, LessonOpenBody, LessonSummary } from "./protocol";
 import { L } from "./strings";
 
@@ -206,7 +206,7 @@ export class LessonPanel {
     history.replaceState(history.state, "", `#${lessonLink(o.lesson.id, o.step)}`);
     document.body.dataset.lesson = o.lesson.id;
     document.body.dataset.lessonStep = String(o.step);
-    markOpened(localStorage, o.lesson.id, o.step);
+    markOpened(browserStore, o.lesson.id, o.step);
     this.showStep();
     this.showCheck(o.check);
   }
@@ -228,7 +228,7 @@ export class LessonPanel {
     own.append(render(st.text));
     text.append(own);
     el("lesson-model-note").hidden = !((this.step === 0 ? o.intro : "") + st.text).includes(MODEL_MARK);
-    if (st.predict && this.chose === undefined) this.chose = predictionOf(browserStore(), o.lesson.id, this.step)?.chose;
+    if (st.predict && this.chose === undefined) this.chose = predictionOf(browserStore, o.lesson.id, this.step)?.chose;
     el("lesson-reveal").hidden = true;
     const task = el("lesson-task");
     task.replaceChildren();
@@ -278,7 +278,7 @@ export class LessonPanel {
     el("lesson-panel").dataset.done = String(c.done);
     if (c.done) {
       this.setDone(L.allDone, "done");
-      markDone(localStorage, o.lesson.id, this.step);
+      markDone(browserStore, o.lesson.id, this.step);
     } else if (!st.sandbox) this.setDone("", "open");
     el<HTMLButtonElement>("lesson-undo").disabled = !c.undoable;
     if (c.done && st.predict && this.chose !== undefined && !this.revealed) this.reveal(c.answer);
@@ -327,7 +327,7 @@ export class LessonPanel {
     const o = this.lesson;
     if (!o || !this.predicting) return;
     this.chose = i;
-    recordPrediction(browserStore(), o.lesson.id, this.step, { chose: i });
+    recordPrediction(browserStore, o.lesson.id, this.step, { chose: i });
     this.showPredict();
     this.checkedAt = -1; // the goals and picture appear with the next frame's check
   }
@@ -353,7 +353,7 @@ export class LessonPanel {
     el("lesson-reveal-text").replaceChildren(render(p.reveal));
     el("lesson-reveal").hidden = false;
     document.body.dataset.prediction = `revealed:${this.chose}:${answer}`;
-    recordPrediction(browserStore(), o.lesson.id, this.step, { chose: this.chose!, right });
+    recordPrediction(browserStore, o.lesson.id, this.step, { chose: this.chose!, right });
   }
 
   /** The goal's picture beside the current state, differences marked until the goals are met. */

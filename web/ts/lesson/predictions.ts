@@ -1,14 +1,11 @@
 // The learner's predictions, recorded in this browser: which option they chose for a step's
-// question, before the run played. A store that throws (storage blocked) records nothing and
-// reads as none; the page keeps this session's answers in memory anyway.
+// question, before the run played, and once known whether it was what happened. It goes
+// through progress.ts's Store, which never throws: with storage blocked nothing is recorded and
+// the page keeps this session's answers in memory anyway.
+
+import type { Store } from "./progress";
 
 export const PREDICTIONS_KEY = "kraftlab.predictions.v1";
-
-/** What a prediction record needs of localStorage. */
-export interface PredictionStore {
-  getItem(key: string): string | null;
-  setItem(key: string, value: string): void;
-}
 
 /** One recorded prediction: the option chosen, and whether it was what happened (once known). */
 export interface PredictionRecord {
@@ -22,9 +19,10 @@ function key(lesson: string, step: number): string {
   return `${lesson}/${step}`;
 }
 
-export function readPredictions(store: PredictionStore | undefined): Records {
+/** Every recorded prediction by "lesson/step"; corrupt storage reads as none. */
+export function readPredictions(store: Store): Records {
   try {
-    const raw = store?.getItem(PREDICTIONS_KEY);
+    const raw = store.getItem(PREDICTIONS_KEY);
     const v: unknown = raw ? JSON.parse(raw) : {};
     return v && typeof v === "object" && !Array.isArray(v) ? (v as Records) : {};
   } catch {
@@ -32,28 +30,15 @@ export function readPredictions(store: PredictionStore | undefined): Records {
   }
 }
 
-/** Records a prediction (and, later, whether it was right); false when the store refused. */
-export function recordPrediction(store: PredictionStore | undefined, lesson: string, step: number, rec: PredictionRecord): boolean {
+/** Records a prediction (and, later, whether it was right). */
+export function recordPrediction(store: Store, lesson: string, step: number, rec: PredictionRecord): void {
   const all = readPredictions(store);
   all[key(lesson, step)] = rec;
-  try {
-    store?.setItem(PREDICTIONS_KEY, JSON.stringify(all));
-    return !!store;
-  } catch {
-    return false;
-  }
+  store.setItem(PREDICTIONS_KEY, JSON.stringify(all));
 }
 
-export function predictionOf(store: PredictionStore | undefined, lesson: string, step: number): PredictionRecord | undefined {
+/** The prediction recorded for a step, if any. */
+export function predictionOf(store: Store, lesson: string, step: number): PredictionRecord | undefined {
   const r = readPredictions(store)[key(lesson, step)];
   return r && Number.isInteger(r.chose) ? r : undefined;
-}
-
-/** localStorage, or undefined where reading the property itself throws (blocked storage). */
-export function browserStore(): PredictionStore | undefined {
-  try {
-    return window.localStorage;
-  } catch {
-    return undefined;
-  }
 }

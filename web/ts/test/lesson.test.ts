@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parse, parseInline, safeHref } from "../lesson/markdown";
 import { type Picture, diffPicture } from "../lesson/picture";
+import { PREDICTIONS_KEY, predictionOf, recordPrediction } from "../lesson/predictions";
 import { LessonLinkError, lessonLink, parseLessonLink } from "../lesson/link";
 import { PROGRESS_KEY, lessonState, markDone, markOpened, readProgress, resetProgress, type Store } from "../lesson/progress";
 
@@ -103,4 +104,18 @@ test("goal picture: differences are broker states, leader counts, leaders and IS
   assert.deepEqual([...d.leader], ["payments-0"]);
   assert.deepEqual([...d.isr], ["payments-0/1"], "only broker 1's membership differs; the ISR's order is the goal's business");
   assert.equal(d.count, 5);
+});
+
+test("predictions: recorded per lesson step, with the outcome once known; corrupt storage reads as none", () => {
+  const m = new Map<string, string>();
+  const store = { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v), removeItem: (k: string) => void m.delete(k) };
+  assert.equal(predictionOf(store, "01-x", 3), undefined);
+  recordPrediction(store, "01-x", 3, { chose: 1 });
+  assert.deepEqual(predictionOf(store, "01-x", 3), { chose: 1 });
+  recordPrediction(store, "01-x", 3, { chose: 1, right: false });
+  recordPrediction(store, "02-y", 0, { chose: 0 });
+  assert.deepEqual(predictionOf(store, "01-x", 3), { chose: 1, right: false });
+  assert.equal(predictionOf(store, "01-x", 2), undefined);
+  m.set(PREDICTIONS_KEY, "{not json");
+  assert.equal(predictionOf(store, "01-x", 3), undefined);
 });
