@@ -227,4 +227,54 @@ var compiledExprs = []Expr{
 	&binary{op: "and", l: &scalar{name: "time", op: ">=", v: 330000}, r: &scalar{name: "time", op: "<=", v: 330100}},
 	// elr payments-0 contains 0
 	&partitionSet{field: "elr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "contains", list: []int32{0}, sizeOp: "", size: 0},
+	// broker 0 preferred_led == 200 and broker 1 preferred_led == 200 and runs elected > 0 >= 1
+	&binary{op: "and", l: &binary{op: "and", l: &brokerCount{id: 0, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 200}}, r: &runs{electedOp: ">", elected: 0, op: ">=", v: 1}},
+	// runs elected > 0 == 4
+	&runs{electedOp: ">", elected: 0, op: "==", v: 4},
+	// runs elected > 100 == 2
+	&runs{electedOp: ">", elected: 100, op: "==", v: 2},
+	// broker 0 fenced and broker 1 fenced
+	&binary{op: "and", l: &brokerState{id: 0, state: "fenced"}, r: &brokerState{id: 1, state: "fenced"}},
+	// broker 0 preferred_led == 200 and broker 1 preferred_led == 200
+	&binary{op: "and", l: &brokerCount{id: 0, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 200}},
+	// runs elected > 300 >= 1
+	&runs{electedOp: ">", elected: 300, op: ">=", v: 1},
+	// runs elected > 100 >= 1 and runs elected > 300 == 0
+	&binary{op: "and", l: &runs{electedOp: ">", elected: 100, op: ">=", v: 1}, r: &runs{electedOp: ">", elected: 300, op: "==", v: 0}},
+	// runs elected > 50 == 0
+	&runs{electedOp: ">", elected: 50, op: "==", v: 0},
+	// broker 0 preferred_led < 200 and broker 1 preferred_led < 200
+	&binary{op: "and", l: &brokerCount{id: 0, field: "preferred_led", op: "<", v: 200}, r: &brokerCount{id: 1, field: "preferred_led", op: "<", v: 200}},
+	// broker 0 preferred_led == 25 and broker 1 preferred_led == 25
+	&binary{op: "and", l: &brokerCount{id: 0, field: "preferred_led", op: "==", v: 25}, r: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 25}},
+	// broker 2 preferred_led == 200 and broker 3 preferred_led == 200 and runs elected > 0 >= 1 and runs elected > 50 == 0
+	&binary{op: "and", l: &binary{op: "and", l: &binary{op: "and", l: &brokerCount{id: 2, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 3, field: "preferred_led", op: "==", v: 200}}, r: &runs{electedOp: ">", elected: 0, op: ">=", v: 1}}, r: &runs{electedOp: ">", elected: 50, op: "==", v: 0}},
+	// broker 2 fenced and broker 3 fenced
+	&binary{op: "and", l: &brokerState{id: 2, state: "fenced"}, r: &brokerState{id: 3, state: "fenced"}},
+	// broker 2 preferred_led == 200 and broker 3 preferred_led == 200
+	&binary{op: "and", l: &brokerCount{id: 2, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 3, field: "preferred_led", op: "==", v: 200}},
+	// broker 2 preferred_led == 200
+	&brokerCount{id: 2, field: "preferred_led", op: "==", v: 200},
+	// broker 3 fenced
+	&brokerState{id: 3, state: "fenced"},
+	// broker 3 preferred_led == 200
+	&brokerCount{id: 3, field: "preferred_led", op: "==", v: 200},
+	// step_time >= 8000 and step_time < 9000
+	&binary{op: "and", l: &scalar{name: "step_time", op: ">=", v: 8000}, r: &scalar{name: "step_time", op: "<", v: 9000}},
+	// step_time < 1000
+	&scalar{name: "step_time", op: "<", v: 1000},
+	// step_time >= 8000 and step_time < 11000
+	&binary{op: "and", l: &scalar{name: "step_time", op: ">=", v: 8000}, r: &scalar{name: "step_time", op: "<", v: 11000}},
+	// broker 0 running
+	&brokerState{id: 0, state: "running"},
+	// broker 0 preferred_led == 100
+	&brokerCount{id: 0, field: "preferred_led", op: "==", v: 100},
+	// broker 0 controlled_shutdown
+	&brokerState{id: 0, state: "controlled_shutdown"},
+	// broker 1 epoch > 1000 and broker 1 preferred_led == 100 and runs == 0
+	&binary{op: "and", l: &binary{op: "and", l: &brokerCount{id: 1, field: "epoch", op: ">", v: 1000}, r: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 100}}, r: &runs{electedOp: "", elected: -1, op: "==", v: 0}},
+	// broker 1 out_of_sync == 0
+	&brokerCount{id: 1, field: "out_of_sync", op: "==", v: 0},
+	// broker 1 preferred_led == 100
+	&brokerCount{id: 1, field: "preferred_led", op: "==", v: 100},
 }

@@ -13,7 +13,7 @@ import (
 func TestCourse(t *testing.T) {
 	names, err := CourseFiles()
 	require.NoError(t, err)
-	require.Len(t, names, 8, "the first course has eight lessons")
+	require.Len(t, names, 10, "the course has ten lessons")
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			l, err := LoadCourseLesson(name)
@@ -29,7 +29,7 @@ func TestCourse(t *testing.T) {
 func TestCourseShape(t *testing.T) {
 	course, err := Course()
 	require.NoError(t, err)
-	require.Len(t, course, 8)
+	require.Len(t, course, 10)
 	for _, l := range course {
 		assert.NotEmpty(t, l.Title, l.File)
 		assert.NotContains(t, l.Summary, "\n", l.File)

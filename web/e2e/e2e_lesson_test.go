@@ -113,7 +113,7 @@ func TestLesson(t *testing.T) {
 		// Progress survived in the browser: the index shows lesson 1 done; reset clears it.
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(url+"/lessons.html")))
 		poll(t, tb, `document.body.dataset.ready === "true"`)
-		assert.Equal(t, 8, eval[int](t, tb, `document.querySelectorAll(".lesson-entry").length`))
+		assert.Equal(t, 10, eval[int](t, tb, `document.querySelectorAll(".lesson-entry").length`))
 		assert.Equal(t, "done", eval[string](t, tb, `document.querySelector('[data-lesson="01-electing-a-new-leader"]').dataset.state`))
 		assert.Equal(t, "started", eval[string](t, tb, `document.querySelector('[data-lesson="02-the-old-leaders-extra-records"]').dataset.state`))
 		assert.Regexp(t, `^about \d+ min$`, eval[string](t, tb, `document.querySelector(".lesson-minutes").textContent`))
@@ -216,7 +216,7 @@ func TestLesson(t *testing.T) {
 			"lesson=<script>&step=1": "This lesson link cannot be read",
 		} {
 			tb := openLesson(t, bctx, url, frag)
-			poll(t, tb, `document.getElementById("lesson-pick-list").children.length === 8`)
+			poll(t, tb, `document.getElementById("lesson-pick-list").children.length === 10`)
 			msg := eval[string](t, tb, `document.getElementById("lesson-error").textContent`)
 			assert.Contains(t, msg, want, frag)
 			assert.False(t, eval[bool](t, tb, `document.getElementById("lesson-error").hidden`))

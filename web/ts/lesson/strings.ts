@@ -7,7 +7,7 @@ export const L = {
   indexTitle: "KRaft Lab: lessons",
   indexHeading: "Lessons",
   indexIntro:
-    "Eight short lessons on how the KRaft controller keeps a cluster alive and gives leadership back after a restart, today and with KIP-1358. Each sets up a cluster in the playground, asks you to do something, and checks when you got there. Your progress stays in this browser.",
+    "Ten short lessons on how the KRaft controller keeps a cluster alive and gives leadership back after a restart, today and with KIP-1358. Each sets up a cluster in the playground, asks you to do something, and checks when you got there. Your progress stays in this browser.",
   toPlayground: "Playground",
   resetProgress: "Reset progress",
   progressReset: "Progress cleared.",
