@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,7 @@ type compiledLesson struct {
 	Scenario, Events string
 	StartMs, LimitMs int64
 	Steps            []compiledStep
+	Talk             bool `json:",omitempty"`
 }
 
 type compiledStep struct {
@@ -58,6 +60,7 @@ type compiledStep struct {
 	Rejects           [][]compiledAction  `json:",omitempty"`
 	// Picture is the goal's picture (Lesson.GoalPictures), computed when the course compiles.
 	Picture *Picture `json:",omitempty"`
+	Caption string   `json:",omitempty"`
 }
 
 type compiledPrediction struct {
@@ -107,7 +110,7 @@ func EncodeCourse(course []*Lesson) (data, exprs []byte, err error) {
 		}
 		c := compiledLesson{File: l.File, ID: l.ID, Title: l.Title, Summary: l.Summary, Links: l.Links,
 			Intro: l.Intro, Scenario: string(l.ScenarioJSON), Events: string(l.events),
-			StartMs: l.StartMs, LimitMs: l.LimitMs, Steps: make([]compiledStep, len(l.Steps))}
+			StartMs: l.StartMs, LimitMs: l.LimitMs, Steps: make([]compiledStep, len(l.Steps)), Talk: l.Talk}
 		for j, s := range l.Steps {
 			if s.Index != j {
 				return nil, nil, fmt.Errorf("%s: step %d has index %d", l.File, j, s.Index)
@@ -115,7 +118,7 @@ func EncodeCourse(course []*Lesson) (data, exprs []byte, err error) {
 			c.Steps[j] = compiledStep{Line: s.Line, Title: s.Title, Text: s.Text, Task: s.Task,
 				Goals: t.goals(s.Goals), Expects: t.goals(s.Expects), Hints: s.Hints,
 				Reference: t.actions(s.Reference), Play: t.actions(s.Play), Picture: pics[j],
-				Predict: t.prediction(s.Predict)}
+				Predict: t.prediction(s.Predict), Caption: s.Caption}
 			for _, acts := range s.Solutions {
 				c.Steps[j].Solutions = append(c.Steps[j].Solutions, t.actions(acts))
 			}
@@ -295,7 +298,7 @@ func DecodeCourse(data []byte) ([]*Lesson, error) {
 func decodeLesson(c compiledLesson) (*Lesson, error) {
 	l := &Lesson{File: c.File, ID: c.ID, Title: c.Title, Summary: c.Summary, Links: c.Links,
 		Intro: c.Intro, ScenarioJSON: []byte(c.Scenario), StartMs: c.StartMs, LimitMs: c.LimitMs,
-		Steps: make([]*Step, len(c.Steps))}
+		Steps: make([]*Step, len(c.Steps)), Talk: c.Talk}
 	// ParseCluster gives what Parse gives for a cluster-mode scenario (validation refused
 	// any other), without linking controller mode's parser into the wasm.
 	sc, err := scenario.ParseCluster(l.ScenarioJSON)
@@ -315,7 +318,7 @@ func decodeLesson(c compiledLesson) (*Lesson, error) {
 		}
 	}
 	for j, cs := range c.Steps {
-		s := &Step{Index: j, Line: cs.Line, Title: cs.Title, Text: cs.Text, Task: cs.Task, Hints: cs.Hints, Picture: cs.Picture}
+		s := &Step{Index: j, Line: cs.Line, Title: cs.Title, Text: cs.Text, Task: cs.Task, Hints: cs.Hints, Picture: cs.Picture, Caption: cs.Caption}
 		if s.Goals, err = decodeGoals(cs.Goals); err != nil {
 			return nil, err
 		}
@@ -409,4 +412,15 @@ func compiledExpr(i, line int) (Expr, error) {
 
 // CompiledCourse decodes the course compiled into this package (compiled.json): the lessons
 // Course parses, without parsing Markdown. The page's wasm loads its lessons this way.
-func CompiledCourse() ([]*Lesson, error) { return DecodeCourse([]byte(compiled)) }
+func CompiledCourse() ([]*Lesson, error) { return compiledPart(false) }
+
+// CompiledTalks decodes the talks compiled into this package: what Talks parses.
+func CompiledTalks() ([]*Lesson, error) { return compiledPart(true) }
+
+func compiledPart(talks bool) ([]*Lesson, error) {
+	all, err := DecodeCourse([]byte(compiled))
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(l *Lesson) bool { return l.Talk != talks }), nil
+}

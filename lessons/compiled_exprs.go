@@ -277,4 +277,16 @@ var compiledExprs = []Expr{
 	&brokerCount{id: 1, field: "out_of_sync", op: "==", v: 0},
 	// broker 1 preferred_led == 100
 	&brokerCount{id: 1, field: "preferred_led", op: "==", v: 100},
+	// broker 0 preferred_led == 200 and broker 1 preferred_led == 200 and broker 2 preferred_led == 200 and broker 3 preferred_led == 200
+	&binary{op: "and", l: &binary{op: "and", l: &binary{op: "and", l: &brokerCount{id: 0, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 200}}, r: &brokerCount{id: 2, field: "preferred_led", op: "==", v: 200}}, r: &brokerCount{id: 3, field: "preferred_led", op: "==", v: 200}},
+	// runs elected > 0 == 10
+	&runs{electedOp: ">", elected: 0, op: "==", v: 10},
+	// step_time >= 300000 and step_time < 360000
+	&binary{op: "and", l: &scalar{name: "step_time", op: ">=", v: 300000}, r: &scalar{name: "step_time", op: "<", v: 360000}},
+	// broker 3 gated and broker 3 preferred_led == 0
+	&binary{op: "and", l: &brokerState{id: 3, state: "gated"}, r: &brokerCount{id: 3, field: "preferred_led", op: "==", v: 0}},
+	// broker 3 gated
+	&brokerState{id: 3, state: "gated"},
+	// runs elected 50 == 4
+	&runs{electedOp: "==", elected: 50, op: "==", v: 4},
 }

@@ -16,7 +16,7 @@ import (
 // the lessons Parse builds: the same scenarios, events, goal and until expressions, lines and
 // texts, so that the page's lessons check the same goals as `kraftlab lesson check`.
 func TestCompiledCourseIsTheCourse(t *testing.T) {
-	course, err := Course()
+	course, err := Compiled()
 	require.NoError(t, err)
 	enc, exprs, err := EncodeCourse(course)
 	require.NoError(t, err)
@@ -28,9 +28,13 @@ func TestCompiledCourseIsTheCourse(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(exprs), string(onDisk), "lessons/compiled_exprs.go is stale: run go run ./lessons/compile")
 
-	got, err := CompiledCourse()
+	lessonsOnly, err := CompiledCourse()
 	require.NoError(t, err)
+	talks, err := CompiledTalks()
+	require.NoError(t, err)
+	got := append(lessonsOnly, talks...)
 	require.Len(t, got, len(course))
+	require.NotEmpty(t, talks, "the talks are compiled too")
 	events := 0
 	for i, l := range course {
 		// raw is the parser's intermediate form of an event action; a decoded action has

@@ -28,6 +28,8 @@ type Lesson struct {
 	// LimitMs is the scenario's duration_ms: no playback runs past it.
 	LimitMs int64
 	Steps   []*Step
+	// Talk: this is a talk (talk.go), its steps scenes.
+	Talk bool
 
 	// events is the scenario validation parsed every event action in (the starting scenario
 	// with the actions added as events), nil when the lesson has no event action; a compiled
@@ -66,6 +68,8 @@ type Step struct {
 	// Solutions are other correct ways to the goals besides the reference (a challenge);
 	// Rejects are wrong attempts that must not reach them. Verify replays both.
 	Solutions, Rejects [][]Action
+	// Caption is a talk scene's caption (Markdown, one paragraph), "" in a lesson.
+	Caption string
 	// Picture is the state the reference reaches, as the page draws the goal: set by the
 	// compiled course (GoalPictures), nil for a sandbox and in a lesson parsed from Markdown.
 	Picture *Picture

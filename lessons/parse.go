@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"regexp"
 	"strconv"
 	"strings"
@@ -24,7 +25,11 @@ type Opener func(name string) ([]byte, error)
 // lesson's ID); open reads a scenario the header refers to. Every problem is an *Error with
 // the file and line.
 func Parse(file string, data []byte, open Opener) (*Lesson, error) {
-	l := &Lesson{File: file, ID: strings.TrimSuffix(path.Base(file), path.Ext(file))}
+	return parse(file, data, open, false)
+}
+
+func parse(file string, data []byte, open Opener, talk bool) (*Lesson, error) {
+	l := &Lesson{File: file, ID: strings.TrimSuffix(path.Base(file), path.Ext(file)), Talk: talk}
 	p := &lessonParser{l: l, lines: strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")}
 	if len(data) > maxLessonBytes {
 		return nil, p.errf(0, "the file is %d bytes; a lesson may have at most %d", len(data), maxLessonBytes)
@@ -206,6 +211,20 @@ func (p *lessonParser) step(i int) (int, error) {
 		}
 		key, val, _ := strings.Cut(line, ":")
 		val = strings.TrimSpace(val)
+		if p.l.Talk {
+			switch {
+			case slices.Contains(lessonOnlyKeys, key):
+				return 0, p.errf(ln, "%s: a talk's scene has no %s: lines; it has a caption:, a play: list and expect: lines", key, key)
+			case key == "caption":
+				if val == "" {
+					return 0, p.errf(ln, "caption: empty; a scene's caption is what the room reads")
+				}
+				s.Caption = strings.TrimSpace(s.Caption + " " + val)
+				continue
+			case key == "play":
+				key = "reference" // a scene's play list is what the next scene starts after
+			}
+		}
 		switch key {
 		case "do":
 			if s.Task != "" {
@@ -324,8 +343,16 @@ func (p *lessonParser) step(i int) (int, error) {
 			return 0, p.errf(q.Line, "predict: no reveal: line; say what happened and why, for the right answer and the wrong ones")
 		}
 	}
-	if err := checkModelMarks(s.Text); err != nil {
+	if err := checkModelMarks(s.Text + "\n" + s.Caption); err != nil {
 		return 0, p.errf(s.Line, "step %q: %v", s.Title, err)
+	}
+	if p.l.Talk {
+		switch {
+		case s.Caption == "":
+			return 0, p.errf(s.Line, "scene %q has no caption: line; the caption is what presenter mode shows", s.Title)
+		case hasDigit(s.Caption) && len(s.Expects) == 0:
+			return 0, p.errf(s.Line, "scene %q: its caption quotes a number but no expect: line checks it after the play list", s.Title)
+		}
 	}
 	return i, nil
 }

@@ -23,11 +23,12 @@ import (
 // lessonRun is the lesson being followed, if any.
 type lessonRun struct {
 	s *Session
-	// course is the embedded course, parsed on first use (a few milliseconds).
-	course []*lessons.Lesson
-	l      *lessons.Lesson
-	step   int
-	mark   lessons.Mark
+	// course is the embedded course, parsed on first use (a few milliseconds); talks the
+	// embedded talks, whose scenes open as steps do.
+	course, talks []*lessons.Lesson
+	l             *lessons.Lesson
+	step          int
+	mark          lessons.Mark
 	// run identifies the session's run when the step was opened (its scenario document, which
 	// a new run always replaces): a sim.start or sim.load since then ends the lesson.
 	run uintptr
@@ -85,7 +86,11 @@ func (r *lessonRun) loadCourse() ([]*lessons.Lesson, error) {
 		if err != nil {
 			return nil, fmt.Errorf("internal: the embedded course does not load: %w", err)
 		}
-		r.course = c
+		t, err := lessons.CompiledTalks()
+		if err != nil {
+			return nil, fmt.Errorf("internal: the embedded talks do not load: %w", err)
+		}
+		r.course, r.talks = c, t
 	}
 	return r.course, nil
 }
@@ -144,6 +149,12 @@ func (r *lessonRun) find(name string) (*lessons.Lesson, int, error) {
 			return l, i + 1, nil
 		}
 	}
+	// A talk opens the same way; it has no number in the course.
+	for _, t := range r.talks {
+		if name == t.ID || name == t.ID+".md" {
+			return t, 0, nil
+		}
+	}
 	if n, err := strconv.Atoi(name); err == nil && n >= 1 && n <= len(course) && len(name) <= 3 {
 		return course[n-1], n, nil
 	}
@@ -180,6 +191,8 @@ type LessonStep struct {
 	Challenge bool `json:"challenge"`
 	// Picture is the state the step's reference reaches, drawn as the goal; nil for a sandbox.
 	Picture *lessons.Picture `json:"picture,omitempty"`
+	// Caption is a talk scene's caption (Markdown), "" in a lesson.
+	Caption string `json:"caption,omitempty"`
 }
 
 // LessonPredict is a step's prediction as the page asks it.
@@ -205,8 +218,10 @@ type LessonOpenBody struct {
 	Intro  string        `json:"intro"`
 	Steps  []LessonStep  `json:"steps"`
 	Step   int           `json:"step"`
-	// Next is the next lesson's ID, "" after the last.
-	Next  string          `json:"next"`
+	// Next is the next lesson's ID, "" after the last and in a talk.
+	Next string `json:"next"`
+	// Talk: this is a talk, its steps scenes (lesson.open opens one at its start).
+	Talk  bool            `json:"talk"`
 	Check LessonCheckBody `json:"check"`
 }
 
@@ -230,7 +245,7 @@ func (r *lessonRun) open(body json.RawMessage) (any, error) {
 	for _, s := range l.Steps {
 		st := LessonStep{Title: s.Title, Text: s.Text, Task: s.Task, Hints: append([]string{}, s.Hints...),
 			Sandbox: s.Sandbox(), Demo: len(s.Play) > 0, Goals: []string{}, Reference: []string{},
-			Challenge: s.Challenge(), Picture: s.Picture}
+			Challenge: s.Challenge(), Picture: s.Picture, Caption: s.Caption}
 		if q := s.Predict; q != nil {
 			st.Predict = &LessonPredict{Question: q.Question, Reveal: q.Reveal}
 			for _, o := range q.Options {
@@ -250,7 +265,8 @@ func (r *lessonRun) open(body json.RawMessage) (any, error) {
 		}
 		out.Steps = append(out.Steps, st)
 	}
-	if course, _ := r.loadCourse(); number < len(course) {
+	out.Talk = l.Talk
+	if course, _ := r.loadCourse(); !l.Talk && number < len(course) {
 		out.Next = course[number].ID
 	}
 	return out, nil

@@ -281,3 +281,25 @@ func TestLessonPredictionAndPicture(t *testing.T) {
 	}
 	t.Fatal("the course asks no prediction")
 }
+
+// TestTalkOpensAScene: a talk's scene opens like a lesson's step, at the end of the scenes
+// before it, and plays the same way each time.
+func TestTalkOpensAScene(t *testing.T) {
+	b := New(Info{})
+	open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":1}`)
+	assert.True(t, open.Talk)
+	assert.Empty(t, open.Next, "a talk has no next lesson")
+	require.Len(t, open.Steps, 5)
+	assert.Contains(t, open.Steps[1].Caption, "Broker 2's disk is replaced")
+	assert.Equal(t, int64(35000), open.Run.TimeMs, "scene 2 starts where scene 1's play list ends")
+	p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
+	assert.True(t, p.Finished)
+	assert.Equal(t, int64(360000), p.Check.TimeMs)
+	// Again: the same scene, the same run.
+	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":1}`)
+	assert.Equal(t, p.Check.TimeMs, must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`).Check.TimeMs)
+	// The course's list has no talk in it.
+	for _, l := range must[LessonListBody](t, b, "lesson.list", "").Lessons {
+		assert.NotEqual(t, "kip-1358-in-ten-minutes", l.ID)
+	}
+}

@@ -473,6 +473,7 @@ function main(): void {
     note: (text) => log.note(sim.last?.body.timeMs ?? 0, text),
     failure: reportFailure,
     holdLink: (on) => keeper.hold(on),
+    presenter: (on) => presenter.set(on),
   });
 
   const list = byId("config-list");

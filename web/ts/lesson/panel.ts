@@ -11,7 +11,7 @@
 import { ProtocolError, type WorkerClient } from "../protocol";
 import type { Frame } from "../frame";
 import type { Simulation } from "../sim";
-import { LessonLinkError, lessonLink, parseLessonLink } from "./link";
+import { LessonLinkError, lessonLink, parseLessonLink, parseTalkLink, talkLink } from "./link";
 import { MODEL_MARK, render, renderLine } from "./markdown";
 import { type Picture, diffPicture, drawPicture, type PictureWords } from "./picture";
 import { predictionOf, recordPrediction } from "./predictions";
@@ -29,6 +29,8 @@ export interface LessonHost {
   failure(what: string, e: unknown): void;
   /** While a lesson is open the URL holds its link, not the run's (share.ts). */
   holdLink(on: boolean): void;
+  /** A talk turns presenter mode on, and leaving it off. */
+  presenter(on: boolean): void;
 }
 
 function el<T extends HTMLElement = HTMLElement>(id: string): T {
@@ -53,6 +55,13 @@ export class LessonPanel {
   private chose: number | undefined;
   /** The step's goals have been met since it opened (the reveal stays once shown). */
   private revealed = false;
+  /** A talk is open: its steps are scenes, shown as a caption in presenter mode. */
+  private talk = false;
+  /** Where the open scene starts and its play list ends: the clock stops there. */
+  private sceneStart = -1;
+  private sceneEnd = -1;
+  /** A frame at the scene's start has been shown: frames before it are the worker's jump to the end. */
+  private sceneRolling = false;
   private readonly words: PictureWords = {
     state: L.picState,
     leaders: L.picLeaders,
@@ -85,6 +94,22 @@ export class LessonPanel {
       e.preventDefault();
       void this.undo();
     });
+    // A talk's clicker: PageDown and PageUp (what presentation clickers send) and the arrows
+    // move between scenes, Home goes to the first, Escape leaves. Caught before the canvas
+    // and the timeline, which use the same keys for focus and scrubbing.
+    window.addEventListener(
+      "keydown",
+      (e) => {
+        if (!this.talk || !this.lesson || e.ctrlKey || e.metaKey || e.altKey) return;
+        const move = ({ PageDown: 1, ArrowRight: 1, ArrowDown: 1, PageUp: -1, ArrowLeft: -1, ArrowUp: -1 } as Record<string, number>)[e.key];
+        if (move === undefined && e.key !== "Home" && e.key !== "Escape") return;
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        if (e.key === "Escape") this.close();
+        else void this.go(e.key === "Home" ? 0 : this.step + move);
+      },
+      true,
+    );
     // Step links, the next lesson and the pick list are plain fragment links.
     window.addEventListener("hashchange", () => void this.openLink());
   }
@@ -99,6 +124,26 @@ export class LessonPanel {
    * malformed one, whose message and the course's list the panel then shows.
    */
   async openLink(): Promise<boolean> {
+    let talk;
+    try {
+      talk = parseTalkLink(location.hash, L.badLink);
+    } catch (e) {
+      if (!(e instanceof LessonLinkError)) throw e;
+      await this.showError(e.message);
+      return false;
+    }
+    if (talk) {
+      try {
+        await this.load(talk.talk, talk.scene);
+        return true;
+      } catch (e) {
+        if (e instanceof ProtocolError && e.code === "failed") {
+          await this.showError(L.openFailed(e.message));
+          return false;
+        }
+        throw e;
+      }
+    }
     let target;
     try {
       target = parseLessonLink(location.hash, L.badLink);
@@ -127,6 +172,15 @@ export class LessonPanel {
 
   /** Called on every frame: re-checks the goals when cluster time or the run moved. */
   frame(f: Frame): void {
+    if (this.talk && this.sceneEnd >= 0 && !this.sceneRolling && f.body.timeMs <= this.sceneStart) this.sceneRolling = true;
+    if (this.talk && this.sceneRolling && this.sceneEnd >= 0 && f.body.timeMs >= this.sceneEnd) {
+      // The scene has played: stop where its play list ended, every time.
+      const end = this.sceneEnd;
+      this.sceneEnd = -1;
+      this.sim.setPlaying(false);
+      if (f.body.timeMs > end) this.sim.seek(end);
+      this.setSceneState("done");
+    }
     if (!this.lesson || this.checking || this.busy) return;
     const key = f.body.timeMs * 1e3 + f.body.history;
     if (key === this.checkedAt) return;
@@ -149,6 +203,17 @@ export class LessonPanel {
 
   /** Leaves the lesson; the cluster stays as it is, as a sandbox. */
   close(): void {
+    if (this.talk) {
+      this.talk = false;
+      this.sceneEnd = -1;
+      document.body.classList.remove("talk-mode");
+      delete document.body.dataset.talk;
+      delete document.body.dataset.talkScene;
+      delete document.body.dataset.talkState;
+      el("talk-caption").hidden = true;
+      this.host.presenter(false);
+      if (/(^|&)talk=/.test(location.hash.slice(1))) history.replaceState(history.state, "", location.pathname + location.search);
+    }
     this.lesson = undefined;
     this.root.hidden = true;
     document.body.classList.remove("lesson-mode");
@@ -177,8 +242,10 @@ export class LessonPanel {
   /** Opens step `step` of a lesson: the worker rebuilds its start, which becomes the run. */
   private async load(lesson: string, step: number): Promise<void> {
     this.busy = true;
-    this.root.hidden = false;
-    document.body.classList.add("lesson-mode");
+    if (!this.talk) {
+      this.root.hidden = false;
+      document.body.classList.add("lesson-mode");
+    }
     this.setDone(this.lesson ? L.openingStep(step) : L.opening, "busy");
     this.setButtons(false);
     let out: LessonOpenBody | undefined;
@@ -193,6 +260,10 @@ export class LessonPanel {
     }
     const o = out!;
     this.host.newRun();
+    if (o.talk) {
+      await this.openScene(o);
+      return;
+    }
     const sameStep = this.step === o.step && this.lesson?.lesson.id === o.lesson.id;
     this.lesson = o;
     this.step = o.step;
@@ -209,6 +280,52 @@ export class LessonPanel {
     markOpened(browserStore, o.lesson.id, o.step);
     this.showStep();
     this.showCheck(o.check);
+  }
+
+  /**
+   * A talk's scene: the caption in large type, presenter mode, nothing else. The worker plays
+   * the scene's actions at once (recording them in the run's history); the page then goes
+   * back to the scene's start and lets the clock replay them at its speed, stopping where they
+   * ended, so the room watches the same run every time.
+   */
+  private async openScene(o: LessonOpenBody): Promise<void> {
+    this.lesson = o;
+    this.step = o.step;
+    this.talk = true;
+    this.root.hidden = true;
+    document.body.classList.remove("lesson-mode");
+    document.body.classList.add("talk-mode");
+    delete document.body.dataset.lesson;
+    this.host.presenter(true);
+    this.host.holdLink(true);
+    history.replaceState(history.state, "", `#${talkLink(o.lesson.id, o.step)}`);
+    document.body.dataset.talk = o.lesson.id;
+    document.body.dataset.talkScene = String(o.step);
+    const st = o.steps[o.step];
+    const cap = el("talk-caption");
+    el("talk-caption-text").replaceChildren(renderLine(st.caption ?? ""));
+    el("talk-scene-of").textContent = L.sceneOf(o.step, o.steps.length, o.lesson.title);
+    el("talk-scene-of").title = L.talkKeys;
+    cap.hidden = false;
+    const start = o.run.timeMs;
+    this.sim.setPlaying(false);
+    this.busy = true;
+    try {
+      const p = await this.client.request("lesson.play", { what: "reference" });
+      this.sceneStart = start;
+      this.sceneEnd = p.check.timeMs;
+      this.sceneRolling = false;
+      this.sim.seek(start);
+      this.setSceneState("playing");
+      this.sim.setPlaying(true);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private setSceneState(state: "playing" | "done"): void {
+    document.body.dataset.talkState = state;
+    el("talk-playing").textContent = state === "playing" ? L.scenePlaying : L.sceneDone;
   }
 
   private showStep(): void {

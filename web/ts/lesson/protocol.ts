@@ -38,6 +38,8 @@ export interface LessonStep {
   challenge: boolean;
   /** The state the reference reaches, drawn as the goal; absent for a sandbox. */
   picture?: Picture;
+  /** A talk scene's caption (Markdown). */
+  caption?: string;
 }
 
 export interface LessonGoal {
@@ -69,6 +71,8 @@ export interface LessonOpenBody {
   steps: LessonStep[];
   step: number;
   next: string;
+  /** A talk: its steps are scenes. */
+  talk: boolean;
   check: LessonCheckBody;
 }
 

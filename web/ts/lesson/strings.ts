@@ -82,6 +82,10 @@ export const L = {
   picOutOfIsr: "out of the ISR",
   picNoLeader: "no leader",
   picDiffers: "differs from the goal",
+  sceneOf: (i: number, n: number, title: string) => `${title} · scene ${i + 1} of ${n}`,
+  scenePlaying: "▶",
+  sceneDone: "■",
+  talkKeys: "PageDown / → next scene, PageUp / ← previous, Home the first, Esc leaves the talk",
   modelNote: "Figures tagged so come from this model's assumptions, not from Kafka.",
 } as const;
 
