@@ -173,6 +173,33 @@ func TestLesson(t *testing.T) {
 		assert.Empty(t, tb.consoleErrors())
 	})
 
+	t.Run("a challenge accepts another solution than the reference", func(t *testing.T) {
+		// Lesson 1's challenge: broker 1 leads again, broker 2 still down, before the periodic
+		// run. The reference is an ElectLeaders request; here a controlled shutdown of broker 0.
+		tb := openLesson(t, bctx, url, "lesson=1&step=5")
+		assert.False(t, eval[bool](t, tb, `document.getElementById("lesson-challenge").hidden`), "the step is marked a challenge")
+		assert.Equal(t, "false", eval[string](t, tb, `document.getElementById("lesson-panel").dataset.done`))
+		// Slow enough to act well before the periodic run (at 600 s; the step starts at 317 s
+		// and broker 1's log recovery takes about 126 s).
+		setSpeed(t, tb, 10)
+		defer func() {
+			if t.Failed() {
+				t.Log(eval[string](t, tb, `document.getElementById("lesson-goals").textContent + " @ " + document.getElementById("cluster-canvas").dataset.timeMs`))
+			}
+		}()
+		if eval[string](t, tb, `document.getElementById("play-button").getAttribute("aria-pressed")`) != "true" {
+			lessonClick(t, tb, "#play-button") // a step may open paused: let the clock run
+		}
+		press(t, tb, "1", "s")
+		// Once broker 1 is back in the ISR (the picture of now shows it), shut broker 0 down.
+		poll(t, tb, `[...document.querySelectorAll('#lesson-picture-now .pic-replica')].some(e => e.textContent.replace("★", "").startsWith("1") && e.dataset.isr === "true")`)
+		lessonClick(t, tb, `li[data-broker="0"] button[data-op="shutdown"]`)
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		assert.Equal(t, "All goals met. Well done.", eval[string](t, tb, `document.getElementById("lesson-done").textContent`))
+		screenshot(t, tb, "lesson-challenge-done.png", "#lesson-panel")
+		assert.Empty(t, tb.consoleErrors())
+	})
+
 	t.Run("undo restores the state before the last action", func(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=1&step=2")
 		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-undo").disabled`), "nothing of the learner's to undo yet")

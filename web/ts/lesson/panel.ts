@@ -335,7 +335,8 @@ export class LessonPanel {
     el("lesson-title").textContent = L.lessonOf(o.lesson.number, o.lesson.title);
     el("lesson-step-of").textContent = L.stepOf(this.step, o.steps.length);
     el<HTMLAnchorElement>("lesson-step-link").href = `#${lessonLink(o.lesson.id, this.step)}`;
-    el("lesson-step-name").textContent = st.title;
+    // The tag says "Challenge"; a title that starts with the word too need not say it twice.
+    el("lesson-step-name").textContent = st.challenge ? st.title.replace(/^Challenge:\s*/i, "") : st.title;
     el("lesson-challenge").hidden = !st.challenge;
     const text = el("lesson-text");
     text.replaceChildren();
