@@ -64,19 +64,18 @@ run:
 dist:
 	$(GO) run build.go
 
-# The js/wasm layer (wasm/worker, wasm/bridge) under Node, with internal/json's js/wasm side
-# (jsonlite) and the packages that read JSON through it in the wasm (lessons, the scenario
-# format, the lab); native `go vet ./...` cannot see js-only files, so they are vetted here too.
+# The js/wasm layer (wasm/worker, wasm/bridge) under Node, with the packages the page runs
+# through it (lessons, the scenario format, the lab), as the page runs them; native
+# `go vet ./...` cannot see js-only files, so they are vetted here too.
 wasm-test:
-	GOOS=js GOARCH=wasm $(GO) vet ./wasm/... ./internal/...
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/... ./internal/... ./lessons/... ./cluster/scenario/... ./lab/...
+	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/... ./lessons/... ./cluster/scenario/... ./lab/...
 
-# The page's hot path: building a frame (10,000 and 100,000 partitions), its JSON part alone
-# (jsonlite against encoding/json) and a minute of cluster time on the default cluster, natively
-# and compiled to WebAssembly under Node (README, "Speed").
+# The page's hot path: building a frame (10,000 and 100,000 partitions) and a minute of cluster
+# time on the default cluster, natively and compiled to WebAssembly under Node (README, "Speed").
 bench-frame:
-	$(GO) test -run='^$$' -bench='Frame|Advance' -benchmem ./wasm/bridge ./internal/jsonlite/framebench
-	GOOS=js GOARCH=wasm $(GO) test -run='^$$' -bench='Frame$$|Advance' -benchtime=40x -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/bridge ./internal/jsonlite/framebench
+	$(GO) test -run='^$$' -bench='Frame|Advance' -benchmem ./wasm/bridge
+	GOOS=js GOARCH=wasm $(GO) test -run='^$$' -bench='Frame$$|Advance' -benchtime=40x -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/bridge
 	KRAFTLAB_MEASURE=1 $(GO) test -count=1 -v -run='TestPlayground/(page|frame)' ./web/e2e | grep -E 'time to|in Chromium|canvas:'
 
 # Regenerate web/*_templ.go after editing a .templ file (a test fails while they are stale).

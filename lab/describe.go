@@ -2,12 +2,12 @@ package lab
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // Description is a cluster as an operator states it, with the event to study. It turns into a

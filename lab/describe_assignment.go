@@ -1,8 +1,8 @@
 package lab
 
 import (
+	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -171,7 +171,38 @@ func compactLists(doc []byte) []byte {
 		out = append(out, ']')
 		i = j
 	}
-	return partitionObject.ReplaceAll(out, []byte(`{$1}`))
+	return compactPartitions(out)
 }
 
-var partitionObject = regexp.MustCompile(`\{\s*("replicas": \[[0-9, ]*\])\s*\}`)
+// compactPartitions writes `{<newline, spaces>"replicas": [...]<newline, spaces>}` as
+// `{"replicas": [...]}` (by hand: package regexp would add its tables to lab.wasm).
+func compactPartitions(doc []byte) []byte {
+	const key = `"replicas": [`
+	out := make([]byte, 0, len(doc))
+	for i := 0; i < len(doc); i++ {
+		if doc[i] == '{' {
+			j := i + 1
+			for j < len(doc) && (doc[j] == ' ' || doc[j] == '\n') {
+				j++
+			}
+			if bytes.HasPrefix(doc[j:], []byte(key)) {
+				if end := bytes.IndexByte(doc[j:], ']'); end > 0 {
+					k := j + end + 1
+					m := k
+					for m < len(doc) && (doc[m] == ' ' || doc[m] == '\n') {
+						m++
+					}
+					if m < len(doc) && doc[m] == '}' {
+						out = append(out, '{')
+						out = append(out, doc[j:k]...)
+						out = append(out, '}')
+						i = m
+						continue
+					}
+				}
+			}
+		}
+		out = append(out, doc[i])
+	}
+	return out
+}

@@ -2,11 +2,10 @@ package lab
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // This file reads `kafka-log-dirs.sh --describe` output, as Kafka writes it in

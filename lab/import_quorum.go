@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -25,13 +24,8 @@ type Quorum struct {
 	Observers []int32
 }
 
-var (
-	quorumKeys = map[string]bool{"ClusterId": true, "LeaderId": true, "LeaderEpoch": true, "HighWatermark": true,
-		"MaxFollowerLag": true, "MaxFollowerLagTimeMs": true, "CurrentVoters": true, "CurrentObservers": true}
-	// quorumNodeID finds each node's id in either format: "id": N in 4.x, a bare N in 3.x.
-	quorumNodeID   = regexp.MustCompile(`"id":\s*(\d+)`)
-	quorumBareList = regexp.MustCompile(`^\[\s*(\d+\s*(,\s*\d+\s*)*)?\]$`)
-)
+var quorumKeys = map[string]bool{"ClusterId": true, "LeaderId": true, "LeaderEpoch": true, "HighWatermark": true,
+	"MaxFollowerLag": true, "MaxFollowerLagTimeMs": true, "CurrentVoters": true, "CurrentObservers": true}
 
 // ParseQuorum reads kafka-metadata-quorum.sh describe --status output. Only the voters and
 // observers are used; the other status lines are read and reported as not modelled.
@@ -91,28 +85,39 @@ func ParseQuorum(text string) (*Quorum, []UnusedLine, error) {
 	return q, unused, nil
 }
 
-// quorumIDs reads a CurrentVoters or CurrentObservers value in the 4.x or the 3.x format.
+// quorumIDs reads a CurrentVoters or CurrentObservers value in the 4.x format (each node's
+// `"id": N`) or the 3.x one (bare ids). It scans by hand: package regexp would add its tables
+// to lab.wasm.
 func quorumIDs(v string) ([]int32, error) {
+	if !strings.HasPrefix(v, "[") || !strings.HasSuffix(v, "]") {
+		return nil, fmt.Errorf("want a list, [{\"id\": N, …}, …] or [N,N,N], got %q", clip(v))
+	}
+	inner := strings.TrimSpace(v[1 : len(v)-1])
 	var texts []string
-	if m := quorumBareList.FindStringSubmatch(v); m != nil {
-		if m[1] != "" {
-			texts = strings.Split(m[1], ",")
+	if strings.HasPrefix(inner, "{") {
+		for rest := inner; ; {
+			i := strings.Index(rest, `"id":`)
+			if i < 0 {
+				break
+			}
+			rest = strings.TrimLeft(rest[i+len(`"id":`):], " ")
+			n := 0
+			for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+				n++
+			}
+			texts = append(texts, rest[:n])
+			rest = rest[n:]
 		}
-	} else {
-		if !strings.HasPrefix(v, "[") || !strings.HasSuffix(v, "]") {
-			return nil, fmt.Errorf("want a list, [{\"id\": N, …}, …] or [N,N,N], got %q", clip(v))
-		}
-		for _, m := range quorumNodeID.FindAllStringSubmatch(v, -1) {
-			texts = append(texts, m[1])
-		}
-		if len(texts) == 0 && strings.Trim(v, "[] ") != "" {
+		if len(texts) == 0 {
 			return nil, fmt.Errorf("no \"id\" in %q", clip(v))
 		}
+	} else if inner != "" {
+		texts = strings.Split(inner, ",")
 	}
 	out := make([]int32, 0, len(texts))
 	for _, t := range texts {
 		n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 32)
-		if err != nil {
+		if err != nil || n < 0 {
 			return nil, fmt.Errorf("%q is not a node id", t)
 		}
 		out = append(out, int32(n))

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // PlanResult is one run of a plan on one config.

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,88 @@ func TestRunPlanComparison(t *testing.T) {
 	}
 	if a, b := pc.Candidate.Result.Steps, again.Candidate.Result.Steps; len(a) != len(b) || a[len(a)-1] != b[len(b)-1] {
 		t.Errorf("not deterministic: %+v vs %+v", a, b)
+	}
+}
+
+// A rehearsal stepped in slices gives RunPlanComparison's figures, and Close stops one midway.
+func TestRehearsalStepsLikeRunPlanComparison(t *testing.T) {
+	plan, err := ParsePlan("rolling-restart all timeout=10m\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := smallImported(t)
+	cand := DefaultPolicies()[1]
+	want, err := RunPlanComparison(context.Background(), doc, plan, cand, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRehearsal(doc, plan, cand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, steps := 0.0, 0
+	for {
+		done, p, err := r.Step(90_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p < last || p > 1 {
+			t.Fatalf("progress %v after %v", p, last)
+		}
+		last, steps = p, steps+1
+		if done {
+			break
+		}
+	}
+	if steps < 10 || last != 1 {
+		t.Errorf("%d steps, progress %v at the end", steps, last)
+	}
+	got, err := r.Comparison()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pair := range [][2]PlanRun{{want.Current, got.Current}, {want.Candidate, got.Candidate}} {
+		a, b := pair[0].Result, pair[1].Result
+		if !reflect.DeepEqual(a.Steps, b.Steps) || a.BalancedAtMs != b.BalancedAtMs || !reflect.DeepEqual(a.Result.Summary, b.Result.Summary) {
+			t.Errorf("run %d: stepped %+v, whole %+v", i, b.Steps, a.Steps)
+		}
+	}
+	half, err := NewRehearsal(doc, plan, cand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := half.Step(600_000); err != nil {
+		t.Fatal(err)
+	}
+	half.Close()
+	if _, err := half.Comparison(); err == nil {
+		t.Error("a closed rehearsal gave a comparison")
+	}
+}
+
+// The plan's sensitivity reruns it with an assumption moved and lists what flips, against
+// the base verdicts; a flip's outcomes are the variant's.
+func TestRunPlanSensitivity(t *testing.T) {
+	plan, err := ParsePlan("replace-disk 1 down=1m timeout=20m\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := smallImported(t)
+	cand := DefaultPolicies()[1]
+	base, err := RunPlanComparison(context.Background(), doc, plan, cand, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flips, err := RunPlanSensitivity(context.Background(), doc, plan, cand, []string{"local_data"}, base, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range flips {
+		if f.Key != "local_data" || (f.Side != "low" && f.Side != "high") || f.From == f.To {
+			t.Errorf("flip %+v", f)
+		}
+	}
+	if _, err := RunPlanSensitivity(context.Background(), doc, plan, cand, []string{"moon"}, base, Options{}); err == nil || !strings.Contains(err.Error(), `unknown assumption "moon"`) {
+		t.Errorf("unknown assumption: %v", err)
 	}
 }

@@ -90,12 +90,17 @@ func (r *Report) blocks() []block {
 		if len(imp.Report.Unused) == 0 {
 			p("Every input line was used (blank lines aside).")
 		} else {
-			p("Input lines not used:")
-			u := block{kind: "table", header: []string{"input", "line", "text", "why"}}
-			for _, l := range imp.Report.Unused {
-				u.rows = append(u.rows, []string{l.Source, strconv.Itoa(l.Line), l.Text, l.Reason})
+			// One table per input, in the import's order.
+			for i := 0; i < len(imp.Report.Unused); {
+				src := imp.Report.Unused[i].Source
+				p("Lines of the %s input not used:", src)
+				u := block{kind: "table", header: []string{"line", "text", "why"}}
+				for ; i < len(imp.Report.Unused) && imp.Report.Unused[i].Source == src; i++ {
+					l := imp.Report.Unused[i]
+					u.rows = append(u.rows, []string{strconv.Itoa(l.Line), l.Text, l.Reason})
+				}
+				add(u)
 			}
-			add(u)
 		}
 	} else {
 		p("From a scenario file: %d brokers.", len(cur.Result.Result.spec.Brokers))
@@ -128,6 +133,7 @@ func (r *Report) blocks() []block {
 	row("time to balanced leadership (every broker leading ≥ 99 % of its preferred partitions, from the last start)", func(r PlanRun) string { return timeOrNever(r.Result.BalancedAfterMs) })
 	row("produce p99, steady", func(r PlanRun) string { return msFigure(r.Result.Result.Summary.P99SteadyMs) })
 	row("produce p99, worst minute in the 10 min after the last unfencing", func(r PlanRun) string { return msFigure(r.Result.Result.Summary.P99Worst10MinMs) })
+	row("produce p99, worst sample window in the run", func(r PlanRun) string { _, hi := minMax(r.Result.Result.Series.P99Ms); return msFigure(hi) })
 	row("produce request timeouts", func(r PlanRun) string { return strconv.Itoa(r.Result.Result.Summary.ProduceTimeouts) })
 	row("most preferred elections in one run", func(r PlanRun) string { return strconv.Itoa(r.Result.Result.Summary.MaxElectionsPerRun) })
 	row("partitions under min.insync.replicas at some sample", func(r PlanRun) string { return strconv.Itoa(countRisk(r.Result.AtRisk, true)) })

@@ -5,6 +5,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -41,7 +42,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 			for _, s := range c.series {
 				lo, hi := minMax(s.values)
-				fmt.Fprintf(&b, "%-*s %s  %s … %s\n", width, s.name, sparkline(s.values), number(lo), number(hi))
+				fmt.Fprintf(&b, "%-*s %s  %s … %s\n", width, s.name, sparkline(s.values), figure(lo), figure(hi))
 			}
 			b.WriteString("```\n\n")
 		}
@@ -124,9 +125,8 @@ const reportCSS = `body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-se
 h1{font-size:1.6rem;line-height:1.25}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem;display:block;overflow-x:auto}
 th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}th{background:#f3f5f7}
-pre{background:#f3f5f7;padding:.6rem;overflow-x:auto}figure{margin:1rem 0}figcaption{font-weight:600;margin-bottom:.3rem}
+li,td,p{overflow-wrap:anywhere}pre{background:#f3f5f7;padding:.6rem;overflow-x:auto}figure{margin:1rem 0}figcaption{font-weight:600;margin-bottom:.3rem}
 svg{max-width:100%;height:auto;font:11px system-ui,sans-serif}.legend{font-size:.85rem;display:flex;flex-wrap:wrap;gap:.2rem 1rem}
-.legend span::before{content:"";display:inline-block;width:.8rem;height:.25rem;margin-right:.3rem;vertical-align:middle;background:var(--c)}
 @media print{body{margin:0;max-width:none}}`
 
 // palette colours series; leaders per broker cycle through it.
@@ -216,12 +216,18 @@ func writeSVGChart(b *strings.Builder, c *chart) {
 	for i := 0; i <= 4; i++ {
 		v := hi * float64(i) / 4
 		fmt.Fprintf(b, "<line x1=\"%g\" x2=\"%g\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d0d7de\"/><text x=\"%g\" y=\"%.1f\" text-anchor=\"end\" fill=\"#57606a\">%s</text>\n",
-			left, width-right, y(v), y(v), left-4, y(v)+4, number(v))
+			left, width-right, y(v), y(v), left-4, y(v)+4, figure(v))
 	}
 	ticks := 6
 	for i := 0; i <= ticks; i++ {
 		ms := t0 + (t1-t0)*int64(i)/int64(ticks)
-		fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\" fill=\"#57606a\">%s</text>\n", x(ms), height-8, clock(ms)[:len(clock(ms))-3])
+		anchor := "middle" // the first and last labels stay inside the chart
+		if i == 0 {
+			anchor = "start"
+		} else if i == ticks {
+			anchor = "end"
+		}
+		fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%g\" text-anchor=\"%s\" fill=\"#57606a\">%s</text>\n", x(ms), height-8, anchor, clock(ms)[:len(clock(ms))-3])
 	}
 	for _, m := range c.marks {
 		if m >= t0 && m <= t1 {
@@ -236,13 +242,22 @@ func writeSVGChart(b *strings.Builder, c *chart) {
 			}
 			fmt.Fprintf(&pts, "%.1f,%.1f ", x(c.timeMs[k]), y(max(v, 0)))
 		}
-		fmt.Fprintf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"><title>%s</title></polyline>\n",
-			palette[i%len(palette)], strings.TrimSpace(pts.String()), e(s.name))
+		// The second of two series (the candidate) is dashed: where the configs agree, both
+		// lines stay visible.
+		dash := ""
+		if len(c.series) == 2 && i == 1 {
+			dash = ` stroke-dasharray="6 4"`
+		}
+		fmt.Fprintf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s points=\"%s\"><title>%s</title></polyline>\n",
+			palette[i%len(palette)], dash, strings.TrimSpace(pts.String()), e(s.name))
 	}
 	b.WriteString("</svg>\n<div class=\"legend\">")
 	for i, s := range c.series {
 		lo, h := minMax(s.values)
-		fmt.Fprintf(b, "<span style=\"--c:%s\">%s (%s … %s)</span>", palette[i%len(palette)], e(s.name), number(lo), number(h))
+		// The swatch is an SVG rect, not a styled element: a page whose Content-Security-Policy
+		// refuses inline styles (the lab page, showing this report) still colours it.
+		fmt.Fprintf(b, "<span><svg width=\"14\" height=\"6\" aria-hidden=\"true\"><rect width=\"14\" height=\"4\" y=\"1\" fill=\"%s\"/></svg> %s (%s … %s)</span>",
+			palette[i%len(palette)], e(s.name), figure(lo), figure(h))
 	}
 	b.WriteString("</div>\n</figure>\n")
 }
@@ -259,4 +274,29 @@ func niceCeil(v float64) float64 {
 		}
 	}
 	return 10 * p
+}
+
+// figure writes a chart value for people: whole numbers with thousands separators (30,010),
+// others to three significant digits (0.75, 10.4).
+func figure(v float64) string {
+	if v == math.Trunc(v) || math.Abs(v) >= 1000 {
+		n := int64(math.Round(v))
+		neg := n < 0
+		if neg {
+			n = -n
+		}
+		digits := strconv.FormatInt(n, 10)
+		var b strings.Builder
+		if neg {
+			b.WriteByte('-')
+		}
+		for i, c := range digits {
+			if i > 0 && (len(digits)-i)%3 == 0 {
+				b.WriteByte(',')
+			}
+			b.WriteRune(c)
+		}
+		return b.String()
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }

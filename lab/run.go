@@ -3,12 +3,12 @@ package lab
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // Runner plays one cluster-mode scenario step by step, so that its caller decides when to
@@ -137,6 +137,9 @@ type RunOptions struct {
 // Run plays a scenario to its end: a pure function of the file (seed and overrides
 // included), stopped early only by ctx, whose error it then returns.
 func Run(ctx context.Context, doc []byte, opts RunOptions) (*RunResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // before building the cluster, which alone takes a while for a large one
+	}
 	r, err := NewRunner(doc)
 	if err != nil {
 		return nil, err

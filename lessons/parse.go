@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path"
 	"regexp"
@@ -11,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // maxLessonBytes bounds a lesson file; a lesson is a page of text, not a data set.

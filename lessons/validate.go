@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,7 +11,6 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/control"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/config"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // validate checks what parsing alone cannot: the scenario, every event action against the

@@ -35,6 +35,8 @@ func TestLabImportScenarioPrintsTheAssignment(t *testing.T) {
 	require.Len(t, doc.Cluster.Topics, 4)
 	assert.Equal(t, "payments-eu", doc.Cluster.Topics[1].Name)
 	assert.Equal(t, []int32{3, 6, 1}, doc.Cluster.Topics[1].Partitions[1].Replicas, "a reassignment imports the replicas before it")
+	assert.Contains(t, out, `{"replicas": [3, 6, 1]},`, "one line per partition")
+	assert.Contains(t, out, `"brokers": [1, 2, 3, 5, 6],`)
 	assert.Contains(t, errOut, "imported: 5 brokers, 15 partitions, rates assumed")
 	assert.Contains(t, errOut, "topics-4x.txt:1: unused: [2026-12-03")
 }
@@ -86,4 +88,14 @@ func TestLabPlanWritesReports(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &js))
 	assert.Len(t, js.Current.Steps, 5)
+}
+
+func TestLabPlanSensitivity(t *testing.T) {
+	plan := filepath.Join(t.TempDir(), "plan.txt")
+	require.NoError(t, os.WriteFile(plan, []byte("shutdown 1 down=1m\n"), 0o644))
+	code, out, errOut := cli(t, `{"lab": {"preset": "small", "data_bytes_per_broker": 1e9}}`, "lab", "-", "--topics", fixture("topics-4x.txt"),
+		"--plan", plan, "--sensitivity", "--assumptions", "log_load_clean", "--parallel", "2")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `Rerun with each assumption at its low and high value, no verdict flipped|Verdicts that flip when an assumption moves`, out)
+	assert.NotContains(t, out, "were not rerun")
 }

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -9,7 +10,6 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/controller"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // A run leaves the page, and comes back, as a cluster-mode scenario in the CLI's format
@@ -333,6 +333,7 @@ func (s *Session) load(body json.RawMessage) (any, error) {
 	}
 	s.runTo(req.TimeMs)
 	s.log.keepLatest()
+	s.traffic.watch(s.c)
 	return LoadBody{StartBody: s.info, HorizonMs: max(s.horizon, s.c.Now()), Actions: len(hist)}, nil
 }
 

@@ -344,7 +344,7 @@ func compiledCourse(root, dir string) (string, error) {
 // Inlined lists the packages compiled with the compiler's usual inlining in the wasm; every
 // other package is built with -l (no inlining). Inlining copies a callee's body into each
 // caller and adds inline-tree tables to the binary's pclntab, so turning it off where nothing
-// is hot shrinks the brotli-compressed wasm by about 3 % (jsonlite, fmt, reflect, strconv,
+// is hot shrinks the brotli-compressed wasm by about 3 % (encoding/json, fmt, reflect, strconv,
 // syscall/js, safejs and the worker layer are the bulk) at no cost to the simulation. The
 // list is what the simulation's steps spend their time in: the runtime (allocation, maps,
 // write barriers: without its inlining a step is about 2x slower), the engine and the cluster,

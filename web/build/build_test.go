@@ -166,29 +166,14 @@ func TestWasmGCFlagsKeepInliningForTheHotPackages(t *testing.T) {
 	for _, p := range []string{"runtime", "github.com/kraftlab/kraftlab/engine/...", "github.com/kraftlab/kraftlab/cluster/...", "github.com/kraftlab/kraftlab/wasm/bridge"} {
 		assert.Contains(t, flags[1:], "-gcflags="+p+"=", p)
 	}
-	// JSON is not on a hot path: it stays without inlining (inlining jsonlite would add 4.5 KB
-	// brotli to kraftlab.wasm and does not speed up the frame's encoding under Node).
-	assert.NotContains(t, flags, "-gcflags=github.com/kraftlab/kraftlab/internal/jsonlite=")
+	// JSON is not on a hot path (a frame's JSON part takes well under a millisecond): it stays
+	// without inlining, which would only make the wasm larger.
+	assert.NotContains(t, flags, "-gcflags=encoding/json=")
 	// The scenario format lies inside cluster/... but runs once per run: its -l comes after the
 	// pattern, so it wins.
 	scen := slices.Index(flags, "-gcflags=github.com/kraftlab/kraftlab/cluster/scenario=-l")
 	require.Positive(t, scen)
 	assert.Greater(t, scen, slices.Index(flags, "-gcflags=github.com/kraftlab/kraftlab/cluster/...="))
-}
-
-// TestWasmDoesNotLinkEncodingJSON: the wasm programs read and write JSON with jsonlite
-// (through internal/json); one import of encoding/json by a package they link would add it
-// back, about 20 KB brotli.
-func TestWasmDoesNotLinkEncodingJSON(t *testing.T) {
-	args := []string{"list", "-deps"}
-	for _, p := range Programs {
-		args = append(args, p.Package)
-	}
-	out, err := run(context.Background(), root(t), []string{"GOOS=js", "GOARCH=wasm"}, "go", args...)
-	require.NoError(t, err)
-	deps := strings.Fields(string(out))
-	assert.Contains(t, deps, "github.com/kraftlab/kraftlab/internal/jsonlite")
-	assert.NotContains(t, deps, "encoding/json")
 }
 
 func TestCompressedCopiesRoundTripAndAreReproducible(t *testing.T) {

@@ -116,6 +116,42 @@ func TestReliability(t *testing.T) {
 		poll(t, tb, `location.hash.includes("&t=`+strconv.FormatInt(reached, 10)+`&")`)
 		assert.Empty(t, tb.consoleErrors())
 	})
+
+	t.Run("a reload right after a move keeps the moment", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		press(t, tb, " ") // pause: the moment below is then the one on screen
+		pauseAt(t, tb)
+		poll(t, tb, `/[#&]t=\d+&s=/.test(location.hash)`) // the run is in the URL
+		// Next event moves the time and the reload follows within milliseconds: the URL must
+		// hold the moment already (a reload's address is fixed before pagehide).
+		moved := evalAwait[string](t, tb, `(async () => {
+			const c = document.getElementById("cluster-canvas");
+			const before = c.dataset.timeMs;
+			document.getElementById("step-event").click();
+			while (c.dataset.timeMs === before) await new Promise((r) => setTimeout(r, 2));
+			return c.dataset.timeMs;
+		})()`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && document.getElementById("cluster-canvas").dataset.timeMs === `+jsString(moved))
+		poll(t, tb, `location.hash.includes("&t=`+moved+`&")`)
+	})
+
+	t.Run("a hidden page writes its moment at once", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		press(t, tb, " ")
+		pauseAt(t, tb)
+		poll(t, tb, `/[#&]t=\d+&s=/.test(location.hash)`)
+		moved := evalAwait[string](t, tb, `(async () => {
+			const c = document.getElementById("cluster-canvas");
+			const before = c.dataset.timeMs;
+			document.getElementById("step-event").click();
+			while (c.dataset.timeMs === before) await new Promise((r) => setTimeout(r, 2));
+			Object.defineProperty(document, "visibilityState", {configurable: true, get: () => "hidden"});
+			document.dispatchEvent(new Event("visibilitychange"));
+			return c.dataset.timeMs;
+		})()`)
+		assert.Contains(t, eval[string](t, tb, `location.hash`), "&t="+moved+"&", "written synchronously on visibilitychange")
+	})
 }
 
 // blockStorageJS makes window.localStorage throw a SecurityError, as Chromium does when its

@@ -150,6 +150,22 @@ func TestVisual(t *testing.T) {
 		labelsInside(t, tb, "#charts .chart")
 	})
 
+	t.Run("play and pause stay where they are when pressed", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		where := `(() => { const r = document.getElementById("play-button").getBoundingClientRect(); return Math.round(r.left) + "," + Math.round(r.top) + " " + Math.round(r.width); })()`
+		for _, w := range []int64{390, 800, 1280, 1440} {
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w, 900)))
+			eval[bool](t, tb, `window.scrollTo(0, 0), true`)
+			poll(t, tb, `document.body.dataset.sim === "playing" && /running at/.test(document.getElementById("clock").textContent)`)
+			playing := eval[string](t, tb, where)
+			press(t, tb, " ")
+			poll(t, tb, `document.body.dataset.sim === "paused"`)
+			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => r(true)))`)
+			assert.Equal(t, playing, eval[string](t, tb, where), "at %d px the button does not move when paused", w)
+			press(t, tb, " ")
+		}
+	})
+
 	t.Run("a click on a broker opens its menu and an action from it works", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		press(t, tb, " ") // paused: nothing moves under the pointer

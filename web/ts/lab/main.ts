@@ -9,6 +9,7 @@ import { Cancelled, Pool, type Done } from "./pool";
 import type { Description, ExportRequest, ExportRun, FieldError, PlanBody, PlanRequest, PolicyRequest, PresetsBody, Verdict } from "./protocol";
 import { LabLinkError, decodeLabLink, encodeLabLink, type LabState } from "./link";
 import { LS, applyLabStrings } from "./strings";
+import { initRehearse } from "./rehearse";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -702,6 +703,13 @@ async function main(): Promise<void> {
   $("export-compare-json").addEventListener("click", () => void exportRun(lastCompare?.req, "json", "kraftlab-compare"));
   $("export-sweep-csv").addEventListener("click", () => void exportRun(lastSweep, "csv", "kraftlab-sweep"));
   $("export-sweep-json").addEventListener("click", () => void exportRun(lastSweep, "json", "kraftlab-sweep"));
+  initRehearse({
+    problem,
+    description: () => formDescription(currentPreset),
+    properties: () => $<HTMLTextAreaElement>("f-properties").value,
+    candidate: { name: presets.policies[1].name, overrides: presets.policies[1].overrides.map((o) => `${o.name}=${o.value}`) },
+    download,
+  });
   $("heat-recovery").addEventListener("click", openCell);
   $("heat-p99").addEventListener("click", openCell);
   await validate();

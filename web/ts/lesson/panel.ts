@@ -241,6 +241,8 @@ export class LessonPanel {
 
   /** Opens step `step` of a lesson: the worker rebuilds its start, which becomes the run. */
   private async load(lesson: string, step: number): Promise<void> {
+    // Every step opens paused at its start: the learner reads first, then plays or acts.
+    this.sim.setPlaying(false);
     this.busy = true;
     if (!this.talk) {
       this.root.hidden = false;
