@@ -93,3 +93,11 @@ tsgen:
 TYPESCRIPT := 5.9.3
 check-ts:
 	npx --yes -p typescript@$(TYPESCRIPT) -c 'tsc -p web/ts && tsc -p web/ts/test && tsc -p web/ts/lab && tsc -p web/ts/lesson'
+
+# The screenshot set (web/e2e TestScreenshots): the playground, presenter mode, a lesson, the
+# lessons index and the config lab at 390, 800 and 1440 px wide, as PNGs (the viewport) and
+# JPEGs (the whole page) in $(SHOTS), for a person to look at.
+SHOTS ?= test-output/screenshots
+.PHONY: screenshots
+screenshots:
+	KRAFTLAB_SCREENSHOTS=$(SHOTS) $(GO) test -count=1 -timeout=20m -run 'TestScreenshots' ./web/e2e

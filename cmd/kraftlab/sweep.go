@@ -2,13 +2,15 @@ package main
 
 import (
 	"bytes"
-	"context"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/lab"
@@ -49,6 +51,9 @@ const labSetHelp = `  --set NAME=VALUE  an override of every run, repeatable: an
   --parallel N      runs at once (default: every core, GOMAXPROCS); results do not depend on it
 `
 
+// noCell is --export-cell's value when it is not given (any number given is checked, -2 too).
+const noCell = math.MinInt
+
 type sweepOptions struct {
 	format   string
 	parallel int
@@ -68,7 +73,8 @@ var sweepCommand = &command{
 the scenario's seed; each is judged by KIP-1358's acceptance criteria (produce p99 within 1.5x
 of steady over the 10 minutes after unfencing; no produce timeout; recovery at most 2x that of
 immediate on the same cluster, which the sweep also runs). Rows come in cell order, the first
-axis slowest, whatever order the runs finish in.
+axis slowest, whatever order the runs finish in. CSV rows are written as their cells finish;
+Ctrl-C stops the sweep at once, keeps the rows written and says on stderr how many (status 130).
 
 ` + labInputHelp + `
   --grid NAME=v1,v2,...        an axis: a name as --set takes it and its values (at most two axes,
@@ -85,10 +91,10 @@ Example: the KIP's load test, threshold against max.per.run:
       --grid leader.imbalance.election.max.per.run=50,100,200,500,1000
 `,
 	flags: func(fs *flag.FlagSet) any {
-		o := &sweepOptions{export: -1}
+		o := &sweepOptions{export: noCell}
 		fs.StringVar(&o.format, "format", formatCSV, "output format: csv or json")
 		fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "runs at once")
-		fs.IntVar(&o.export, "export-cell", -1, "print this cell's scenario instead of running")
+		fs.IntVar(&o.export, "export-cell", noCell, "print this cell's scenario instead of running")
 		fs.Var(&o.set, "set", "an override of every run: NAME=VALUE (repeatable)")
 		fs.Var(&o.grid, "grid", "an axis: NAME=v1,v2,... or NAME=FROM..TO:STEP (one or two)")
 		return o
@@ -127,7 +133,7 @@ func sweepMain(e *env, opts any, args []string) int {
 	if err != nil {
 		return labError(e, "sweep", err)
 	}
-	if o.export >= 0 {
+	if o.export != noCell {
 		sc, err := sw.CellScenario(o.export)
 		if err != nil {
 			return usageError(e, "kraftlab sweep: --export-cell: %v", err)
@@ -135,20 +141,75 @@ func sweepMain(e *env, opts any, args []string) int {
 		_, err = e.stdout.Write(sc)
 		return writeResult(e, "sweep", err)
 	}
-	if err := sw.Run(context.Background(), lab.Options{Workers: o.parallel}); err != nil {
+	// CSV rows are written as cells finish, in grid order, so an interrupted sweep keeps them;
+	// JSON is one document, written at the end with the cells done.
+	var cw *csv.Writer
+	if o.format == formatCSV {
+		cw = csv.NewWriter(e.stdout)
+		if err := cw.Write(sw.CSVHeader()); err != nil {
+			return writeResult(e, "sweep", err)
+		}
+		cw.Flush()
+	}
+	// The runs stop at their next simulated second once interrupted, but one that is still
+	// building a large cluster cannot: the command does not wait for them. Rows go out under
+	// mu, and none after the interrupt is noticed, so what is written is whole rows.
+	var mu sync.Mutex
+	done, closed := 0, false
+	finished := make(chan error, 1)
+	go func() {
+		_, err := sw.Stream(e.ctx, lab.Options{Workers: o.parallel}, func(c *lab.Cell) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if closed {
+				return e.ctx.Err()
+			}
+			if cw != nil {
+				if err := cw.Write(sw.CSVRow(c)); err != nil {
+					return err
+				}
+				cw.Flush()
+				if err := cw.Error(); err != nil {
+					return err
+				}
+			}
+			done++
+			return nil
+		})
+		finished <- err
+	}()
+	select {
+	case err = <-finished:
+	case <-e.ctx.Done():
+		err = e.ctx.Err()
+	}
+	mu.Lock()
+	closed = true
+	mu.Unlock()
+	interrupted := err != nil && e.ctx.Err() != nil
+	if err != nil && !interrupted {
+		if cw != nil && cw.Error() != nil {
+			return writeResult(e, "sweep", err)
+		}
 		return labError(e, "sweep", err)
 	}
-	var out bytes.Buffer
-	if o.format == formatCSV {
-		err = sw.WriteCSV(&out)
-	} else {
-		err = sw.WriteJSON(&out)
+	if cw == nil {
+		var out bytes.Buffer
+		err = sw.WriteJSONFirst(&out, done)
+		if err == nil {
+			_, err = e.stdout.Write(out.Bytes())
+		}
+		if status := writeResult(e, "sweep", err); status != exitOK {
+			return status
+		}
 	}
-	if err == nil {
-		_, err = e.stdout.Write(out.Bytes())
-	}
-	if status := writeResult(e, "sweep", err); status != exitOK {
-		return status
+	if interrupted {
+		which := "none had finished"
+		if done > 0 {
+			which = fmt.Sprintf("cells 0 to %d, in grid order", done-1)
+		}
+		fmt.Fprintf(e.stderr, "kraftlab sweep: interrupted: %d of %d cells written (%s); the rest did not run\n", done, len(sw.Cells), which)
+		return exitInterrupted
 	}
 	for _, c := range sw.Cells {
 		if c.Result.Violation != "" {
@@ -221,9 +282,11 @@ type labOptions struct {
 	sensitivity bool
 	assumptions string
 	scenario    bool
+	rehearse    rehearseOptions
 }
 
-const labArgs = "[--format text|json] [--parallel N] [--set NAME=VALUE]... [--properties FILE] [--policy NAME=VALUE,...]... [--sensitivity [--assumptions KEY,...]] [--scenario] FILE"
+const labArgs = "[--format text|json] [--parallel N] [--set NAME=VALUE]... [--properties FILE] [--policy NAME=VALUE,...]... [--sensitivity [--assumptions KEY,...]] [--scenario] " +
+	"[--topics FILE [--log-dirs FILE] [--quorum FILE] [--rates FILE]] [--plan FILE [--report FILE.html|FILE.md]] FILE"
 
 var labCommand = &command{
 	name:    "lab",
@@ -244,7 +307,7 @@ rest on.
   --assumptions K,… only these (` + strings.Join(lab.AssumptionKeys(), ", ") + `)
   --scenario        print the scenario FILE stands for (--set and --properties applied) and stop
   --format text     (default) tables for people; json: policies with summaries, verdicts, series
-` + labSetHelp,
+` + labSetHelp + "\n" + rehearseHelp,
 	flags: func(fs *flag.FlagSet) any {
 		o := &labOptions{}
 		fs.StringVar(&o.format, "format", formatText, "output format: text or json")
@@ -255,6 +318,7 @@ rest on.
 		fs.BoolVar(&o.sensitivity, "sensitivity", false, "move the model's assumptions to their low and high values")
 		fs.StringVar(&o.assumptions, "assumptions", "", "the assumptions to move (default all)")
 		fs.BoolVar(&o.scenario, "scenario", false, "print the scenario and stop")
+		o.rehearse.register(fs)
 		return o
 	},
 	main: labMain,
@@ -262,6 +326,10 @@ rest on.
 
 func labMain(e *env, opts any, args []string) int {
 	o := opts.(*labOptions)
+	args, err := o.rehearse.check(args)
+	if err != nil {
+		return usageError(e, "kraftlab lab: %v", err)
+	}
 	if code, ok := checkFormatAndFile(e, "lab", o.format, []string{formatText, formatJSON}, args, labArgs); !ok {
 		return code
 	}
@@ -295,7 +363,7 @@ func labMain(e *env, opts any, args []string) int {
 			policies = append(policies, p)
 		}
 	}
-	doc, err := loadLabInput(e, args[0])
+	doc, err := o.rehearse.load(e, args[0])
 	if err == nil {
 		doc, err = lab.ApplyOverrides(doc, sets)
 	}
@@ -306,6 +374,9 @@ func labMain(e *env, opts any, args []string) int {
 		_, err := e.stdout.Write(doc)
 		return writeResult(e, "lab", err)
 	}
+	if o.rehearse.plan != "" {
+		return o.rehearse.rehearse(e, o, doc, sets, policies)
+	}
 	run := lab.Options{Workers: o.parallel}
 	var out bytes.Buffer
 	if o.sensitivity {
@@ -313,7 +384,10 @@ func labMain(e *env, opts any, args []string) int {
 		if o.assumptions != "" {
 			keys = strings.Split(o.assumptions, ",")
 		}
-		s, err := lab.RunSensitivity(context.Background(), doc, policies, keys, run)
+		s, err := lab.RunSensitivity(e.ctx, doc, policies, keys, run)
+		if e.ctx.Err() != nil {
+			return interruptedLab(e)
+		}
 		if err != nil {
 			return labError(e, "lab", err)
 		}
@@ -327,7 +401,10 @@ func labMain(e *env, opts any, args []string) int {
 		}
 		return writeResult(e, "lab", err)
 	}
-	cmp, err := lab.Compare(context.Background(), doc, policies, run)
+	cmp, err := lab.Compare(e.ctx, doc, policies, run)
+	if e.ctx.Err() != nil {
+		return interruptedLab(e)
+	}
 	if err != nil {
 		return labError(e, "lab", err)
 	}
@@ -340,4 +417,11 @@ func labMain(e *env, opts any, args []string) int {
 		_, err = e.stdout.Write(out.Bytes())
 	}
 	return writeResult(e, "lab", err)
+}
+
+// interruptedLab reports a lab command stopped by an interrupt: its table compares every run
+// with the others, so nothing of it is written.
+func interruptedLab(e *env) int {
+	fmt.Fprintln(e.stderr, "kraftlab lab: interrupted before every run was done; nothing written (the verdicts compare each policy with the others)")
+	return exitInterrupted
 }

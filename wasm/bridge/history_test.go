@@ -25,6 +25,7 @@ func stateOf(t *testing.T, b *Bridge, typ, body string) state {
 	t.Helper()
 	f, data := frameAt(t, b, typ, body)
 	f.Events, f.EventsDropped, f.History, f.HorizonMs = nil, 0, 0, 0
+	f.Traffic = nil // like the events, what happened since the previous frame
 	f.Partitions.Layout = 0
 	out, err := json.Marshal(f)
 	require.NoError(t, err)
@@ -211,6 +212,13 @@ func TestLoadRefusesBadScenariosNamingTheField(t *testing.T) {
 			"cluster.brokers: 65 brokers are too many for the page; allowed: 1 to 64"},
 		{`{"scenario":` + good + `}, "timeMs": -1}`, "timeMs: -1 is not allowed"},
 		{`{"scenario":"` + strings.Repeat("x", MaxScenarioBytes+1) + `"}`, "scenario: 1,048,577 bytes is too large; allowed: up to 1,048,576 bytes"},
+		// Each limit holds alone; their product is held too: a long replay of a large cluster
+		// is refused before anything runs, naming the longest the page replays for it.
+		{`{"scenario":{"seed":1,"duration_ms":1000,"cluster":{"brokers":64,"topics":[{"name":"t","partition_count":100000,"replication_factor":3}]}},"replayToMs":604800000}`,
+			"replayToMs: replaying 7 days of a cluster of 100,000 partitions is more than the page can do in reasonable time; allowed for this cluster: up to 36 h 31 min"},
+		{`{"scenario":{"seed":1,"duration_ms":1000,"cluster":{"brokers":64,"topics":[{"name":"t","partition_count":100000,"replication_factor":3}]}},"timeMs":604800000}`,
+			"replayToMs: replaying 7 days"},
+		{`{"scenario":` + good + `},"replayToMs":604800001}`, "replayToMs: 604800001 is not allowed; allowed: 0 to 604,800,000"},
 	} {
 		e := failure(t, b, "sim.load", c.body)
 		assert.Contains(t, e.Message, c.want, c.body[:min(len(c.body), 120)])
@@ -218,6 +226,8 @@ func TestLoadRefusesBadScenariosNamingTheField(t *testing.T) {
 	// The running cluster is untouched by a refused load.
 	f, _ := frameAt(t, b, "sim.frame", "")
 	assert.Len(t, f.Brokers, 4)
+	// 7 days of the default cluster is within the limit: the page replays it in slices.
+	must[LoadBody](t, b, "sim.load", `{"scenario":`+good+`},"replayToMs":604800000}`)
 }
 
 func TestStepToTheNextEventAndRun(t *testing.T) {

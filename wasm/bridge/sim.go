@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/engine/config"
@@ -72,7 +73,16 @@ type AdvanceRequest struct {
 	// Layout is the partition layout version the page holds (0: none); the frame carries
 	// the layout again only when it differs.
 	Layout int `json:"layout,omitempty"`
+	// BudgetMs, when above 0, is the wall time in ms the step may spend running the cluster
+	// (0 to MaxBudgetMs): the step stops short of Ms when it is spent, and the frame's timeMs
+	// says how far it got. It keeps one step inside an animation frame however much happens
+	// in the cluster time asked for. Where a step stops changes no result: the cluster runs
+	// the same events whichever times it is run to.
+	BudgetMs int64 `json:"budgetMs,omitempty"`
 }
+
+// MaxBudgetMs bounds sim.advance's budgetMs: a step is one animation frame's work.
+const MaxBudgetMs = 1000
 
 // FrameRequest is the body of sim.frame.
 type FrameRequest struct {
@@ -176,6 +186,11 @@ type Session struct {
 	version int
 	// spares are other built clusters of this history, kept as checkpoints (history.go).
 	spares []*live
+	// traffic collects the shown cluster's happenings for the next frame; only the shown
+	// cluster is observed, and not while it replays.
+	traffic *trafficLog
+	// pace splits a budgeted sim.advance into slices (pace.go).
+	pace pacer
 }
 
 // live is one built cluster of the run and what reads it: its clock offset and event log.
@@ -222,6 +237,7 @@ func (s *Session) replace(spec cluster.Spec, info StartBody, base map[string]jso
 		return err
 	}
 	ns.live = lv
+	ns.traffic = newTrafficLog(lv.c)
 	ns.info.Controllers = lv.c.Controllers().Voters()
 	*s = *ns
 	return nil
@@ -379,7 +395,14 @@ func (s *Session) advance(body json.RawMessage) (any, error) {
 	if req.Ms < 0 || req.Ms > MaxAdvanceMs {
 		return nil, BadRequest("ms: %d is not allowed; allowed: 0 to %s", req.Ms, thousands(MaxAdvanceMs))
 	}
-	s.runTo(s.c.Now() + req.Ms)
+	if req.BudgetMs < 0 || req.BudgetMs > MaxBudgetMs {
+		return nil, BadRequest("budgetMs: %d is not allowed; allowed: 0 (no limit) to %s", req.BudgetMs, thousands(MaxBudgetMs))
+	}
+	if req.BudgetMs == 0 {
+		s.runTo(s.c.Now() + req.Ms)
+	} else {
+		s.runWithin(s.c.Now()+req.Ms, time.Duration(req.BudgetMs)*time.Millisecond)
+	}
 	return s.buildFrame(req.Layout), nil
 }
 
@@ -394,6 +417,8 @@ func (s *Session) frame(body json.RawMessage) (any, error) {
 func (s *Session) buildFrame(layout int) Attached {
 	f, data := s.enc.encode(s, layout)
 	f.Events, f.EventsDropped = s.log.take()
+	f.Traffic = s.traffic.take(f.TimeMs)
+	f.Traffic.flows(s.c, s.info.Brokers)
 	f.HorizonMs = max(s.horizon, f.TimeMs)
 	f.History = s.version
 	s.faults(f)

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -374,7 +375,8 @@ func TestPlayground(t *testing.T) {
 		tb := open(t, bctx, url)
 		wall := time.Since(start)
 		status := eval[string](t, tb, `document.getElementById("status").textContent`)
-		assert.Contains(t, status, "Ready: KRaft Lab "+version+", built with go")
+		assert.Equal(t, "Ready.", status, "the header speaks the reader's words; the build stamp is in the help dialog")
+		assert.Regexp(t, `^KRaft Lab `+version+`, built with go[\d.]+`, eval[string](t, tb, `document.getElementById("build-stamp").textContent`))
 
 		m := marks(t, tb)
 		keys := make([]string, 0, len(m))
@@ -499,6 +501,104 @@ func TestPlayground(t *testing.T) {
 		screenshot(t, tb, "broker-killed.png", "")
 	})
 
+	t.Run("a first visit offers three ways in, remembered once dismissed", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		eval[bool](t, tb, `localStorage.removeItem("kraftlab.welcome.dismissed"), true`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
+		assert.Equal(t, []string{"Kill the leader of payments-0 and watch what the controller does", "Start lesson 1", "Open the config lab"},
+			eval[[]string](t, tb, `[...document.querySelectorAll("#welcome li > *")].map(e => e.textContent)`))
+		// In view without scrolling, at the top of the page.
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").getBoundingClientRect().bottom <= innerHeight`))
+		poll(t, tb, `!!document.querySelector('#partition-rows tr[data-partition="0"]')`)
+		leader := eval[string](t, tb, `document.querySelector('#partition-rows tr[data-partition="0"]').dataset.leader`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#welcome-kill"))))
+		logItem(t, tb, "you killed broker "+leader)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").hidden`))
+		// Remembered: a new visit to the playground does not offer it again.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(url+"/")))
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2 && location.hash === ""`)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").hidden`))
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("lines at one moment tell the cause before its effects", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		at, _ := logItem(t, tb, "broker 1 fenced")
+		// Every line of that moment: the fencing first, then what it did to the partitions.
+		lines := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li")].filter(li => Number(li.dataset.timeMs) === `+strconv.FormatInt(at, 10)+`).map(li => li.querySelector("span").textContent)`)
+		require.NotEmpty(t, lines)
+		assert.True(t, strings.HasPrefix(lines[0], "broker 1 fenced"), "the cause comes first: %q", lines)
+		assert.True(t, slices.ContainsFunc(lines, func(s string) bool { return strings.Contains(s, "because it was fenced") }), "its effects follow: %q", lines)
+	})
+
+	t.Run("next balancer run lands where the run's result is visible", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		logItem(t, tb, "broker 1 fenced")
+		press(t, tb, "1", "s")
+		logItem(t, tb, "broker 1 unfenced")
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		leads := `[...document.querySelectorAll("#partition-rows tr")].filter(tr => tr.dataset.leader === "1").length`
+		base := eval[int](t, tb, leads)
+		// The newest run's sentence.
+		newest := `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent).filter(s => s.startsWith("electPreferred")).pop() ?? ""`
+		for i := 0; i < 4 && !strings.HasPrefix(eval[string](t, tb, newest), "electPreferred elected"); i++ {
+			before := eval[int](t, tb, `document.getElementById("event-log").children.length`)
+			press(t, tb, "n")
+			poll(t, tb, `document.getElementById("event-log").children.length > `+strconv.Itoa(before))
+		}
+		line := eval[string](t, tb, newest)
+		require.True(t, strings.HasPrefix(line, "electPreferred elected"), "%s\n%s", line, eval[string](t, tb, `[...document.querySelectorAll("#event-log li")].map(li => li.textContent).join("\n")`))
+		m := regexp.MustCompile(`(\d+) to broker 1\b`).FindStringSubmatch(line)
+		require.NotNil(t, m, "the run hands partitions back to broker 1: %s", line)
+		want, _ := strconv.Atoi(m[1])
+		// The table (and the canvas, drawn from the same frame) shows the new leaders at once.
+		_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](leads+` >= `+strconv.Itoa(base+want),
+			chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(3*time.Second)))
+		assert.NoError(t, err, "after %q the table shows broker 1 leading %d partitions; leaders: %v", line, want, rowLeaders(t, tb))
+	})
+
+	t.Run("the event log follows the newest line until the reader scrolls up", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		retype(t, tb, chromedp.CSS("#partition-count"), "400")
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#start-button"))))
+		poll(t, tb, `document.getElementById("partition-caption").textContent.includes("400")`)
+		press(t, tb, "1", "k")
+		logItem(t, tb, "broker 1 fenced")
+		press(t, tb, "1", "s")
+		setSpeed(t, tb, 10)
+		// The restarted broker's replicas rejoin the ISR in bursts; the newest line stays in view.
+		newestShown := `(() => { const l = document.getElementById("event-log"), r = l.getBoundingClientRect(), last = l.lastElementChild.getBoundingClientRect();
+			return last.bottom <= r.bottom + 1 && last.top >= r.top - 1; })()`
+		for _, clock := range []int{90_000, 150_000, 240_000} {
+			poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > `+strconv.Itoa(clock))
+			// Within a few frames: the log scrolls once per animation frame.
+			_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](newestShown, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(3*time.Second)))
+			assert.NoError(t, err, "at %d ms the log shows its newest line (log at %s)", clock,
+				eval[string](t, tb, `[...document.getElementById("event-log").children].find(li => li.getBoundingClientRect().bottom > document.getElementById("event-log").getBoundingClientRect().bottom - 2)?.dataset.timeMs ?? ""`))
+		}
+		assert.True(t, eval[bool](t, tb, `document.getElementById("log-follow").hidden`), "no 'new events' button while following")
+		// The reader scrolls up: the log stays where they are and says how many lines are new.
+		// (The wheel, as a mouse does it; DevTools wants a non-zero deltaX to send one.)
+		box := eval[map[string]float64](t, tb, `(() => { const r = document.getElementById("event-log").getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, box["x"], box["y"],
+			func(p *input.DispatchMouseEventParams) { p.DeltaX, p.DeltaY = 0.01, -600 })))
+		poll(t, tb, `!document.getElementById("log-follow").hidden`)
+		assert.Regexp(t, `^\d+ new events? ↓$`, eval[string](t, tb, `document.getElementById("log-follow").textContent`))
+		assert.False(t, eval[bool](t, tb, newestShown), "scrolled up, the log stays where the reader is")
+		screenshot(t, tb, "log-new-events.png", chromedp.CSS(".events"))
+		// The button brings the newest line back and the log follows again.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#log-follow"))))
+		poll(t, tb, `document.getElementById("log-follow").hidden`)
+		poll(t, tb, newestShown)
+		assert.Empty(t, tb.consoleErrors())
+	})
+
 	t.Run("a config change through the UI takes effect", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		poll(t, tb, `document.querySelector("section[aria-busy]").getAttribute("aria-busy") === "false"`)
@@ -606,6 +706,8 @@ func TestPlayground(t *testing.T) {
 		// ? opens the help dialog with every shortcut; Escape closes it.
 		press(t, tb, "?")
 		poll(t, tb, `document.getElementById("help-dialog").open`)
+		assert.Zero(t, eval[float64](t, tb, `document.getElementById("help-dialog").scrollTop`), "the dialog opens at its top")
+		assert.True(t, eval[bool](t, tb, `(() => { const h = document.getElementById("help-heading").getBoundingClientRect(); return h.top >= 0 && h.bottom <= innerHeight; })()`), "its heading is in view")
 		keys := eval[[]string](t, tb, `[...document.querySelectorAll("#shortcut-rows kbd")].map(k => k.textContent)`)
 		assert.Equal(t, []string{"Space", "1–9", "K", "S", "D", "R", "C", "O", "+ / −", "?", "Esc"}, keys)
 		screenshot(t, tb, "help.png", "")

@@ -17,12 +17,15 @@ import { PROTOCOL, ProtocolError, WorkerClient, type ActOp, type ActRequest, typ
 import { BOOT_GLOBAL, sameStart, type BootState } from "./early";
 import { LogStripView } from "./logstrip";
 import { Renderer } from "./render";
+import { setUpWatch } from "./watch";
 import { Simulation } from "./sim";
 import { S, applyStrings } from "./strings";
 import { PartitionTable } from "./table";
 import { LinkError, LinkKeeper, MAX_SCENARIO_BYTES, decodeRun, download } from "./share";
+import { Replay } from "./replay";
 import { Timeline } from "./timeline";
 import { PRESENTER_SCALE, Presenter } from "./presenter";
+import { showWelcome } from "./welcome";
 import { LessonPanel } from "./lesson/panel";
 import { applyLessonStrings } from "./lesson/strings";
 
@@ -35,6 +38,10 @@ function byId<T extends HTMLElement>(id: string): T {
 /** How often the partition table and the canvas description may change, at most (ms). */
 const TABLE_EVERY_MS = 250;
 const DESCRIPTION_EVERY_MS = 1000;
+/** A link's time up to which sim.load runs there in one request; later ones replay in slices. */
+const DIRECT_REPLAY_MS = 60_000;
+/** How sim.load's refusal of a replay too long for the page begins (wasm/bridge/share.go). */
+const REPLAY_REFUSED = "replayToMs: ";
 
 function main(): void {
   performance.mark("kraftlab:start");
@@ -83,6 +90,8 @@ function main(): void {
   const client = new WorkerClient(boot ?? "worker.js", problem);
   const canvas = byId<HTMLCanvasElement>("cluster-canvas");
   const renderer = new Renderer(canvas);
+  // Traffic, explain mode and narration (watch.ts): views of the frames' stream of happenings.
+  const watch = setUpWatch(canvas, renderer, () => sim);
   const log = new EventLog(byId("event-log"));
   const table = new PartitionTable(byId("partition-rows"), byId("partition-caption"), byId("describe-topic"), byId("partition-filter"));
   const desc = byId("cluster-desc");
@@ -130,6 +139,7 @@ function main(): void {
       drewFirstFrame();
     }
     log.append(f.body.events);
+    watch.frame(f);
     logStrip.draw(f.body.log ?? undefined);
     controls.update(f);
     // Time going back (scrubbing, a replay) drops the chart points after it; charts.frame
@@ -168,6 +178,12 @@ function main(): void {
   // Time and sharing (timeline.ts, share.ts, actions.ts): the run's history lives in the
   // worker; the page shows its marks and keeps it in the URL.
   const keeper = new LinkKeeper();
+  // The URL is written at most once a second while time moves: write the last moment too
+  // when the reader leaves or reloads (pagehide) or switches away (visibilitychange).
+  window.addEventListener("pagehide", () => keeper.flushNow());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") keeper.flushNow();
+  });
   const eventLogList = byId("event-log");
   // The history version the marks and the link show; a frame with another one refreshes them.
   let historyShown = -1;
@@ -180,7 +196,10 @@ function main(): void {
   const sim = new Simulation(client, {
     frame: onFrame,
     failure: reportFailure,
-    state: () => controls.state(),
+    state: () => {
+      controls.state();
+      watch.state();
+    },
     // The hook for everything drawn over time: cluster time went back to t (a scrub). The log
     // drops its later lines, the charts their later points, and anyone else can listen to the
     // kraftlab:time-reset event on document (detail.timeMs).
@@ -189,6 +208,7 @@ function main(): void {
         eventLogList.lastElementChild.remove();
       }
       charts.resetTo(t);
+      watch.reset();
       document.dispatchEvent(new CustomEvent("kraftlab:time-reset", { detail: { timeMs: t } }));
     },
     history: (version) => {
@@ -361,10 +381,11 @@ function main(): void {
 
   // Share and keep: open a scenario (a link, an import), copy the link, export.
   const shareStatus = byId("share-status");
+  const replay = new Replay(byId("link-error"));
   const importError = byId("import-error");
   const scenarioBox = byId<HTMLTextAreaElement>("scenario-json");
-  const openRun = async (scenario: string, timeMs: number): Promise<LoadBody> => {
-    const info = await sim.load({ scenario, timeMs });
+  const openRun = async (scenario: string, timeMs: number, replayToMs?: number): Promise<LoadBody> => {
+    const info = await sim.load({ scenario, timeMs, replayToMs });
     newRun();
     byId<HTMLInputElement>("seed").value = String(info.seed);
     byId<HTMLInputElement>("broker-count").value = String(info.brokers.length);
@@ -431,14 +452,25 @@ function main(): void {
     try {
       const run = await decodeRun(location.hash);
       if (!run) return false;
-      await openRun(run.scenario, run.timeMs);
+      // A late time is reached in slices (web/ts/replay.ts), so that the page answers and the
+      // reader can stop; the worker refuses at once a replay it cannot do in reasonable time.
+      const sliced = run.timeMs > DIRECT_REPLAY_MS;
+      await openRun(run.scenario, sliced ? 0 : run.timeMs, run.timeMs);
       sim.setPlaying(false);
-      log.note(run.timeMs, S.linkOpened(clockText(run.timeMs)));
       performance.mark("kraftlab:sim-started");
+      if (!sliced) {
+        log.note(run.timeMs, S.linkOpened(clockText(run.timeMs)));
+        return true;
+      }
+      void replay.run(sim, 0, run.timeMs).then(({ reached, cancelled }) => {
+        sim.setPlaying(false);
+        log.note(reached, cancelled ? S.replayCancelled(clockText(reached), clockText(run.timeMs)) : S.linkOpened(clockText(reached)));
+      });
       return true;
     } catch (e) {
       let why: string;
       if (e instanceof LinkError) why = e.message;
+      else if (e instanceof ProtocolError && e.code === "failed" && e.message.startsWith(REPLAY_REFUSED)) why = e.message.slice(REPLAY_REFUSED.length);
       else if (e instanceof ProtocolError && e.code === "failed") why = S.linkInvalid(e.message);
       else throw e;
       linkError.textContent = S.linkFailed(why);
@@ -464,12 +496,20 @@ function main(): void {
     const hello = (await (client.early("hello")?.reply ?? client.requestData("hello", {}))).body;
     errors.facts.set("version", hello.version);
     errors.facts.set("go", hello.goVersion);
-    setStatus("ready", S.statusReady(hello.version, hello.goVersion));
+    setStatus("ready", S.statusReady);
+    byId("build-stamp").textContent = S.buildStamp(hello.version, hello.goVersion);
     performance.mark("kraftlab:status-ready");
 
     // The cluster first: the canvas is what the reader came for.
     // A lesson link first, then a shared run, else the default cluster.
-    if (!(await lesson.openLink()) && !(await openLink())) await start(true);
+    if (!(await lesson.openLink()) && !(await openLink())) {
+      await start(true);
+      // The default cluster: a first-time visitor gets three ways in.
+      showWelcome(() => {
+        const leader = sim.last && sim.last.body.partitions.count > 0 ? sim.last.leader(0) : -1;
+        if (leader >= 0) act("kill", { broker: leader });
+      });
+    }
 
     // A start that failed draws no frame: then the panel comes after a second anyway.
     await Promise.race([firstFrameDrawn, new Promise((resolve) => setTimeout(resolve, 1000))]);

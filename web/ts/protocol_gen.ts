@@ -31,6 +31,12 @@ export type StepTo = "event" | "run";
 /** What an event-log line is about, for styling. */
 export type EventKind = "action" | "broker" | "partition" | "controller" | "balancer" | "config" | "topic" | "stopped" | "notice";
 
+/** What a controller decided (cluster.Happening.Decision). */
+export type DecisionKind = "session_expired" | "fenced" | "unfenced" | "leader" | "isr" | "balancer_run" | "quorum_leader" | "snapshot";
+
+/** How a leader decision elected (cluster.Happening.Election). */
+export type DecisionElection = "preferred" | "online" | "unclean" | "controlled_shutdown" | "offline";
+
 /**
  * Error is the error of a failed reply. Handlers return it to choose the code; any other
  * error becomes CodeFailed.
@@ -140,6 +146,14 @@ export interface AdvanceRequest {
    * the layout again only when it differs.
    */
   layout?: number;
+  /**
+   * BudgetMs, when above 0, is the wall time in ms the step may spend running the cluster
+   * (0 to MaxBudgetMs): the step stops short of Ms when it is spent, and the frame's timeMs
+   * says how far it got. It keeps one step inside an animation frame however much happens
+   * in the cluster time asked for. Where a step stops changes no result: the cluster runs
+   * the same events whichever times it is run to.
+   */
+  budgetMs?: number;
 }
 
 /** FrameRequest is the body of sim.frame. */
@@ -250,6 +264,11 @@ export interface LoadRequest {
   scenario: unknown;
   /** TimeMs is the cluster time to show once loaded, 0 to MaxSeekMs. */
   timeMs?: number;
+  /**
+   * ReplayToMs is the time the page means to reach next, with sim.seek in slices that keep it
+   * answering (a share link's t): not run here, only held, like TimeMs, to MaxReplayWork.
+   */
+  replayToMs?: number;
 }
 
 /** LoadBody is the reply to sim.load: the cluster, as sim.start's reply, and the timeline's end. */
@@ -343,6 +362,8 @@ export interface FrameBody {
   history: number;
   /** Log is the tail of the metadata log and where each node stands along it. */
   log: LogStrip | null;
+  /** Traffic is what travelled and what was decided since the previous frame. */
+  traffic?: Traffic;
 }
 
 /** ConfigDef is one config definition as the page sees it (the config.defs reply). */
@@ -568,6 +589,38 @@ export interface LogStrip {
   nodes: LogNode[];
 }
 
+/**
+ * Traffic is what travelled between the nodes and what the controllers decided inside a frame's
+ * time window (FromMs, ToMs]: the frame's share of the cluster's stream of happenings
+ * (cluster.Happening). The page draws the messages travelling, the links pulsing, the flows and
+ * the decisions, and narrates the decisions; all of it comes from this one stream.
+ */
+export interface Traffic {
+  fromMs: number;
+  toMs: number;
+  /**
+   * Messages are the window's messages one by one, when there are at most maxFrameMessages
+   * of them; otherwise only Links count them.
+   */
+  messages: MessageInfo[];
+  /** Links counts the window's messages per link, API and direction. */
+  links: LinkInfo[];
+  /**
+   * Decisions are the window's decisions in time order; many alike (a fence's leader moves)
+   * are folded into one with a Count.
+   */
+  decisions: DecisionInfo[];
+  /** DecisionsDropped counts decisions left out over maxFrameDecisions. */
+  decisionsDropped?: number;
+  /** Flows are the replication flows between brokers at the frame's time. */
+  flows: FlowInfo[];
+  /**
+   * SteadyBytesPerSec gives, per broker (in Frame.Brokers order), the bytes per second its
+   * leaders serve to in-sync followers; the page splits it over the followers it draws.
+   */
+  steadyBytesPerSec: number[];
+}
+
 /** TopicInfo is one topic of the layout: its partitions are First .. First+Count-1. */
 export interface TopicInfo {
   name: string;
@@ -601,6 +654,60 @@ export interface LogNode {
    * it), -1 when it holds none.
    */
   snapshot: number;
+}
+
+/**
+ * MessageInfo is one message: API is Kafka's ApiKeys name, Response marks the answer, From and
+ * To are node ids (-1: the broker knew no controller), ArriveMs is -1 when it never arrives.
+ */
+export interface MessageInfo {
+  api: string;
+  response?: boolean;
+  from: number;
+  to: number;
+  sentMs: number;
+  arriveMs: number;
+  note?: string;
+}
+
+/** LinkInfo counts the messages of one API and direction on one link in the window. */
+export interface LinkInfo {
+  api: string;
+  response?: boolean;
+  from: number;
+  to: number;
+  count: number;
+}
+
+/** DecisionInfo is one decision (cluster.Decided), or Count alike ones folded together. */
+export interface DecisionInfo {
+  timeMs: number;
+  decision: DecisionKind;
+  reason: string;
+  /** Node is the controller that decided (session expiry, quorum leader, snapshot). */
+  node?: number;
+  brokers?: number[];
+  /** Partitions are the partitions' indexes in the frame's arrays (at most maxDecisionParts). */
+  partitions?: number[];
+  count: number;
+  leader: number;
+  oldLeader: number;
+  election?: DecisionElection;
+  trigger?: string;
+  run?: number;
+  elected?: number;
+  deferred?: number;
+  withheld?: number;
+}
+
+/**
+ * FlowInfo is replication from a leader broker to a follower broker: catch-up bytes per second
+ * (the follower's out-of-sync replicas fetching, as the model's allocator grants them).
+ */
+export interface FlowInfo {
+  leader: number;
+  follower: number;
+  catchUpBytesPerSec: number;
 }
 
 /** Request and reply body types, by message type. */

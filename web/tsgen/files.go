@@ -3,6 +3,7 @@ package tsgen
 import (
 	"reflect"
 
+	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/broker"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/lab"
@@ -52,6 +53,11 @@ edit those and run go run ./web/cmd/tsgen. protocol.ts re-exports them with the 
 			{Name: "StepTo", Values: []string{"event", "run"}, Doc: "How far sim.step goes."},
 			{Name: "EventKind", Values: []string{bridge.KindAction, bridge.KindBroker, bridge.KindPartition, bridge.KindController,
 				bridge.KindBalancer, bridge.KindConfig, bridge.KindTopic, bridge.KindStopped, bridge.KindNotice}, Doc: "What an event-log line is about, for styling."},
+			{Name: "DecisionKind", Values: []string{cluster.DecisionSessionExpired, cluster.DecisionFenced, cluster.DecisionUnfenced,
+				cluster.DecisionLeader, cluster.DecisionIsr, cluster.DecisionBalancerRun, cluster.DecisionQuorumLeader,
+				cluster.DecisionSnapshot}, Doc: "What a controller decided (cluster.Happening.Decision)."},
+			{Name: "DecisionElection", Values: []string{cluster.ElectionPreferred, cluster.ElectionOnline, cluster.ElectionUnclean,
+				cluster.ElectionControlledShutdown, cluster.ElectionNone}, Doc: "How a leader decision elected (cluster.Happening.Election)."},
 		},
 		Types: []reflect.Type{
 			t[bridge.Error](), t[bridge.ReadyBody](), t[bridge.HelloBody](), t[bridge.ConfigDefsBody](),

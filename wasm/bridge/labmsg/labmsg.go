@@ -55,6 +55,7 @@ func Register(b *bridge.Bridge) {
 	b.Register("lab.judge", l.judge)
 	b.Register("lab.drop", l.drop)
 	b.Register("lab.export", labExport)
+	registerRehearse(b)
 }
 
 // Preset is one preset in the lab.presets reply.

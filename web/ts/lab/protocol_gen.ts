@@ -198,8 +198,13 @@ export interface Description {
   seed: number;
   /** Controllers is the number of KRaft controller voters: 1, 3 or 5. */
   controllers: number;
-  /** Brokers is the number of brokers, ids 0 to Brokers-1. */
+  /** Brokers is the number of brokers, ids 0 to Brokers-1 unless BrokerIDs names them. */
   brokers: number;
+  /**
+   * BrokerIDs, when set, are the brokers' ids as the cluster has them (an imported cluster's,
+   * often from 1 and with gaps); Brokers is then their count.
+   */
+  broker_ids?: number[];
   /** Topics are the starting topics. */
   topics: Topic[];
   /**
@@ -389,6 +394,12 @@ export interface Topic {
   partitions: number;
   replication_factor?: number;
   min_insync_replicas?: number;
+  /**
+   * Replicas, when set, is the exact assignment: partition i's replicas, the preferred one
+   * first (an imported cluster's). Partitions is then its length, and ReplicationFactor is
+   * ignored (each partition has its own).
+   */
+  replicas?: number[][];
 }
 
 /** Event is the event a description studies. */
