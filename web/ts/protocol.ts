@@ -494,6 +494,8 @@ export class WorkerClient {
   private readonly pending = new Map<number, Pending>();
   private readonly earlyRequests = new Map<string, EarlyRequest<keyof Messages>>();
   private dead: Problem | undefined;
+  /** Whether the worker said it was ready. */
+  private started = false;
   /** Resolves with the ready event's body; rejects if the worker dies first. */
   readonly ready: Promise<ReadyBody>;
   private markReady!: (b: ReadyBody) => void;
@@ -514,7 +516,9 @@ export class WorkerClient {
     this.worker.addEventListener("message", (e) => this.receive(e.data));
     this.worker.addEventListener("error", (e) => {
       e.preventDefault();
-      this.die({ message: S.problemWorkerError(e.message || "could not load " + url) });
+      // An error event without a message: the worker was ready (it crashed later) or not (it
+      // could not even load).
+      this.die({ message: S.problemWorkerError(e.message || (this.started ? S.workerStoppedSilently : "could not load " + url)) });
     });
     this.worker.addEventListener("messageerror", () => this.onProblem({ message: S.problemMessageError }, false));
     if (typeof from !== "string") this.adopt(from);
@@ -583,6 +587,7 @@ export class WorkerClient {
         this.die({ message: S.problemProtocol(PROTOCOL, body.protocol) });
         return;
       }
+      this.started = true;
       this.markReady(body);
       return;
     }
