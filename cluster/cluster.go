@@ -234,7 +234,7 @@ func (c *Cluster) bootstrap(e *controller.Controller, nowMs int64) error {
 		assign := t.Replicas
 		if assign == nil {
 			var err error
-			if assign, err = e.PlaceReplicas(c.spec.Brokers, t.PartitionCount, t.ReplicationFactor); err != nil {
+			if assign, err = e.PlaceReplicas(c.spec.Brokers, nil, t.PartitionCount, t.ReplicationFactor); err != nil {
 				return fmt.Errorf("topics[%d]: %w", i, err)
 			}
 		}

@@ -133,14 +133,17 @@ func (c *Cluster) Summary() Summary {
 		s.MaxElectionsPerRun = max(s.MaxElectionsPerRun, len(r.Elected))
 	}
 	// Steady state: the windows in the hour before the first fault (or the whole run). Their
-	// p99s are combined by the median, which a few noisy windows do not move.
+	// p99s are combined by the median, which a few noisy windows do not move; with less than a
+	// sliding window's span of them there is no steady period to speak of, only start-up.
 	var steady []float64
+	s.SteadyNeedMs = c.spec.Workload.WindowMs * int64(max(1, c.spec.Workload.SlidingWindows))
 	for _, w := range c.windows {
 		s.ProduceTimeouts += w.Timeouts
 		s.ProduceErrors += w.Errors
 		before := c.firstFaultMs < 0 || w.EndMs <= c.firstFaultMs
 		if before && (c.firstFaultMs < 0 || w.EndMs > c.firstFaultMs-3_600_000) && w.Samples > 0 {
 			steady = append(steady, w.P99)
+			s.SteadyMs += w.EndMs - w.StartMs
 		}
 		// Only sliding windows that lie wholly in the 10 minutes after unfencing count: one that
 		// reaches back before it would report the outage, not the recovery.
@@ -150,7 +153,7 @@ func (c *Cluster) Summary() Summary {
 		}
 	}
 	s.P99SteadyMs, s.P99Ratio = -1, -1
-	if len(steady) > 0 {
+	if len(steady) > 0 && s.SteadyMs >= s.SteadyNeedMs {
 		slices.Sort(steady)
 		s.P99SteadyMs = steady[len(steady)/2]
 	}

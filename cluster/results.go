@@ -95,13 +95,18 @@ type Summary struct {
 	// P99SteadyMs is the produce p99 over the hour (or the whole run) before the first fault:
 	// the median of the sample windows' p99s. P99Worst10MinMs is the worst p99 of the sliding
 	// windows (a minute by default) that lie wholly in the 10 minutes after unfencing; P99Ratio
-	// their ratio. Each is -1 when there is nothing to measure (no window before the first
-	// fault, no unfencing).
+	// their ratio. Each is -1 when there is nothing to measure: no unfencing, or less healthy
+	// produce before the first fault than SteadyNeedMs, so that the baseline would be the
+	// start-up's few windows rather than a steady period.
 	P99SteadyMs, P99Worst10MinMs, P99Ratio float64
-	ProduceTimeouts                        int
-	ProduceErrors                          int
-	AckedRecordsLost                       float64
-	MaxElectionsPerRun                     int
-	UncleanElections                       int
-	InvariantViolations                    int
+	// SteadyMs is how much healthy produce time before the first fault (in the hour before it)
+	// the steady p99 has to go on; SteadyNeedMs how much it needs: one sliding window, the span
+	// each p99 after unfencing is taken over, so that both sides of the ratio see as much time.
+	SteadyMs, SteadyNeedMs int64
+	ProduceTimeouts        int
+	ProduceErrors          int
+	AckedRecordsLost       float64
+	MaxElectionsPerRun     int
+	UncleanElections       int
+	InvariantViolations    int
 }

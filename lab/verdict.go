@@ -77,7 +77,8 @@ func p99Verdict(run *RunResult) Verdict {
 	case s.UnfencedAtMs < 0:
 		v.Reason = "no restarted broker was unfenced in the run"
 	case s.P99SteadyMs <= 0:
-		v.Reason = "no produce window before the first fault to set the steady p99"
+		v.Reason = fmt.Sprintf("no steady period to measure the baseline: %.0f s of healthy produce before the first fault, %.0f s needed",
+			float64(s.SteadyMs)/1000, float64(s.SteadyNeedMs)/1000)
 	case run.ReachedMs < s.UnfencedAtMs+p99WindowAfterUnfence:
 		v.Reason = fmt.Sprintf("the run ends %s after unfencing; the criterion covers 10 minutes", minutes(run.ReachedMs-s.UnfencedAtMs))
 	case s.P99Worst10MinMs <= 0:

@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
@@ -61,10 +62,13 @@ type cpart struct {
 	leader int32 // broker id, -1 none
 	le, pe int32
 	rbase  int32
-	isr    uint8 // ISR as a mask of replica positions
-	elr    uint8 // bit 0: ELR non-empty, bit 1: LastKnownElr non-empty
-	recov  int8
-	rf     uint8
+	// isrOrder is the ISR in the log's order, as replica positions (see isrOrder); the
+	// brokers' views keep only the mask isr, and a leader's AlterPartition needs the order.
+	isrOrder isrOrder
+	isr      uint8 // ISR as a mask of replica positions
+	elr      uint8 // bit 0: ELR non-empty, bit 1: LastKnownElr non-empty
+	recov    int8
+	rf       uint8
 }
 
 // ctopic is a topic's registration.
@@ -116,6 +120,27 @@ func (f *Fleet) PartitionIndex(topic string, partition int32) (int32, bool) {
 		return 0, false
 	}
 	return f.cat.topics[t].first + partition, true
+}
+
+// isrOrder is an ISR in its record's order: replica positions of three bits each, from bit 0,
+// with the count in the top four bits (metadata.MaxReplicas positions take 24 bits).
+type isrOrder uint32
+
+func (o isrOrder) len() int     { return int(o >> 28) }
+func (o isrOrder) at(i int) int { return int(o>>(3*i)) & 7 }
+
+// order turns a list of broker ids, all replicas of p, into replica positions in the list's
+// order.
+func (f *Fleet) order(p int32, ids []int32) isrOrder {
+	var o isrOrder
+	reps := f.cat.catReplicas(p)
+	for _, id := range ids {
+		if i := slices.Index(reps, id); i >= 0 {
+			o |= isrOrder(i) << (3 * o.len())
+			o += 1 << 28
+		}
+	}
+	return o
 }
 
 // mask turns a list of broker ids into a mask of replica positions of p; false if one is
@@ -243,6 +268,7 @@ func (f *Fleet) publishPartition(off int64, r *metadata.PartitionRecord) error {
 	}
 	top.count++
 	c.parts[idx].leader, c.parts[idx].le, c.parts[idx].pe, c.parts[idx].isr, c.parts[idx].recov = r.Leader, r.LeaderEpoch, r.PartitionEpoch, isr, r.LeaderRecoveryState
+	c.parts[idx].isrOrder = f.order(idx, r.Isr)
 	c.parts[idx].elr = elrBits(len(r.Elr) > 0, len(r.LastKnownElr) > 0)
 	f.queuePartition(off, idx)
 	return nil
@@ -261,6 +287,7 @@ func (f *Fleet) publishChange(off int64, r *metadata.PartitionChangeRecord) erro
 		if isr, ok = f.mask(p, r.Isr); !ok {
 			return fmt.Errorf("broker: offset %d: PartitionChangeRecord %s-%d names a broker that is not a replica", off, r.Topic, r.PartitionID)
 		}
+		c.parts[p].isrOrder = f.order(p, r.Isr)
 	}
 	c.parts[p].pe++
 	if r.Leader != metadata.NoLeaderChange {

@@ -200,12 +200,7 @@ func (f *Fleet) flushAlter(slot int) {
 			f.pt[p].alterSt = alNone
 			continue
 		}
-		reps := f.replicas(p)
-		for i := range reps {
-			if f.alter[p].isr&(1<<i) != 0 {
-				b.alterIsrBuf = append(b.alterIsrBuf, reps[i])
-			}
-		}
+		b.alterIsrBuf = f.appendProposedIsr(b.alterIsrBuf, p)
 		b.alterBatch = append(b.alterBatch, p)
 		f.pt[p].alterSt = alSent
 	}
@@ -234,6 +229,29 @@ func (f *Fleet) flushAlter(slot int) {
 	delay, err := f.client.AlterPartition(b.alterReqs, b.alterErrs, f.now())
 	b.alterBusy, b.alterErr = true, err
 	f.at(f.now()+max(0, delay), evAlterReply, int32(slot), int64(b.gen))
+}
+
+// appendProposedIsr appends the ISR of p's proposal to dst in the order Kafka's leader sends
+// it: the committed ISR's members that stay, in the committed order, then the one joining.
+// Partition.prepareIsrExpand sends partitionState.isr + newInSyncReplicaId and
+// prepareIsrShrink partitionState.isr -- outOfSyncReplicaIds; Scala's sets of up to four
+// members keep insertion order, so broker 1 rejoining [2,0] is sent, and recorded, as [2,0,1].
+func (f *Fleet) appendProposedIsr(dst []int32, p int32) []int32 {
+	reps, mask := f.replicas(p), f.alter[p].isr
+	ord := f.cat.parts[p].isrOrder
+	var listed uint8
+	for i := range ord.len() {
+		if pos := ord.at(i); mask&(1<<pos) != 0 {
+			dst = append(dst, reps[pos])
+			listed |= 1 << pos
+		}
+	}
+	for i := range reps {
+		if mask&^listed&(1<<i) != 0 {
+			dst = append(dst, reps[i])
+		}
+	}
+	return dst
 }
 
 func popcount(m uint8) int {

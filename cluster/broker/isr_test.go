@@ -229,3 +229,28 @@ func TestFencedFollowerRejoinsAfterLeadershipMoves(t *testing.T) {
 	_, ok = h.runUntil(20_000, func() bool { return slices.Contains(h.ctlIsr(0), 3) })
 	assert.True(t, ok, "broker 2 added the unfenced broker 3 back to the ISR")
 }
+
+// TestRejoiningFollowerIsAppendedToIsr pins the ISR order of an expansion. Kafka's leader
+// sends the committed ISR plus the rejoining follower (Partition.prepareIsrExpand:
+// partitionState.isr + newInSyncReplicaId; Scala sets of up to four members keep insertion
+// order) and the controller records the list as sent (PartitionChangeBuilder.setTargetIsr),
+// so broker 2 rejoining [1,3] gives [1,3,2], not the replica order [1,2,3]. A later shrink
+// keeps the order of those that stay (prepareIsrShrink: partitionState.isr -- outOfSync).
+func TestRejoiningFollowerIsAppendedToIsr(t *testing.T) {
+	h := newHarness(t, setup{brokers: 3, partitions: 3})
+	h.run(10_000)
+	require.Equal(t, []int32{1, 2, 3}, h.ctlIsr(0))
+	require.NoError(t, h.f.SetLink(1, 2, false))
+	_, ok := h.runUntil(60_000, func() bool { return !slices.Contains(h.ctlIsr(0), 2) })
+	require.True(t, ok, "broker 2 left the ISR of partition 0")
+	require.Equal(t, []int32{1, 3}, h.ctlIsr(0))
+	require.NoError(t, h.f.SetLink(1, 2, true))
+	_, ok = h.runUntil(60_000, func() bool { return slices.Contains(h.ctlIsr(0), 2) })
+	require.True(t, ok, "broker 2 rejoined")
+	assert.Equal(t, []int32{1, 3, 2}, h.ctlIsr(0), "appended, as prepareIsrExpand sends it")
+
+	require.NoError(t, h.f.SetLink(1, 3, false))
+	_, ok = h.runUntil(60_000, func() bool { return !slices.Contains(h.ctlIsr(0), 3) })
+	require.True(t, ok, "broker 3 left the ISR of partition 0")
+	assert.Equal(t, []int32{1, 2}, h.ctlIsr(0), "the members that stay keep their order")
+}

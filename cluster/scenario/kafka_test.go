@@ -12,7 +12,7 @@ import (
 )
 
 // The tests here pin the Kafka facts each scripted scenario of testdata shows (section numbers
-// are those of shared/reference/kafka-semantics.md), so that a regression fails with a reason
+// are those of docs/kafka-behaviour.md), so that a regression fails with a reason
 // rather than only as a golden diff.
 
 func scripted(t *testing.T, name string) *Result {
@@ -213,7 +213,12 @@ func TestElectLeadersErrorCodes(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []string{"ELECTION_NOT_NEEDED", "PREFERRED_LEADER_NOT_AVAILABLE", "NONE", "UNKNOWN_TOPIC_OR_PARTITION"}, codes(1))
+	// ReplicationControlManager.electLeaders answers each named partition: a topic that is gone
+	// or never existed, and a partition its topic does not have, get UNKNOWN_TOPIC_OR_PARTITION
+	// (electLeader: "No such topic as", "No such partition as") and the others are still handled.
+	assert.Equal(t, []string{"ELECTION_NOT_NEEDED", "PREFERRED_LEADER_NOT_AVAILABLE", "NONE", "UNKNOWN_TOPIC_OR_PARTITION",
+		"UNKNOWN_TOPIC_OR_PARTITION", "UNKNOWN_TOPIC_OR_PARTITION"}, codes(1))
+	assert.Equal(t, "No such partition as t-9", res.Steps[1].Results[5].Message)
 	assert.Equal(t, []string{"ELECTION_NOT_NEEDED", "NONE", "ELIGIBLE_LEADERS_NOT_AVAILABLE"}, codes(2))
 	unclean := partitionChanges(res.Steps[2])[0]
 	assert.Equal(t, metadata.Recovering, unclean.LeaderRecoveryState)

@@ -743,12 +743,15 @@ func (p *parser) electLeaders(n *node, path string, need func(string) *node) (co
 			if !p.object(tp, tpPath, []string{"topic", "partition"}, "") {
 				break
 			}
+			// A topic or partition that does not exist is not refused here: Kafka's controller
+			// answers it with UNKNOWN_TOPIC_OR_PARTITION and handles the others
+			// (ReplicationControlManager.electLeader), and so does the run.
 			var x controller.TopicPartition
 			if t := p.required(tp, tpPath, "topic", ""); t != nil {
-				x.Topic = p.knownTopic(t, fieldPath(tpPath, "topic"))
+				x.Topic = p.str(t, fieldPath(tpPath, "topic"))
 			}
 			if pn := p.required(tp, tpPath, "partition", ""); pn != nil {
-				x.Partition = p.partitionID(pn, fieldPath(tpPath, "partition"), x.Topic)
+				x.Partition = int32(p.integer(pn, fieldPath(tpPath, "partition"), 0, math.MaxInt32, "a non-negative integer"))
 			}
 			parts = append(parts, x)
 		}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -15,7 +16,6 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/workload"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // clusterBase is a valid cluster-mode scenario: 3 brokers and a topic "foo" of 6 partitions,
@@ -125,7 +125,7 @@ func TestClusterParseErrorsNameTheFieldAndTheProblem(t *testing.T) {
 		{withEvents(`{"at_ms": 5, "op": "create_topic", "name": "bar", "partitions": [{"replicas": [0, 4]}]}`), `events[0].partitions[0].replicas[1]: broker 4 does not exist (brokers: 0, 1, 2)`},
 		{withEvents(`{"at_ms": 5, "op": "create_topic", "name": "bar", "partitions": [{"replicas": [0], "leader": 0}]}`), `events[0].partitions[0].leader: unknown field (allowed: replicas); create_topic lets the controller choose the ISR and leader`},
 		{withEvents(`{"at_ms": 5, "op": "delete_topic", "name": "bar"}`), `events[0].name: topic "bar" does not exist (topics: foo)`},
-		{withEvents(`{"at_ms": 5, "op": "elect_leaders", "type": "preferred", "partitions": [{"topic": "foo", "partition": 6}]}`), `events[0].partitions[0].partition: topic "foo" has 6 partition(s), numbered from 0 to 5`},
+		{withEvents(`{"at_ms": 5, "op": "elect_leaders", "type": "preferred", "partitions": [{"topic": "foo", "partition": -1}]}`), `events[0].partitions[0].partition: must be a non-negative integer, got -1`},
 		{withEvents(`{"at_ms": 5, "op": "rolling_restart", "brokers": [0, 9], "interval_ms": 1000}`), `events[0].brokers[1]: broker 9 does not exist (brokers: 0, 1, 2)`},
 		{withEvents(`{"at_ms": 5, "op": "rolling_restart", "brokers": [], "interval_ms": 1000}`), `events[0].brokers: must name at least one broker (or leave brokers out: all of them, by id)`},
 		{withEvents(`{"at_ms": 5, "op": "rolling_restart"}`), `events[0].interval_ms: required by op "rolling_restart"`},

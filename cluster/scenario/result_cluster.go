@@ -2,7 +2,7 @@ package scenario
 
 import (
 	"bytes"
-	"github.com/kraftlab/kraftlab/internal/json"
+	"encoding/json"
 	"io"
 	"math"
 	"strconv"
@@ -120,6 +120,8 @@ type SummaryField struct {
 	// Integer figures are written without decimals; Time ones are -1 when the moment never
 	// came.
 	Integer, Time bool
+	// Note, for the text output only, says why a figure is missing.
+	Note string
 }
 
 // MarshalJSON writes the fields in order, as one object.

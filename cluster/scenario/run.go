@@ -191,7 +191,7 @@ func (r *runner) elrEnabled() bool {
 func (r *runner) bootstrapTopic(t *Topic, brokers []int32) error {
 	parts := t.Partitions
 	if parts == nil {
-		placed, err := r.c.PlaceReplicas(brokers, t.PartitionCount, t.ReplicationFactor)
+		placed, err := r.c.PlaceReplicas(brokers, nil, t.PartitionCount, t.ReplicationFactor)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster"
@@ -205,6 +206,11 @@ const (
 	SummaryInvariantViolations    = "invariant_violations"
 )
 
+// seconds writes a duration in whole or fractional seconds: "20 s", "1.5 s".
+func seconds(ms int64) string {
+	return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + " s"
+}
+
 // summary lists the cluster's summary under the format's names, in the documented order.
 func summary(s cluster.Summary) SummaryResult {
 	tm := func(name string, v int64) SummaryField {
@@ -214,13 +220,18 @@ func summary(s cluster.Summary) SummaryResult {
 		return SummaryField{Name: name, Value: float64(v), Integer: true}
 	}
 	f := func(name string, v float64) SummaryField { return SummaryField{Name: name, Value: v} }
+	steady, ratio := f(SummaryP99SteadyMs, s.P99SteadyMs), f(SummaryP99Ratio, s.P99Ratio)
+	if s.P99SteadyMs < 0 && s.SteadyMs < s.SteadyNeedMs {
+		steady.Note = fmt.Sprintf("no steady period: %s of healthy produce before the first fault, %s needed", seconds(s.SteadyMs), seconds(s.SteadyNeedMs))
+		ratio.Note = "no steady p99 to compare with"
+	}
 	return SummaryResult{Fields: []SummaryField{
 		tm(SummaryUnfencedAtMs, s.UnfencedAtMs),
 		tm(SummaryLeadershipRestoredAtMs, s.LeadershipRestoredAtMs),
 		tm(SummaryRecoveryTimeMs, s.RecoveryTimeMs),
-		f(SummaryP99SteadyMs, s.P99SteadyMs),
+		steady,
 		f(SummaryP99Worst10MinMs, s.P99Worst10MinMs),
-		f(SummaryP99Ratio, s.P99Ratio),
+		ratio,
 		n(SummaryProduceTimeouts, s.ProduceTimeouts),
 		n(SummaryProduceErrors, s.ProduceErrors),
 		f(SummaryAckedRecordsLost, s.AckedRecordsLost),

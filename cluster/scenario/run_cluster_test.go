@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // smallCluster is a fast cluster-mode scenario: 3 brokers, 30 partitions, 5 minutes, broker 0
@@ -224,4 +224,51 @@ func TestCompare(t *testing.T) {
 
 	_, err = Compare([]byte(`{"mode": "controller"}`), nil, nil, []Setting{setting(t, "min.insync.replicas=2")})
 	assert.EqualError(t, err, "mode: compare needs a cluster-mode scenario (a controller-mode run has no summary to compare)")
+}
+
+// TestClusterElectLeadersAnswersUnknownPartitions: an elect_leaders event naming a topic or a
+// partition that does not exist runs, and each such partition is answered
+// UNKNOWN_TOPIC_OR_PARTITION while the others are handled, as Kafka's
+// ReplicationControlManager.electLeaders does.
+func TestClusterElectLeadersAnswersUnknownPartitions(t *testing.T) {
+	res := playCluster(t, small(`{"at_ms": 130000, "op": "elect_leaders", "type": "preferred", "partitions": [
+	 {"topic": "t", "partition": 0}, {"topic": "nowhere", "partition": 0}, {"topic": "t", "partition": 30}]}`))
+	require.Len(t, res.Events, 3)
+	ev := res.Events[2]
+	assert.Nil(t, ev.Error)
+	require.Len(t, ev.Results, 3)
+	assert.NotEqual(t, "UNKNOWN_TOPIC_OR_PARTITION", ev.Results[0].Error)
+	assert.Equal(t, PartitionResult{Topic: "nowhere", Partition: 0, Error: "UNKNOWN_TOPIC_OR_PARTITION", Message: "No such topic as nowhere"}, ev.Results[1])
+	assert.Equal(t, PartitionResult{Topic: "t", Partition: 30, Error: "UNKNOWN_TOPIC_OR_PARTITION", Message: "No such partition as t-30"}, ev.Results[2])
+}
+
+// TestSteadyP99NeedsASteadyPeriod: a fault 20 s into the run leaves two start-up windows before
+// it, not a steady period, so the summary gives no steady p99 and no ratio, and says why; a
+// fault after a full sliding window (60 s) of healthy produce has both.
+func TestSteadyP99NeedsASteadyPeriod(t *testing.T) {
+	early := strings.Replace(small(), `"at_ms": 60000, "op": "kill"`, `"at_ms": 20000, "op": "kill"`, 1)
+	src := strings.Replace(early, `"cluster": {`, `"output": {"records": false}, "cluster": {`, 1)
+	s, err := Parse([]byte(src))
+	require.NoError(t, err)
+	res, err := Run(s)
+	require.NoError(t, err)
+	field := func(r *ClusterResult, name string) SummaryField {
+		for _, f := range r.Summary.Fields {
+			if f.Name == name {
+				return f
+			}
+		}
+		t.Fatalf("no summary field %s", name)
+		return SummaryField{}
+	}
+	assert.Equal(t, -1.0, field(res.Cluster, SummaryP99SteadyMs).Value)
+	assert.Equal(t, -1.0, field(res.Cluster, SummaryP99Ratio).Value)
+	var text bytes.Buffer
+	require.NoError(t, res.WriteText(&text))
+	assert.Contains(t, text.String(), "p99_steady_ms: -1 (no steady period: 20 s of healthy produce before the first fault, 60 s needed)")
+	assert.Contains(t, text.String(), "p99_ratio: -1 (no steady p99 to compare with)")
+
+	steady := playCluster(t, small())
+	assert.Greater(t, field(steady, SummaryP99SteadyMs).Value, 0.0, "60 s of healthy produce before the kill")
+	assert.Empty(t, field(steady, SummaryP99SteadyMs).Note)
 }

@@ -2,7 +2,7 @@ package scenario
 
 import (
 	"bytes"
-	"github.com/kraftlab/kraftlab/internal/json"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -282,7 +282,7 @@ func TestCreateAndDeleteTopics(t *testing.T) {
 	placed := records[*metadata.PartitionRecord](res.Steps[0])
 	require.Len(t, placed, 4)
 	for _, p := range placed {
-		assert.ElementsMatch(t, []int32{0, 1}, p.Replicas, "placed over the active brokers only")
+		assert.ElementsMatch(t, []int32{0, 1}, p.Replicas, "the unfenced brokers come first")
 	}
 	assert.Len(t, records[*metadata.ConfigRecord](res.Steps[0]), 1)
 	manual := records[*metadata.PartitionRecord](res.Steps[1])
@@ -290,9 +290,15 @@ func TestCreateAndDeleteTopics(t *testing.T) {
 	assert.Equal(t, []int32{1}, manual[0].Isr, "the ISR is the active assigned replicas")
 	assert.Equal(t, int32(1), manual[0].Leader)
 	assert.Equal(t, "TOPIC_ALREADY_EXISTS", res.Steps[2].Error.Code)
-	assert.Equal(t, "INVALID_REPLICATION_FACTOR", res.Steps[3].Error.Code)
+	// Kafka places over every registered broker not shutting down, fenced ones included but
+	// never first (StripedReplicaPlacer.place over ClusterControlManager.usableBrokers).
+	require.Nil(t, res.Steps[3].Error)
+	big := records[*metadata.PartitionRecord](res.Steps[3])
+	require.Len(t, big, 1)
+	assert.Equal(t, int32(2), big[0].Replicas[2], "fenced broker 2 placed after the unfenced ones")
+	assert.ElementsMatch(t, []int32{0, 1}, big[0].Isr)
 	assert.Len(t, records[*metadata.RemoveTopicRecord](res.Steps[4]), 1)
-	require.Len(t, res.Steps[5].Partitions, 1)
+	require.Len(t, res.Steps[5].Partitions, 2)
 	assert.Equal(t, "manual", res.Steps[5].Partitions[0].Topic)
 }
 

@@ -64,6 +64,9 @@ func (r *ClusterResult) writeText(b *bytes.Buffer) {
 		if f.Time && f.Value < 0 {
 			b.WriteString(" (never)")
 		}
+		if f.Note != "" {
+			fmt.Fprintf(b, " (%s)", f.Note)
+		}
 		b.WriteByte('\n')
 	}
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"encoding/base64"
+	"math/rand/v2"
 
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
@@ -39,40 +40,107 @@ func (c *Controller) NewTopicID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// PlaceReplicas assigns replicas as Kafka's StripedReplicaPlacer does on a cluster without racks:
-// each partition takes rf consecutive brokers of a shuffled list, starting one further along
-// than the previous partition, and the list is reshuffled after every len(brokers) partitions.
-// So leaderships (replicas[0]) spread evenly and placement depends on the seeded source.
-func (c *Controller) PlaceReplicas(brokers []int32, partitions, rf int) ([][]int32, error) {
+// PlaceReplicas assigns replicas as Kafka's StripedReplicaPlacer does on a cluster without racks
+// (StripedReplicaPlacer.place and RackList.place). The usable brokers are split into unfenced and
+// fenced; each list is shuffled by the seeded source and read from a random offset that moves one
+// further along for every partition. A partition takes rf brokers, unfenced ones first and fenced
+// ones only when the unfenced are used up, so a fenced broker is never replicas[0], the leader.
+// After as many partitions as there are unfenced brokers both lists are reshuffled. Leaderships
+// spread evenly and placement depends on the seeded source.
+//
+// Kafka refuses, in this order: no unfenced broker ("All brokers are currently fenced."), then a
+// replication factor above the number of usable brokers, fenced ones counted ("... only M
+// broker(s) are registered."), each prefixed by ReplicationControlManager.createTopic's
+// "Unable to replicate the partition rf time(s): ".
+func (c *Controller) PlaceReplicas(unfenced, fenced []int32, partitions, rf int) ([][]int32, error) {
 	if rf < 1 || rf > metadata.MaxReplicas {
 		return nil, apiErr(InvalidReplicationFactor, "Replication factor must be between 1 and %d in this model, got %d", metadata.MaxReplicas, rf)
-	}
-	if rf > len(brokers) {
-		return nil, apiErr(InvalidReplicationFactor, "Unable to replicate the partition %d time(s): The target replication factor of %d cannot be reached because only %d broker(s) are registered.", rf, rf, len(brokers))
 	}
 	if partitions < 1 {
 		return nil, apiErr(InvalidPartitions, "Number of partitions was set to an invalid non-positive value.")
 	}
-	list := append([]int32(nil), brokers...)
-	n := len(list)
-	shuffle := func() int {
-		c.rng.Shuffle(n, func(i, j int) { list[i], list[j] = list[j], list[i] })
-		return c.rng.IntN(n)
+	if len(unfenced) == 0 {
+		return nil, apiErr(InvalidReplicationFactor, "Unable to replicate the partition %d time(s): All brokers are currently fenced.", rf)
 	}
-	offset := shuffle()
+	if total := len(unfenced) + len(fenced); rf > total {
+		return nil, apiErr(InvalidReplicationFactor, "Unable to replicate the partition %d time(s): The target replication factor of %d cannot be reached because only %d broker(s) are registered.", rf, rf, total)
+	}
+	up, down := newStripe(unfenced), newStripe(fenced)
+	up.shuffle(c.rng)
+	down.shuffle(c.rng)
+	n := len(unfenced)
 	out := make([][]int32, partitions)
 	for p := 0; p < partitions; p++ {
 		if p > 0 && p%n == 0 && n > 1 {
-			offset = shuffle()
+			up.shuffle(c.rng)
+			down.shuffle(c.rng)
 		}
-		offset = (offset + 1) % n
-		reps := make([]int32, rf)
-		for j := range reps {
-			reps[j] = list[(offset+j)%n]
+		reps := make([]int32, 0, rf)
+		reps = up.take(reps, rf)
+		if len(reps) < rf {
+			reps = down.take(reps, rf)
 		}
 		out[p] = reps
 	}
 	return out, nil
+}
+
+// stripe is one of StripedReplicaPlacer's broker lists: brokers in a shuffled order and the
+// offset the next partition starts from.
+type stripe struct {
+	ids    []int32
+	offset int
+}
+
+func newStripe(ids []int32) stripe { return stripe{ids: append([]int32(nil), ids...)} }
+
+// shuffle reorders the list and picks a new starting offset; an empty list draws nothing from
+// the source, so a cluster with no fenced broker places as it did before fenced brokers counted.
+func (s *stripe) shuffle(rng *rand.Rand) {
+	if n := len(s.ids); n > 0 {
+		rng.Shuffle(n, func(i, j int) { s.ids[i], s.ids[j] = s.ids[j], s.ids[i] })
+		s.offset = rng.IntN(n)
+	}
+}
+
+// take appends consecutive brokers of the list, from one past the offset, until reps has rf
+// members or the list is used up, and moves the offset on by one for the next partition.
+func (s *stripe) take(reps []int32, rf int) []int32 {
+	n := len(s.ids)
+	if n == 0 {
+		return reps
+	}
+	s.offset = (s.offset + 1) % n
+	for j := 0; j < n && len(reps) < rf; j++ {
+		reps = append(reps, s.ids[(s.offset+j)%n])
+	}
+	return reps
+}
+
+// UsableBrokers splits the registered brokers that may receive new replicas into unfenced and
+// fenced, as ClusterControlManager.usableBrokers does: every registered broker except one in
+// controlled shutdown (BrokerHeartbeatState.shuttingDown), fenced ones included. A broker that
+// stopped without deregistering stays registered and fenced, so it still gets replicas.
+func (c *Controller) UsableBrokers() (unfenced, fenced []int32) {
+	for _, id := range c.image.BrokerIDs() {
+		b := c.image.Broker(id)
+		switch {
+		case b == nil || !b.Registered || c.shuttingDown(id):
+		case b.Fenced:
+			fenced = append(fenced, id)
+		default:
+			unfenced = append(unfenced, id)
+		}
+	}
+	return unfenced, fenced
+}
+
+// shuttingDown is BrokerHeartbeatState.shuttingDown: the broker's heartbeat asked for a
+// controlled shutdown (or it was replayed in one when this controller activated) and it has not
+// been fenced since. The registration's InControlledShutdown flag alone does not exclude it.
+func (c *Controller) shuttingDown(id int32) bool {
+	s := c.sessions[id]
+	return s != nil && s.controlledShutdownOffset >= 0 && !c.image.Broker(id).Fenced
 }
 
 // CreateTopicRequest is one topic of a CreateTopics request.
@@ -92,7 +160,8 @@ type ConfigEntry struct {
 }
 
 // CreateTopic creates a topic: a TopicRecord, its ConfigRecords, then a PartitionRecord per
-// partition whose ISR is the active assigned replicas, led by the first of them.
+// partition whose ISR is the active assigned replicas, led by the first of them. Without an
+// assignment the replicas are placed over the usable brokers (UsableBrokers, PlaceReplicas).
 func (c *Controller) CreateTopic(req CreateTopicRequest, nowMs int64) error {
 	if err := ValidateTopicName(req.Name); err != nil {
 		return err
@@ -106,16 +175,11 @@ func (c *Controller) CreateTopic(req CreateTopicRequest, nowMs int64) error {
 			return &APIError{Code: InvalidConfig, Message: err.Error()}
 		}
 	}
-	assignments := req.Assignments
-	if assignments == nil {
-		var usable []int32
-		for _, id := range c.image.BrokerIDs() {
-			if c.isActive(id) {
-				usable = append(usable, id)
-			}
-		}
+	assignments, manual := req.Assignments, req.Assignments != nil
+	if !manual {
+		unfenced, fenced := c.UsableBrokers()
 		var err error
-		if assignments, err = c.PlaceReplicas(usable, req.NumPartitions, req.ReplicationFactor); err != nil {
+		if assignments, err = c.PlaceReplicas(unfenced, fenced, req.NumPartitions, req.ReplicationFactor); err != nil {
 			return err
 		}
 	}
@@ -130,8 +194,15 @@ func (c *Controller) CreateTopic(req CreateTopicRequest, nowMs int64) error {
 				isr = append(isr, r)
 			}
 		}
+		// ReplicationControlManager.createTopic: the ISR is the active replicas, led by the
+		// first; with none, a manual assignment is refused for that partition, a placed one
+		// (whose first replica the placer took unfenced, so this is Kafka's safety net) for its
+		// replication factor.
+		if len(isr) == 0 && manual {
+			return apiErr(InvalidReplicaAssignment, "All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", i)
+		}
 		if len(isr) == 0 {
-			return apiErr(InvalidReplicationFactor, "All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", i)
+			return apiErr(InvalidReplicationFactor, "Unable to replicate the partition %d time(s): All brokers are currently fenced or in controlled shutdown.", len(reps))
 		}
 		parts[i] = &metadata.PartitionRecord{Topic: req.Name, PartitionID: int32(i), Replicas: append([]int32(nil), reps...),
 			Isr: isr, Leader: isr[0], Elr: []int32{}, LastKnownElr: []int32{}}

@@ -107,8 +107,7 @@ func (l *eventLog) add(ev LogEvent) { l.pending = append(l.pending, ev) }
 // take reads everything new and returns the events since the previous call, oldest first,
 // with how many were left out over the cap.
 func (l *eventLog) take() ([]LogEvent, int) {
-	l.readRecords()
-	l.readRuns()
+	l.read()
 	if err := l.s.c.Err(); err != nil && !l.stopped {
 		l.stopped = true
 		l.add(LogEvent{TimeMs: l.s.c.Now(), Kind: KindStopped, Text: "the run stopped: " + err.Error()})
@@ -116,12 +115,19 @@ func (l *eventLog) take() ([]LogEvent, int) {
 	return l.drain()
 }
 
+// read reads the electPreferred runs, then the committed records. Runs first: a run's
+// PartitionChangeRecords commit a moment after it runs, often within the same frame, and the
+// run's own sentence tells them (electedBy), which it can only do once the run is read.
+func (l *eventLog) read() {
+	l.readRuns()
+	l.readRecords()
+}
+
 // keepLatest reads everything new and keeps only the latest events a frame can carry, with a
 // note of how many earlier ones were left out: after a replay (a share link, an import) the
 // moments just before the time shown matter most.
 func (l *eventLog) keepLatest() {
-	l.readRecords()
-	l.readRuns()
+	l.read()
 	sort.SliceStable(l.pending, func(i, j int) bool { return l.pending[i].TimeMs < l.pending[j].TimeMs })
 	if n := len(l.pending); n > maxFrameEvents {
 		left := n - (maxFrameEvents - 1)
@@ -180,6 +186,8 @@ type group struct {
 
 func (l *eventLog) readGroup(ces []control.CommittedEntry) {
 	at := l.now(ces[0])
+	first := len(l.pending)
+	defer l.causesFirst(first)
 	// What happens to brokers in this write explains what happens to their partitions.
 	fencedNow, shutdownNow, reregistered := map[int32]bool{}, map[int32]bool{}, map[int32]bool{}
 	for _, ce := range ces {
@@ -265,6 +273,24 @@ func (l *eventLog) readGroup(ces []control.CommittedEntry) {
 		}
 	}
 	l.flush(at, &groups, byKey)
+}
+
+// causesFirst moves the broker sentences among the events queued since first ahead of the
+// others. Kafka writes a fenced broker's partition changes before the record that fences it
+// (ReplicationControlManager.handleBrokerFenced adds the BrokerRegistrationChangeRecord after
+// generateLeaderAndIsrUpdates), and a controlled shutdown's likewise; read in record order, the
+// log would say "left the ISR because it was fenced" above "broker 1 fenced". The broker's
+// change is the cause, so at one commit instant it is told first.
+func (l *eventLog) causesFirst(first int) {
+	slices.SortStableFunc(l.pending[first:], func(a, b LogEvent) int {
+		rank := func(e LogEvent) int {
+			if e.Kind == KindBroker {
+				return 0
+			}
+			return 1
+		}
+		return rank(a) - rank(b)
+	})
 }
 
 // flush turns the collected partition groups into sentences.

@@ -1,14 +1,13 @@
 package bridge
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // TestBudgetedAdvanceStopsShortAndChangesNoResult: with a budget, sim.advance stops when the

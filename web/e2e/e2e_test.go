@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -511,6 +512,83 @@ func TestPlayground(t *testing.T) {
 		assert.True(t, eval[bool](t, tb, `document.querySelector('#broker-list [data-broker="1"] [data-op="start"]').disabled === false`))
 		assert.Empty(t, tb.consoleErrors())
 		screenshot(t, tb, "broker-killed.png", "")
+	})
+
+	t.Run("lines at one moment tell the cause before its effects", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		at, _ := logItem(t, tb, "broker 1 fenced")
+		// Every line of that moment: the fencing first, then what it did to the partitions.
+		lines := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li")].filter(li => Number(li.dataset.timeMs) === `+strconv.FormatInt(at, 10)+`).map(li => li.querySelector("span").textContent)`)
+		require.NotEmpty(t, lines)
+		assert.True(t, strings.HasPrefix(lines[0], "broker 1 fenced"), "the cause comes first: %q", lines)
+		assert.True(t, slices.ContainsFunc(lines, func(s string) bool { return strings.Contains(s, "because it was fenced") }), "its effects follow: %q", lines)
+	})
+
+	t.Run("next balancer run lands where the run's result is visible", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		logItem(t, tb, "broker 1 fenced")
+		press(t, tb, "1", "s")
+		logItem(t, tb, "broker 1 unfenced")
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		leads := `[...document.querySelectorAll("#partition-rows tr")].filter(tr => tr.dataset.leader === "1").length`
+		base := eval[int](t, tb, leads)
+		// The newest run's sentence.
+		newest := `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent).filter(s => s.startsWith("electPreferred")).pop() ?? ""`
+		for i := 0; i < 4 && !strings.HasPrefix(eval[string](t, tb, newest), "electPreferred elected"); i++ {
+			before := eval[int](t, tb, `document.getElementById("event-log").children.length`)
+			press(t, tb, "n")
+			poll(t, tb, `document.getElementById("event-log").children.length > `+strconv.Itoa(before))
+		}
+		line := eval[string](t, tb, newest)
+		require.True(t, strings.HasPrefix(line, "electPreferred elected"), "%s\n%s", line, eval[string](t, tb, `[...document.querySelectorAll("#event-log li")].map(li => li.textContent).join("\n")`))
+		m := regexp.MustCompile(`(\d+) to broker 1\b`).FindStringSubmatch(line)
+		require.NotNil(t, m, "the run hands partitions back to broker 1: %s", line)
+		want, _ := strconv.Atoi(m[1])
+		// The table (and the canvas, drawn from the same frame) shows the new leaders at once.
+		_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](leads+` >= `+strconv.Itoa(base+want),
+			chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(3*time.Second)))
+		assert.NoError(t, err, "after %q the table shows broker 1 leading %d partitions; leaders: %v", line, want, rowLeaders(t, tb))
+	})
+
+	t.Run("the event log follows the newest line until the reader scrolls up", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		retype(t, tb, chromedp.CSS("#partition-count"), "400")
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#start-button"))))
+		poll(t, tb, `document.getElementById("partition-caption").textContent.includes("400")`)
+		press(t, tb, "1", "k")
+		logItem(t, tb, "broker 1 fenced")
+		press(t, tb, "1", "s")
+		setSpeed(t, tb, 10)
+		// The restarted broker's replicas rejoin the ISR in bursts; the newest line stays in view.
+		newestShown := `(() => { const l = document.getElementById("event-log"), r = l.getBoundingClientRect(), last = l.lastElementChild.getBoundingClientRect();
+			return last.bottom <= r.bottom + 1 && last.top >= r.top - 1; })()`
+		for _, clock := range []int{90_000, 150_000, 240_000} {
+			poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > `+strconv.Itoa(clock))
+			// Within a few frames: the log scrolls once per animation frame.
+			_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](newestShown, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(3*time.Second)))
+			assert.NoError(t, err, "at %d ms the log shows its newest line (log at %s)", clock,
+				eval[string](t, tb, `[...document.getElementById("event-log").children].find(li => li.getBoundingClientRect().bottom > document.getElementById("event-log").getBoundingClientRect().bottom - 2)?.dataset.timeMs ?? ""`))
+		}
+		assert.True(t, eval[bool](t, tb, `document.getElementById("log-follow").hidden`), "no 'new events' button while following")
+		// The reader scrolls up: the log stays where they are and says how many lines are new.
+		// (The wheel, as a mouse does it; DevTools wants a non-zero deltaX to send one.)
+		box := eval[map[string]float64](t, tb, `(() => { const r = document.getElementById("event-log").getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, box["x"], box["y"],
+			func(p *input.DispatchMouseEventParams) { p.DeltaX, p.DeltaY = 0.01, -600 })))
+		poll(t, tb, `!document.getElementById("log-follow").hidden`)
+		assert.Regexp(t, `^\d+ new events? ↓$`, eval[string](t, tb, `document.getElementById("log-follow").textContent`))
+		assert.False(t, eval[bool](t, tb, newestShown), "scrolled up, the log stays where the reader is")
+		screenshot(t, tb, "log-new-events.png", chromedp.CSS(".events"))
+		// The button brings the newest line back and the log follows again.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#log-follow"))))
+		poll(t, tb, `document.getElementById("log-follow").hidden`)
+		poll(t, tb, newestShown)
+		assert.Empty(t, tb.consoleErrors())
 	})
 
 	t.Run("a config change through the UI takes effect", func(t *testing.T) {

@@ -180,6 +180,8 @@ export interface LoadRequest {
   /** A cluster-mode scenario: the parsed object, or its text. */
   scenario: unknown;
   timeMs?: number;
+  /** The time the page will then reach in slices of sim.seek (web/ts/replay.ts): only checked. */
+  replayToMs?: number;
 }
 
 export interface LoadBody extends StartBody {

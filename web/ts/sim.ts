@@ -192,6 +192,21 @@ export class Simulation {
     }
   }
 
+  /**
+   * Shows the run at t and resolves with the time then shown, once its frame is: one slice of
+   * a long replay (web/ts/replay.ts), which needs each slice done before it asks the next.
+   */
+  async seekNow(t: number): Promise<number> {
+    this.seeking = true;
+    try {
+      await this.framed("sim.seek", { timeMs: Math.max(0, Math.round(t)), layout: this.layout?.version ?? 0 });
+    } finally {
+      this.seeking = false;
+      this.lastWall = 0;
+    }
+    return this.last?.body.timeMs ?? 0;
+  }
+
   /** Runs to the next event-log line ("event") or the next electPreferred run ("run"). */
   async step(to: StepRequest["to"]): Promise<void> {
     if (!this.info) return;
