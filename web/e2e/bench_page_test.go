@@ -83,7 +83,7 @@ func benchSites(t *testing.T) []benchSite {
 		return out
 	}
 	dir := filepath.Join(t.TempDir(), "dist")
-	_, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true, Brotli: true})
+	_, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true, Brotli: true, Offline: true})
 	require.NoError(t, err)
 	return []benchSite{{"this tree", dir}}
 }
@@ -245,17 +245,33 @@ func benchLoads(t *testing.T, exe string, urls []string, table *benchTable) {
 						return err
 					})))
 				}
+				// waitFor, not poll: chromedp's Poll does not see a page its service worker served.
 				load := func() map[string]float64 {
 					require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
-					poll(t, tb, `performance.getEntriesByName("kraftlab:configs-rendered").length > 0`)
+					waitFor(t, tb, `performance.getEntriesByName("kraftlab:configs-rendered").length > 0`)
 					return marks(t, tb)
 				}
+				// The cluster is drawn at the prebuilt frame where the page has one.
+				drawnAt := func(m map[string]float64) float64 {
+					if v, ok := m["first-paint"]; ok {
+						return v
+					}
+					return m["first-frame"]
+				}
 				m := load()
-				drawn[site] = append(drawn[site], m["first-frame"])
+				drawn[site] = append(drawn[site], drawnAt(m))
 				ready[site] = append(ready[site], m["configs-rendered"])
 				if p.kbits == 9000 {
+					// A site with a service worker: the second visit comes once it is installed,
+					// as a visitor's next visit would.
+					evalAwait[bool](t, tb, `(async () => {
+						if (!document.querySelector('meta[name="kraftlab-offline"]')) return true;
+						const r = await navigator.serviceWorker.ready;
+						if (r.active.state !== "activated") await new Promise(done => r.active.addEventListener("statechange", e => e.target.state === "activated" && done()));
+						return true;
+					})()`)
 					m = load()
-					again[site] = append(again[site], m["first-frame"])
+					again[site] = append(again[site], drawnAt(m))
 				}
 				stop()
 			}

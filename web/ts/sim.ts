@@ -335,9 +335,14 @@ export class Simulation {
     }
   }
 
-  /** The budget of the next step: what is left of a frame once the step's overhead is paid. */
+  /**
+   * The budget of the next step: what is left of a frame once the step's overhead is paid. When
+   * the overhead alone takes most of a frame (a 100,000-partition frame, a loaded machine), 30
+   * frames a second are out of reach whatever the budget, and a budget of half the overhead
+   * keeps a third of the worker's time for the cluster instead of starving it.
+   */
   private stepBudget(): number {
-    return Math.round(Math.max(MIN_STEP_BUDGET_MS, FRAME_MS - this.stepOverhead));
+    return Math.round(Math.max(MIN_STEP_BUDGET_MS, FRAME_MS - this.stepOverhead, this.stepOverhead / 2));
   }
 
   private learnOverhead(ms: number): void {
