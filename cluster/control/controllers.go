@@ -78,6 +78,8 @@ type Controllers struct {
 	sim    *sim.Sim
 	cfg    Config
 	cb     Callbacks
+	obs    Observer
+	route  route // where the last broker request went, for obs
 	q      *quorum.Quorum[metadata.Record]
 	h      *handler
 	rand   *sim.Rand // "control": engine seeds
@@ -142,7 +144,11 @@ func (h *handler) HandleEvent(ev sim.Event) {
 			return
 		}
 		m.taskPending = false
-		m.engine.RunNextTask(c.sim.Now())
+		before := m.engine.Log().NextOffset()
+		task := m.engine.RunNextTask(c.sim.Now())
+		if task == controller.TaskFenceStaleBroker && c.obs.SessionExpired != nil {
+			c.tellSessionExpiry(m, before, c.sim.Now())
+		}
 		c.afterEngine(m)
 	case evShip:
 		if m.engine == nil || uint32(ev.Arg) != m.gen {
@@ -535,8 +541,8 @@ func (c *Controllers) replay(m *member, from, to int64, entries []metadata.Entry
 	}
 	reservePartitions(st.image, len(entries), func(i int) metadata.Record { return entries[i].Record })
 	for i := range entries {
-		if i%metadata.WarmChunk == 0 {
-			chunk := entries[i:min(i+metadata.WarmChunk, len(entries))]
+		if i%warmChunk == 0 {
+			chunk := entries[i:min(i+warmChunk, len(entries))]
 			c.warmImage(st, len(chunk), func(j int) metadata.Record { return chunk[j].Record })
 		}
 		if c.replayEntry(st, entries[i], m) != nil {
@@ -576,8 +582,8 @@ func (c *Controllers) commitRoot(fresh []CommittedEntry) {
 	reservePartitions(c.root.image, len(fresh), func(i int) metadata.Record { return fresh[i].Record })
 	replay := c.replayRoot // one method value a batch: passed per entry, it was an allocation each
 	for i := range fresh {
-		if i%metadata.WarmChunk == 0 {
-			chunk := fresh[i:min(i+metadata.WarmChunk, len(fresh))]
+		if i%warmChunk == 0 {
+			chunk := fresh[i:min(i+warmChunk, len(fresh))]
 			c.warmImage(c.root, len(chunk), func(j int) metadata.Record { return chunk[j].Record })
 		}
 		if c.cb.OnCommittedEntry != nil {

@@ -129,10 +129,12 @@ func (s *Session) seek(t int64) error {
 		}
 		next = lv
 	}
+	s.live.c.Observe(nil)
 	s.keepSpare(s.live)
 	s.live = next
 	s.runTo(t)
 	s.log.take() // read and drop the replayed events
+	s.traffic.watch(next.c)
 	return nil
 }
 
@@ -159,7 +161,7 @@ func (s *Session) keepSpare(lv *live) {
 type StepRequest struct {
 	// To is "event" (until the event log has something new, at most an hour of cluster time)
 	// or "run" (until the next electPreferred run has run).
-	To     string `json:"to"`
+	To     string `json:"to" ts:"StepTo"`
 	Layout int    `json:"layout,omitempty"`
 }
 

@@ -1,364 +1,17 @@
-// The page's side of the worker protocol (web/PROTOCOL.md; Go side: wasm/bridge). Every
-// message is one JSON text string; this module owns the encoding, the request ids and the
-// matching of replies, so the rest of the page sees typed promises.
+// The page's side of the worker protocol (web/PROTOCOL.md; Go side: wasm/bridge, whose types
+// protocol_gen.ts declares). Every message is one JSON text string; this module owns the
+// encoding, the request ids and the matching of replies, so the rest of the page sees typed
+// promises.
 
 import type { BootState } from "./early";
+import type { Messages, ReadyBody, ReplyError } from "./protocol_gen";
 import { S } from "./strings";
 
 /** The protocol version this page speaks; the worker announces its own in the ready event. */
 export const PROTOCOL = 3;
 
-export interface ReplyError {
-  code: string;
-  message: string;
-  detail?: string;
-}
-
-export interface ReadyBody {
-  protocol: number;
-}
-
-export interface HelloBody {
-  version: string;
-  goVersion: string;
-  protocol: number;
-  types: string[];
-}
-
-export type ConfigType = "boolean" | "int" | "long" | "string";
-export type SourceKey = "kafka" | "kip-1358" | "pr-22934" | "model";
-
-export interface ConfigDef {
-  name: string;
-  type: ConfigType;
-  default: boolean | number | string;
-  defaultText: string;
-  allowed: string;
-  choices?: string[];
-  min?: number;
-  max?: number;
-  dynamic: boolean;
-  scope: "cluster" | "topic";
-  source: string;
-  sourceKey: SourceKey;
-  doc: string;
-  note?: string;
-}
-
-export interface ConfigDefsBody {
-  configs: ConfigDef[];
-}
-
-export interface ValidateRequest {
-  name: string;
-  value: boolean | number | string | null;
-  scope?: "cluster" | "topic";
-}
-
-export interface ValidateBody {
-  valid: boolean;
-  value?: boolean | number | string;
-  text?: string;
-  error?: string;
-  reason?: string;
-}
-
-export type ConfigValue = boolean | number | string | null;
-
-export interface StartRequest {
-  seed?: number | string;
-  controllers?: number;
-  brokers?: number;
-  topic?: string;
-  partitions?: number;
-  replicationFactor?: number;
-  configs?: Record<string, ConfigValue>;
-}
-
-export interface StartBody {
-  timeMs: number;
-  seed: number;
-  controllers: number[];
-  brokers: number[];
-  topic: string;
-  partitions: number;
-}
-
-export interface AdvanceRequest {
-  ms: number;
-  layout?: number;
-  /** Wall ms the step may spend running the cluster; it stops short when they are spent. */
-  budgetMs?: number;
-}
-
-export type ActOp =
-  | "kill"
-  | "start"
-  | "shutdown"
-  | "disk_swap"
-  | "slow_disk"
-  | "kill_controller"
-  | "start_controller"
-  | "cut"
-  | "heal"
-  | "set_config"
-  | "create_topic"
-  | "delete_topic"
-  | "elect_leaders"
-  | "snapshot";
-
-export interface TopicPartition {
-  topic: string;
-  partition: number;
-}
-
-export interface ActRequest {
-  op: ActOp;
-  broker?: number;
-  controller?: string;
-  name?: string;
-  value?: ConfigValue;
-  topic?: string;
-  /** slow_disk: the share of the disk's capacity left, in (0, 1]. */
-  factor?: number;
-  /** cut, heal: "broker-1", "controller-3000" or "producers". */
-  a?: string;
-  b?: string;
-  /** create_topic. */
-  partitions?: number;
-  replicationFactor?: number;
-  /** elect_leaders: "preferred" (default) or "unclean"; targets: none means all partitions. */
-  election?: "preferred" | "unclean";
-  targets?: TopicPartition[];
-}
-
-export interface ElectionResult {
-  topic: string;
-  partition: number;
-  error?: string;
-  message?: string;
-}
-
-export interface ActBody {
-  timeMs: number;
-  lastHeartbeatMs?: number;
-  /** Recorded actions after timeMs that this one replaced (it was taken after scrubbing back). */
-  truncated?: number;
-  elections?: ElectionResult[];
-}
-
-export interface SeekRequest {
-  timeMs: number;
-  layout?: number;
-}
-
-export interface StepRequest {
-  to: "event" | "run";
-  layout?: number;
-}
-
-export interface ActionMark {
-  timeMs: number;
-  op: string;
-  applied: boolean;
-}
-
-export interface HistoryBody {
-  timeMs: number;
-  horizonMs: number;
-  version: number;
-  actions: ActionMark[];
-}
-
-export interface ExportBody {
-  /** The run as a cluster-mode scenario file (docs/scenario.md). */
-  scenario: string;
-  history: HistoryBody;
-}
-
-export interface LoadRequest {
-  /** A cluster-mode scenario: the parsed object, or its text. */
-  scenario: unknown;
-  timeMs?: number;
-  /** The time the page will then reach in slices of sim.seek (web/ts/replay.ts): only checked. */
-  replayToMs?: number;
-}
-
-export interface LoadBody extends StartBody {
-  horizonMs: number;
-  actions: number;
-}
-
-/** One replica's lag behind its leader (sim.replica), for the canvas's tooltip. */
-export interface ReplicaBody {
-  timeMs: number;
-  /** dead, stalled, leader, in-sync or catching-up. */
-  state: string;
-  logEndBytes: number;
-  /** How far its log end trails the leader's. */
-  backlogBytes: number;
-  /** When it was last caught up, and how long ago: what replica.lag.time.max.ms is compared with. */
-  lastCaughtUpMs: number;
-  lagMs: number;
-}
-
-/** Where one controller or broker stands along the metadata log (frame.log.nodes). */
-export interface LogNode {
-  id: number;
-  controller: boolean;
-  running: boolean;
-  /** The next offset it writes (a controller) or fetches (a broker). */
-  endOffset: number;
-  /** The high watermark as this node knows it. */
-  highWatermark: number;
-  /** A controller's committed image reaches it; a broker applies from it next. */
-  applied: number;
-  /** End offset of its latest snapshot, -1 none. */
-  snapshot: number;
-}
-
-/** The tail of the metadata log (frame.log): the record type of each offset from start. */
-export interface LogStrip {
-  start: number;
-  records: string[];
-  /** Offsets below it are committed. */
-  highWatermark: number;
-  /** The controller whose log the uncommitted cells come from, -1 none. */
-  leader: number;
-  /** Controllers, then brokers. */
-  nodes: LogNode[];
-}
-
-export interface ControllerState {
-  id: number;
-  running: boolean;
-  role: string;
-  active: boolean;
-  epoch: number;
-  endOffset: number;
-  highWatermark: number;
-}
-
-export type BrokerLifecycle =
-  | "not_running"
-  | "starting"
-  | "recovery"
-  | "running"
-  | "pending_controlled_shutdown"
-  | "shutting_down";
-
-export interface BrokerState {
-  id: number;
-  state: BrokerLifecycle;
-  fenced: boolean;
-  inControlledShutdown: boolean;
-  epoch: number;
-  gated: boolean;
-  leaders: number;
-  replicas: number;
-  outOfSync: number;
-  preferred: number;
-  preferredLed: number;
-  /** The share of its disk's capacity a slow_disk left it, when below 1. */
-  diskFactor?: number;
-}
-
-export interface TopicInfo {
-  name: string;
-  id: string;
-  first: number;
-  count: number;
-  deleted?: boolean;
-  configs?: Record<string, string>;
-}
-
-/** Where the per-partition arrays sit in the frame's binary attachment (see PROTOCOL.md). */
-export interface PartitionsInfo {
-  count: number;
-  layout: number;
-  stride: number;
-  topics?: TopicInfo[];
-  underReplicated: number;
-  offline: number;
-  imbalanced: number;
-  isr: number;
-  state: number;
-  replicas: number;
-}
-
-export interface SampleInfo {
-  timeMs: number;
-  produceP50Ms: number;
-  produceP99Ms: number;
-  produceP999Ms: number;
-  produceErrors: number;
-  produceTimeouts: number;
-}
-
-export interface RunInfo {
-  timeMs: number;
-  elected: number;
-  maxPerRun: number;
-  gatedBrokers?: number[];
-  nextRunMs: number;
-}
-
-export interface ConfigState {
-  name: string;
-  value: string;
-  source: "static" | "log";
-}
-
-export type EventKind = "action" | "broker" | "partition" | "controller" | "balancer" | "config" | "topic" | "stopped" | "notice";
-
-export interface LogEvent {
-  timeMs: number;
-  kind: EventKind;
-  text: string;
-  brokers?: number[];
-  partitions?: number;
-}
-
-/** The JSON part of a frame; the partition arrays arrive as the reply's attachment. */
-export interface FrameBody {
-  timeMs: number;
-  seed: number;
-  controllers: ControllerState[];
-  brokers: BrokerState[];
-  partitions: PartitionsInfo;
-  sample?: SampleInfo;
-  lastRun?: RunInfo;
-  nextElectPreferredMs: number;
-  configs: ConfigState[];
-  events: LogEvent[];
-  eventsDropped?: number;
-  stopped?: string;
-  /** The end of the run's timeline (the latest time reached, or an imported scenario's duration). */
-  horizonMs: number;
-  /** Network links cut and not healed, each as its two node names. */
-  cuts?: [string, string][];
-  /** The history's version: it changes when an action is recorded or the run replaced. */
-  history: number;
-  /** The metadata log's tail and every node's place along it. */
-  log: LogStrip | null;
-}
-
-/** Request and reply body types, by message type. */
-export interface Messages {
-  hello: { req: Record<string, never>; res: HelloBody };
-  "config.defs": { req: Record<string, never>; res: ConfigDefsBody };
-  "config.validate": { req: ValidateRequest; res: ValidateBody };
-  "sim.start": { req: StartRequest; res: StartBody };
-  "sim.advance": { req: AdvanceRequest; res: FrameBody };
-  "sim.frame": { req: { layout?: number }; res: FrameBody };
-  "sim.replica": { req: { topic: string; partition: number; broker: number }; res: ReplicaBody };
-  "sim.act": { req: ActRequest; res: ActBody };
-  "sim.seek": { req: SeekRequest; res: FrameBody };
-  "sim.step": { req: StepRequest; res: FrameBody };
-  "sim.history": { req: Record<string, never>; res: HistoryBody };
-  "sim.export": { req: Record<string, never>; res: ExportBody };
-  "sim.load": { req: LoadRequest; res: LoadBody };
-}
+// The message types are generated from the Go types (go run ./web/cmd/tsgen).
+export type * from "./protocol_gen";
 
 /** A reply body with its binary attachment, when the reply has one. */
 export interface WithData<T> {
@@ -420,6 +73,8 @@ export class WorkerClient {
   private readonly pending = new Map<number, Pending>();
   private readonly earlyRequests = new Map<string, EarlyRequest<keyof Messages>>();
   private dead: Problem | undefined;
+  /** Whether the worker said it was ready. */
+  private started = false;
   /** Resolves with the ready event's body; rejects if the worker dies first. */
   readonly ready: Promise<ReadyBody>;
   private markReady!: (b: ReadyBody) => void;
@@ -440,7 +95,9 @@ export class WorkerClient {
     this.worker.addEventListener("message", (e) => this.receive(e.data));
     this.worker.addEventListener("error", (e) => {
       e.preventDefault();
-      this.die({ message: S.problemWorkerError(e.message || "could not load " + url) });
+      // An error event without a message: the worker was ready (it crashed later) or not (it
+      // could not even load).
+      this.die({ message: S.problemWorkerError(e.message || (this.started ? S.workerStoppedSilently : "could not load " + url)) });
     });
     this.worker.addEventListener("messageerror", () => this.onProblem({ message: S.problemMessageError }, false));
     if (typeof from !== "string") this.adopt(from);
@@ -509,6 +166,7 @@ export class WorkerClient {
         this.die({ message: S.problemProtocol(PROTOCOL, body.protocol) });
         return;
       }
+      this.started = true;
       this.markReady(body);
       return;
     }
