@@ -11,7 +11,9 @@
 //     errors. It is tested under Node with GOOS=js GOARCH=wasm.
 //   - wasm/cmd/kraftlab-wasm is the playground's program, built into dist/kraftlab.wasm, and
 //     wasm/cmd/kraftlab-lab-wasm the config lab's, built into dist/lab.wasm: one per page, so
-//     that neither page downloads the other's code.
+//     that neither page downloads the other's code. wasm/cmd/kraftlab-rehearse-wasm, built into
+//     dist/rehearse.wasm, plays the lab's rehearsals on an imported cluster; the lab page
+//     downloads it only when a rehearsal starts.
 //
 // No package in the module may import syscall/js, and only packages under wasm/ may import
 // safejs; boundary_test.go enforces both. The protocol is documented in web/PROTOCOL.md.

@@ -48,11 +48,13 @@ type Program struct {
 // Programs are the site's wasm programs. Each page's workers load only the one that answers
 // its messages (web/ts/worker.ts picks it, web/PROTOCOL.md lists which answers what), so
 // that a page does not download the other's code: the playground's carries the simulation
-// session, the lessons and the scenario format, the lab's the config lab (README, "The
+// session, the lessons and the scenario format, the lab's the config lab; the lab page loads
+// the rehearsal's program only when a rehearsal starts (README, "The
 // playground", says what is linked where and what it costs).
 var Programs = []Program{
 	{File: "kraftlab.wasm", Package: "./wasm/cmd/kraftlab-wasm"},
 	{File: "lab.wasm", Package: "./wasm/cmd/kraftlab-lab-wasm"},
+	{File: "rehearse.wasm", Package: "./wasm/cmd/kraftlab-rehearse-wasm"},
 }
 
 // Marker is the file that marks a directory as Build's output. Build clears an existing output

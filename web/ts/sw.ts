@@ -3,7 +3,7 @@
 //
 // web/build bundles this file with the build's file list (PRECACHE) and a hash of all their
 // bytes (BUILD), so that every build has its own sw.js and its own cache. On install it stores
-// every file of that build (the three pages, their scripts, styles and both wasm programs); it
+// every file of that build (the three pages, their scripts, styles and the wasm programs); it
 // then answers each request for one of them from that cache, and anything else from the
 // network. The files in a cache all come from one build, so a page never mixes a new script
 // with an old wasm. A new build's worker installs in the background and takes over only when

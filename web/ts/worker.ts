@@ -16,8 +16,9 @@ import { S } from "./strings";
 
 // The download starts before anything else the worker does: on a page load the wasm's
 // download and streaming compilation are the longest step before the first frame. The query
-// only picks between the two known files, so no URL can make the worker fetch anything else.
-const wasmFile = new URLSearchParams(self.location.search).get("wasm") === "lab" ? "lab.wasm" : "kraftlab.wasm";
+// only picks among the known files, so no URL can make the worker fetch anything else.
+const programs: Record<string, string> = { lab: "lab.wasm", rehearse: "rehearse.wasm" };
+const wasmFile = programs[new URLSearchParams(self.location.search).get("wasm") ?? ""] ?? "kraftlab.wasm";
 const download = fetch(wasmFile);
 
 // Messages that arrive before Go listens are kept and handed to Go, in order, as soon as it

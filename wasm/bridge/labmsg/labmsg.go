@@ -43,7 +43,7 @@ type labState struct {
 	order []int64
 }
 
-// Register adds the lab.* messages to a bridge, with one lab session (the run being stepped
+// Register adds the lab.* messages but the rehearsal's (RegisterRehearse) to a bridge, with one lab session (the run being stepped
 // and the results not judged yet) shared by them.
 func Register(b *bridge.Bridge) {
 	l := &labState{results: map[int64]*lab.RunResult{}}
@@ -55,7 +55,6 @@ func Register(b *bridge.Bridge) {
 	b.Register("lab.judge", l.judge)
 	b.Register("lab.drop", l.drop)
 	b.Register("lab.export", labExport)
-	registerRehearse(b)
 }
 
 // Preset is one preset in the lab.presets reply.

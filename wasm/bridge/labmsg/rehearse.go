@@ -69,7 +69,9 @@ type rehearsalState struct {
 	version string
 }
 
-func registerRehearse(b *bridge.Bridge) {
+// RegisterRehearse adds the lab.rehearse.* messages to a bridge, with one rehearsal shared by
+// them: the program of the rehearsal's workers (rehearse.wasm) registers these alone.
+func RegisterRehearse(b *bridge.Bridge) {
 	s := &rehearsalState{version: b.Version()}
 	b.Register("lab.rehearse.start", s.start)
 	b.Register("lab.rehearse.step", s.step)

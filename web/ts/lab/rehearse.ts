@@ -82,7 +82,7 @@ export function initRehearse(ctx: RehearseContext): void {
   // One worker per run (two or three), made on the first rehearsal and kept.
   const workers: WorkerClient[] = [];
   const grow = (n: number) => {
-    while (workers.length < n) workers.push(new WorkerClient("worker.js?wasm=lab", ctx.problem));
+    while (workers.length < n) workers.push(new WorkerClient("worker.js?wasm=rehearse", ctx.problem));
   };
   let cancelled = false;
   let report: { html: string; markdown: string } | undefined;
