@@ -73,7 +73,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<main id=\"main\" tabindex=\"-1\"><p id=\"link-error\" class=\"link-error\" role=\"alert\" hidden></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<main id=\"main\" tabindex=\"-1\"><p id=\"link-error\" class=\"link-error\" role=\"alert\" hidden></p><p id=\"link-note\" class=\"link-note\" role=\"status\" hidden></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -101,7 +101,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<div id=\"explain-card\" class=\"explain-card\" role=\"status\" hidden><p class=\"explain-title\"></p><ul class=\"explain-reasons\"></ul><button type=\"button\" id=\"explain-continue\" data-s=\"explainContinue\"></button></div><p id=\"narration\" class=\"cluster-desc\" aria-live=\"polite\"></p><div id=\"canvas-tooltip\" class=\"canvas-tooltip\" role=\"tooltip\" hidden></div><div id=\"canvas-menu\" class=\"canvas-menu\" role=\"menu\" hidden></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<div id=\"explain-card\" class=\"explain-card\" role=\"status\" hidden><p class=\"explain-title\"></p><ul class=\"explain-reasons\"></ul><button type=\"button\" id=\"explain-continue\" data-s=\"explainContinue\"></button></div><p id=\"narration\" class=\"cluster-desc\" aria-live=\"polite\"></p><ol id=\"latest-events\" class=\"latest-events\" aria-hidden=\"true\"></ol><div id=\"canvas-tooltip\" class=\"canvas-tooltip\" role=\"tooltip\" hidden></div><div id=\"canvas-menu\" class=\"canvas-menu\" role=\"menu\" hidden></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -109,7 +109,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<section class=\"log-strip\" aria-labelledby=\"log-strip-heading\"><h3 id=\"log-strip-heading\" data-s=\"logStripHeading\"></h3><p class=\"hint\" data-s=\"logStripHint\"></p><canvas id=\"log-strip\" height=\"104\" role=\"img\" aria-describedby=\"log-strip-desc\"></canvas><p id=\"log-strip-desc\" class=\"cluster-desc\" aria-live=\"off\"></p></section><section class=\"charts-section\" aria-labelledby=\"charts-heading\"><h3 id=\"charts-heading\" data-s=\"chartsHeading\"></h3><div id=\"charts\" class=\"charts\"></div></section><div class=\"actors\"><section class=\"brokers\" aria-labelledby=\"brokers-heading\"><h3 id=\"brokers-heading\" data-s=\"brokersHeading\"></h3><p class=\"hint\" data-s=\"brokersHint\"></p><ul id=\"broker-list\" class=\"actor-list\"></ul></section><section class=\"controllers\" aria-labelledby=\"controllers-heading\"><h3 id=\"controllers-heading\" data-s=\"controllersHeading\"></h3><p class=\"hint\" data-s=\"controllersHint\"></p><ul id=\"controller-list\" class=\"actor-list\"></ul></section></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<section class=\"log-strip\" aria-labelledby=\"log-strip-heading\"><h3 id=\"log-strip-heading\" data-s=\"logStripHeading\"></h3><p class=\"hint\" data-s=\"logStripHint\"></p><canvas id=\"log-strip\" height=\"104\" role=\"img\" aria-labelledby=\"log-strip-heading\" aria-describedby=\"log-strip-desc\"></canvas><p id=\"log-strip-desc\" class=\"cluster-desc\" aria-live=\"off\"></p></section><section class=\"charts-section\" aria-labelledby=\"charts-heading\"><h3 id=\"charts-heading\" data-s=\"chartsHeading\"></h3><div id=\"charts\" class=\"charts\"></div></section><div class=\"actors\"><section class=\"brokers\" aria-labelledby=\"brokers-heading\"><h3 id=\"brokers-heading\" data-s=\"brokersHeading\"></h3><p class=\"hint\" data-s=\"brokersHint\"></p><ul id=\"broker-list\" class=\"actor-list\"></ul></section><section class=\"controllers\" aria-labelledby=\"controllers-heading\"><h3 id=\"controllers-heading\" data-s=\"controllersHeading\"></h3><p class=\"hint\" data-s=\"controllersHint\"></p><ul id=\"controller-list\" class=\"actor-list\"></ul></section></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -117,7 +117,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</section><aside class=\"side\" data-s-label=\"sideLabel\"><section class=\"events\" aria-labelledby=\"events-heading\"><h2 id=\"events-heading\" data-s=\"eventsHeading\"></h2><ol id=\"event-log\" class=\"event-log\" aria-live=\"polite\" aria-relevant=\"additions\" tabindex=\"0\" data-s-label=\"eventsHeading\"></ol></section><section class=\"partitions\" aria-labelledby=\"partitions-heading\"><h2 id=\"partitions-heading\" data-s=\"partitionsHeading\"></h2><label for=\"partition-filter\" class=\"filter-label\" data-s=\"filterLabel\"></label> <input id=\"partition-filter\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"filter-help\"><p id=\"filter-help\" class=\"hint\" data-s=\"filterHelp\"></p><p id=\"describe-topic\" class=\"describe-topic\"></p><div class=\"table-wrap\"><table id=\"partition-table\" class=\"describe\"><caption id=\"partition-caption\"></caption> <thead><tr><th scope=\"col\">Topic</th><th scope=\"col\">Partition</th><th scope=\"col\">Leader</th><th scope=\"col\">Replicas</th><th scope=\"col\">Isr</th><th scope=\"col\">Elr</th><th scope=\"col\">LastKnownElr</th></tr></thead> <tbody id=\"partition-rows\"></tbody></table></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</section><aside class=\"side\" data-s-label=\"sideLabel\"><section class=\"events\" aria-labelledby=\"events-heading\"><h2 id=\"events-heading\" data-s=\"eventsHeading\"></h2><ol id=\"event-log\" class=\"event-log\" aria-live=\"polite\" aria-relevant=\"additions\" tabindex=\"0\" data-s-label=\"eventsHeading\"></ol></section><section class=\"partitions\" aria-labelledby=\"partitions-heading\"><h2 id=\"partitions-heading\" data-s=\"partitionsHeading\"></h2><label for=\"partition-filter\" class=\"filter-label\" data-s=\"filterLabel\"></label> <input id=\"partition-filter\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"filter-help\"><p id=\"filter-help\" class=\"hint\" data-s=\"filterHelp\"></p><p id=\"describe-topic\" class=\"describe-topic\"></p><div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-labelledby=\"partitions-heading\"><table id=\"partition-table\" class=\"describe\"><caption id=\"partition-caption\"></caption> <thead><tr><th scope=\"col\">Topic</th><th scope=\"col\">Partition</th><th scope=\"col\">Leader</th><th scope=\"col\">Replicas</th><th scope=\"col\">Isr</th><th scope=\"col\">Elr</th><th scope=\"col\">LastKnownElr</th></tr></thead> <tbody id=\"partition-rows\"></tbody></table></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -361,7 +361,7 @@ func docHead(d PageData, title string) templ.Component {
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templruntime.NewAttributeExpression(d.CSP).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 336, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 342, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
 			if templ_7745c5c3_Err != nil {
@@ -383,7 +383,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var12 string
 		templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression("KRaft Lab " + d.Version).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 340, Col: 58}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 346, Col: 58}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
 		if templ_7745c5c3_Err != nil {
@@ -396,7 +396,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var13 string
 		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 341, Col: 15}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 347, Col: 15}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 		if templ_7745c5c3_Err != nil {

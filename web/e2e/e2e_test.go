@@ -522,6 +522,31 @@ func TestPlayground(t *testing.T) {
 		assert.Empty(t, tb.consoleErrors())
 	})
 
+	t.Run("with every broker down: no produce traffic, and offline partitions keep their ELR", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k", "2", "k", "3", "k", "4", "k")
+		poll(t, tb, `document.getElementById("cluster-canvas").dataset.offline === "12"`)
+		assert.Contains(t, eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.summary`), "no produce traffic", "not 'produce p99 0.0 ms'")
+		// A partition with an ELR: the canvas draws that replica as an eligible leader, not
+		// as offline black.
+		elr := eval[[]string](t, tb, `[...document.querySelectorAll("#partition-rows tr")].map(tr => tr.children[5].textContent).filter(s => s !== "")`)
+		require.NotEmpty(t, elr, "the cluster left some partitions with an ELR")
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		// The ELR colour (its yellow) appears on the canvas at all.
+		assert.True(t, eval[bool](t, tb, `(() => {
+			const c = document.getElementById("cluster-canvas"), d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+			const want = getComputedStyle(document.documentElement).getPropertyValue("--c-elr").trim();
+			const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(want);
+			if (!m) return false;
+			const [r, g, b] = m.slice(1).map(h => parseInt(h, 16));
+			for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) < 3 && Math.abs(d[i + 1] - g) < 3 && Math.abs(d[i + 2] - b) < 3) return true;
+			return false;
+		})()`), "an ELR replica of an offline partition is drawn in the ELR colour")
+		screenshot(t, tb, "all-brokers-down.png", "")
+	})
+
 	t.Run("lines at one moment tell the cause before its effects", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		setSpeed(t, tb, 100)

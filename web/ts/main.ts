@@ -51,9 +51,20 @@ function main(): void {
     status.dataset.state = state;
     status.textContent = text;
   };
+  // A dead worker takes the run's state with it; the URL keeps the run, so the way back is a
+  // reload that reopens it (after writing the last moment), offered on the error panel.
+  let workerDead = false;
   const problem = (p: Problem, fatal: boolean) => {
     errors.show(p);
-    if (fatal) setStatus("failed", S.statusFailed);
+    if (!fatal) return;
+    setStatus("failed", S.statusFailed);
+    workerDead = true;
+    document.body.dataset.worker = "dead";
+    byId<HTMLButtonElement>("start-button").disabled = true;
+    errors.offerRestart(S.workerRestartText, S.workerRestart, () => {
+      keeper.flushNow();
+      location.reload();
+    });
   };
   const reportFailure = (what: string, e: unknown) => {
     // A dead worker has already been reported by the client; anything else is news.
@@ -92,7 +103,7 @@ function main(): void {
   const renderer = new Renderer(canvas);
   // Traffic, explain mode and narration (watch.ts): views of the frames' stream of happenings.
   const watch = setUpWatch(canvas, renderer, () => sim);
-  const log = new EventLog(byId("event-log"));
+  const log = new EventLog(byId("event-log"), document.getElementById("latest-events"));
   const table = new PartitionTable(byId("partition-rows"), byId("partition-caption"), byId("describe-topic"), byId("partition-filter"));
   const desc = byId("cluster-desc");
   // Charts over time, presenter mode and the canvas's pointer and keyboard input (issue 4's
@@ -199,6 +210,8 @@ function main(): void {
     state: () => {
       controls.state();
       watch.state();
+      // The "opened paused, press Space" note has done its job once the run plays.
+      if (sim.playing) byId("link-note").hidden = true;
     },
     // The hook for everything drawn over time: cluster time went back to t (a scrub). The log
     // drops its later lines, the charts their later points, and anyone else can listen to the
@@ -207,6 +220,7 @@ function main(): void {
       while (eventLogList.lastElementChild && Number((eventLogList.lastElementChild as HTMLElement).dataset.timeMs) > t) {
         eventLogList.lastElementChild.remove();
       }
+      log.showLatest();
       charts.resetTo(t);
       watch.reset();
       document.dispatchEvent(new CustomEvent("kraftlab:time-reset", { detail: { timeMs: t } }));
@@ -364,7 +378,7 @@ function main(): void {
       if (e instanceof ProtocolError && e.code === "failed") formError.textContent = e.message;
       else reportFailure("sim.start", e);
     } finally {
-      startButton.disabled = false;
+      startButton.disabled = workerDead;
       startButton.textContent = S.startButton;
     }
   };
@@ -460,13 +474,21 @@ function main(): void {
       await openRun(run.scenario, sliced ? 0 : run.timeMs, run.timeMs);
       sim.setPlaying(false);
       performance.mark("kraftlab:sim-started");
+      // The log's first line is scrolled away under the replayed run's: the note also shows
+      // above the toolbar.
+      const opened = (text: string, at: number) => {
+        log.note(at, text);
+        const note = byId("link-note");
+        note.textContent = text;
+        note.hidden = false;
+      };
       if (!sliced) {
-        log.note(run.timeMs, S.linkOpened(clockText(run.timeMs)));
+        opened(S.linkOpened(clockText(run.timeMs)), run.timeMs);
         return true;
       }
       void replay.run(sim, 0, run.timeMs).then(({ reached, cancelled }) => {
         sim.setPlaying(false);
-        log.note(reached, cancelled ? S.replayCancelled(clockText(reached), clockText(run.timeMs)) : S.linkOpened(clockText(reached)));
+        opened(cancelled ? S.replayCancelled(clockText(reached), clockText(run.timeMs)) : S.linkOpened(clockText(reached)), reached);
       });
       return true;
     } catch (e) {
