@@ -37,7 +37,7 @@ func TestTalk(t *testing.T) {
 	assert.Contains(t, eval[string](t, tb, `document.getElementById("talk-caption-text").textContent`), "Four brokers, 800 partitions")
 	assert.Equal(t, "KIP-1358 in ten minutes · scene 1 of 5", eval[string](t, tb, `document.getElementById("talk-scene-of").textContent`))
 	// Everything but the canvas and the caption is hidden.
-	for _, sel := range []string{".toolbar", ".timeline", ".site-header", ".side", "#lesson-panel", ".charts-section", ".log-strip"} {
+	for _, sel := range []string{".toolbar", ".timeline", ".site-header", ".side", "#lesson-panel", ".charts-section", ".log-strip", ".more-actions"} {
 		assert.Equal(t, "none", eval[string](t, tb, `getComputedStyle(document.querySelector("`+sel+`")).display`), sel)
 	}
 	assert.Greater(t, eval[float64](t, tb, `parseFloat(getComputedStyle(document.getElementById("talk-caption-text")).fontSize)`), 30.0, "large type")
