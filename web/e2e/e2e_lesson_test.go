@@ -84,8 +84,9 @@ func TestLesson(t *testing.T) {
 		lessonClick(t, tb, "#lesson-continue")
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true" && document.getElementById("lesson-demo").hidden`)
 
-		// Steps 2 to 5 by show me, then the sandbox and the next lesson.
-		for _, step := range []string{"1", "2", "3", "4"} {
+		// Steps 2 to 4 by show me, past the challenge (its own test is below), then the sandbox
+		// and the next lesson.
+		for _, step := range []string{"1", "2", "3"} {
 			lessonClick(t, tb, "#lesson-forward")
 			poll(t, tb, `document.body.dataset.lessonStep === "`+step+`" && document.getElementById("lesson-panel").dataset.done === "false"`)
 			if eval[string](t, tb, `document.body.dataset.prediction`) == "pending" {
@@ -94,6 +95,8 @@ func TestLesson(t *testing.T) {
 			lessonClick(t, tb, "#lesson-show")
 			poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
 		}
+		lessonClick(t, tb, "#lesson-forward")
+		poll(t, tb, `document.body.dataset.lessonStep === "4"`)
 		lessonClick(t, tb, "#lesson-forward")
 		poll(t, tb, `document.body.dataset.lessonStep === "5"`)
 		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-done").textContent`), "Sandbox")
@@ -112,11 +115,13 @@ func TestLesson(t *testing.T) {
 		lessonClick(t, tb, "#lesson-next")
 		poll(t, tb, `document.body.dataset.lesson === "02-the-old-leaders-extra-records" && document.body.dataset.lessonStep === "0"`)
 
-		// Progress survived in the browser: the index shows lesson 1 done; reset clears it.
+		// Progress survived in the browser: the index shows lesson 1's steps done but its
+		// challenge (skipped above); reset clears it.
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(url+"/lessons.html")))
 		poll(t, tb, `document.body.dataset.ready === "true"`)
 		assert.Equal(t, 10, eval[int](t, tb, `document.querySelectorAll(".lesson-entry").length`))
-		assert.Equal(t, "done", eval[string](t, tb, `document.querySelector('[data-lesson="01-electing-a-new-leader"]').dataset.state`))
+		assert.Equal(t, "started", eval[string](t, tb, `document.querySelector('[data-lesson="01-electing-a-new-leader"]').dataset.state`))
+		assert.Equal(t, "4 of 5 steps done", eval[string](t, tb, `document.querySelector('[data-lesson="01-electing-a-new-leader"] .lesson-state').textContent`))
 		assert.Equal(t, "started", eval[string](t, tb, `document.querySelector('[data-lesson="02-the-old-leaders-extra-records"]').dataset.state`))
 		assert.Regexp(t, `^about \d+ min$`, eval[string](t, tb, `document.querySelector(".lesson-minutes").textContent`))
 		screenshot(t, tb, "lessons-index.png", "")

@@ -449,7 +449,13 @@ export class LessonPanel {
     this.chose = i;
     recordPrediction(browserStore, o.lesson.id, this.step, { chose: i });
     this.showPredict();
-    this.checkedAt = -1; // the goals and picture appear with the next frame's check
+    // The goals and their picture appear now, not with the next frame: the clock may be paused.
+    void this.client
+      .request("lesson.check", {})
+      .then((c) => this.showCheck(c))
+      .catch((e: unknown) => {
+        if (!(e instanceof ProtocolError && e.code === "failed")) this.host.failure("lesson.check", e);
+      });
   }
 
   /** A broker was selected on the canvas or in the list: it answers a "which broker" prediction. */
