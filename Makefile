@@ -96,3 +96,19 @@ SHOTS ?= test-output/screenshots
 .PHONY: screenshots
 screenshots:
 	KRAFTLAB_SCREENSHOTS=$(SHOTS) $(GO) test -count=1 -timeout=20m -run 'TestScreenshots' ./web/e2e
+
+# --- reliability: fuzzers and the browser monkey (docs/reliability.md) ----------------------------
+.PHONY: fuzz monkey
+
+# Every fuzzer, FUZZTIME each (go test runs one fuzz target at a time): the scenario parser,
+# the share link's sim.load, the lab's description file and imports, the properties parser and
+# the lesson format. A crasher is saved under the package's testdata/fuzz and fails the target.
+FUZZTIME ?= 30s
+FUZZERS := ./cluster/scenario:FuzzParse ./wasm/bridge:FuzzLoad ./lab:FuzzParseDescription \
+	./lab:FuzzImport ./lab:FuzzParseProperties ./lessons:FuzzParse
+
+fuzz:
+	@for f in $(FUZZERS); do \
+		pkg=$${f%%:*}; name=$${f##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	done
