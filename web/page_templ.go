@@ -73,7 +73,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<main id=\"main\" tabindex=\"-1\"><p id=\"link-error\" class=\"link-error\" role=\"alert\" hidden></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<main id=\"main\" tabindex=\"-1\"><p id=\"link-error\" class=\"link-error\" role=\"alert\" hidden></p><p id=\"link-note\" class=\"link-note\" role=\"status\" hidden></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -85,7 +85,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<div class=\"workspace\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<aside id=\"welcome\" class=\"welcome\" aria-labelledby=\"welcome-heading\" hidden><h2 id=\"welcome-heading\" data-s=\"welcomeHeading\"></h2><ul class=\"welcome-ways\"><li><button type=\"button\" id=\"welcome-kill\" data-s=\"welcomeKill\"></button></li><li><a id=\"welcome-lesson\" href=\"index.html#lesson=1&step=1\" data-s=\"welcomeLesson\"></a></li><li><a id=\"welcome-lab\" href=\"lab.html\" data-s=\"welcomeLab\"></a></li></ul><button type=\"button\" id=\"welcome-close\" class=\"welcome-close\" data-s-label=\"welcomeClose\">×</button></aside><div class=\"workspace\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -93,7 +93,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<section class=\"cluster\" aria-labelledby=\"cluster-heading\"><h2 id=\"cluster-heading\" data-s=\"clusterHeading\"></h2><canvas id=\"cluster-canvas\" width=\"1280\" height=\"720\" role=\"img\" aria-describedby=\"cluster-desc\"></canvas><p id=\"cluster-desc\" class=\"cluster-desc\" aria-live=\"off\"></p><div id=\"canvas-tooltip\" class=\"canvas-tooltip\" role=\"tooltip\" hidden></div><div id=\"canvas-menu\" class=\"canvas-menu\" role=\"menu\" hidden></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<section class=\"cluster\" aria-labelledby=\"cluster-heading\"><h2 id=\"cluster-heading\" data-s=\"clusterHeading\"></h2><canvas id=\"cluster-canvas\" width=\"1280\" height=\"720\" role=\"img\" aria-describedby=\"cluster-desc\"></canvas><p id=\"cluster-desc\" class=\"cluster-desc\" aria-live=\"off\"></p><div id=\"explain-card\" class=\"explain-card\" role=\"status\" hidden><p class=\"explain-title\"></p><ul class=\"explain-reasons\"></ul><button type=\"button\" id=\"explain-continue\" data-s=\"explainContinue\"></button></div><p id=\"narration\" class=\"cluster-desc\" aria-live=\"polite\"></p><ol id=\"latest-events\" class=\"latest-events\" aria-hidden=\"true\"></ol><div id=\"canvas-tooltip\" class=\"canvas-tooltip\" role=\"tooltip\" hidden></div><div id=\"canvas-menu\" class=\"canvas-menu\" role=\"menu\" hidden></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -101,7 +101,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<section class=\"log-strip\" aria-labelledby=\"log-strip-heading\"><h3 id=\"log-strip-heading\" data-s=\"logStripHeading\"></h3><p class=\"hint\" data-s=\"logStripHint\"></p><canvas id=\"log-strip\" height=\"104\" role=\"img\" aria-describedby=\"log-strip-desc\"></canvas><p id=\"log-strip-desc\" class=\"cluster-desc\" aria-live=\"off\"></p></section><section class=\"charts-section\" aria-labelledby=\"charts-heading\"><h3 id=\"charts-heading\" data-s=\"chartsHeading\"></h3><div id=\"charts\" class=\"charts\"></div></section><div class=\"actors\"><section class=\"brokers\" aria-labelledby=\"brokers-heading\"><h3 id=\"brokers-heading\" data-s=\"brokersHeading\"></h3><p class=\"hint\" data-s=\"brokersHint\"></p><ul id=\"broker-list\" class=\"actor-list\"></ul></section><section class=\"controllers\" aria-labelledby=\"controllers-heading\"><h3 id=\"controllers-heading\" data-s=\"controllersHeading\"></h3><p class=\"hint\" data-s=\"controllersHint\"></p><ul id=\"controller-list\" class=\"actor-list\"></ul></section></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<section class=\"log-strip\" aria-labelledby=\"log-strip-heading\"><h3 id=\"log-strip-heading\" data-s=\"logStripHeading\"></h3><p class=\"hint\" data-s=\"logStripHint\"></p><canvas id=\"log-strip\" height=\"104\" role=\"img\" aria-labelledby=\"log-strip-heading\" aria-describedby=\"log-strip-desc\"></canvas><p id=\"log-strip-desc\" class=\"cluster-desc\" aria-live=\"off\"></p></section><section class=\"charts-section\" aria-labelledby=\"charts-heading\"><h3 id=\"charts-heading\" data-s=\"chartsHeading\"></h3><div id=\"charts\" class=\"charts\"></div></section><div class=\"actors\"><section class=\"brokers\" aria-labelledby=\"brokers-heading\"><h3 id=\"brokers-heading\" data-s=\"brokersHeading\"></h3><p class=\"hint\" data-s=\"brokersHint\"></p><ul id=\"broker-list\" class=\"actor-list\"></ul></section><section class=\"controllers\" aria-labelledby=\"controllers-heading\"><h3 id=\"controllers-heading\" data-s=\"controllersHeading\"></h3><p class=\"hint\" data-s=\"controllersHint\"></p><ul id=\"controller-list\" class=\"actor-list\"></ul></section></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -109,7 +109,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</section><aside class=\"side\" data-s-label=\"sideLabel\"><section class=\"events\" aria-labelledby=\"events-heading\"><h2 id=\"events-heading\" data-s=\"eventsHeading\"></h2><ol id=\"event-log\" class=\"event-log\" aria-live=\"polite\" aria-relevant=\"additions\" tabindex=\"0\" data-s-label=\"eventsHeading\"></ol></section><section class=\"partitions\" aria-labelledby=\"partitions-heading\"><h2 id=\"partitions-heading\" data-s=\"partitionsHeading\"></h2><label for=\"partition-filter\" class=\"filter-label\" data-s=\"filterLabel\"></label> <input id=\"partition-filter\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"filter-help\"><p id=\"filter-help\" class=\"hint\" data-s=\"filterHelp\"></p><p id=\"describe-topic\" class=\"describe-topic\"></p><div class=\"table-wrap\"><table id=\"partition-table\" class=\"describe\"><caption id=\"partition-caption\"></caption> <thead><tr><th scope=\"col\">Topic</th><th scope=\"col\">Partition</th><th scope=\"col\">Leader</th><th scope=\"col\">Replicas</th><th scope=\"col\">Isr</th><th scope=\"col\">Elr</th><th scope=\"col\">LastKnownElr</th></tr></thead> <tbody id=\"partition-rows\"></tbody></table></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</section><aside class=\"side\" data-s-label=\"sideLabel\"><section class=\"events\" aria-labelledby=\"events-heading\"><h2 id=\"events-heading\" data-s=\"eventsHeading\"></h2><ol id=\"event-log\" class=\"event-log\" aria-live=\"polite\" aria-relevant=\"additions\" tabindex=\"0\" data-s-label=\"eventsHeading\"></ol></section><section class=\"partitions\" aria-labelledby=\"partitions-heading\"><h2 id=\"partitions-heading\" data-s=\"partitionsHeading\"></h2><label for=\"partition-filter\" class=\"filter-label\" data-s=\"filterLabel\"></label> <input id=\"partition-filter\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"filter-help\"><p id=\"filter-help\" class=\"hint\" data-s=\"filterHelp\"></p><p id=\"describe-topic\" class=\"describe-topic\"></p><div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-labelledby=\"partitions-heading\"><table id=\"partition-table\" class=\"describe\"><caption id=\"partition-caption\"></caption> <thead><tr><th scope=\"col\">Topic</th><th scope=\"col\">Partition</th><th scope=\"col\">Leader</th><th scope=\"col\">Replicas</th><th scope=\"col\">Isr</th><th scope=\"col\">Elr</th><th scope=\"col\">LastKnownElr</th></tr></thead> <tbody id=\"partition-rows\"></tbody></table></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -151,7 +151,7 @@ func toolbar() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<section class=\"toolbar\" data-s-label=\"toolbarLabel\"><form id=\"start-form\" class=\"start-form\" novalidate><label for=\"seed\" data-s=\"seedLabel\"></label> <input id=\"seed\" name=\"seed\" type=\"text\" inputmode=\"numeric\" autocomplete=\"off\" value=\"1\" size=\"8\"> <label for=\"broker-count\" data-s=\"brokerCountLabel\"></label> <input id=\"broker-count\" name=\"brokers\" type=\"number\" min=\"3\" max=\"12\" value=\"4\"> <label for=\"partition-count\" data-s=\"partitionCountLabel\"></label> <input id=\"partition-count\" name=\"partitions\" type=\"number\" min=\"1\" max=\"100000\" value=\"12\"> <button type=\"submit\" id=\"start-button\" data-s=\"startButton\"></button> <span id=\"start-error\" class=\"form-error\" role=\"alert\"></span></form><div class=\"run-controls\"><button type=\"button\" id=\"play-button\" aria-pressed=\"false\" aria-keyshortcuts=\"Space\"></button> <label for=\"speed\" data-s=\"speedLabel\"></label> <select id=\"speed\" aria-describedby=\"speed-meaning\"></select> <span id=\"speed-meaning\" class=\"speed-meaning\"></span> <output id=\"clock\" class=\"clock\" aria-live=\"off\"></output></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<section class=\"toolbar\" data-s-label=\"toolbarLabel\"><form id=\"start-form\" class=\"start-form\" novalidate><label for=\"seed\" data-s=\"seedLabel\"></label> <input id=\"seed\" name=\"seed\" type=\"text\" inputmode=\"numeric\" autocomplete=\"off\" value=\"1\" size=\"8\"> <label for=\"broker-count\" data-s=\"brokerCountLabel\"></label> <input id=\"broker-count\" name=\"brokers\" type=\"number\" min=\"3\" max=\"12\" value=\"4\"> <label for=\"partition-count\" data-s=\"partitionCountLabel\"></label> <input id=\"partition-count\" name=\"partitions\" type=\"number\" min=\"1\" max=\"100000\" value=\"12\"> <button type=\"submit\" id=\"start-button\" data-s=\"startButton\"></button> <span id=\"start-error\" class=\"form-error\" role=\"alert\"></span></form><div class=\"run-controls\"><button type=\"button\" id=\"play-button\" aria-pressed=\"false\" aria-keyshortcuts=\"Space\"></button> <label for=\"speed\" data-s=\"speedLabel\"></label> <select id=\"speed\" aria-describedby=\"speed-meaning\"></select> <span id=\"speed-meaning\" class=\"speed-meaning\"></span> <output id=\"clock\" class=\"clock\" aria-live=\"off\"></output><label class=\"toggle\"><input type=\"checkbox\" id=\"traffic-toggle\" checked> <span data-s=\"trafficToggle\"></span></label> <label class=\"toggle\"><input type=\"checkbox\" id=\"explain-toggle\"> <span data-s=\"explainToggle\"></span></label></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -177,7 +177,7 @@ func legend() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<ul class=\"legend\" data-s-label=\"legendLabel\"><li><span class=\"swatch cell-leader\" aria-hidden=\"true\"></span><span data-s=\"legendLeader\"></span></li><li><span class=\"swatch cell-follower\" aria-hidden=\"true\"></span><span data-s=\"legendFollower\"></span></li><li><span class=\"swatch cell-elr\" aria-hidden=\"true\"></span><span data-s=\"legendElr\"></span></li><li><span class=\"swatch cell-oos\" aria-hidden=\"true\"></span><span data-s=\"legendOutOfSync\"></span></li><li><span class=\"swatch cell-offline\" aria-hidden=\"true\"></span><span data-s=\"legendOffline\"></span></li><li><span class=\"swatch cell-preferred\" aria-hidden=\"true\"></span><span data-s=\"legendPreferred\"></span></li><li><span class=\"swatch state-running\" aria-hidden=\"true\"></span><span data-s=\"legendRunning\"></span></li><li><span class=\"swatch state-fenced\" aria-hidden=\"true\"></span><span data-s=\"legendFenced\"></span></li><li><span class=\"swatch state-shutdown\" aria-hidden=\"true\"></span><span data-s=\"legendShutdown\"></span></li><li><span class=\"swatch state-stopped\" aria-hidden=\"true\"></span><span data-s=\"legendStopped\"></span></li><li><span class=\"swatch catch-up\" aria-hidden=\"true\"></span><span data-s=\"legendCatchUp\"></span></li></ul>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<ul class=\"legend\" data-s-label=\"legendLabel\"><li><span class=\"swatch cell-leader\" aria-hidden=\"true\"></span><span data-s=\"legendLeader\"></span></li><li><span class=\"swatch cell-follower\" aria-hidden=\"true\"></span><span data-s=\"legendFollower\"></span></li><li><span class=\"swatch cell-elr\" aria-hidden=\"true\"></span><span data-s=\"legendElr\"></span></li><li><span class=\"swatch cell-oos\" aria-hidden=\"true\"></span><span data-s=\"legendOutOfSync\"></span></li><li><span class=\"swatch cell-offline\" aria-hidden=\"true\"></span><span data-s=\"legendOffline\"></span></li><li><span class=\"swatch cell-preferred\" aria-hidden=\"true\"></span><span data-s=\"legendPreferred\"></span></li><li><span class=\"swatch state-running\" aria-hidden=\"true\"></span><span data-s=\"legendRunning\"></span></li><li><span class=\"swatch state-fenced\" aria-hidden=\"true\"></span><span data-s=\"legendFenced\"></span></li><li><span class=\"swatch state-shutdown\" aria-hidden=\"true\"></span><span data-s=\"legendShutdown\"></span></li><li><span class=\"swatch state-stopped\" aria-hidden=\"true\"></span><span data-s=\"legendStopped\"></span></li><li><span class=\"swatch catch-up\" aria-hidden=\"true\"></span><span data-s=\"legendCatchUp\"></span></li><li><span class=\"swatch messages\" aria-hidden=\"true\"></span><span data-s=\"legendMessages\"></span></li><li><span class=\"swatch flows\" aria-hidden=\"true\"></span><span data-s=\"legendFlows\"></span></li></ul>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -203,7 +203,7 @@ func helpDialog() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<dialog id=\"help-dialog\" class=\"help-dialog\" aria-labelledby=\"help-heading\"><h2 id=\"help-heading\" data-s=\"helpHeading\"></h2><p data-s=\"helpIntro\"></p><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"shortcut-rows\"></tbody></table><h3 data-s=\"viewShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"view-shortcut-rows\"></tbody></table><h3 data-s=\"runShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"run-shortcut-rows\"></tbody></table><p data-s=\"helpCanvas\"></p><form method=\"dialog\"><button type=\"submit\" id=\"help-close\" data-s=\"helpClose\"></button></form></dialog>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<dialog id=\"help-dialog\" class=\"help-dialog\" aria-labelledby=\"help-heading\"><h2 id=\"help-heading\" data-s=\"helpHeading\" tabindex=\"-1\"></h2><p data-s=\"helpIntro\"></p><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"shortcut-rows\"></tbody></table><h3 data-s=\"viewShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"view-shortcut-rows\"></tbody></table><h3 data-s=\"runShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"run-shortcut-rows\"></tbody></table><p data-s=\"helpCanvas\"></p><p id=\"build-stamp\" class=\"hint\"></p><form method=\"dialog\"><button type=\"submit\" id=\"help-close\" data-s=\"helpClose\"></button></form></dialog>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -353,7 +353,7 @@ func docHead(d PageData, title string) templ.Component {
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templruntime.NewAttributeExpression(d.CSP).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 310, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 340, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
 			if templ_7745c5c3_Err != nil {
@@ -375,7 +375,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var12 string
 		templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression("KRaft Lab " + d.Version).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 314, Col: 58}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 344, Col: 58}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
 		if templ_7745c5c3_Err != nil {
@@ -388,7 +388,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var13 string
 		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 315, Col: 15}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 345, Col: 15}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 		if templ_7745c5c3_Err != nil {

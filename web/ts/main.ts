@@ -17,6 +17,7 @@ import { PROTOCOL, ProtocolError, WorkerClient, type ActOp, type ActRequest, typ
 import { BOOT_GLOBAL, sameStart, type BootState } from "./early";
 import { LogStripView } from "./logstrip";
 import { Renderer } from "./render";
+import { setUpWatch } from "./watch";
 import { Simulation } from "./sim";
 import { S, applyStrings } from "./strings";
 import { PartitionTable } from "./table";
@@ -24,6 +25,7 @@ import { LinkError, LinkKeeper, MAX_SCENARIO_BYTES, decodeRun, download } from "
 import { Replay } from "./replay";
 import { Timeline } from "./timeline";
 import { PRESENTER_SCALE, Presenter } from "./presenter";
+import { showWelcome } from "./welcome";
 import { LessonPanel } from "./lesson/panel";
 import { applyLessonStrings } from "./lesson/strings";
 
@@ -99,7 +101,9 @@ function main(): void {
   const client = new WorkerClient(boot ?? "worker.js", problem);
   const canvas = byId<HTMLCanvasElement>("cluster-canvas");
   const renderer = new Renderer(canvas);
-  const log = new EventLog(byId("event-log"));
+  // Traffic, explain mode and narration (watch.ts): views of the frames' stream of happenings.
+  const watch = setUpWatch(canvas, renderer, () => sim);
+  const log = new EventLog(byId("event-log"), document.getElementById("latest-events"));
   const table = new PartitionTable(byId("partition-rows"), byId("partition-caption"), byId("describe-topic"), byId("partition-filter"));
   const desc = byId("cluster-desc");
   // Charts over time, presenter mode and the canvas's pointer and keyboard input (issue 4's
@@ -146,6 +150,7 @@ function main(): void {
       drewFirstFrame();
     }
     log.append(f.body.events);
+    watch.frame(f);
     logStrip.draw(f.body.log ?? undefined);
     controls.update(f);
     // Time going back (scrubbing, a replay) drops the chart points after it; charts.frame
@@ -202,7 +207,12 @@ function main(): void {
   const sim = new Simulation(client, {
     frame: onFrame,
     failure: reportFailure,
-    state: () => controls.state(),
+    state: () => {
+      controls.state();
+      watch.state();
+      // The "opened paused, press Space" note has done its job once the run plays.
+      if (sim.playing) byId("link-note").hidden = true;
+    },
     // The hook for everything drawn over time: cluster time went back to t (a scrub). The log
     // drops its later lines, the charts their later points, and anyone else can listen to the
     // kraftlab:time-reset event on document (detail.timeMs).
@@ -210,7 +220,9 @@ function main(): void {
       while (eventLogList.lastElementChild && Number((eventLogList.lastElementChild as HTMLElement).dataset.timeMs) > t) {
         eventLogList.lastElementChild.remove();
       }
+      log.showLatest();
       charts.resetTo(t);
+      watch.reset();
       document.dispatchEvent(new CustomEvent("kraftlab:time-reset", { detail: { timeMs: t } }));
     },
     history: (version) => {
@@ -460,13 +472,21 @@ function main(): void {
       await openRun(run.scenario, sliced ? 0 : run.timeMs, run.timeMs);
       sim.setPlaying(false);
       performance.mark("kraftlab:sim-started");
+      // The log's first line is scrolled away under the replayed run's: the note also shows
+      // above the toolbar.
+      const opened = (text: string, at: number) => {
+        log.note(at, text);
+        const note = byId("link-note");
+        note.textContent = text;
+        note.hidden = false;
+      };
       if (!sliced) {
-        log.note(run.timeMs, S.linkOpened(clockText(run.timeMs)));
+        opened(S.linkOpened(clockText(run.timeMs)), run.timeMs);
         return true;
       }
       void replay.run(sim, 0, run.timeMs).then(({ reached, cancelled }) => {
         sim.setPlaying(false);
-        log.note(reached, cancelled ? S.replayCancelled(clockText(reached), clockText(run.timeMs)) : S.linkOpened(clockText(reached)));
+        opened(cancelled ? S.replayCancelled(clockText(reached), clockText(run.timeMs)) : S.linkOpened(clockText(reached)), reached);
       });
       return true;
     } catch (e) {
@@ -498,12 +518,20 @@ function main(): void {
     const hello = (await (client.early("hello")?.reply ?? client.requestData("hello", {}))).body;
     errors.facts.set("version", hello.version);
     errors.facts.set("go", hello.goVersion);
-    setStatus("ready", S.statusReady(hello.version, hello.goVersion));
+    setStatus("ready", S.statusReady);
+    byId("build-stamp").textContent = S.buildStamp(hello.version, hello.goVersion);
     performance.mark("kraftlab:status-ready");
 
     // The cluster first: the canvas is what the reader came for.
     // A lesson link first, then a shared run, else the default cluster.
-    if (!(await lesson.openLink()) && !(await openLink())) await start(true);
+    if (!(await lesson.openLink()) && !(await openLink())) {
+      await start(true);
+      // The default cluster: a first-time visitor gets three ways in.
+      showWelcome(() => {
+        const leader = sim.last && sim.last.body.partitions.count > 0 ? sim.last.leader(0) : -1;
+        if (leader >= 0) act("kill", { broker: leader });
+      });
+    }
 
     // A start that failed draws no frame: then the panel comes after a second anyway.
     await Promise.race([firstFrameDrawn, new Promise((resolve) => setTimeout(resolve, 1000))]);

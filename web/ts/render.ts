@@ -126,7 +126,8 @@ const HALF = 2;
  */
 export function stateOf(state: Uint8Array, isrWords: Uint32Array, part: number, pos: number): number {
   const lp = state[4 * part];
-  if (lp === NO_SLOT) return OFFLINE;
+  // An offline partition's ELR members are still its eligible leaders: drawn as such.
+  if (lp === NO_SLOT) return state[4 * part + 1] & (1 << pos) ? ELR : OFFLINE;
   if (lp === pos) return LEADER;
   const nibble = pos + 1;
   for (let w = isrWords[part]; w !== 0; w >>>= 4) if ((w & 0xf) === nibble) return FOLLOWER;
@@ -425,10 +426,13 @@ export class Renderer {
     const p = this.palette;
     const b = f.body;
     const y = PAD + CONTROLLER_H + 20;
-    const p99 = b.sample ? `${b.sample.produceP99Ms.toFixed(1)} ms` : "–";
+    // With no broker running there is no produce traffic: no p99 to show, not a p99 of 0.
+    const producing = b.brokers.some((x) => x.state === "running");
+    const p99 = !producing ? S.noProduceTraffic : b.sample ? `${b.sample.produceP99Ms.toFixed(1)} ms` : "–";
     let summary = S.canvasSummary(clockText(b.timeMs), p99, b.partitions.underReplicated, b.partitions.offline);
     if (this.range) summary += S.canvasRange(this.range.lo, this.range.hi - 1, f.count);
     this.text(summary, PAD, y, 600, 13, p.fg, this.W * 0.64);
+    if (this.canvas.dataset.summary !== summary) this.canvas.dataset.summary = summary;
     if (b.nextElectPreferredMs >= 0) {
       const span = spanText(Math.max(0, b.nextElectPreferredMs - b.timeMs));
       const s = this.memo("next", span, () => S.canvasNextRun(span));
