@@ -112,3 +112,11 @@ fuzz:
 		pkg=$${f%%:*}; name=$${f##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
 	done
+
+# The browser monkey (web/e2e TestMonkey) at length: MONKEY_ACTIONS random actions with a fresh
+# seed (printed; MONKEY_SEED=N replays one), each answer held to 200 ms of main-thread delay.
+MONKEY_ACTIONS ?= 3000
+MONKEY_SEED ?= $(shell date +%s)
+monkey:
+	KRAFTLAB_MONKEY_SEED=$(MONKEY_SEED) KRAFTLAB_MONKEY_ACTIONS=$(MONKEY_ACTIONS) KRAFTLAB_MONKEY_LAG_MS=200 \
+		$(GO) test -count=1 -v -timeout=60m -run='^TestMonkey$$' ./web/e2e
