@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -33,6 +35,10 @@ func TestMonkey(t *testing.T) {
 	url := serve(t, dir, nil)
 	bctx := browser(t, exe)
 	tb := open(t, bctx, url)
+	// A long sequence outlives newTab's 60 s budget: the monkey's tab gets an hour.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), time.Hour)
+	t.Cleanup(cancel)
+	tb.ctx = ctx
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6d6f6e6b6579))
 
 	var done []string
