@@ -210,7 +210,12 @@ function main(): void {
   };
   const sim = new Simulation(client, {
     frame: onFrame,
-    failure: reportFailure,
+    failure: (what, e) => {
+      // A step the worker refuses (N with no balancer run scheduled, as after C) answers the
+      // reader: it goes to the event log, not to the error panel as a crash would.
+      if (what === "sim.step" && e instanceof ProtocolError && e.code === "failed") log.note(sim.last?.body.timeMs ?? 0, S.stepRefused(e.message));
+      else reportFailure(what, e);
+    },
     state: () => {
       controls.state();
       watch.state();
