@@ -68,7 +68,7 @@ func TestReliability(t *testing.T) {
 		require.True(t, eval[bool](t, tb, `(() => { try { localStorage; return false } catch { return true } })()`), "storage is blocked")
 		assert.Equal(t, "blocked", eval[string](t, tb, `document.body.dataset.storage || ""`))
 		assert.Contains(t, text(t, tb, "reset-status"), "your progress will not be kept")
-		assert.Equal(t, 8, eval[int](t, tb, `document.querySelectorAll(".lesson-entry .lesson-state[data-state=new]").length`))
+		assert.Equal(t, 10, eval[int](t, tb, `document.querySelectorAll(".lesson-entry .lesson-state[data-state=new]").length`))
 		screenshot(t, tb, "lessons-storage-blocked.png", "")
 
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(url+"/#lesson=1&step=1")))

@@ -318,6 +318,8 @@ function main(): void {
       selected: (slot) => {
         renderer.selected = slot;
         renderer.redraw();
+        // A click on a broker answers a lesson's "which broker" prediction.
+        lesson.brokerSelected(sim.last?.body.brokers[slot]?.id ?? -1);
       },
     },
     {
@@ -517,6 +519,7 @@ function main(): void {
     note: (text) => log.note(sim.last?.body.timeMs ?? 0, text),
     failure: reportFailure,
     holdLink: (on) => keeper.hold(on),
+    presenter: (on) => presenter.set(on),
   });
 
   const list = byId("config-list");
