@@ -109,3 +109,38 @@ SHOTS ?= test-output/screenshots
 .PHONY: screenshots
 screenshots:
 	KRAFTLAB_SCREENSHOTS=$(SHOTS) $(GO) test -count=1 -timeout=20m -run 'TestScreenshots' ./web/e2e
+
+# --- reliability: fuzzers and the browser monkey (docs/reliability.md) ----------------------------
+.PHONY: fuzz fuzz-go fuzz-ts monkey
+
+# Every fuzzer, FUZZTIME each (go test runs one fuzz target at a time): the scenario parser,
+# the share link's sim.load, the lab's description file and imports, the properties parser and
+# the lesson format. A crasher is saved under the package's testdata/fuzz and fails the target.
+FUZZTIME ?= 30s
+FUZZERS := ./cluster/scenario:FuzzParse ./wasm/bridge:FuzzLoad ./lab:FuzzParseDescription \
+	./lab:FuzzImport ./lab:FuzzParseProperties ./lessons:FuzzParse
+
+fuzz: fuzz-go fuzz-ts
+
+fuzz-go:
+	@for f in $(FUZZERS); do \
+		pkg=$${f%%:*}; name=$${f##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	done
+
+# The TypeScript decoders (share link, lab link, lesson Markdown) under fast-check, an npm
+# package installed here for these tests only (web/ts/test/prop; needs npm and node).
+FAST_CHECK_DIR ?= $(CURDIR)/.cache/fast-check
+PROP_RUNS ?= 5000
+fuzz-ts:
+	npm install --prefix $(FAST_CHECK_DIR) --no-audit --no-fund --silent fast-check@4.11.0
+	KRAFTLAB_FAST_CHECK=$(FAST_CHECK_DIR)/node_modules KRAFTLAB_PROP_RUNS=$(PROP_RUNS) \
+		$(GO) test -count=1 -v -run='^TestTypeScriptProperties$$' ./web/tstest
+
+# The browser monkey (web/e2e TestMonkey) at length: MONKEY_ACTIONS random actions with a fresh
+# seed (printed; MONKEY_SEED=N replays one), each answer held to 200 ms of main-thread delay.
+MONKEY_ACTIONS ?= 3000
+MONKEY_SEED ?= $(shell date +%s)
+monkey:
+	KRAFTLAB_MONKEY_SEED=$(MONKEY_SEED) KRAFTLAB_MONKEY_ACTIONS=$(MONKEY_ACTIONS) KRAFTLAB_MONKEY_LAG_MS=200 \
+		$(GO) test -count=1 -v -timeout=60m -run='^TestMonkey$$' ./web/e2e

@@ -363,3 +363,23 @@ func BenchmarkReplay30Min(b *testing.B) {
 		br.Handle([]byte(`{"id":7,"type":"sim.seek","body":{"timeMs":1800000}}`))
 	}
 }
+
+func TestAdvanceStopsAtTheEndOfClusterTimeWithAWord(t *testing.T) {
+	defer func(ms int64) { maxClusterMs = ms }(maxClusterMs)
+	maxClusterMs = 20_000 // the page's 7 days, shortened
+	b := started(t, "")
+	var notes []string
+	for range 5 {
+		f, _ := frameAt(t, b, "sim.advance", `{"ms":10000,"layout":0}`)
+		assert.LessOrEqual(t, f.TimeMs, int64(20_000))
+		for _, e := range f.Events {
+			if e.Kind == KindNotice {
+				notes = append(notes, e.Text)
+			}
+		}
+	}
+	f, _ := frameAt(t, b, "sim.frame", "")
+	assert.Equal(t, int64(20_000), f.TimeMs, "played on past the end, the time stays there")
+	require.Len(t, notes, 1, "said once")
+	assert.Contains(t, notes[0], "the run reached 20,000 ms (7 days) of cluster time, the page's limit: it stops here")
+}

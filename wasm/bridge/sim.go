@@ -204,6 +204,8 @@ type live struct {
 	static config.Values
 	// applied counts the history's actions already applied to c.
 	applied int
+	// limitSaid: the log said that c reached the end of cluster time (maxClusterMs).
+	limitSaid bool
 }
 
 func (s *Session) start(body json.RawMessage) (any, error) {
@@ -398,13 +400,25 @@ func (s *Session) advance(body json.RawMessage) (any, error) {
 	if req.BudgetMs < 0 || req.BudgetMs > MaxBudgetMs {
 		return nil, BadRequest("budgetMs: %d is not allowed; allowed: 0 (no limit) to %s", req.BudgetMs, thousands(MaxBudgetMs))
 	}
+	// Cluster time ends at the page's limit (7 days), said once in the log; playing on from
+	// there leaves the time where it is.
+	to := min(s.c.Now()+req.Ms, maxClusterMs)
 	if req.BudgetMs == 0 {
-		s.runTo(s.c.Now() + req.Ms)
+		s.runTo(to)
 	} else {
-		s.runWithin(s.c.Now()+req.Ms, time.Duration(req.BudgetMs)*time.Millisecond)
+		s.runWithin(to, time.Duration(req.BudgetMs)*time.Millisecond)
+	}
+	if s.c.Now() >= maxClusterMs && !s.limitSaid {
+		s.limitSaid = true
+		s.log.add(LogEvent{TimeMs: s.c.Now(), Kind: KindNotice, Text: fmt.Sprintf(
+			"the run reached %s ms (7 days) of cluster time, the page's limit: it stops here (Back to 0 or the timeline go back; kraftlab run also ends at 7 days)",
+			thousands(maxClusterMs))})
 	}
 	return s.buildFrame(req.Layout), nil
 }
+
+// maxClusterMs is where sim.advance stops: MaxSeekMs (tests lower it).
+var maxClusterMs int64 = MaxSeekMs
 
 func (s *Session) frame(body json.RawMessage) (any, error) {
 	var req FrameRequest

@@ -41,6 +41,8 @@ function byId<T extends HTMLElement>(id: string): T {
 /** How often the partition table and the canvas description may change, at most (ms). */
 const TABLE_EVERY_MS = 250;
 const DESCRIPTION_EVERY_MS = 1000;
+/** The end of cluster time: the worker's MaxSeekMs (7 days). */
+const MAX_CLUSTER_MS = 7 * 24 * 3600 * 1000;
 /** A link's time up to which sim.load runs there in one request; later ones replay in slices. */
 const DIRECT_REPLAY_MS = 60_000;
 /** How sim.load's refusal of a replay too long for the page begins (wasm/bridge/share.go). */
@@ -171,6 +173,8 @@ function main(): void {
     timeline.update(f);
     actions.update(f);
     keeper.setTime(f.body.timeMs);
+    // The worker ends cluster time at 7 days and says so in the log; stop playing there.
+    if (f.body.timeMs >= MAX_CLUSTER_MS && sim.playing) sim.setPlaying(false);
     const now = performance.now();
     // The table rebuilds at most every TABLE_EVERY_MS, with a trailing update so the last
     // frame is always shown.
@@ -215,7 +219,12 @@ function main(): void {
   };
   const sim = new Simulation(client, {
     frame: onFrame,
-    failure: reportFailure,
+    failure: (what, e) => {
+      // A step the worker refuses (N with no balancer run scheduled, as after C) answers the
+      // reader: it goes to the event log, not to the error panel as a crash would.
+      if (what === "sim.step" && e instanceof ProtocolError && e.code === "failed") log.note(sim.last?.body.timeMs ?? 0, S.stepRefused(e.message));
+      else reportFailure(what, e);
+    },
     state: () => {
       controls.state();
       watch.state();

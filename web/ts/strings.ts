@@ -418,6 +418,7 @@ export const S = {
   linkBadJSON: (message: string) => `its scenario is not JSON: ${message}`,
   linkInvalid: (message: string) => `its scenario is not valid: ${message}`,
   linkFailed: (why: string) => `This link could not be opened: ${why}. The default cluster was started instead.`,
+  stepRefused: (why: string) => `Nothing to step to: ${why}.`,
   linkOpened: (t: string) => `Opened the shared run at ${t}, paused. Press Space to play on.`,
   replayProgress: (at: string, to: string) => `Replaying the shared run: ${at} of ${to}`,
   replayCancel: "Cancel",

@@ -72,3 +72,46 @@ func TestTypeScriptUnits(t *testing.T) {
 	t.Logf("node --test:\n%s", output)
 	require.NoError(t, err, "TypeScript unit tests failed (output above)")
 }
+
+// TestTypeScriptProperties runs the property-based tests (web/ts/test/prop/*.prop.ts) with
+// fast-check, an npm package the build does not carry: KRAFTLAB_FAST_CHECK names a
+// node_modules directory that holds it (make fuzz installs one); without it the test skips.
+func TestTypeScriptProperties(t *testing.T) {
+	node := nodePath(t)
+	modules := os.Getenv("KRAFTLAB_FAST_CHECK")
+	if modules == "" {
+		t.Skip("KRAFTLAB_FAST_CHECK is not set: `make fuzz` installs fast-check and runs these")
+	}
+	root, err := build.FindRoot()
+	require.NoError(t, err)
+	tests, err := filepath.Glob(filepath.Join(root, "web", "ts", "test", "prop", "*.prop.ts"))
+	require.NoError(t, err)
+	require.NotEmpty(t, tests)
+	out := t.TempDir()
+	res := api.Build(api.BuildOptions{
+		AbsWorkingDir: root,
+		EntryPoints:   tests,
+		Bundle:        true,
+		Platform:      api.PlatformNode,
+		Format:        api.FormatESModule,
+		Target:        api.ES2022,
+		OutExtension:  map[string]string{".js": ".mjs"},
+		Outdir:        out,
+		NodePaths:     []string{modules},
+		External:      []string{"node:*"},
+		LogLevel:      api.LogLevelSilent,
+		Write:         true,
+	})
+	if len(res.Errors) > 0 {
+		t.Fatal(strings.Join(api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage}), ""))
+	}
+	bundles, err := filepath.Glob(filepath.Join(out, "*.mjs"))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{"--test", "--test-reporter=spec"}, bundles...)...)
+	cmd.Dir = out
+	output, err := cmd.CombinedOutput()
+	t.Logf("node --test:\n%s", output)
+	require.NoError(t, err, "property-based tests failed (output above; fast-check prints the seed and the shrunk input)")
+}
