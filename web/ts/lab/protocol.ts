@@ -44,6 +44,7 @@ export interface Description {
   nic_bytes_per_sec: number;
   follower_throttle_bytes_per_sec: number;
   leader_throttle_bytes_per_sec: number;
+  log_recovery_hard_ms?: number;
   event: LabEvent;
   duration_ms: number;
   config?: Override[];
