@@ -2,9 +2,9 @@
 
 // Command build writes KRaft Lab's static site to dist/ (see web/build for what it contains):
 //
-//	go run build.go                 # dist/, with .gz and .br copies
+//	go run build.go                 # dist/, with .gz and .br copies (make dist: the release build)
 //	go run build.go -out /tmp/site -version v0.1.0
-//	go run build.go -brotli=false   # quicker: brotli at its best quality takes seconds
+//	go run build.go -dev            # no compressed copies, for a loopback server (make run)
 //	go run build.go -lines          # keep the wasm's line tables: tracebacks with file:line
 //
 // It prints the size of every asset, raw and compressed. Serve the result with
@@ -26,10 +26,14 @@ func main() {
 	version := flag.String("version", "dev", "version stamped into the wasm and the page")
 	gz := flag.Bool("gzip", true, "write .gz copies")
 	br := flag.Bool("brotli", true, "write .br copies")
+	dev := flag.Bool("dev", false, "the edit loop's build: no .gz or .br copies (brotli at its best quality takes tens of seconds; on loopback the raw files cost nothing)")
 	lines := flag.Bool("lines", false, "keep the wasm programs' file, line and inlining tables (tracebacks with file:line; about 130 KB more each, brotli)")
 	quiet := flag.Bool("q", false, "print nothing but errors")
 	flag.Parse()
 
+	if *dev {
+		*gz, *br = false, false
+	}
 	start := time.Now()
 	opts := build.Options{Out: *out, Version: *version, Gzip: *gz, Brotli: *br, KeepLines: *lines}
 	if !*quiet {
@@ -42,6 +46,11 @@ func main() {
 	}
 	if !*quiet {
 		build.WriteSizes(os.Stdout, assets)
+		if *br {
+			for _, over := range build.OverBudget(assets) {
+				fmt.Println("over budget:", over)
+			}
+		}
 		fmt.Printf("built %s in %.1fs\n", *out, time.Since(start).Seconds())
 	}
 }

@@ -67,8 +67,8 @@ func with(base []lab.Override, more ...lab.Override) []lab.Override {
 
 // TestKIPLoadTestComparison runs today's policy and the proposal on the KIP's load test, plus
 // the variants that show what drives the latency after unfencing, and prints the table the
-// README reports. Its assertions are the structural ones; the latency figures are the model's
-// findings, reported as they come out.
+// README reports, and asserts the model's findings that docs/model.md §9 states, with
+// tolerances.
 func TestKIPLoadTestComparison(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the 60-minute load test several times")
@@ -109,11 +109,42 @@ func TestKIPLoadTestComparison(t *testing.T) {
 	}
 	t.Logf("\n| policy | unfenced at (ms) | leadership restored at (ms) | recovery (ms) | steady p99 (ms) | worst 10-min p99 (ms) | ratio | produce timeouts | max elections per run | acked records lost |\n|---|---|---|---|---|---|---|---|---|---|\n%s", strings.Join(out, "\n"))
 
+	// The structure: bursts of Kafka's cap today, the proposal's cap with it.
 	today, proposal := sums["immediate (today)"], sums["wait-for-sync, threshold 5 %, max.per.run 200, throttle 15 s (the KIP's example)"]
 	assert.Equal(t, 1000, today.MaxElectionsPerRun, "today: bursts of Kafka's 1,000 per run")
 	assert.LessOrEqual(t, proposal.MaxElectionsPerRun, 200, "the proposal: at most max.per.run")
-	assert.GreaterOrEqual(t, today.RecoveryTimeMs, int64(0))
-	assert.GreaterOrEqual(t, proposal.RecoveryTimeMs, int64(0))
+
+	// The findings docs/model.md §9 states, each with a tolerance wide enough for a model
+	// tweak and narrow enough that a change overturning the claim fails until the doc changes.
+	lateToday := sums["immediate, tick during catch-up"]
+	lateGate := sums["wait-for-sync (KIP's example), tick during catch-up"]
+	fastRun := sums["wait-for-sync, threshold 5 %, max.per.run 1000, throttle 5 s"]
+	throttledToday := sums["immediate + follower throttle 150 MB/s"]
+	throttledGate := sums["wait-for-sync (KIP's example) + follower throttle 150 MB/s"]
 	trap := sums["immediate + follower throttle 50 MB/s (below the 100 MB/s inflow: the throttle trap)"]
-	assert.Equal(t, int64(-1), trap.LeadershipRestoredAtMs, "a throttle below the inflow never lets the broker back in sync")
+	for _, s := range []cluster.Summary{today, lateToday, lateGate, proposal, fastRun, throttledToday, throttledGate} {
+		require.Positive(t, s.RecoveryTimeMs, "every policy but the trap restores leadership")
+		require.Positive(t, s.P99SteadyMs)
+	}
+	// 1. The rise comes from the acks=all wait on the catching-up follower, not from who leads:
+	// 2-4x steady today, and the gate moves it by less than 10 % even when today's tick falls
+	// in the middle of the catch-up.
+	for _, s := range []cluster.Summary{today, lateToday} {
+		assert.InDelta(t, 3, s.P99Ratio, 1, "§9.1: today's worst p99 is 2-4x steady")
+	}
+	assert.InEpsilon(t, lateToday.P99Ratio, lateGate.P99Ratio, 0.10, "§9.1: the gate changes the worst p99 by less than 10 %")
+	assert.InEpsilon(t, today.P99Ratio, proposal.P99Ratio, 0.10, "§9.1: the gate changes the worst p99 by less than 10 %")
+	// 2. A follower throttle above the inflow brings the ratio under 1.5 with either policy,
+	// without lengthening today's recovery.
+	assert.LessOrEqual(t, throttledToday.P99Ratio, 1.5, "§9.2: a throttle above the inflow keeps p99 within 1.5x")
+	assert.LessOrEqual(t, throttledGate.P99Ratio, 1.5, "§9.2: with either policy")
+	assert.InEpsilon(t, float64(today.RecoveryTimeMs), float64(throttledToday.RecoveryTimeMs), 0.10, "§9.2: at no cost in recovery time")
+	// 3. A throttle below the inflow is the throttle trap.
+	assert.Equal(t, int64(-1), trap.LeadershipRestoredAtMs, "§9.3: a throttle below the inflow never lets the broker back in sync")
+	// 4. The KIP's example cap takes more than twice today's recovery for a broker preferred
+	// for 10,000 partitions; max.per.run 1000 with a 5 s throttle stays within 2x.
+	assert.Greater(t, proposal.RecoveryTimeMs, 2*today.RecoveryTimeMs, "§9.4: 200 per 15 s is slower than 2x today")
+	assert.LessOrEqual(t, fastRun.RecoveryTimeMs, 2*today.RecoveryTimeMs, "§9.4: 1000 per 5 s stays within 2x today")
+	// 5. Today's recovery depends on where the 300 s tick falls after unfencing.
+	assert.Greater(t, lateToday.RecoveryTimeMs, today.RecoveryTimeMs+60_000, "§9.5: the tick's phase moves today's recovery")
 }

@@ -18,8 +18,8 @@ type Assumption struct {
 	// else absolute values.
 	Low, High float64
 	Relative  bool
-	// Source is where the default and the range come from (shared/reference/recovery-model.md
-	// unless said otherwise).
+	// Source is where the default and the range come from (docs/model.md §8 unless said
+	// otherwise).
 	Source string
 	// Drives lists the criteria (Criterion ids) the parameter moves in this model.
 	Drives []string
@@ -31,31 +31,31 @@ type Assumption struct {
 // reason (a test keeps the two lists complete).
 var Assumptions = []Assumption{
 	{Key: "disk", Names: []string{"broker.disk_write_bytes_per_sec", "broker.disk_read_bytes_per_sec"}, Low: 0.5, High: 2, Relative: true,
-		Source: "§7.9 [assumption] 500 MB/s; AWS gp3 ranges 125–1,000 MiB/s", Drives: []string{CriterionP99, CriterionTimeouts, CriterionRecovery},
+		Source: "[assumption] 500 MB/s; AWS gp3 ranges 125–1,000 MiB/s", Drives: []string{CriterionP99, CriterionTimeouts, CriterionRecovery},
 		get: func(s *cluster.Spec) float64 { return s.Broker.DiskWriteBytesPerSec }},
 	{Key: "nic", Names: []string{"broker.nic_in_bytes_per_sec", "broker.nic_out_bytes_per_sec"}, Low: 0.5, High: 2.5, Relative: true,
-		Source: "§7.9 [assumption] 10 Gb/s; 5–25 Gb/s instances are common", Drives: []string{CriterionP99, CriterionRecovery},
+		Source: "[assumption] 10 Gb/s; 5–25 Gb/s instances are common", Drives: []string{CriterionP99, CriterionRecovery},
 		get: func(s *cluster.Spec) float64 { return s.Broker.NicInBytesPerSec }},
 	{Key: "catch_up_share", Names: []string{"broker.catch_up_headroom_share"}, Low: 0.5, High: 1,
-		Source: "§7.9 [assumption] η = 0.9 (DataDog autothrottle aims at 90 %; ≈250 MB/s observed unthrottled)", Drives: []string{CriterionP99, CriterionTimeouts, CriterionRecovery},
+		Source: "[assumption] η = 0.9 (DataDog autothrottle aims at 90 %; ≈250 MB/s observed unthrottled)", Drives: []string{CriterionP99, CriterionTimeouts, CriterionRecovery},
 		get: func(s *cluster.Spec) float64 { return s.Broker.CatchUpHeadroomShare }},
 	{Key: "log_recovery_hard", Names: []string{"broker.log_recovery_hard_ms"}, Low: 30_000, High: 600_000,
 		Source: "0 by default: derived from what the broker holds (its logs' active segments, log.segment.bytes, re-read at the disk's read rate; LogLoader.recoverLog); the sensitivity fixes it from 30 s to 600 s: moves when the broker is unfenced against today's 300 s tick", Drives: []string{CriterionRecovery},
 		get: func(s *cluster.Spec) float64 { return float64(s.Broker.LogRecoveryHardMs) }},
 	{Key: "log_load_clean", Names: []string{"broker.log_load_clean_ms"}, Low: 10_000, High: 300_000,
-		Source: "§7.9 [assumption] T_boot ≈ 60 s after a clean shutdown: moves the unfencing against today's tick", Drives: []string{CriterionRecovery},
+		Source: "[assumption] T_boot ≈ 60 s after a clean shutdown: moves the unfencing against today's tick", Drives: []string{CriterionRecovery},
 		get: func(s *cluster.Spec) float64 { return float64(s.Broker.LogLoadCleanMs) }},
 	{Key: "local_data", Names: []string{"broker.local_retention_sec"}, Low: 0.25, High: 4, Relative: true,
-		Source: "§7.9 [assumption] 2 TB per broker; no public data set of partition sizes: what a replaced disk copies", Drives: []string{CriterionP99, CriterionRecovery},
+		Source: "[assumption] 2 TB per broker; no public data set of partition sizes: what a replaced disk copies", Drives: []string{CriterionP99, CriterionRecovery},
 		get: func(s *cluster.Spec) float64 { return s.Broker.LocalRetentionSec }},
 	{Key: "append_service", Names: []string{"workload.append_service_ms"}, Low: 0.5, High: 1.2,
-		Source: "calibrated: 0.85 ms puts steady p99 at KIP-951's 12–14 ms; §7.9 gives 0.5 ms", Drives: []string{CriterionP99, CriterionTimeouts},
+		Source: "calibrated: 0.85 ms puts steady p99 at KIP-951's 12–14 ms; the uncalibrated guess was 0.5 ms", Drives: []string{CriterionP99, CriterionTimeouts},
 		get: func(s *cluster.Spec) float64 { return s.Workload.AppendServiceMs }},
 	{Key: "requests", Names: []string{"workload.requests_per_sec_per_broker"}, Low: 0.5, High: 5, Relative: true,
-		Source: "§7.9 [assumption] 2,000 produce requests/s per broker (\"calibrate\")", Drives: []string{CriterionP99},
+		Source: "[assumption] 2,000 produce requests/s per broker (\"calibrate\")", Drives: []string{CriterionP99},
 		get: func(s *cluster.Spec) float64 { return s.Workload.RequestsPerSecPerBroker }},
 	{Key: "skew", Names: []string{"workload.skew"}, Low: 0.5, High: 2,
-		Source: "§7.9 [assumption] lognormal σ = 1.0 (\"replace with real data\"): the stragglers", Drives: []string{CriterionP99, CriterionRecovery},
+		Source: "[assumption] lognormal σ = 1.0 (\"replace with real data\"): the stragglers", Drives: []string{CriterionP99, CriterionRecovery},
 		get: func(s *cluster.Spec) float64 { return s.Workload.Skew }},
 }
 
@@ -79,6 +79,10 @@ var notVaried = map[string]string{
 	"NetworkServiceMs":       "as IoServiceMs",
 	"MaxUtil":                "a numerical cap on queueing formulas",
 	"MaxPending":             "a memory bound on sampled requests",
+	"WindowMs":               "how the output is reported (the KIP's criteria read the sliding minute), not a property of the cluster",
+	"SamplesPerWindow":       "the sampling's resolution, not a property of the cluster",
+	"StepMs":                 "a numerical step of the sampling, not a property of the cluster",
+	"SlidingWindows":         "the KIP's criteria are read over a sliding minute",
 }
 
 // Driver is an uncertain parameter behind a verdict, with its value in the run and whether

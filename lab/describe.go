@@ -2,12 +2,12 @@ package lab
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // Description is a cluster as an operator states it, with the event to study. It turns into a
@@ -21,8 +21,11 @@ type Description struct {
 	Seed uint64 `json:"seed"`
 	// Controllers is the number of KRaft controller voters: 1, 3 or 5.
 	Controllers int `json:"controllers"`
-	// Brokers is the number of brokers, ids 0 to Brokers-1.
+	// Brokers is the number of brokers, ids 0 to Brokers-1 unless BrokerIDs names them.
 	Brokers int `json:"brokers"`
+	// BrokerIDs, when set, are the brokers' ids as the cluster has them (an imported cluster's,
+	// often from 1 and with gaps); Brokers is then their count.
+	BrokerIDs []int32 `json:"broker_ids,omitempty"`
 	// Topics are the starting topics.
 	Topics []Topic `json:"topics"`
 	// ReplicationFactor and MinInsyncReplicas apply to every topic that does not set its own;
@@ -66,6 +69,10 @@ type Topic struct {
 	Partitions        int    `json:"partitions"`
 	ReplicationFactor int    `json:"replication_factor,omitempty"`
 	MinInsyncReplicas int    `json:"min_insync_replicas,omitempty"`
+	// Replicas, when set, is the exact assignment: partition i's replicas, the preferred one
+	// first (an imported cluster's). Partitions is then its length, and ReplicationFactor is
+	// ignored (each partition has its own).
+	Replicas [][]int32 `json:"replicas,omitempty"`
 }
 
 // Kinds of event a description studies.
@@ -133,6 +140,9 @@ func (d *Description) Validate() error {
 	if d.Brokers < 1 || d.Brokers > maxBrokers {
 		return fail("brokers", d.Brokers, fmt.Sprintf("must be an integer from 1 to %d", maxBrokers))
 	}
+	if err := d.validateBrokerIDs(); err != nil {
+		return err
+	}
 	rfMax := min(d.Brokers, maxRF)
 	if d.ReplicationFactor < 1 || d.ReplicationFactor > rfMax {
 		return fail("replication_factor", d.ReplicationFactor, fmt.Sprintf("must be an integer from 1 to %d (at most the brokers, and the model's limit of %d)", rfMax, maxRF))
@@ -151,6 +161,9 @@ func (d *Description) Validate() error {
 			return fail(at+".name", strconv.Quote(t.Name), "must be a non-empty name, different from the other topics'")
 		}
 		seen[t.Name] = true
+		if err := d.validateAssignment(at, t); err != nil {
+			return err
+		}
 		if t.Partitions < 1 || t.Partitions > scenario.MaxPartitions {
 			return fail(at+".partitions", t.Partitions, fmt.Sprintf("must be an integer from 1 to %d", scenario.MaxPartitions))
 		}
@@ -205,8 +218,8 @@ func (e *Event) validate(d *Description) error {
 	}
 	switch e.Kind {
 	case EventRestart, EventDiskSwap:
-		if e.Broker < 0 || int(e.Broker) >= d.Brokers {
-			return fail("broker", e.Broker, fmt.Sprintf("must be a broker id from 0 to %d", d.Brokers-1))
+		if !d.hasBroker(e.Broker) {
+			return fail("broker", e.Broker, d.brokerAllowed())
 		}
 		if e.DownMs < 0 || e.AtMs+e.DownMs > d.DurationMs {
 			return fail("down_ms", e.DownMs, fmt.Sprintf("must be 0 or more, and at_ms + down_ms at most duration_ms (%d)", d.DurationMs))
@@ -228,6 +241,9 @@ func (e *Event) validate(d *Description) error {
 }
 
 func (d *Description) topicRF(t Topic) int {
+	if t.Replicas != nil {
+		return assignmentRF(t.Replicas)
+	}
 	if t.ReplicationFactor != 0 {
 		return t.ReplicationFactor
 	}
@@ -249,15 +265,16 @@ type (
 	}
 	clusterDoc struct {
 		Controllers int            `json:"controllers"`
-		Brokers     int            `json:"brokers"`
+		Brokers     any            `json:"brokers"` // a count, or the ids (BrokerIDs)
 		Topics      []topicDoc     `json:"topics"`
 		Broker      map[string]any `json:"broker"`
 		Workload    map[string]any `json:"workload"`
 	}
 	topicDoc struct {
 		Name              string         `json:"name"`
-		PartitionCount    int            `json:"partition_count"`
-		ReplicationFactor int            `json:"replication_factor"`
+		PartitionCount    int            `json:"partition_count,omitempty"`
+		ReplicationFactor int            `json:"replication_factor,omitempty"`
+		Partitions        []partitionDoc `json:"partitions,omitempty"`
 		Config            map[string]any `json:"config,omitempty"`
 	}
 	eventDoc struct {
@@ -287,7 +304,7 @@ func (d *Description) Scenario() ([]byte, error) {
 	// factor (by partitions), so it holds DataBytesPerBroker after retention × that.
 	var replicas, partitions float64
 	for _, t := range d.Topics {
-		replicas += float64(t.Partitions * d.topicRF(t))
+		replicas += float64(d.topicReplicas(t))
 		partitions += float64(t.Partitions)
 	}
 	retention := d.DataBytesPerBroker / (perBroker * (replicas / partitions))
@@ -295,7 +312,7 @@ func (d *Description) Scenario() ([]byte, error) {
 		Seed: d.Seed, Description: d.Name, DurationMs: d.DurationMs, SampleMs: SampleMs,
 		Config: map[string]any{"min.insync.replicas": d.MinInsyncReplicas},
 		Cluster: clusterDoc{
-			Controllers: d.Controllers, Brokers: d.Brokers,
+			Controllers: d.Controllers, Brokers: d.brokersDoc(),
 			Broker: map[string]any{
 				"disk_write_bytes_per_sec": d.DiskBytesPerSec, "disk_read_bytes_per_sec": d.DiskBytesPerSec,
 				"nic_in_bytes_per_sec": d.NicBytesPerSec, "nic_out_bytes_per_sec": d.NicBytesPerSec,
@@ -315,6 +332,9 @@ func (d *Description) Scenario() ([]byte, error) {
 	}
 	for _, t := range d.Topics {
 		td := topicDoc{Name: t.Name, PartitionCount: t.Partitions, ReplicationFactor: d.topicRF(t)}
+		if t.Replicas != nil {
+			td = topicDoc{Name: t.Name, Partitions: assignmentDoc(t.Replicas)}
+		}
 		if t.MinInsyncReplicas != 0 {
 			td.Config = map[string]any{"min.insync.replicas": t.MinInsyncReplicas}
 		}
@@ -337,7 +357,7 @@ func (d *Description) Scenario() ([]byte, error) {
 	case EventRollingRestart:
 		ids := make([]int32, e.Brokers)
 		for i := range ids {
-			ids[i] = int32(i)
+			ids[i] = d.brokerID(i)
 		}
 		iv := e.IntervalMs
 		doc.Events = []eventDoc{{AtMs: e.AtMs, Op: "rolling_restart", Brokers: ids, IntervalMs: &iv, DiskSwap: e.DiskSwap}}
@@ -345,6 +365,9 @@ func (d *Description) Scenario() ([]byte, error) {
 	raw, err := marshalDoc(doc)
 	if err != nil {
 		return nil, err
+	}
+	if d.BrokerIDs != nil {
+		raw = compactLists(raw)
 	}
 	return ApplyOverrides(raw, d.Config)
 }

@@ -2,12 +2,12 @@ package lab
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/kraftlab/kraftlab/engine/config"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // Override is one NAME=VALUE change to a scenario. NAME is one of:

@@ -3,12 +3,12 @@ package lab
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // Runner plays one cluster-mode scenario step by step, so that its caller decides when to

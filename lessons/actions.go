@@ -2,12 +2,12 @@ package lessons
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // ActionWords lists the action vocabulary's first words: the cluster's ops plus wait, until

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	_ "embed" // the compiled course, as a string
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -9,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // The compiled course is the course already parsed and validated, so that the page's wasm

@@ -2,13 +2,15 @@ package lessons
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // maxLessonBytes bounds a lesson file; a lesson is a page of text, not a data set.
@@ -51,36 +53,18 @@ func (p *lessonParser) errf(line int, format string, args ...any) *Error {
 	return &Error{File: p.l.File, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
-// parseLink reads a links: entry, "- [Title](https://...)" and optional trailing whitespace:
-// the title runs to the first ']' and the URL, http:// or https:// and at least one more
-// character, to the first space or ')', which must be its closing ')'. It is written out by
-// hand rather than as a regexp because package regexp and its Unicode tables would add 80 KB
-// (brotli) to the page's wasm, which parses lessons too; parse_match_test.go checks it
-// against the regexp it replaces.
+// linkRE is a links: entry, "- [Title](https://...)" and optional trailing whitespace.
+var linkRE = &lazyRegexp{expr: `^- \[([^\]]+)\]\((https?://[^ )]+)\)\s*$`}
+
+// parseLink reads a links: entry: the title runs to the first ']' and the URL, http:// or
+// https:// and at least one more character, to the first space or ')', which must be its
+// closing ')'.
 func parseLink(line string) (title, url string, ok bool) {
-	rest, ok := strings.CutPrefix(line, "- [")
-	if !ok {
+	m := linkRE.get().FindStringSubmatch(line)
+	if m == nil {
 		return "", "", false
 	}
-	i := strings.IndexByte(rest, ']')
-	if i <= 0 {
-		return "", "", false
-	}
-	title = rest[:i]
-	if rest, ok = strings.CutPrefix(rest[i+1:], "("); !ok {
-		return "", "", false
-	}
-	j := strings.IndexAny(rest, " )")
-	if j < 0 || rest[j] != ')' {
-		return "", "", false
-	}
-	url = rest[:j]
-	web := len(url) > len("https://") && strings.HasPrefix(url, "https://") ||
-		len(url) > len("http://") && strings.HasPrefix(url, "http://")
-	if !web || strings.Trim(rest[j+1:], " \t\n\f\r") != "" {
-		return "", "", false
-	}
-	return title, url, true
+	return m[1], m[2], true
 }
 
 // Header keys, in the order docs/lessons.md lists them.
@@ -286,29 +270,16 @@ func (p *lessonParser) step(i int) (int, error) {
 	return i, nil
 }
 
-// jsonErrorLine finds the first "at line N" in encoding/json's and the scenario parser's
-// syntax errors and returns N's digits (by hand, not a regexp: see parseLink).
-func jsonErrorLine(msg string) (string, bool) {
-	const at = "at line "
-	for {
-		i := strings.Index(msg, at)
-		if i < 0 {
-			return "", false
-		}
-		msg = msg[i+len(at):]
-		if n := digits(msg); n > 0 {
-			return msg[:n], true
-		}
-	}
-}
+// jsonLineRE is the "at line N" of encoding/json's and the scenario parser's syntax errors.
+var jsonLineRE = &lazyRegexp{expr: `at line (\d+)`}
 
-// digits is the length of the run of ASCII digits that starts s.
-func digits(s string) int {
-	n := 0
-	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
-		n++
+// jsonErrorLine finds the first "at line N" in a syntax error and returns N's digits.
+func jsonErrorLine(msg string) (string, bool) {
+	m := jsonLineRE.get().FindStringSubmatch(msg)
+	if m == nil {
+		return "", false
 	}
-	return n
+	return m[1], true
 }
 
 // scenarioError places a scenario parse error in the lesson.
@@ -328,36 +299,22 @@ func (p *lessonParser) scenarioError(err error) error {
 	return p.errf(line, "scenario: %s", msg)
 }
 
-// lastKey returns the last key of a scenario error's path: a quoted name in a final ["..."]
-// (config["min.insync.replicas"]), or the lower-case name after the last '.' (or the whole
-// path), less the [N] indexes after it (cluster.topics[0] gives topics). By hand, not a
-// regexp: see parseLink.
+// lastKeyRE is the last key of a scenario error's path: a lower-case name after the last '.'
+// (or the whole path) less the [N] indexes after it, or a quoted name in a final ["..."].
+var lastKeyRE = &lazyRegexp{expr: `(?:\.|^)([a-z_]+)(?:\[\d+\])*$|\["([^"]+)"\]$`}
+
+// lastKey returns the last key of a scenario error's path: cluster.topics[0] gives topics,
+// config["min.insync.replicas"] gives min.insync.replicas.
 func lastKey(path string) (string, bool) {
-	if rest, quoted := strings.CutSuffix(path, `"]`); quoted {
-		q := strings.LastIndexByte(rest, '"')
-		if q < 1 || rest[q-1] != '[' || q+1 == len(rest) {
-			return "", false
-		}
-		return rest[q+1:], true
-	}
-	s := path
-	for strings.HasSuffix(s, "]") {
-		i := strings.LastIndexByte(s, '[')
-		if i < 0 || len(s)-i < 3 || digits(s[i+1:]) != len(s)-i-2 {
-			return "", false
-		}
-		s = s[:i]
-	}
-	name := s[strings.LastIndexByte(s, '.')+1:]
-	if name == "" {
+	m := lastKeyRE.get().FindStringSubmatch(path)
+	switch {
+	case m == nil:
 		return "", false
+	case m[1] != "":
+		return m[1], true
+	default:
+		return m[2], true
 	}
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c != '_' && (c < 'a' || c > 'z') {
-			return "", false
-		}
-	}
-	return name, true
 }
 
 // findKey returns the first line of the scenario block, from its start, that holds the path's
@@ -384,4 +341,19 @@ func scenarioDoc(data []byte) (map[string]json.RawMessage, error) {
 		return nil, err
 	}
 	return doc, nil
+}
+
+// lazyRegexp is a regular expression compiled on its first use. Only the native side parses
+// lessons (the page loads the compiled course, lessons/compiled.json). A regexp compiled at
+// package init would link package regexp into the page's wasm (about 370 KB before
+// compression) for code it never runs; compiled here, it is linked only where a parse is.
+type lazyRegexp struct {
+	expr string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
 }

@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,7 +11,6 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/control"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/config"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // validate checks what parsing alone cannot: the scenario, every event action against the
@@ -144,24 +144,17 @@ func validate(l *Lesson, p *lessonParser) error {
 	return nil
 }
 
+// eventIndexRE is a scenario error's path "events[K].field" or "events[K]".
+var eventIndexRE = &lazyRegexp{expr: `^events\[(\d+)\]\.?(.*)$`}
+
 // eventIndex splits a scenario error's path "events[K].field" (or "events[K]") into K's
-// digits and the field. By hand, not a regexp: see parseLink.
+// digits and the field.
 func eventIndex(path string) (k, field string, ok bool) {
-	rest, ok := strings.CutPrefix(path, "events[")
-	n := digits(rest)
-	if !ok || n == 0 {
+	m := eventIndexRE.get().FindStringSubmatch(path)
+	if m == nil {
 		return "", "", false
 	}
-	k, rest = rest[:n], rest[n:]
-	if rest, ok = strings.CutPrefix(rest, "]"); !ok {
-		return "", "", false
-	}
-	field = strings.TrimPrefix(rest, ".")
-	if strings.IndexByte(field, '\n') >= 0 {
-		// The regexp this replaces read the field with ".*", which stops at a newline.
-		return "", "", false
-	}
-	return k, field, true
+	return m[1], m[2], true
 }
 
 // eventError places a scenario error about the synthetic events at the action's line.

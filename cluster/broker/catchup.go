@@ -195,7 +195,7 @@ func (f *Fleet) writeRate(b int) float64 { return f.p.DiskWriteBytesPerSec * f.b
 
 // sessionCap is the fetch protocol's limit on a session's catch-up: a full response per cycle,
 // where a cycle is a round trip, the leader reading the bytes and the follower appending them
-// before it fetches again (recovery-model §7.4).
+// before it fetches again (docs/model.md §3).
 func (f *Fleet) sessionCap(s int) float64 {
 	ss := &f.sessions[s]
 	if ss.n <= 0 {
@@ -208,7 +208,7 @@ func (f *Fleet) sessionCap(s int) float64 {
 }
 
 // cycleMs is a session's fetch cycle at its current catch-up rate: the time an in-sync
-// partition of the session waits behind catch-up bytes (recovery-model H(f, p) is uniform on
+// partition of the session waits behind catch-up bytes (docs/model.md §6: H(f, p) is uniform on
 // [0, cycle]). A throttled session carries fewer bytes per cycle, so its cycle is shorter.
 func (f *Fleet) cycleMs(s int) float64 {
 	ss := &f.sessions[s]
@@ -470,6 +470,7 @@ func (f *Fleet) realloc() {
 		f.updateX(int(s))
 		f.reschedule(int(s))
 	}
+	f.noteCatchUps()
 	f.allocAt = now + f.p.AllocPeriodMs
 	f.allocEv = f.at(f.allocAt, evAlloc, 0, 0)
 }

@@ -41,3 +41,57 @@ func (f *Fleet) CatchUp(id int32) CatchUpStatus {
 	}
 	return st
 }
+
+// CatchUpNote is a restarted broker's catch-up as it began: when the first catch-up rates after
+// its start were set, and its status then.
+type CatchUpNote struct {
+	CatchUpStatus
+	// AtMs is when (simulation time); Seq counts the broker's notes, so that a reader tells a
+	// new restart's note from one it has seen.
+	AtMs int64
+	Seq  int
+}
+
+// catchUpNotes keeps, per broker slot, whether a note is due (the broker has been running since
+// its last start and its catch-up has not begun yet) and the latest note. It only observes: no
+// result of the run depends on it.
+type catchUpNotes struct {
+	due  []bool
+	last []CatchUpNote
+}
+
+// stateChanged arms a note when a broker starts running and disarms it when it stops.
+func (n *catchUpNotes) stateChanged(slot int, to State, brokers int) {
+	if n.due == nil {
+		n.due, n.last = make([]bool, brokers), make([]CatchUpNote, brokers)
+	}
+	switch to {
+	case Running:
+		n.due[slot] = true
+	case NotRunning:
+		n.due[slot] = false
+	}
+}
+
+// noteCatchUps records the note of every armed broker that fetches catch-up now. It runs where
+// catch-up rates are set (realloc), at moments the run itself decides, so the note does not
+// depend on when anyone looks.
+func (f *Fleet) noteCatchUps() {
+	for slot, due := range f.notes.due {
+		if !due || f.brokers[slot].catchIn <= 0 {
+			continue
+		}
+		f.notes.due[slot] = false
+		prev := f.notes.last[slot].Seq
+		f.notes.last[slot] = CatchUpNote{CatchUpStatus: f.CatchUp(f.brokers[slot].id), AtMs: f.now(), Seq: prev + 1}
+	}
+}
+
+// CatchUpBegan returns broker id's latest catch-up note; false if it has none.
+func (f *Fleet) CatchUpBegan(id int32) (CatchUpNote, bool) {
+	_, slot, err := f.slot(id)
+	if err != nil || f.notes.last == nil || f.notes.last[slot].Seq == 0 {
+		return CatchUpNote{}, false
+	}
+	return f.notes.last[slot], true
+}

@@ -17,6 +17,7 @@ func (f *Fleet) setState(slot int, to State) {
 		return
 	}
 	b.state = to
+	f.notes.stateChanged(slot, to, len(f.brokers))
 	if f.lis != nil {
 		f.lis.BrokerStateChanged(b.id, from, to, f.now())
 	}

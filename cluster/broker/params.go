@@ -34,7 +34,7 @@ func (a Acks) String() string {
 
 // Params are the broker-side inputs of the model. Kafka configs keep Kafka's names in their
 // doc comments; numbers that are not Kafka defaults are marked [assumption] with where they
-// come from (§7.9: the table of assumed figures of the recovery model KRaft Lab was built on).
+// come from (docs/model.md §8 unless said otherwise).
 type Params struct {
 	// HeartbeatIntervalMs is broker.heartbeat.interval.ms (Kafka default 2,000): the RUNNING,
 	// RECOVERY and failure-retry cadence of BrokerLifecycleManager.
@@ -49,7 +49,7 @@ type Params struct {
 	// config, sockets). [assumption] 5 s; part of T_boot.
 	ProcessStartMs int64
 	// LogLoadCleanMs is log loading after a clean shutdown (RECOVERY with a clean-shutdown
-	// file). [assumption] 55 s so that T_boot = start → unfence ≈ 60 s clean, as §7.9 assumes.
+	// file). [assumption] 55 s so that T_boot = start → unfence ≈ 60 s clean, as docs/model.md §2 assumes.
 	LogLoadCleanMs int64
 	// LogRecoveryHardMs, when above 0, fixes log recovery after a hard stop at that time. At 0
 	// (the default) the time follows from what the broker holds, as Kafka's LogManager.loadLogs
@@ -123,14 +123,14 @@ type Params struct {
 	ThrottleAllReplicas bool
 
 	// LocalRetentionSec is how many seconds of produce a replica holds locally: an empty
-	// replica (a replaced disk) must copy λ × this. [assumption] 13,333 s, so that the §7.9
+	// replica (a replaced disk) must copy λ × this. [assumption] 13,333 s, so that the model's
 	// ingress (50 MB/s as leader + 100 MB/s as follower per broker) holds 2 TB per broker.
 	LocalRetentionSec float64
 	// TieredLocalShare is the share of that local data an empty follower must copy: 1 without
 	// tiered storage, 0.10–0.15 with KIP-1023 (KIP-1303 text).
 	TieredLocalShare float64
 	// AllocPeriodMs is how often catch-up rates are recomputed while catch-up runs, so that
-	// headroom taken back by rejoined partitions is seen. [assumption] 1,000 ms, §7.1's step.
+	// headroom taken back by rejoined partitions is seen. [assumption] 1,000 ms (docs/model.md §1).
 	AllocPeriodMs int64
 
 	// Acks is the producers' acks setting. Kafka default: all.

@@ -1,13 +1,13 @@
 package control
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/kraftlab/kraftlab/cluster/quorum"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // FirstVoterID is the node id of the first controller in VoterIDs; controllers and brokers share

@@ -2,11 +2,11 @@ package scenario
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/kraftlab/kraftlab/engine/config"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // FuzzParse feeds the parser arbitrary bytes, seeded with every scenario of testdata:

@@ -13,7 +13,8 @@ import (
 )
 
 // update rewrites the recorded outputs: go test ./cluster/scenario -run Golden -update. The
-// diff is the review: read it against shared/reference/kafka-semantics.md before committing.
+// diff is the review: read it against docs/kafka-behaviour.md (and docs/model.md for the cluster's
+// numbers) before committing; CONTRIBUTING.md says how.
 var update = flag.Bool("update", false, "rewrite testdata/*.out (and *.out.json) from the current output")
 
 // scenarioFiles lists the scenario files of testdata (the recorded JSON outputs excepted).

@@ -2,13 +2,12 @@ package scenario
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // node is one JSON value with its object keys kept in document order. The scenario parser

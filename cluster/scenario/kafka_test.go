@@ -12,7 +12,7 @@ import (
 )
 
 // The tests here pin the Kafka facts each scripted scenario of testdata shows (section numbers
-// are those of shared/reference/kafka-semantics.md), so that a regression fails with a reason
+// are those of docs/kafka-behaviour.md), so that a regression fails with a reason
 // rather than only as a golden diff.
 
 func scripted(t *testing.T, name string) *Result {

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -15,7 +16,6 @@ import (
 	"github.com/kraftlab/kraftlab/cluster/workload"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // clusterBase is a valid cluster-mode scenario: 3 brokers and a topic "foo" of 6 partitions,

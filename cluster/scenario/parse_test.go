@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // base is a valid scenario with three brokers and one topic; %s takes its steps.

@@ -2,7 +2,7 @@ package scenario
 
 import (
 	"bytes"
-	"github.com/kraftlab/kraftlab/internal/json"
+	"encoding/json"
 	"io"
 	"slices"
 	"strconv"

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // smallCluster is a fast cluster-mode scenario: 3 brokers, 30 partitions, 5 minutes, broker 0

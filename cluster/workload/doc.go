@@ -1,5 +1,5 @@
 // Package workload is KRaft Lab's producer workload and its produce-latency model
-// (shared/reference/recovery-model.md §7.6–7.9).
+// (docs/model.md §5–8).
 //
 // The workload gives every partition a produce rate drawn from a lognormal skew, quantised
 // into a few equal-probability rate classes (each class carries the lognormal's conditional

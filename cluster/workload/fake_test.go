@@ -36,7 +36,7 @@ func (c *fakeCluster) PartitionPath(p int32, out *broker.Path) {
 	}
 }
 
-// steadyLoad is §7.9's steady broker: 50 MB/s led, 100 MB/s followed (ρ_dw = 0.3 of
+// steadyLoad is docs/model.md §8's steady broker: 50 MB/s led, 100 MB/s followed (ρ_dw = 0.3 of
 // 500 MB/s), 2,000 produce requests/s, two in-sync followers fetching per batch, one consumer
 // group.
 func steadyLoad() broker.Load {

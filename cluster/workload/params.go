@@ -5,21 +5,21 @@ import (
 	"math"
 )
 
-// Params are the workload's inputs. Defaults are recovery-model §7.9's; numbers without a
+// Params are the workload's inputs. Defaults are docs/model.md §8's; numbers without a
 // Kafka or published source are marked [assumption]. The ones that drive the latency curve
 // are the service times (AppendServiceMs above all: the append stage carries ρ_dw, which
 // catch-up raises), the thread counts, LingerMs and RttMs for the steady level, and
 // SwitchWindowMs, Kip951 and StaleMetadataRetryProb for the leader-change tail.
 type Params struct {
 	// BytesPerSecPerBroker is the produce bytes led per broker: total = this × brokers,
-	// spread over the partitions. §7.9: 50 MB/s (Jason Taylor example; Confluent forum).
+	// spread over the partitions. 50 MB/s (Jason Taylor example; Confluent forum).
 	BytesPerSecPerBroker float64
 	// RequestsPerSecPerBroker is the produce requests (partition batches) per broker; a
-	// partition's batch rate is proportional to its byte rate. [assumption] 2,000/s (§7.9).
+	// partition's batch rate is proportional to its byte rate. [assumption] 2,000/s.
 	RequestsPerSecPerBroker float64
 	// RecordBytes is one record's size, to count records. [assumption] 1,000 B.
 	RecordBytes float64
-	// Skew is σ of the lognormal per-partition rate. [assumption] 1.0 (§7.9); 0 = uniform.
+	// Skew is σ of the lognormal per-partition rate. [assumption] 1.0; 0 = uniform.
 	Skew float64
 	// Classes is the number of equal-probability rate classes the lognormal is quantised
 	// into (at most broker.MaxClasses). [assumption] 16: the top class then carries the
@@ -41,11 +41,11 @@ type Params struct {
 	// leader, so a request redirects at once instead of waiting for a metadata refresh.
 	Kip951 bool
 	// SwitchWindowMs is d with KIP-951: how long after a leader change producers still send to
-	// the old leader. §7.9: 0.2 s; an all-leaders move then gives p99.9 of the minute 0.1–0.2 s
+	// the old leader: 0.2 s; an all-leaders move then gives p99.9 of the minute 0.1–0.2 s
 	// (KIP-951 measured 215 ms).
 	SwitchWindowMs float64
 	// LegacySwitchWindowMs is d without KIP-951, when producers learn the new leader only from
-	// a metadata refresh. [assumption] 1 s, the low end of recovery-model §4.3's 1–3 s; with
+	// a metadata refresh. [assumption] 1 s, the low end of 1–3 s for a metadata refresh; with
 	// StaleMetadataRetryProb it puts p99.9 of an all-leaders move at 1–2.5 s (KIP-951
 	// baseline: 0.86–2.97 s).
 	LegacySwitchWindowMs float64
@@ -54,34 +54,34 @@ type Params struct {
 	// [assumption] 0.5 (see LegacySwitchWindowMs).
 	StaleMetadataRetryProb float64
 
-	// RttMs is the client ↔ broker round trip. [assumption] 0.5 ms (§7.9).
+	// RttMs is the client ↔ broker round trip. [assumption] 0.5 ms.
 	RttMs float64
 	// IoThreads, NetworkThreads are num.io.threads (8) and num.network.threads (3).
 	IoThreads, NetworkThreads int
 	// IoServiceMs is s_io, a request handler's service time per request. [assumption]
-	// 0.5 ms (§7.9).
+	// 0.5 ms.
 	IoServiceMs float64
 	// NetworkServiceMs is a network thread's time per request. [assumption] 0.1 ms.
 	NetworkServiceMs float64
 	// AppendServiceMs is s_a, the append stage's service time: A(b) is exponential with mean
 	// s_a / (1 − ρ_dw(b)). Calibrated: 0.85 ms puts the sampled steady p50 at 6.3 ms and p99 at
 	// 13.2 ms at ρ_dw = 0.3 with the other defaults, as KIP-951's baseline (p50 6 ms, p99
-	// 12–14 ms). §7.9's 0.5 ms gave ≈13 ms as a sum of stage p99s, an upper bound; sampled,
+	// 12–14 ms). The uncalibrated guess, 0.5 ms, gave ≈13 ms as a sum of stage p99s, an upper bound; sampled,
 	// 0.5 ms gives p99 ≈ 9.8 ms.
 	AppendServiceMs float64
 	// MaxUtil caps every utilisation used in a queueing formula; a stage at or above capacity
 	// is treated as this busy. [assumption] 0.99.
 	MaxUtil float64
 
-	// WindowMs is the reporting window. §7.1: 10 s.
+	// WindowMs is the reporting window. [assumption] 10 s.
 	WindowMs int64
 	// SamplesPerWindow is how many requests a window samples, in proportion to request rate.
-	// §7.1: 2,000. The sampling cost is about 80 ns a request.
+	// [assumption] 2,000. The sampling cost is about 80 ns a request.
 	SamplesPerWindow int
 	// StepMs is how often samples are drawn (a share of SamplesPerWindow each time) and the
-	// brokers' loads re-read. §7.1: 1 s.
+	// brokers' loads re-read. [assumption] 1 s.
 	StepMs int64
-	// SlidingWindows is how many windows the sliding percentiles span. §7.1: 60 s = 6.
+	// SlidingWindows is how many windows the sliding percentiles span. [assumption] 60 s = 6.
 	SlidingWindows int
 	// MaxPending bounds requests waiting for a retry or for the HW; further samples that would
 	// wait are dropped (and counted). [assumption] 50,000.

@@ -64,7 +64,7 @@ func erlangC(c int, rho float64) float64 {
 
 // waitQuantile is the q-quantile of an M/M/c queue's waiting time with service time s and
 // utilisation rho: 0 if the chance of waiting is at most 1 − q, else
-// ln(C / (1 − q)) / (cμ − λ) (recovery-model §4.2).
+// ln(C / (1 − q)) / (cμ − λ) (docs/model.md §6).
 func waitQuantile(c int, rho, s, q float64) float64 {
 	pw := erlangC(c, rho)
 	if pw <= 1-q {

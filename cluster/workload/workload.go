@@ -328,7 +328,7 @@ func (w *Workload) complete(path *broker.Path, issued int64, fresh bool) (float6
 	return w.service(path, issued, fresh), true
 }
 
-// service samples the request's time through the stages of path (recovery-model §7.7).
+// service samples the request's time through the stages of path (docs/model.md §6).
 func (w *Workload) service(path *broker.Path, issued int64, fresh bool) float64 {
 	p := &w.p
 	lat := w.u()*p.LingerMs + p.RttMs

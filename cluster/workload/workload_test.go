@@ -36,9 +36,9 @@ func TestLognormalClassesKeepMeanAndSkew(t *testing.T) {
 	assert.InDelta(t, 4.746, cls[15], 0.002)
 }
 
-// TestErlangCMatchesRecoveryModelTable checks the M/M/c waiting-time quantile against
-// recovery-model §4.2: c = 8, S = 2 ms, p99 (wait + service) ≈ 2.0 / 3.7 / 6.8 / 12.6 / 24 ms.
-func TestErlangCMatchesRecoveryModelTable(t *testing.T) {
+// TestErlangCMatchesModelTable checks the M/M/c waiting-time quantile against
+// docs/model.md §6: c = 8, S = 2 ms, p99 (wait + service) ≈ 2.0 / 3.7 / 6.8 / 12.6 / 24 ms.
+func TestErlangCMatchesModelTable(t *testing.T) {
 	want := map[float64]float64{0.3: 2.0, 0.6: 3.7, 0.8: 6.8, 0.9: 12.6, 0.95: 24}
 	for rho, p99 := range want {
 		assert.InDelta(t, p99, waitQuantile(8, rho, 2, 0.99)+2, 0.25, "ρ = %g", rho)
@@ -66,7 +66,7 @@ func lastWindow(t *testing.T, w *Workload) Window {
 	return ws[len(ws)-1]
 }
 
-// TestSteadyP99InCalibratedRange: §7.9's steady cluster (ρ_dw = 0.3) gives the KIP-951
+// TestSteadyP99InCalibratedRange: docs/model.md §8's steady cluster (ρ_dw = 0.3) gives the KIP-951
 // baseline: p50 ≈ 6 ms, p99 12–14 ms.
 func TestSteadyP99InCalibratedRange(t *testing.T) {
 	w := runSteady(t, DefaultParams(), newSteady(6, 1200), 600_000)
@@ -83,7 +83,7 @@ func TestSteadyP99InCalibratedRange(t *testing.T) {
 }
 
 // TestLeaderOnCatchingUpBrokerIsSeveralTimesSlower: every partition led by a broker whose
-// disk is 95 % busy (it is catching up) has a p99 several times the steady one (§7.9 estimate
+// disk is 95 % busy (it is catching up) has a p99 several times the steady one (docs/model.md §6 estimate
 // 4.3× as a sum of stage p99s).
 func TestLeaderOnCatchingUpBrokerIsSeveralTimesSlower(t *testing.T) {
 	steady := lastWindow(t, runSteady(t, DefaultParams(), newSteady(6, 1200), 120_000)).SlidingP99

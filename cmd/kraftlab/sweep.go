@@ -221,9 +221,11 @@ type labOptions struct {
 	sensitivity bool
 	assumptions string
 	scenario    bool
+	rehearse    rehearseOptions
 }
 
-const labArgs = "[--format text|json] [--parallel N] [--set NAME=VALUE]... [--properties FILE] [--policy NAME=VALUE,...]... [--sensitivity [--assumptions KEY,...]] [--scenario] FILE"
+const labArgs = "[--format text|json] [--parallel N] [--set NAME=VALUE]... [--properties FILE] [--policy NAME=VALUE,...]... [--sensitivity [--assumptions KEY,...]] [--scenario] " +
+	"[--topics FILE [--log-dirs FILE] [--quorum FILE] [--rates FILE]] [--plan FILE [--report FILE.html|FILE.md]] FILE"
 
 var labCommand = &command{
 	name:    "lab",
@@ -244,7 +246,7 @@ rest on.
   --assumptions K,… only these (` + strings.Join(lab.AssumptionKeys(), ", ") + `)
   --scenario        print the scenario FILE stands for (--set and --properties applied) and stop
   --format text     (default) tables for people; json: policies with summaries, verdicts, series
-` + labSetHelp,
+` + labSetHelp + "\n" + rehearseHelp,
 	flags: func(fs *flag.FlagSet) any {
 		o := &labOptions{}
 		fs.StringVar(&o.format, "format", formatText, "output format: text or json")
@@ -255,6 +257,7 @@ rest on.
 		fs.BoolVar(&o.sensitivity, "sensitivity", false, "move the model's assumptions to their low and high values")
 		fs.StringVar(&o.assumptions, "assumptions", "", "the assumptions to move (default all)")
 		fs.BoolVar(&o.scenario, "scenario", false, "print the scenario and stop")
+		o.rehearse.register(fs)
 		return o
 	},
 	main: labMain,
@@ -262,6 +265,10 @@ rest on.
 
 func labMain(e *env, opts any, args []string) int {
 	o := opts.(*labOptions)
+	args, err := o.rehearse.check(args)
+	if err != nil {
+		return usageError(e, "kraftlab lab: %v", err)
+	}
 	if code, ok := checkFormatAndFile(e, "lab", o.format, []string{formatText, formatJSON}, args, labArgs); !ok {
 		return code
 	}
@@ -295,7 +302,7 @@ func labMain(e *env, opts any, args []string) int {
 			policies = append(policies, p)
 		}
 	}
-	doc, err := loadLabInput(e, args[0])
+	doc, err := o.rehearse.load(e, args[0])
 	if err == nil {
 		doc, err = lab.ApplyOverrides(doc, sets)
 	}
@@ -305,6 +312,9 @@ func labMain(e *env, opts any, args []string) int {
 	if o.scenario {
 		_, err := e.stdout.Write(doc)
 		return writeResult(e, "lab", err)
+	}
+	if o.rehearse.plan != "" {
+		return o.rehearse.rehearse(e, o, doc, sets, policies)
 	}
 	run := lab.Options{Workers: o.parallel}
 	var out bytes.Buffer

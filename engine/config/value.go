@@ -1,13 +1,12 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // ConfigError is a rejected config, worded like Kafka's ConfigException: it names the config,

@@ -7,7 +7,7 @@
 //
 // It follows Kafka 4.1's ClusterControlManager, ReplicationControlManager,
 // PartitionChangeBuilder, BrokerHeartbeatManager and PeriodicTaskControlManager, as described
-// in shared/reference/kafka-semantics.md, and runs the preferred-leader policies of
+// in docs/kafka-behaviour.md, and runs the preferred-leader policies of
 // engine/balance. It imports engine/config, engine/metadata, engine/balance and engine/metrics.
 package controller
 

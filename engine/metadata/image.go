@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/kraftlab/kraftlab/engine/config"
-	"github.com/kraftlab/kraftlab/internal/hugepage"
 )
 
 // Topic is a topic's registration. A deleted topic keeps its slot (so partition indexes stay
@@ -160,13 +159,13 @@ func (im *Image) ReservePartitions(n int) {
 		return max(n, length)
 	}
 	if g := grow(cap(im.Partitions), len(im.Partitions)); g > 0 {
-		im.Partitions = hugepage.Grow(im.Partitions, g)
+		im.Partitions = slices.Grow(im.Partitions, g)
 	}
 	if g := grow(cap(im.imbPos), len(im.imbPos)); g > 0 {
-		im.imbPos = hugepage.Grow(im.imbPos, g)
+		im.imbPos = slices.Grow(im.imbPos, g)
 	}
 	if g := grow(cap(im.noLeaderPos), len(im.noLeaderPos)); g > 0 {
-		im.noLeaderPos = hugepage.Grow(im.noLeaderPos, g)
+		im.noLeaderPos = slices.Grow(im.noLeaderPos, g)
 	}
 }
 

@@ -2,9 +2,8 @@ package metadata
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
-
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // MarshalJSON writes an entry as one flat object: its offset, its record type, then the fields

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/config"
-	"github.com/kraftlab/kraftlab/internal/hugepage"
 )
 
 // Clone returns an independent deep copy of the image. The partitions are one flat slice with no
@@ -16,7 +15,7 @@ func (im *Image) Clone() *Image {
 	for i := range c.Topics {
 		c.Topics[i].Configs = im.Topics[i].Configs.Clone()
 	}
-	c.Partitions = hugepage.Clone(im.Partitions)
+	c.Partitions = slices.Clone(im.Partitions)
 	c.Cluster = im.Cluster.Clone()
 	c.topicByID = maps.Clone(im.topicByID)
 	c.topicByName = maps.Clone(im.topicByName)
@@ -33,9 +32,9 @@ func (im *Image) Clone() *Image {
 	c.slotOf = maps.Clone(im.slotOf)
 	c.denseSlot = slices.Clone(im.denseSlot)
 	c.sortedSlots = slices.Clone(im.sortedSlots)
-	c.imbPos = hugepage.Clone(im.imbPos)
+	c.imbPos = slices.Clone(im.imbPos)
 	c.noLeader = slices.Clone(im.noLeader)
-	c.noLeaderPos = hugepage.Clone(im.noLeaderPos)
+	c.noLeaderPos = slices.Clone(im.noLeaderPos)
 	return &c
 }
 

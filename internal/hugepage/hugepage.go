@@ -1,8 +1,10 @@
 // Package hugepage allocates the simulation's largest arrays so that the operating system can
 // back them with huge pages.
 //
-// The 1M-partition run reads arrays of tens of megabytes at random places: the metadata images'
-// partitions, the fleet's partition and replica state. With 4 KiB pages almost every such read
+// The 1M-partition run reads arrays of tens of megabytes at random places: the fleet's
+// partition and replica state, the controllers' snapshot copies, the invariant checker's
+// epochs. (The engine's own image stays plain Go: engine/ imports nothing but the standard
+// library.) With 4 KiB pages almost every such read
 // also misses the processor's TLB, and the page walk costs another trip to memory. A 2 MiB page
 // covers 512 times as much, so the TLB then holds most of what the run touches. Linux gives a
 // process huge pages for its anonymous memory only where it asked for them (madvise

@@ -4,7 +4,7 @@
 // out the parts of the runtime's function table that only tracebacks read: the file and line
 // tables and the inlining tables.
 //
-// Why: KRaft Lab's wasm programs must stay within 1,000,000 bytes brotli-compressed (issue 4),
+// Why: KRaft Lab's wasm programs must stay within 1,000,000 bytes brotli-compressed,
 // and about a fifth of that was the pclntab, the table the Go runtime keeps for every function.
 // Its pc-to-line and pc-to-file tables and its inline trees, which say which source line and
 // which inlined call each instruction belongs to, alone came to about 130 KB compressed of
@@ -24,8 +24,9 @@
 // a crash has its full traceback.
 //
 // StripLines refuses, with an error, any module whose table it does not recognise (another
-// magic, pointer size or moduledata layout): a build with a Go release that changed them fails
-// instead of shipping a broken program.
+// magic, pointer size or moduledata layout) rather than ship a broken program; the site's
+// build (web/build) then warns and ships that program unstripped, larger but working. go.mod
+// pins the toolchain this package was checked against.
 package wasmstrip
 
 import (

@@ -15,13 +15,12 @@ package bridge
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 	"sort"
-
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // panicDetail is a panic's stack for the crash report. The site's wasm ships without line
@@ -307,3 +306,6 @@ func (b *Bridge) hello(body json.RawMessage) (any, error) {
 	}
 	return HelloBody{Version: b.info.Version, GoVersion: runtime.Version(), Protocol: ProtocolVersion, Types: b.Types()}, nil
 }
+
+// Version is the running program's version, as the hello reply gives it.
+func (b *Bridge) Version() string { return b.info.Version }

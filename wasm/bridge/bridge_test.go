@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"encoding/json"
 	"errors"
 	"runtime"
 	"testing"
@@ -9,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kraftlab/kraftlab/engine/config"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // call sends one request through Handle and decodes the reply envelope, keeping the body raw.

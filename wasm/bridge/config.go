@@ -1,12 +1,12 @@
 package bridge
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/kraftlab/kraftlab/engine/config"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // ConfigDef is one config definition as the page sees it (the config.defs reply).

@@ -74,15 +74,14 @@ type eventLog struct {
 	// electedBy: partitions an electPreferred run elected whose records are not read yet, and
 	// the leader chosen; the run's own sentence covers them.
 	electedBy map[int32]int32
-	// catchUp: brokers unfenced since their restart whose catch-up the log has not yet
-	// explained (readCatchUp).
-	catchUp map[int32]bool
+	// noted: per broker, the sequence number of the last catch-up note told (readCatchUp).
+	noted   map[int32]int
 	stopped bool
 }
 
 func newEventLog(s *live) *eventLog {
 	l := &eventLog{s: s, cursor: s.c.Controllers().CommittedEnd(), fenced: map[int32]bool{}, shutdown: map[int32]bool{},
-		shutdownAsked: map[int32]bool{}, heartbeat: map[int32]int64{}, electedBy: map[int32]int32{}, catchUp: map[int32]bool{}}
+		shutdownAsked: map[int32]bool{}, heartbeat: map[int32]int64{}, electedBy: map[int32]int32{}, noted: map[int32]int{}}
 	view := s.c.View()
 	for i := range view.Partitions {
 		l.track(&view.Partitions[i])
@@ -93,6 +92,11 @@ func newEventLog(s *live) *eventLog {
 		}
 	}
 	l.runs = len(s.c.BalancerRuns())
+	for _, b := range s.c.BrokerIDs() { // catch-ups that began before this log are not told
+		if note, ok := s.c.Fleet().CatchUpBegan(b); ok {
+			l.noted[b] = note.Seq
+		}
+	}
 	return l
 }
 
@@ -110,9 +114,7 @@ func (l *eventLog) add(ev LogEvent) { l.pending = append(l.pending, ev) }
 // take reads everything new and returns the events since the previous call, oldest first,
 // with how many were left out over the cap.
 func (l *eventLog) take() ([]LogEvent, int) {
-	l.readRecords()
-	l.readRuns()
-	l.readCatchUp()
+	l.read()
 	if err := l.s.c.Err(); err != nil && !l.stopped {
 		l.stopped = true
 		l.add(LogEvent{TimeMs: l.s.c.Now(), Kind: KindStopped, Text: "the run stopped: " + err.Error()})
@@ -120,13 +122,21 @@ func (l *eventLog) take() ([]LogEvent, int) {
 	return l.drain()
 }
 
+// read reads the electPreferred runs, then the committed records. Runs first: a run's
+// PartitionChangeRecords commit a moment after it runs, often within the same frame, and the
+// run's own sentence tells them (electedBy), which it can only do once the run is read. Then a
+// restarted broker's catch-up, once it has begun (readCatchUp).
+func (l *eventLog) read() {
+	l.readRuns()
+	l.readRecords()
+	l.readCatchUp()
+}
+
 // keepLatest reads everything new and keeps only the latest events a frame can carry, with a
 // note of how many earlier ones were left out: after a replay (a share link, an import) the
 // moments just before the time shown matter most.
 func (l *eventLog) keepLatest() {
-	l.readRecords()
-	l.readRuns()
-	l.readCatchUp()
+	l.read()
 	sort.SliceStable(l.pending, func(i, j int) bool { return l.pending[i].TimeMs < l.pending[j].TimeMs })
 	if n := len(l.pending); n > maxFrameEvents {
 		left := n - (maxFrameEvents - 1)
@@ -185,6 +195,8 @@ type group struct {
 
 func (l *eventLog) readGroup(ces []control.CommittedEntry) {
 	at := l.now(ces[0])
+	first := len(l.pending)
+	defer l.causesFirst(first)
 	// What happens to brokers in this write explains what happens to their partitions.
 	fencedNow, shutdownNow, reregistered := map[int32]bool{}, map[int32]bool{}, map[int32]bool{}
 	for _, ce := range ces {
@@ -270,6 +282,24 @@ func (l *eventLog) readGroup(ces []control.CommittedEntry) {
 		}
 	}
 	l.flush(at, &groups, byKey)
+}
+
+// causesFirst moves the broker sentences among the events queued since first ahead of the
+// others. Kafka writes a fenced broker's partition changes before the record that fences it
+// (ReplicationControlManager.handleBrokerFenced adds the BrokerRegistrationChangeRecord after
+// generateLeaderAndIsrUpdates), and a controlled shutdown's likewise; read in record order, the
+// log would say "left the ISR because it was fenced" above "broker 1 fenced". The broker's
+// change is the cause, so at one commit instant it is told first.
+func (l *eventLog) causesFirst(first int) {
+	slices.SortStableFunc(l.pending[first:], func(a, b LogEvent) int {
+		rank := func(e LogEvent) int {
+			if e.Kind == KindBroker {
+				return 0
+			}
+			return 1
+		}
+		return rank(a) - rank(b)
+	})
 }
 
 // flush turns the collected partition groups into sentences.
@@ -457,7 +487,6 @@ func (l *eventLog) brokerChange(at int64, r *metadata.BrokerRegistrationChangeRe
 	case metadata.FenceUnfence:
 		ev.Text = fmt.Sprintf("broker %d unfenced: it caught up with the metadata log and finished recovering its logs, so it may lead again", b)
 		l.fenced[b] = false
-		l.catchUp[b] = true
 	}
 	if r.InControlledShutdown == 1 {
 		text := fmt.Sprintf("broker %d is in controlled shutdown: the controller moves its leaderships to other in-sync replicas before it stops", b)
@@ -671,37 +700,31 @@ func thousands(n int64) string {
 	return s
 }
 
-// readCatchUp explains, once per restart, how long a broker's catch-up will take once it has
-// begun: the backlog shrinks only by the fetch rate less the produce still arriving at those
+// readCatchUp tells, once per restart, how long a broker's catch-up will take as it begins:
+// the backlog shrinks only by the fetch rate less the produce still arriving at those
 // partitions, so a broker that fetches 56 MB/s of a partition taking 50 MB/s needs minutes per
-// gigabyte however fast it looks. A learner otherwise sees a long catch-up and no reason.
+// gigabyte however fast it looks. A learner otherwise sees a long catch-up and no reason. The
+// fleet records the figures when the catch-up begins (broker.Fleet.CatchUpBegan), so the
+// sentence and its time do not depend on when frames are read.
 func (l *eventLog) readCatchUp() {
-	if len(l.catchUp) == 0 {
-		return
-	}
-	ids := make([]int32, 0, len(l.catchUp))
-	for b := range l.catchUp {
-		ids = append(ids, b)
-	}
-	slices.Sort(ids)
 	f := l.s.c.Fleet()
-	for _, b := range ids {
-		st := f.CatchUp(b)
-		if st.Partitions == 0 || st.FetchBytesPerSec <= 0 {
-			if f.OutOfSync(b) == 0 || l.fenced[b] {
-				delete(l.catchUp, b) // nothing left to catch up, or it stopped again
-			}
+	for _, b := range l.s.c.BrokerIDs() {
+		note, ok := f.CatchUpBegan(b)
+		if !ok || note.Seq <= l.noted[b] {
 			continue
 		}
-		delete(l.catchUp, b)
+		l.noted[b] = note.Seq
+		if note.Partitions == 0 {
+			continue
+		}
 		text := fmt.Sprintf("broker %d is catching up %s: %s behind their leaders; it fetches %s while they take %s of new produce",
-			b, plural(st.Partitions, "partition", "partitions"), sizeText(st.BacklogBytes), rateText(st.FetchBytesPerSec), rateText(st.InflowBytesPerSec))
-		if gain := st.FetchBytesPerSec - st.InflowBytesPerSec; gain > 0 {
-			text += fmt.Sprintf(", so the backlog shrinks by only %s: about %s at this rate", rateText(gain), spanText(st.BacklogBytes/gain))
+			b, plural(note.Partitions, "partition", "partitions"), sizeText(note.BacklogBytes), rateText(note.FetchBytesPerSec), rateText(note.InflowBytesPerSec))
+		if gain := note.FetchBytesPerSec - note.InflowBytesPerSec; gain > 0 {
+			text += fmt.Sprintf(", so the backlog shrinks by only %s: about %s at this rate", rateText(gain), spanText(note.BacklogBytes/gain))
 		} else {
 			text += ", so the backlog does not shrink at this rate"
 		}
-		l.add(LogEvent{TimeMs: l.s.c.Now(), Kind: KindBroker, Brokers: []int32{b}, Text: text})
+		l.add(LogEvent{TimeMs: note.AtMs - l.s.t0, Kind: KindBroker, Brokers: []int32{b}, Text: text})
 	}
 }
 

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/engine/controller"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // The run's history: the actions taken, with their cluster times. Time only moves forward in a
@@ -184,16 +184,14 @@ func (s *Session) step(body json.RawMessage) (any, error) {
 // stepEvent advances in small steps until the event log has a new line: the sentences come
 // from committed records, runs and actions, which are read between steps.
 func (s *Session) stepEvent() {
-	s.log.readRecords()
-	s.log.readRuns()
+	s.log.read()
 	if len(s.log.pending) > 0 {
 		return
 	}
 	end := s.c.Now() + maxStepEventMs
 	for s.c.Err() == nil && s.c.Now() < end {
 		s.runTo(min(s.c.Now()+stepEventMs, end))
-		s.log.readRecords()
-		s.log.readRuns()
+		s.log.read()
 		if len(s.log.pending) > 0 {
 			return
 		}
@@ -221,7 +219,35 @@ func (s *Session) stepRun() error {
 	for i := 0; i < 1000 && s.c.Err() == nil && len(s.c.BalancerRuns()) == runs; i++ {
 		s.runTo(s.c.Now() + 1)
 	}
+	// The run's sentence is in the log once it has run, but the PartitionChangeRecords it wrote
+	// commit a moment later, when a majority of the quorum has them; until then the canvas and
+	// the table show the old leaders. Step on until they show the run's result.
+	if rs := s.c.BalancerRuns(); len(rs) > runs {
+		r := rs[len(rs)-1]
+		for i := 0; i < maxCommitWaitMs && s.c.Err() == nil && !s.shows(r); i++ {
+			s.runTo(s.c.Now() + 1)
+		}
+	}
 	return nil
+}
+
+// maxCommitWaitMs bounds how long "step to the next run" waits for the run's records to commit
+// (a quorum without a majority never commits them).
+const maxCommitWaitMs = 30_000
+
+// shows reports whether the committed view has every leader an electPreferred run chose.
+func (s *Session) shows(r cluster.BalancerRun) bool {
+	view := s.c.View()
+	for i, tp := range r.Partitions {
+		if i >= len(r.Leaders) {
+			break
+		}
+		idx, ok := view.PartitionIndex(tp.Topic, tp.Partition)
+		if ok && view.Partitions[idx].Leader != r.Leaders[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // HistoryBody is the reply to sim.history and part of sim.export's: the actions on the

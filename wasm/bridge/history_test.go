@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // state is a frame without what legitimately differs between two ways of reaching the same
@@ -211,6 +211,13 @@ func TestLoadRefusesBadScenariosNamingTheField(t *testing.T) {
 			"cluster.brokers: 65 brokers are too many for the page; allowed: 1 to 64"},
 		{`{"scenario":` + good + `}, "timeMs": -1}`, "timeMs: -1 is not allowed"},
 		{`{"scenario":"` + strings.Repeat("x", MaxScenarioBytes+1) + `"}`, "scenario: 1,048,577 bytes is too large; allowed: up to 1,048,576 bytes"},
+		// Each limit holds alone; their product is held too: a long replay of a large cluster
+		// is refused before anything runs, naming the longest the page replays for it.
+		{`{"scenario":{"seed":1,"duration_ms":1000,"cluster":{"brokers":64,"topics":[{"name":"t","partition_count":100000,"replication_factor":3}]}},"replayToMs":604800000}`,
+			"replayToMs: replaying 7 days of a cluster of 100,000 partitions is more than the page can do in reasonable time; allowed for this cluster: up to 36 h 31 min"},
+		{`{"scenario":{"seed":1,"duration_ms":1000,"cluster":{"brokers":64,"topics":[{"name":"t","partition_count":100000,"replication_factor":3}]}},"timeMs":604800000}`,
+			"replayToMs: replaying 7 days"},
+		{`{"scenario":` + good + `},"replayToMs":604800001}`, "replayToMs: 604800001 is not allowed; allowed: 0 to 604,800,000"},
 	} {
 		e := failure(t, b, "sim.load", c.body)
 		assert.Contains(t, e.Message, c.want, c.body[:min(len(c.body), 120)])
@@ -218,6 +225,8 @@ func TestLoadRefusesBadScenariosNamingTheField(t *testing.T) {
 	// The running cluster is untouched by a refused load.
 	f, _ := frameAt(t, b, "sim.frame", "")
 	assert.Len(t, f.Brokers, 4)
+	// 7 days of the default cluster is within the limit: the page replays it in slices.
+	must[LoadBody](t, b, "sim.load", `{"scenario":`+good+`},"replayToMs":604800000}`)
 }
 
 func TestStepToTheNextEventAndRun(t *testing.T) {

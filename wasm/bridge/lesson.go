@@ -1,13 +1,13 @@
 package bridge
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
 
-	"github.com/kraftlab/kraftlab/internal/json"
 	"github.com/kraftlab/kraftlab/lessons"
 )
 
@@ -239,6 +239,9 @@ func (r *lessonRun) start(l *lessons.Lesson, i int) (LoadBody, error) {
 		}
 	}
 	r.mark = lessons.MarkNow(r.s.c)
+	// The step's start is where this run has got to: a lesson's scenario may run on past its
+	// start_ms, but nothing the learner could return to lies beyond the step's start yet.
+	r.s.horizon = r.s.c.Now()
 	out := loaded.(LoadBody)
 	out.StartBody = r.s.info
 	out.TimeMs = r.s.c.Now()

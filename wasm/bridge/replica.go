@@ -1,7 +1,7 @@
 package bridge
 
 import (
-	"github.com/kraftlab/kraftlab/internal/json"
+	"encoding/json"
 
 	"github.com/kraftlab/kraftlab/cluster/broker"
 )

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -9,7 +10,6 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/controller"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // A run leaves the page, and comes back, as a cluster-mode scenario in the CLI's format
@@ -219,6 +219,45 @@ type LoadRequest struct {
 	Scenario json.RawMessage `json:"scenario"`
 	// TimeMs is the cluster time to show once loaded, 0 to MaxSeekMs.
 	TimeMs int64 `json:"timeMs,omitempty"`
+	// ReplayToMs is the time the page means to reach next, with sim.seek in slices that keep it
+	// answering (a share link's t): not run here, only held, like TimeMs, to MaxReplayWork.
+	ReplayToMs int64 `json:"replayToMs,omitempty"`
+}
+
+// MaxReplayWork bounds what a link may ask the page to replay, in hours of cluster time
+// weighted by the cluster's size (replayWork): 7 days of a cluster of 10,000 partitions, a few
+// minutes of the worker's time. The weight is a fit to native runs of an hour (0.5 s for 4
+// brokers and 12 partitions, 0.5 s for 8 and 10,000, 3.4 s for 64 and 100,000), rounded up: a
+// cluster of 100,000 partitions may be replayed up to 36 hours.
+const MaxReplayWork = 7 * 24 * (1 + 10_000.0/15_000)
+
+// replayWork is the cost of running a cluster of the given size for ms of cluster time, in
+// hours of the default cluster's.
+func replayWork(partitions int, ms int64) float64 {
+	return float64(ms) / 3_600_000 * (1 + float64(partitions)/15_000)
+}
+
+// replayLimit refuses a replay the page cannot do in reasonable time, naming the longest it can.
+func replayLimit(partitions int, ms int64) error {
+	if replayWork(partitions, ms) <= MaxReplayWork {
+		return nil
+	}
+	most := int64(MaxReplayWork / (1 + float64(partitions)/15_000) * 3_600_000)
+	return fmt.Errorf("replayToMs: replaying %s of a cluster of %s partitions is more than the page can do in reasonable time; allowed for this cluster: up to %s (kraftlab run replays any length)",
+		hoursText(ms), thousands(int64(partitions)), hoursText(most))
+}
+
+// hoursText writes a span of cluster time in hours, or days when it is whole days.
+func hoursText(ms int64) string {
+	const hour, day = 3_600_000, 24 * 3_600_000
+	switch {
+	case ms >= day && ms%day == 0:
+		return fmt.Sprintf("%d days", ms/day)
+	case ms >= hour:
+		return fmt.Sprintf("%d h %02d min", ms/hour, ms%hour/60_000)
+	default:
+		return fmt.Sprintf("%d min", ms/60_000)
+	}
 }
 
 // LoadBody is the reply to sim.load: the cluster, as sim.start's reply, and the timeline's end.
@@ -246,6 +285,9 @@ func (s *Session) load(body json.RawMessage) (any, error) {
 	}
 	if req.TimeMs < 0 || req.TimeMs > MaxSeekMs {
 		return nil, fmt.Errorf("timeMs: %d is not allowed; allowed: 0 to %s", req.TimeMs, thousands(MaxSeekMs))
+	}
+	if req.ReplayToMs < 0 || req.ReplayToMs > MaxSeekMs {
+		return nil, fmt.Errorf("replayToMs: %d is not allowed; allowed: 0 to %s (7 days)", req.ReplayToMs, thousands(MaxSeekMs))
 	}
 	cs, err := parseCluster(doc)
 	if err != nil {
@@ -282,6 +324,9 @@ func (s *Session) load(body json.RawMessage) (any, error) {
 	info := StartBody{Seed: cs.Spec.Seed, Brokers: append([]int32(nil), cs.Spec.Brokers...), Topic: cs.Spec.Topics[0].Name}
 	for _, t := range cs.Spec.Topics {
 		info.Partitions += topicPartitions(t)
+	}
+	if err := replayLimit(info.Partitions, max(req.TimeMs, req.ReplayToMs)); err != nil {
+		return nil, err
 	}
 	if err := s.replace(cs.Spec, info, base, hist, cs.DurationMs); err != nil {
 		return nil, err

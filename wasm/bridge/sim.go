@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -8,11 +9,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // Limits of sim.start. The page offers a small cluster (3–6 brokers, 6–60 partitions); the
@@ -71,7 +72,16 @@ type AdvanceRequest struct {
 	// Layout is the partition layout version the page holds (0: none); the frame carries
 	// the layout again only when it differs.
 	Layout int `json:"layout,omitempty"`
+	// BudgetMs, when above 0, is the wall time in ms the step may spend running the cluster
+	// (0 to MaxBudgetMs): the step stops short of Ms when it is spent, and the frame's timeMs
+	// says how far it got. It keeps one step inside an animation frame however much happens
+	// in the cluster time asked for. Where a step stops changes no result: the cluster runs
+	// the same events whichever times it is run to.
+	BudgetMs int64 `json:"budgetMs,omitempty"`
 }
+
+// MaxBudgetMs bounds sim.advance's budgetMs: a step is one animation frame's work.
+const MaxBudgetMs = 1000
 
 // FrameRequest is the body of sim.frame.
 type FrameRequest struct {
@@ -172,6 +182,8 @@ type Session struct {
 	version int
 	// spares are other built clusters of this history, kept as checkpoints (history.go).
 	spares []*live
+	// pace splits a budgeted sim.advance into slices (pace.go).
+	pace pacer
 }
 
 // live is one built cluster of the run and what reads it: its clock offset and event log.
@@ -371,7 +383,14 @@ func (s *Session) advance(body json.RawMessage) (any, error) {
 	if req.Ms < 0 || req.Ms > MaxAdvanceMs {
 		return nil, BadRequest("ms: %d is not allowed; allowed: 0 to %s", req.Ms, thousands(MaxAdvanceMs))
 	}
-	s.runTo(s.c.Now() + req.Ms)
+	if req.BudgetMs < 0 || req.BudgetMs > MaxBudgetMs {
+		return nil, BadRequest("budgetMs: %d is not allowed; allowed: 0 (no limit) to %s", req.BudgetMs, thousands(MaxBudgetMs))
+	}
+	if req.BudgetMs == 0 {
+		s.runTo(s.c.Now() + req.Ms)
+	} else {
+		s.runWithin(s.c.Now()+req.Ms, time.Duration(req.BudgetMs)*time.Millisecond)
+	}
 	return s.buildFrame(req.Layout), nil
 }
 

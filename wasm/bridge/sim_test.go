@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/json"
 )
 
 // handle sends one request and returns the raw reply envelope and attachment.

@@ -15,6 +15,7 @@
 package worker
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -22,7 +23,6 @@ import (
 
 	"github.com/hack-pad/safejs"
 
-	"github.com/kraftlab/kraftlab/internal/json"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
 

@@ -3,6 +3,7 @@
 package worker
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -11,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kraftlab/kraftlab/internal/json"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
 

@@ -70,8 +70,10 @@ type Options struct {
 	Out string
 	// Version is stamped into the wasm (hello reply) and the page. Empty means "dev".
 	Version string
-	// Gzip and Brotli write name.gz / name.br next to every compressible file. Brotli at its
-	// best quality takes seconds on the wasm, so tests that do not need it leave it off.
+	// Gzip and Brotli write name.gz / name.br next to every compressible file: the release
+	// build (`make dist`) for a static host. Brotli at its best quality takes tens of seconds
+	// on the wasm and gzip's several, so the edit loop (`make run`, served on loopback) and
+	// tests that do not need them leave both off.
 	Gzip, Brotli bool
 	// Go is the go command used for the wasm build and for locating wasm_exec.js. Empty means
 	// "go" from PATH. Both must come from the same toolchain: wasm_exec.js is tied to the Go
@@ -90,7 +92,18 @@ type Options struct {
 type Asset struct {
 	Name              string
 	Raw, Gzip, Brotli int64
+	// Shrink says, for a wasm program, what internal/wasmstrip did to it: ShrinkStripped,
+	// ShrinkKeptLines (-lines), or, when it did not recognise the Go runtime's layout, why it
+	// shipped larger (it starts with ShrinkRefused). Empty for other files.
+	Shrink string
 }
+
+// What shrinkWasm did to a wasm program (Asset.Shrink).
+const (
+	ShrinkStripped  = "line tables stripped"
+	ShrinkKeptLines = "line tables kept (-lines)"
+	ShrinkRefused   = "not stripped"
+)
 
 // Build writes the site and returns its files (without the compressed copies), sorted by name.
 func Build(ctx context.Context, o Options) ([]Asset, error) {
@@ -139,16 +152,21 @@ func Build(ctx context.Context, o Options) ([]Asset, error) {
 		logf("%-10s %6.2fs", name, time.Since(start).Seconds())
 		return nil
 	}
-	var wasmExec string // Go's wasm_exec.js, bundled into worker.js
+	var wasmExec string          // Go's wasm_exec.js, bundled into worker.js
+	var shrunk map[string]string // what shrinkWasm did to each program, by file name
 	steps := []struct {
 		name string
 		f    func() error
 	}{
-		{"wasm", func() error { return buildWasm(ctx, o.Go, root, out, o.Version, !o.KeepLines, logf) }},
+		{"wasm", func() (err error) {
+			shrunk, err = buildWasm(ctx, o.Go, root, out, o.Version, !o.KeepLines, logf)
+			return err
+		}},
 		{"wasm_exec", func() (err error) { wasmExec, err = WasmExec(ctx, o.Go, root); return err }},
 		{"bundle", func() error { return bundle(root, out, wasmExec) }},
 		{"html", func() error { return renderHTML(ctx, out, o.Version) }},
 		{"static", func() error { return copyTree(filepath.Join(root, "web", "static"), out) }},
+		{"notices", func() error { return copyNotices(root, out) }},
 	}
 	for _, s := range steps {
 		if err := step(s.name, s.f); err != nil {
@@ -161,6 +179,9 @@ func Build(ctx context.Context, o Options) ([]Asset, error) {
 		assets, err = compressAll(out, o.Gzip, o.Brotli)
 		return err
 	})
+	for i := range assets {
+		assets[i].Shrink = shrunk[assets[i].Name]
+	}
 	return assets, err
 }
 
@@ -225,15 +246,15 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 // The course goes in compiled here, from the lessons as they are now (see compiledCourse).
 // Each program is then repacked, and stripped of its line tables unless strip is false (see
 // shrinkWasm).
-func buildWasm(ctx context.Context, goCmd, root, out, version string, strip bool, logf func(string, ...any)) error {
+func buildWasm(ctx context.Context, goCmd, root, out, version string, strip bool, logf func(string, ...any)) (map[string]string, error) {
 	tmp, err := os.MkdirTemp(out, ".wasm-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(tmp)
 	overlay, err := compiledCourse(root, tmp)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	args := []string{"build", "-trimpath", "-overlay=" + overlay, "-ldflags=-s -w -X main.version=" + version}
 	args = append(args, WasmGCFlags()...)
@@ -242,36 +263,51 @@ func buildWasm(ctx context.Context, goCmd, root, out, version string, strip bool
 		args = append(args, p.Package)
 	}
 	if _, err := run(ctx, root, []string{"GOOS=js", "GOARCH=wasm"}, goCmd, args...); err != nil {
-		return err
+		return nil, err
 	}
+	shrunk := map[string]string{}
 	for _, p := range Programs {
-		if err := shrinkWasm(filepath.Join(tmp, path.Base(p.Package)), filepath.Join(out, p.File), strip, logf); err != nil {
-			return fmt.Errorf("%s: %w", p.File, err)
+		what, err := shrinkWasm(filepath.Join(tmp, path.Base(p.Package)), filepath.Join(out, p.File), strip, logf)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.File, err)
 		}
+		shrunk[p.File] = what
 	}
-	return nil
+	return shrunk, nil
 }
 
 // shrinkWasm writes the program at from to to, smaller to download and the same to run: its
 // data section repacked into a few segments, and unless strip is false its file, line and
 // inlining tables taken out (internal/wasmstrip has the why and what a traceback then shows).
-// A program wasmstrip does not recognise fails the build rather than ship unstripped.
-func shrinkWasm(from, to string, strip bool, logf func(string, ...any)) error {
+// It returns what it did (Asset.Shrink). wasmstrip reads the Go runtime's own tables and
+// refuses a layout it does not recognise, as a Go release newer than the one it knows may
+// have: the build then warns and ships the program as the linker wrote it, larger but
+// working, so that a newer Go can still build and serve the site.
+func shrinkWasm(from, to string, strip bool, logf func(string, ...any)) (string, error) {
 	raw, err := os.ReadFile(from)
 	if err != nil {
-		return err
+		return "", err
 	}
-	var small []byte
+	name := filepath.Base(to)
+	what := ShrinkKeptLines
 	if strip {
-		var st wasmstrip.Stats
-		if small, st, err = wasmstrip.StripLines(raw); err != nil {
-			return fmt.Errorf("stripping line tables (go run build.go -lines builds without): %w", err)
+		small, st, err := wasmstrip.StripLines(raw)
+		if err == nil {
+			logf("%-10s %s: %d functions, %d bytes of line, file and inlining tables cleared", "strip", name, st.Funcs, st.Cleared())
+			return ShrinkStripped, os.WriteFile(to, small, 0o644)
 		}
-		logf("%-10s %s: %d functions, %d bytes of line, file and inlining tables cleared", "strip", filepath.Base(to), st.Funcs, st.Cleared())
-	} else if small, err = wasmstrip.Repack(raw); err != nil {
-		return err
+		what = fmt.Sprintf("%s: internal/wasmstrip does not recognise the runtime layout of the Go that built it: %v", ShrinkRefused, err)
+		logf("warning: %s %s; shipping it larger but working", name, what)
 	}
-	return os.WriteFile(to, small, 0o644)
+	small, err := wasmstrip.Repack(raw)
+	if err != nil {
+		if what == ShrinkKeptLines {
+			what = ShrinkRefused + ": " + err.Error()
+		}
+		logf("warning: %s: data section not repacked (%v); shipping it as the linker wrote it", name, err)
+		small = raw
+	}
+	return what, os.WriteFile(to, small, 0o644)
 }
 
 // compiledCourse compiles the course natively (lessons.EncodeCourse of lessons.Course) into
@@ -308,7 +344,7 @@ func compiledCourse(root, dir string) (string, error) {
 // Inlined lists the packages compiled with the compiler's usual inlining in the wasm; every
 // other package is built with -l (no inlining). Inlining copies a callee's body into each
 // caller and adds inline-tree tables to the binary's pclntab, so turning it off where nothing
-// is hot shrinks the brotli-compressed wasm by about 3 % (jsonlite, fmt, reflect, strconv,
+// is hot shrinks the brotli-compressed wasm by about 3 % (encoding/json, fmt, reflect, strconv,
 // syscall/js, safejs and the worker layer are the bulk) at no cost to the simulation. The
 // list is what the simulation's steps spend their time in: the runtime (allocation, maps,
 // write barriers: without its inlining a step is about 2x slower), the engine and the cluster,
@@ -490,6 +526,24 @@ func renderLessonIndex(ctx context.Context, out, version string) error {
 	return err
 }
 
+// notices are the licence files the site ships next to the code they cover: the project's
+// own and those of the third-party code bundled or compiled into it.
+var notices = map[string]string{"LICENSE": "LICENSE.txt", "THIRD_PARTY_NOTICES.md": "THIRD_PARTY_NOTICES.md"}
+
+// copyNotices copies the repository's licence files into out.
+func copyNotices(root, out string) error {
+	for src, dst := range notices {
+		b, err := os.ReadFile(filepath.Join(root, src))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, dst), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // copyTree copies the files under src (web/static) into out, keeping relative paths.
 func copyTree(src, out string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -518,9 +572,11 @@ func copyTree(src, out string) error {
 	})
 }
 
-// compressible lists the extensions worth compressing; images like PNG already are.
+// compressible lists the extensions worth compressing; images like PNG already are. Source
+// maps are left out: only developer tools fetch them, and brotli at its best quality on them
+// cost the build seconds for no reader's benefit.
 var compressible = map[string]bool{
-	".html": true, ".js": true, ".css": true, ".wasm": true, ".svg": true, ".map": true,
+	".html": true, ".js": true, ".css": true, ".wasm": true, ".svg": true,
 	".json": true, ".txt": true, ".md": true,
 }
 
@@ -684,4 +740,40 @@ func size(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// The size budgets of the release build, brotli-compressed: what a visitor downloads.
+const (
+	// WasmBudget is the most one wasm program may weigh.
+	WasmBudget = 1_000_000
+	// PageBudget is the most one page's first load (Page.Load) may weigh.
+	PageBudget = 1_200_000
+)
+
+// OverBudget lists, one line each, what in a release build's assets exceeds WasmBudget or
+// PageBudget. Without brotli copies there is nothing to measure, and it says so.
+func OverBudget(assets []Asset) []string {
+	var over []string
+	brotli := slices.ContainsFunc(assets, func(a Asset) bool { return a.Brotli > 0 })
+	if !brotli {
+		return []string{"the build has no brotli copies, so its budgets cannot be checked (build it as make dist does)"}
+	}
+	for _, a := range assets {
+		if strings.HasSuffix(a.Name, ".wasm") && sent(a.Brotli, a.Raw) > WasmBudget {
+			msg := fmt.Sprintf("%s: %s bytes brotli, over the %s budget per wasm", a.Name, size(sent(a.Brotli, a.Raw)), size(WasmBudget))
+			if a.Shrink != "" && a.Shrink != ShrinkStripped {
+				msg += " (" + a.Shrink + ")"
+			}
+			over = append(over, msg)
+		}
+	}
+	for _, p := range Pages {
+		if !slices.ContainsFunc(assets, func(a Asset) bool { return a.Name == p.Name }) {
+			continue
+		}
+		if load := p.Load(assets); load.Brotli > PageBudget {
+			over = append(over, fmt.Sprintf("%s: %s bytes brotli, over the %s budget per page load", load.Name, size(load.Brotli), size(PageBudget)))
+		}
+	}
+	return over
 }

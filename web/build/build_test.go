@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -165,29 +166,14 @@ func TestWasmGCFlagsKeepInliningForTheHotPackages(t *testing.T) {
 	for _, p := range []string{"runtime", "github.com/kraftlab/kraftlab/engine/...", "github.com/kraftlab/kraftlab/cluster/...", "github.com/kraftlab/kraftlab/wasm/bridge"} {
 		assert.Contains(t, flags[1:], "-gcflags="+p+"=", p)
 	}
-	// JSON is not on a hot path: it stays without inlining (inlining jsonlite would add 4.5 KB
-	// brotli to kraftlab.wasm and does not speed up the frame's encoding under Node).
-	assert.NotContains(t, flags, "-gcflags=github.com/kraftlab/kraftlab/internal/jsonlite=")
+	// JSON is not on a hot path (a frame's JSON part takes well under a millisecond): it stays
+	// without inlining, which would only make the wasm larger.
+	assert.NotContains(t, flags, "-gcflags=encoding/json=")
 	// The scenario format lies inside cluster/... but runs once per run: its -l comes after the
 	// pattern, so it wins.
 	scen := slices.Index(flags, "-gcflags=github.com/kraftlab/kraftlab/cluster/scenario=-l")
 	require.Positive(t, scen)
 	assert.Greater(t, scen, slices.Index(flags, "-gcflags=github.com/kraftlab/kraftlab/cluster/...="))
-}
-
-// TestWasmDoesNotLinkEncodingJSON: the wasm programs read and write JSON with jsonlite
-// (through internal/json); one import of encoding/json by a package they link would add it
-// back, about 20 KB brotli.
-func TestWasmDoesNotLinkEncodingJSON(t *testing.T) {
-	args := []string{"list", "-deps"}
-	for _, p := range Programs {
-		args = append(args, p.Package)
-	}
-	out, err := run(context.Background(), root(t), []string{"GOOS=js", "GOARCH=wasm"}, "go", args...)
-	require.NoError(t, err)
-	deps := strings.Fields(string(out))
-	assert.Contains(t, deps, "github.com/kraftlab/kraftlab/internal/jsonlite")
-	assert.NotContains(t, deps, "encoding/json")
 }
 
 func TestCompressedCopiesRoundTripAndAreReproducible(t *testing.T) {
@@ -199,11 +185,16 @@ func TestCompressedCopiesRoundTripAndAreReproducible(t *testing.T) {
 	require.NoError(t, os.WriteFile(tiny, []byte("<svg/>"), 0o644))
 	png := filepath.Join(dir, "x.png")
 	require.NoError(t, os.WriteFile(png, bytes.Repeat([]byte{0}, 1000), 0o644))
+	sourceMap := filepath.Join(dir, "app.js.map")
+	require.NoError(t, os.WriteFile(sourceMap, bytes.Repeat([]byte(`{"mappings":"AAAA"}`), 500), 0o644))
 
 	assets, err := compressAll(dir, true, true)
 	require.NoError(t, err)
-	require.Len(t, assets, 3)
+	require.Len(t, assets, 4)
 	assert.Equal(t, "app.js", assets[0].Name)
+	assert.Equal(t, "app.js.map", assets[1].Name)
+	assert.Zero(t, assets[1].Gzip+assets[1].Brotli, "source maps get no copies: only developer tools fetch them")
+	assets = slices.Delete(assets, 1, 2)
 	assert.Equal(t, int64(len(content)), assets[0].Raw)
 	assert.Positive(t, assets[0].Gzip)
 	assert.Positive(t, assets[0].Brotli)
@@ -306,4 +297,72 @@ func TestCompiledCourseOverlaysTheCommittedCopy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNoticesCoverWhatTheSiteShips: every third-party module the wasm programs link and every
+// vendored library is named in THIRD_PARTY_NOTICES.md, and the build copies the notices and
+// the licence into the site.
+func TestNoticesCoverWhatTheSiteShips(t *testing.T) {
+	r := root(t)
+	raw, err := os.ReadFile(filepath.Join(r, "THIRD_PARTY_NOTICES.md"))
+	require.NoError(t, err)
+	text := string(raw)
+	args := []string{"list", "-deps", "-f", "{{with .Module}}{{.Path}}{{end}}"}
+	for _, p := range Programs {
+		args = append(args, p.Package)
+	}
+	out, err := run(context.Background(), r, []string{"GOOS=js", "GOARCH=wasm"}, "go", args...)
+	require.NoError(t, err)
+	mods := 0
+	for _, m := range strings.Fields(string(out)) {
+		if m != "github.com/kraftlab/kraftlab" {
+			mods++
+			assert.Contains(t, text, strings.TrimPrefix(m, "github.com/"), "the wasm links %s: name it and its licence in THIRD_PARTY_NOTICES.md", m)
+		}
+	}
+	require.Positive(t, mods, "no third-party module found: the go list query is broken")
+	vendored, err := os.ReadDir(filepath.Join(r, "web", "vendor"))
+	require.NoError(t, err)
+	for _, v := range vendored {
+		assert.Contains(t, text, "web/vendor/"+v.Name(), "web/vendor/%s is bundled into the site: name it in THIRD_PARTY_NOTICES.md", v.Name())
+	}
+
+	dir := t.TempDir()
+	require.NoError(t, copyNotices(r, dir))
+	for src, dst := range notices {
+		want, err := os.ReadFile(filepath.Join(r, src))
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(dir, dst))
+		require.NoError(t, err)
+		assert.Equal(t, want, got, dst)
+	}
+}
+
+// TestShrinkWasmShipsWhatItCannotStrip: a program whose runtime tables internal/wasmstrip
+// does not recognise (here a module with a data section but no Go function table, as a newer
+// Go's layout would look to it) is still written, repacked but not stripped, and Asset.Shrink
+// says so; with -lines it is not even tried.
+func TestShrinkWasmShipsWhatItCannotStrip(t *testing.T) {
+	// "\0asm", version 1, and a data section with one active segment of 4 bytes at address 0.
+	mod := []byte{0, 'a', 's', 'm', 1, 0, 0, 0, 11, 10, 1, 0, 0x41, 0, 0x0b, 4, 'd', 'a', 't', 'a'}
+	dir := t.TempDir()
+	from, to := filepath.Join(dir, "in.wasm"), filepath.Join(dir, "out.wasm")
+	require.NoError(t, os.WriteFile(from, mod, 0o644))
+	var log strings.Builder
+	logf := func(format string, args ...any) { log.WriteString(fmt.Sprintf(format, args...) + "\n") }
+
+	what, err := shrinkWasm(from, to, true, logf)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(what, ShrinkRefused+": internal/wasmstrip does not recognise"), what)
+	assert.Contains(t, log.String(), "warning: out.wasm "+ShrinkRefused)
+	got, err := os.ReadFile(to)
+	require.NoError(t, err)
+	assert.Equal(t, "\x00asm", string(got[:4]), "a module is shipped")
+	assert.Contains(t, string(got), "data", "with its data")
+
+	log.Reset()
+	what, err = shrinkWasm(from, to, false, logf)
+	require.NoError(t, err)
+	assert.Equal(t, ShrinkKeptLines, what)
+	assert.Empty(t, log.String())
 }

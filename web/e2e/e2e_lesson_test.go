@@ -17,7 +17,8 @@ func openLesson(t *testing.T, bctx context.Context, url, fragment string) *tab {
 	tb := newTab(t, bctx)
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1400, 900), chromedp.Navigate(url+"/#"+fragment)))
 	poll(t, tb, `!!document.body.dataset.lesson || !!document.body.dataset.lessonError`)
-	poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+	// A step opens paused: one frame, its start.
+	poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
 	return tb
 }
 
@@ -54,9 +55,10 @@ func TestLesson(t *testing.T) {
 		lessonClick(t, tb, "#lesson-hint")
 		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-hints").textContent`), "press K")
 
-		// The learner acts with the playground's own controls: select broker 1, kill it.
+		// The learner acts with the playground's own controls: select broker 1, kill it, and
+		// play (the step opened paused).
 		setSpeed(t, tb, 100)
-		press(t, tb, "1", "k")
+		press(t, tb, "1", "k", " ")
 		_, text := logItem(t, tb, "broker 1 fenced")
 		assert.Contains(t, text, "broker.session.timeout.ms is 9,000 ms")
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
@@ -121,6 +123,20 @@ func TestLesson(t *testing.T) {
 		poll(t, tb, `document.body.dataset.ready === "true"`)
 		assert.Equal(t, "new", eval[string](t, tb, `document.querySelector('[data-lesson="01-electing-a-new-leader"]').dataset.state`))
 		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("every step opens paused at its start, with no 'earlier moment' hint", func(t *testing.T) {
+		for _, step := range []string{"1", "3"} {
+			tb := openLesson(t, bctx, url, "lesson=1&step="+step)
+			poll(t, tb, `document.body.dataset.lessonStep === "`+step+`" - 1 + ""`)
+			start := eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`)
+			assert.Equal(t, "paused", eval[string](t, tb, `document.body.dataset.sim`), "step %s opens paused", step)
+			// A learner reads for a while: the clock stays at the step's start.
+			evalAwait[bool](t, tb, `new Promise(r => setTimeout(() => r(true), 1500))`)
+			assert.Equal(t, start, eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`), "step %s: the clock does not move while the learner reads", step)
+			assert.Empty(t, eval[string](t, tb, `document.getElementById("scrub-hint").textContent`), "step %s: no 'earlier moment' hint at the step's start", step)
+			assert.Equal(t, "false", eval[string](t, tb, `document.getElementById("play-button").getAttribute("aria-pressed")`))
+		}
 	})
 
 	t.Run("a step link opens that step", func(t *testing.T) {

@@ -35,73 +35,9 @@ import (
 
 const (
 	version = "e2e-test"
-	// The issue's size budget, brotli: 1.0 MB per wasm, 1.2 MB per page load.
-	wasmBudgetBrotli = 1_000_000
-	pageBudgetBrotli = 1_200_000
 	// The config the brief's checks revolve around: a KIP-1358 int in [0, 100].
 	threshold = config.WaitForSyncThresholdPercent
 )
-
-// sizeLimits are hard stops (bytes) for what the build writes. Brotli, the issue's budget, is
-// met everywhere, so the limit is the budget (a size over it would get a tripwire at the size
-// measured plus 3 %, and the README's size rows would say the budget is unmet); raw and gzip,
-// which have no budget, have a tripwire against sudden growth. The raw sizes are larger than the
-// linker writes because build.go keeps short runs of zeros inside the wasm's data segments,
-// which the compressed sizes do not see (internal/wasmstrip). Raw and gzip are checked on every
-// run; brotli only when the site was built with it (KRAFTLAB_E2E_BROTLI=1, as make test sets:
-// brotli at its best quality costs tens of seconds). A site from KRAFTLAB_E2E_DIST is not
-// measured.
-var sizeLimits = map[string]struct{ raw, gzip, brotli int64 }{
-	"kraftlab.wasm":   {raw: grown(6_400_011), gzip: grown(1_252_621), brotli: tripwire(907_167, wasmBudgetBrotli)},
-	"lab.wasm":        {raw: grown(6_155_912), gzip: grown(1_203_272), brotli: tripwire(869_148, wasmBudgetBrotli)},
-	"load index.html": {raw: grown(6_617_152), gzip: grown(1_331_592), brotli: tripwire(976_442, pageBudgetBrotli)},
-	"load lab.html":   {raw: grown(6_312_436), gzip: grown(1_261_087), brotli: tripwire(920_298, pageBudgetBrotli)},
-}
-
-// grown is a measured size plus 3 %.
-func grown(measured int64) int64 { return measured + measured*3/100 }
-
-// tripwire is the limit for a measured brotli size: the budget when it is met, else grown.
-func tripwire(measured, budget int64) int64 {
-	if measured <= budget {
-		return budget
-	}
-	return grown(measured)
-}
-
-// checkSizes holds the built site's wasm programs and page loads to sizeLimits; a program or a
-// page the limits do not know fails too, so that a new one gets a limit.
-func checkSizes(t *testing.T, assets []build.Asset) {
-	t.Helper()
-	sized := map[string]build.Asset{}
-	brotli := false // whether the build wrote .br copies (a page's load counts gzip without)
-	for _, a := range assets {
-		if strings.HasSuffix(a.Name, ".wasm") {
-			sized[a.Name] = a
-		}
-		brotli = brotli || a.Brotli > 0
-	}
-	for _, p := range build.Pages {
-		if slices.ContainsFunc(p.Files, func(f string) bool { return strings.HasSuffix(f, ".wasm") }) {
-			sized["load "+p.Name] = p.Load(assets)
-		}
-	}
-	for name, a := range sized {
-		limit, ok := sizeLimits[name]
-		if !assert.True(t, ok, "%s has no size limit: add one to sizeLimits", name) {
-			continue
-		}
-		assert.LessOrEqual(t, a.Raw, limit.raw, "%s raw size over its limit", name)
-		assert.LessOrEqual(t, a.Gzip, limit.gzip, "%s gzip size over its limit", name)
-		if brotli {
-			assert.LessOrEqual(t, a.Brotli, limit.brotli, "%s brotli size over its limit", name)
-		}
-	}
-	for name := range sizeLimits {
-		_, built := sized[name]
-		assert.True(t, built, "%s has a size limit but the build has no such file or page", name)
-	}
-}
 
 // chromiumPath finds the browser, or skips (fails under CI=true) when there is none.
 func chromiumPath(t *testing.T) string {
@@ -122,8 +58,28 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// site builds the site into a temporary directory (gzip only: brotli at its best quality
-// costs seconds, and gzip already exercises the precompressed path), or uses KRAFTLAB_E2E_DIST.
+// builtSite is the site every test of the binary serves: built once, on first use.
+var builtSite struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// siteRoot holds builtSite's directory; TestMain removes it when the tests are done.
+var siteRoot string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if siteRoot != "" {
+		_ = os.RemoveAll(siteRoot)
+	}
+	os.Exit(code)
+}
+
+// site returns the built site, or KRAFTLAB_E2E_DIST. The site is built once per test binary,
+// with gzip copies but no brotli: gzip exercises the server's precompressed path, and brotli
+// at its best quality (tens of seconds) is the release build's, whose sizes web/build's
+// TestReleaseSizes holds to the budgets.
 func site(t *testing.T) string {
 	t.Helper()
 	if dir := os.Getenv("KRAFTLAB_E2E_DIST"); dir != "" {
@@ -131,16 +87,23 @@ func site(t *testing.T) string {
 		require.NoError(t, err, "KRAFTLAB_E2E_DIST=%s is not a built site", dir)
 		return dir
 	}
-	dir := filepath.Join(t.TempDir(), "dist")
-	start := time.Now()
-	assets, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true,
-		Brotli: os.Getenv("KRAFTLAB_E2E_BROTLI") == "1"})
-	require.NoError(t, err)
-	var table strings.Builder
-	build.WriteSizes(&table, assets)
-	t.Logf("built the site in %.1fs:\n%s", time.Since(start).Seconds(), table.String())
-	checkSizes(t, assets)
-	return dir
+	builtSite.once.Do(func() {
+		if siteRoot, builtSite.err = os.MkdirTemp("", "kraftlab-e2e-"); builtSite.err != nil {
+			return
+		}
+		dir := filepath.Join(siteRoot, "dist")
+		start := time.Now()
+		assets, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true})
+		if builtSite.err = err; err != nil {
+			return
+		}
+		var table strings.Builder
+		build.WriteSizes(&table, assets)
+		t.Logf("built the site in %.1fs:\n%s", time.Since(start).Seconds(), table.String())
+		builtSite.dir = dir
+	})
+	require.NoError(t, builtSite.err, "building the site")
+	return builtSite.dir
 }
 
 // serve starts web/server on a free loopback port; wrap may alter the handler.
@@ -535,6 +498,83 @@ func TestPlayground(t *testing.T) {
 		assert.True(t, eval[bool](t, tb, `document.querySelector('#broker-list [data-broker="1"] [data-op="start"]').disabled === false`))
 		assert.Empty(t, tb.consoleErrors())
 		screenshot(t, tb, "broker-killed.png", "")
+	})
+
+	t.Run("lines at one moment tell the cause before its effects", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		at, _ := logItem(t, tb, "broker 1 fenced")
+		// Every line of that moment: the fencing first, then what it did to the partitions.
+		lines := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li")].filter(li => Number(li.dataset.timeMs) === `+strconv.FormatInt(at, 10)+`).map(li => li.querySelector("span").textContent)`)
+		require.NotEmpty(t, lines)
+		assert.True(t, strings.HasPrefix(lines[0], "broker 1 fenced"), "the cause comes first: %q", lines)
+		assert.True(t, slices.ContainsFunc(lines, func(s string) bool { return strings.Contains(s, "because it was fenced") }), "its effects follow: %q", lines)
+	})
+
+	t.Run("next balancer run lands where the run's result is visible", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		logItem(t, tb, "broker 1 fenced")
+		press(t, tb, "1", "s")
+		logItem(t, tb, "broker 1 unfenced")
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		leads := `[...document.querySelectorAll("#partition-rows tr")].filter(tr => tr.dataset.leader === "1").length`
+		base := eval[int](t, tb, leads)
+		// The newest run's sentence.
+		newest := `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent).filter(s => s.startsWith("electPreferred")).pop() ?? ""`
+		for i := 0; i < 4 && !strings.HasPrefix(eval[string](t, tb, newest), "electPreferred elected"); i++ {
+			before := eval[int](t, tb, `document.getElementById("event-log").children.length`)
+			press(t, tb, "n")
+			poll(t, tb, `document.getElementById("event-log").children.length > `+strconv.Itoa(before))
+		}
+		line := eval[string](t, tb, newest)
+		require.True(t, strings.HasPrefix(line, "electPreferred elected"), "%s\n%s", line, eval[string](t, tb, `[...document.querySelectorAll("#event-log li")].map(li => li.textContent).join("\n")`))
+		m := regexp.MustCompile(`(\d+) to broker 1\b`).FindStringSubmatch(line)
+		require.NotNil(t, m, "the run hands partitions back to broker 1: %s", line)
+		want, _ := strconv.Atoi(m[1])
+		// The table (and the canvas, drawn from the same frame) shows the new leaders at once.
+		_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](leads+` >= `+strconv.Itoa(base+want),
+			chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(3*time.Second)))
+		assert.NoError(t, err, "after %q the table shows broker 1 leading %d partitions; leaders: %v", line, want, rowLeaders(t, tb))
+	})
+
+	t.Run("the event log follows the newest line until the reader scrolls up", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		retype(t, tb, chromedp.CSS("#partition-count"), "400")
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#start-button"))))
+		poll(t, tb, `document.getElementById("partition-caption").textContent.includes("400")`)
+		press(t, tb, "1", "k")
+		logItem(t, tb, "broker 1 fenced")
+		press(t, tb, "1", "s")
+		setSpeed(t, tb, 10)
+		// The restarted broker's replicas rejoin the ISR in bursts; the newest line stays in view.
+		newestShown := `(() => { const l = document.getElementById("event-log"), r = l.getBoundingClientRect(), last = l.lastElementChild.getBoundingClientRect();
+			return last.bottom <= r.bottom + 1 && last.top >= r.top - 1; })()`
+		for _, clock := range []int{90_000, 150_000, 240_000} {
+			poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > `+strconv.Itoa(clock))
+			// Within a few frames: the log scrolls once per animation frame.
+			_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](newestShown, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(3*time.Second)))
+			assert.NoError(t, err, "at %d ms the log shows its newest line (log at %s)", clock,
+				eval[string](t, tb, `[...document.getElementById("event-log").children].find(li => li.getBoundingClientRect().bottom > document.getElementById("event-log").getBoundingClientRect().bottom - 2)?.dataset.timeMs ?? ""`))
+		}
+		assert.True(t, eval[bool](t, tb, `document.getElementById("log-follow").hidden`), "no 'new events' button while following")
+		// The reader scrolls up: the log stays where they are and says how many lines are new.
+		// (The wheel, as a mouse does it; DevTools wants a non-zero deltaX to send one.)
+		box := eval[map[string]float64](t, tb, `(() => { const r = document.getElementById("event-log").getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, box["x"], box["y"],
+			func(p *input.DispatchMouseEventParams) { p.DeltaX, p.DeltaY = 0.01, -600 })))
+		poll(t, tb, `!document.getElementById("log-follow").hidden`)
+		assert.Regexp(t, `^\d+ new events? ↓$`, eval[string](t, tb, `document.getElementById("log-follow").textContent`))
+		assert.False(t, eval[bool](t, tb, newestShown), "scrolled up, the log stays where the reader is")
+		screenshot(t, tb, "log-new-events.png", chromedp.CSS(".events"))
+		// The button brings the newest line back and the log follows again.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#log-follow"))))
+		poll(t, tb, `document.getElementById("log-follow").hidden`)
+		poll(t, tb, newestShown)
+		assert.Empty(t, tb.consoleErrors())
 	})
 
 	t.Run("a config change through the UI takes effect", func(t *testing.T) {

@@ -124,6 +124,32 @@ func TestVisual(t *testing.T) {
 		assert.Empty(t, tb.consoleErrors())
 	})
 
+	t.Run("presenter mode keeps every chart at its size, apart from the others", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		poll(t, tb, `Number(document.getElementById("charts").dataset.points || 0) >= 5`)
+		press(t, tb, "p")
+		poll(t, tb, `document.body.classList.contains("presenter")`)
+		eval[bool](t, tb, `document.getElementById("charts").scrollIntoView({block: "start", behavior: "instant"}), true`)
+		noChartOverlaps(t, tb)
+		screenshot(t, tb, "presenter-charts.png", "")
+		// A resize keeps them apart too.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1000, 800)))
+		noChartOverlaps(t, tb)
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("every chart's axis labels fit inside the chart", func(t *testing.T) {
+		// Broker 1 killed: the p99 climbs past 10,000 ms within a simulated minute.
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > 100000`)
+		press(t, tb, " ")
+		labelsInside(t, tb, "#charts .chart")
+	})
+
 	t.Run("a click on a broker opens its menu and an action from it works", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		press(t, tb, " ") // paused: nothing moves under the pointer
@@ -535,4 +561,54 @@ func sameAsWhole(t *testing.T, bctx context.Context, url string, partitions int)
 	t.Logf("incremental against whole repaint: %v", diff)
 	require.Equal(t, 1.0, diff["same"], "the canvas kept its size")
 	assert.LessOrEqual(t, diff["most"], 24.0, "a pixel of the incremental canvas differs from a whole repaint by a colour: %v", diff)
+}
+
+// noChartOverlaps checks that each chart's plot canvas is the height uPlot gave its plot area
+// (no page rule stretches it), lies inside its chart, and that no two charts overlap.
+func noChartOverlaps(t *testing.T, tb *tab) {
+	t.Helper()
+	type rect struct {
+		Name                 string
+		Left, Top, W, H      float64
+		CanvasH, PlotH       float64
+		CanvasBottom, Bottom float64
+	}
+	poll(t, tb, `document.querySelectorAll("#charts .chart canvas").length === 6`)
+	// uPlot's resize lands on the next animation frame.
+	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	rects := eval[[]rect](t, tb, `[...document.querySelectorAll("#charts .chart")].map(el => {
+		const r = el.getBoundingClientRect(), c = el.querySelector("canvas").getBoundingClientRect();
+		return {Name: el.dataset.chart, Left: r.left, Top: r.top, W: r.width, H: r.height, CanvasH: c.height,
+			PlotH: el.querySelector(".u-wrap").getBoundingClientRect().height, CanvasBottom: c.bottom, Bottom: r.bottom};
+	})`)
+	require.Len(t, rects, 6)
+	for i, a := range rects {
+		assert.InDelta(t, a.PlotH, a.CanvasH, 1.5, "%s: the canvas is the plot's height", a.Name)
+		assert.LessOrEqual(t, a.CanvasBottom, a.Bottom+0.5, "%s: the canvas stays inside its chart", a.Name)
+		for _, b := range rects[i+1:] {
+			apart := a.Left+a.W <= b.Left+0.5 || b.Left+b.W <= a.Left+0.5 || a.Top+a.H <= b.Top+0.5 || b.Top+b.H <= a.Top+0.5
+			assert.True(t, apart, "charts %s and %s overlap: %+v %+v", a.Name, b.Name, a, b)
+		}
+	}
+}
+
+// labelsInside checks that no chart's axis text is cut at the canvas's left edge: uPlot draws a
+// y-axis label right-aligned against the plot, so a label wider than its axis runs off the
+// canvas and its left part is lost ("10,000" shows as "0,000"). The leftmost three device
+// pixels of every chart canvas must therefore be blank.
+func labelsInside(t *testing.T, tb *tab, charts string) {
+	t.Helper()
+	// The charts redraw at most every 250 ms: wait for a cycle after the last point.
+	evalAwait[bool](t, tb, `new Promise(r => setTimeout(() => requestAnimationFrame(() => r(true)), 600))`)
+	inked := eval[map[string]int](t, tb, `Object.fromEntries([...document.querySelectorAll(`+jsString(charts)+`)].map(el => {
+		const c = el.querySelector("canvas"), g = c.getContext("2d");
+		const d = g.getImageData(0, 0, 3, c.height).data;
+		let n = 0;
+		for (let i = 3; i < d.length; i += 4) if (d[i] > 96) n++;
+		return [(el.dataset.chart || "") + (el.dataset.policy ? " " + el.dataset.policy : ""), n];
+	}))`)
+	require.NotEmpty(t, inked)
+	for chart, n := range inked {
+		assert.Zero(t, n, "%s: axis text is cut at the chart's left edge (%d inked pixels)", chart, n)
+	}
 }

@@ -1,5 +1,5 @@
 // Package server serves a built KRaft Lab site (the dist/ directory that build.go writes) over
-// HTTP, for `make run`, the `kraftlab serve` command and the end-to-end tests.
+// HTTP, for `make run` (through web/cmd/serve) and the end-to-end tests.
 //
 // It does what a careful static host would: exact content types (instantiateStreaming refuses
 // a .wasm without application/wasm), the precompressed .br or .gz copy chosen by
@@ -346,14 +346,4 @@ func Serve(ctx context.Context, l net.Listener, fsys fs.FS) error {
 		}
 		return nil
 	}
-}
-
-// ListenAndServe serves fsys on addr, which must be a loopback address, until the server
-// fails. The `kraftlab serve` command uses it.
-func ListenAndServe(addr string, fsys fs.FS) error {
-	l, err := Listen(addr)
-	if err != nil {
-		return err
-	}
-	return Serve(context.Background(), l, fsys)
 }

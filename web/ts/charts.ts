@@ -13,6 +13,7 @@
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { clockText, type Frame } from "./frame";
 import { History, median } from "./history";
+import { fitLabels, msValues, siValues } from "./axis";
 import { S } from "./strings";
 
 /** Points kept per history before it halves itself. */
@@ -282,7 +283,7 @@ export class Charts {
     name: ChartName,
     title: string,
     series: uPlot.Series[],
-    y?: { range?: [number, number]; values?: uPlot.Axis.Values; splits?: uPlot.Axis.Splits },
+    y?: { range?: [number, number]; values?: uPlot.Axis.DynamicValues; splits?: uPlot.Axis.Splits },
   ): ChartBox {
     const el = document.createElement("figure");
     el.className = "chart";
@@ -304,8 +305,8 @@ export class Charts {
         {
           stroke: "currentColor",
           grid: { stroke: "rgba(127,127,127,0.25)" },
-          size: name === "gate" ? 70 : 50,
-          ...(y?.values ? { values: y.values } : {}),
+          size: fitLabels,
+          values: y?.values ?? (name === "p99" ? msValues : siValues),
           ...(y?.splits ? { splits: y.splits } : {}),
         },
       ],

@@ -4,33 +4,78 @@
 
 import { clockText } from "./frame";
 import type { LogEvent } from "./protocol";
+import { S } from "./strings";
 
 /** How many items the log keeps; older ones are removed so that a long run stays light. */
 const KEEP = 400;
 
+/** How long after a wheel, touch, key or pointer press a scroll counts as the reader's own. */
+const GESTURE_MS = 800;
+
 export class EventLog {
   /**
-   * Whether the reader has the list scrolled to the bottom, as of the last scroll. It is kept
-   * from scroll events rather than measured in append: reading scrollHeight right after the
-   * frame's other DOM writes would force a layout in the middle of every frame with events.
+   * Whether the log follows its newest line. Only the reader changes it: scrolling up stops
+   * following, scrolling back to the bottom (or the "new events" button) resumes it. Scroll
+   * events the page causes itself (its own scroll to the bottom, lines added or dropped in a
+   * burst) never do, however the list's height moved before they arrived.
    */
   private pinned = true;
   private pinQueued = false;
+  /** When the reader last touched the list (wheel, touch, key, pointer), in performance.now ms. */
+  private gestureAt = -Infinity;
+  private pointerHeld = false;
+  /** Lines added while not following, for the button's count. */
+  private unseen = 0;
+  private readonly follow: HTMLButtonElement;
 
   constructor(private readonly list: HTMLOListElement) {
+    const gesture = () => {
+      this.gestureAt = performance.now();
+    };
+    for (const type of ["wheel", "touchstart", "touchmove", "keydown"]) list.addEventListener(type, gesture, { passive: true });
+    list.addEventListener("pointerdown", () => {
+      this.pointerHeld = true;
+      gesture();
+    });
+    window.addEventListener("pointerup", () => {
+      if (this.pointerHeld) gesture();
+      this.pointerHeld = false;
+    });
     list.addEventListener(
       "scroll",
       () => {
-        this.pinned = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+        if (!this.pointerHeld && performance.now() - this.gestureAt > GESTURE_MS) return;
+        this.setPinned(list.scrollHeight - list.scrollTop - list.clientHeight < 24);
       },
       { passive: true },
     );
+    this.follow = document.createElement("button");
+    this.follow.type = "button";
+    this.follow.id = "log-follow";
+    this.follow.className = "log-follow";
+    this.follow.hidden = true;
+    this.follow.setAttribute("aria-label", S.logFollowLabel);
+    this.follow.addEventListener("click", () => {
+      this.setPinned(true);
+      this.list.scrollTop = this.list.scrollHeight;
+    });
+    list.after(this.follow);
   }
 
   /** Removes every item (a new cluster starts). */
   clear(): void {
     this.list.replaceChildren();
-    this.pinned = true;
+    this.setPinned(true);
+  }
+
+  private setPinned(on: boolean): void {
+    if (on === this.pinned) return;
+    this.pinned = on;
+    this.list.dataset.following = String(on);
+    if (on) {
+      this.unseen = 0;
+      this.follow.hidden = true;
+    }
   }
 
   /** Appends a frame's events; keeps the view pinned to the bottom if the reader had it there. */
@@ -40,6 +85,11 @@ export class EventLog {
     for (const e of events) frag.append(this.item(e));
     this.list.append(frag);
     while (this.list.childElementCount > KEEP) this.list.firstElementChild?.remove();
+    if (!this.pinned) {
+      this.unseen += events.length;
+      this.follow.textContent = S.logNewEvents(this.unseen);
+      this.follow.hidden = false;
+    }
     if (this.pinned && !this.pinQueued) {
       // Once per animation frame however many frames arrived: the scroll needs a layout.
       this.pinQueued = true;

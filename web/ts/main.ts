@@ -21,6 +21,7 @@ import { Simulation } from "./sim";
 import { S, applyStrings } from "./strings";
 import { PartitionTable } from "./table";
 import { LinkError, LinkKeeper, MAX_SCENARIO_BYTES, decodeRun, download } from "./share";
+import { Replay } from "./replay";
 import { Timeline } from "./timeline";
 import { PRESENTER_SCALE, Presenter } from "./presenter";
 import { LessonPanel } from "./lesson/panel";
@@ -35,6 +36,10 @@ function byId<T extends HTMLElement>(id: string): T {
 /** How often the partition table and the canvas description may change, at most (ms). */
 const TABLE_EVERY_MS = 250;
 const DESCRIPTION_EVERY_MS = 1000;
+/** A link's time up to which sim.load runs there in one request; later ones replay in slices. */
+const DIRECT_REPLAY_MS = 60_000;
+/** How sim.load's refusal of a replay too long for the page begins (wasm/bridge/share.go). */
+const REPLAY_REFUSED = "replayToMs: ";
 
 function main(): void {
   performance.mark("kraftlab:start");
@@ -361,10 +366,11 @@ function main(): void {
 
   // Share and keep: open a scenario (a link, an import), copy the link, export.
   const shareStatus = byId("share-status");
+  const replay = new Replay(byId("link-error"));
   const importError = byId("import-error");
   const scenarioBox = byId<HTMLTextAreaElement>("scenario-json");
-  const openRun = async (scenario: string, timeMs: number): Promise<LoadBody> => {
-    const info = await sim.load({ scenario, timeMs });
+  const openRun = async (scenario: string, timeMs: number, replayToMs?: number): Promise<LoadBody> => {
+    const info = await sim.load({ scenario, timeMs, replayToMs });
     newRun();
     byId<HTMLInputElement>("seed").value = String(info.seed);
     byId<HTMLInputElement>("broker-count").value = String(info.brokers.length);
@@ -431,14 +437,25 @@ function main(): void {
     try {
       const run = await decodeRun(location.hash);
       if (!run) return false;
-      await openRun(run.scenario, run.timeMs);
+      // A late time is reached in slices (web/ts/replay.ts), so that the page answers and the
+      // reader can stop; the worker refuses at once a replay it cannot do in reasonable time.
+      const sliced = run.timeMs > DIRECT_REPLAY_MS;
+      await openRun(run.scenario, sliced ? 0 : run.timeMs, run.timeMs);
       sim.setPlaying(false);
-      log.note(run.timeMs, S.linkOpened(clockText(run.timeMs)));
       performance.mark("kraftlab:sim-started");
+      if (!sliced) {
+        log.note(run.timeMs, S.linkOpened(clockText(run.timeMs)));
+        return true;
+      }
+      void replay.run(sim, 0, run.timeMs).then(({ reached, cancelled }) => {
+        sim.setPlaying(false);
+        log.note(reached, cancelled ? S.replayCancelled(clockText(reached), clockText(run.timeMs)) : S.linkOpened(clockText(reached)));
+      });
       return true;
     } catch (e) {
       let why: string;
       if (e instanceof LinkError) why = e.message;
+      else if (e instanceof ProtocolError && e.code === "failed" && e.message.startsWith(REPLAY_REFUSED)) why = e.message.slice(REPLAY_REFUSED.length);
       else if (e instanceof ProtocolError && e.code === "failed") why = S.linkInvalid(e.message);
       else throw e;
       linkError.textContent = S.linkFailed(why);

@@ -87,6 +87,8 @@ export interface StartBody {
 export interface AdvanceRequest {
   ms: number;
   layout?: number;
+  /** Wall ms the step may spend running the cluster; it stops short when they are spent. */
+  budgetMs?: number;
 }
 
 export type ActOp =
@@ -178,6 +180,8 @@ export interface LoadRequest {
   /** A cluster-mode scenario: the parsed object, or its text. */
   scenario: unknown;
   timeMs?: number;
+  /** The time the page will then reach in slices of sim.seek (web/ts/replay.ts): only checked. */
+  replayToMs?: number;
 }
 
 export interface LoadBody extends StartBody {

@@ -4,11 +4,14 @@
 //
 // Pacing: each animation frame with no request in flight asks the worker to advance by
 // (wall time since the last request) × speed, capped so that a hidden tab or a slow step
-// never asks for a huge jump. When a step takes longer than that, the simulation simply runs
-// slower than asked; the measured rate is shown next to the clock. An animation frame that
-// finds a request in flight is not lost: the next request goes out as soon as that reply is
-// drawn, so a frame that takes 20 ms to build costs 20 ms, not two display frames (33 ms). The wall clock is used
-// only here, for pacing: the simulation's own time is virtual and deterministic.
+// never asks for a huge jump, and gives the step a budget of wall time (STEP_BUDGET_MS): the
+// worker stops there and the frame says how far it got, so a frame stays a frame however much
+// happens in the cluster time asked for. When the cluster cannot keep up, the simulation simply
+// runs slower than asked; the measured rate is shown next to the clock. An animation frame that
+// finds a request in flight is not lost: the next request goes out as soon as that reply
+// arrives, before it is drawn, so that the worker runs the next step while the page draws this
+// one. The wall clock is used only here and for the worker's budget, for pacing: the
+// simulation's own time is virtual and deterministic, and where a step stops changes no result.
 
 import { Frame, Layout, layoutFrom } from "./frame";
 import type { ActBody, ActRequest, FrameBody, LoadBody, LoadRequest, StartBody, StartRequest, StepRequest, WithData, WorkerClient } from "./protocol";
@@ -19,6 +22,13 @@ export const DEFAULT_SPEED = 10;
 
 /** The longest wall-clock span one request may cover, in ms. */
 const MAX_STEP_WALL_MS = 100;
+
+/**
+ * The wall time in ms one step may spend running the cluster in the worker (sim.advance's
+ * budgetMs). Building the frame, sending it and drawing it come on top; the page draws while
+ * the worker runs the next step, so a frame every 30 ms or less leaves room for them.
+ */
+const STEP_BUDGET_MS = 12;
 
 export interface SimEvents {
   /** A new frame arrived (every frame, playing or not). */
@@ -50,6 +60,8 @@ export class Simulation {
   /** The first frame of an adopted run, asked for before this page ran (adopt). */
   private earlyFrame: Promise<WithData<FrameBody>> | undefined;
   private inFlight = false;
+  /** Counts sim.advance requests, so that a request's end cannot end the next one's. */
+  private flights = 0;
   /** An animation frame came while a request was in flight; the reply sends the next at once. */
   private missedTick = false;
   private starting = false;
@@ -171,6 +183,21 @@ export class Simulation {
     }
   }
 
+  /**
+   * Shows the run at t and resolves with the time then shown, once its frame is: one slice of
+   * a long replay (web/ts/replay.ts), which needs each slice done before it asks the next.
+   */
+  async seekNow(t: number): Promise<number> {
+    this.seeking = true;
+    try {
+      await this.framed("sim.seek", { timeMs: Math.max(0, Math.round(t)), layout: this.layout?.version ?? 0 });
+    } finally {
+      this.seeking = false;
+      this.lastWall = 0;
+    }
+    return this.last?.body.timeMs ?? 0;
+  }
+
   /** Runs to the next event-log line ("event") or the next electPreferred run ("run"). */
   async step(to: StepRequest["to"]): Promise<void> {
     if (!this.info) return;
@@ -255,13 +282,15 @@ export class Simulation {
     }
     this.wantFrame = false;
     this.inFlight = true;
+    const flight = ++this.flights;
     const gen = this.generation;
     const sent = now;
     // An adopted run's first frame was asked for already, with this very request.
     const early = ms === 0 && !this.layout ? this.earlyFrame : undefined;
     this.earlyFrame = undefined;
-    (early ?? this.client.requestData("sim.advance", { ms, layout: this.layout?.version ?? 0 }))
+    (early ?? this.client.requestData("sim.advance", { ms, layout: this.layout?.version ?? 0, budgetMs: STEP_BUDGET_MS }))
       .then(({ body, data }) => {
+        this.nextIfMissed(flight);
         if (gen !== this.generation) return; // a restart happened meanwhile
         this.measure(sent, body.timeMs);
         this.show(body, data);
@@ -272,13 +301,20 @@ export class Simulation {
         if (this.playing) this.setPlaying(false);
         this.on.failure("sim.advance", e);
       })
-      .finally(() => {
-        this.inFlight = false;
-        if (this.missedTick) {
-          this.missedTick = false;
-          this.tick(performance.now());
-        }
-      });
+      .finally(() => this.nextIfMissed(flight));
+  }
+
+  /**
+   * Ends the request in flight and, if an animation frame came meanwhile, sends the next one at
+   * once: on a reply, before it is drawn, so that the worker runs while the page draws.
+   */
+  private nextIfMissed(flight: number): void {
+    if (!this.inFlight || flight !== this.flights) return; // ended already, on its reply
+    this.inFlight = false;
+    if (this.missedTick) {
+      this.missedTick = false;
+      this.tick(performance.now());
+    }
   }
 
   /** Tracks the achieved rate: cluster ms per wall ms over about the last second. */

@@ -170,6 +170,8 @@ export const S = {
 
   // Event log and partition table.
   eventsHeading: "Event log",
+  logNewEvents: (n: number) => `${n.toLocaleString("en")} new ${n === 1 ? "event" : "events"} ↓`,
+  logFollowLabel: "Jump to the newest event and follow the log again",
   eventsEmpty: "Nothing has happened yet.",
   partitionsHeading: "Partitions",
   filterLabel: "Filter",
@@ -212,7 +214,7 @@ export const S = {
 
   configsHeading: "Configs",
   configsIntro:
-    "Every config the simulated controller understands, with where it comes from. Values are checked the way Kafka checks them.",
+    "Every config the simulated controller understands, with where it comes from. Values are checked the way Kafka checks them, except where a note says the model's range is its own.",
   configType: "Type",
   configDefault: "Default",
   configAllowed: "Allowed",
@@ -260,7 +262,7 @@ export const S = {
   chartElections: "Elections per electPreferred run",
   chartElected: "elected",
   chartMaxPerRun: "max.per.run",
-  chartP99: "Produce p99 (ms) against its steady value",
+  chartP99: "Produce p99 against its steady value",
   chartP99Series: "p99",
   chartSteady: "steady (median while healthy)",
   chartPartitions: "Under-replicated and offline partitions",
@@ -372,6 +374,10 @@ export const S = {
   linkInvalid: (message: string) => `its scenario is not valid: ${message}`,
   linkFailed: (why: string) => `This link could not be opened: ${why}. The default cluster was started instead.`,
   linkOpened: (t: string) => `Opened the shared run at ${t}, paused. Press Space to play on.`,
+  replayProgress: (at: string, to: string) => `Replaying the shared run: ${at} of ${to}`,
+  replayCancel: "Cancel",
+  replayCancelled: (at: string, to: string) =>
+    `Stopped replaying the shared run at ${at} (it went on to ${to}), paused. Press Space to play on from here.`,
 } as const;
 
 /** A key of the catalogue whose value is plain text (usable from HTML data-s attributes). */

@@ -17,13 +17,13 @@ package labmsg
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/kraftlab/kraftlab/cluster"
-	"github.com/kraftlab/kraftlab/internal/json"
 	"github.com/kraftlab/kraftlab/lab"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
@@ -55,6 +55,7 @@ func Register(b *bridge.Bridge) {
 	b.Register("lab.judge", l.judge)
 	b.Register("lab.drop", l.drop)
 	b.Register("lab.export", labExport)
+	registerRehearse(b)
 }
 
 // Preset is one preset in the lab.presets reply.

@@ -3,6 +3,7 @@ package labmsg
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -12,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kraftlab/kraftlab/internal/json"
 	"github.com/kraftlab/kraftlab/lab"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
@@ -49,7 +49,8 @@ func okBody[T any](t *testing.T, b *bridge.Bridge, msg string) T {
 // The lab page's worker answers hello and the lab.* messages, and nothing of the playground's.
 func TestLabWorkerAnswersHelloAndLabMessagesOnly(t *testing.T) {
 	h := okBody[bridge.HelloBody](t, newBridge(), `{"id":1,"type":"hello"}`)
-	assert.Equal(t, []string{"hello", "lab.drop", "lab.export", "lab.judge", "lab.plan", "lab.presets", "lab.run.result",
+	assert.Equal(t, []string{"hello", "lab.drop", "lab.export", "lab.judge", "lab.plan", "lab.presets",
+		"lab.rehearse.cancel", "lab.rehearse.report", "lab.rehearse.start", "lab.rehearse.step", "lab.run.result",
 		"lab.run.start", "lab.run.step"}, h.Types)
 	r, _ := call(t, newBridge(), `{"id":1,"type":"sim.start"}`)
 	require.NotNil(t, r.Error)

@@ -8,6 +8,7 @@ import { clockText } from "../frame";
 import type { RunResult, Verdict } from "./protocol";
 import { LS } from "./strings";
 import { BROKER_STYLE } from "../charts";
+import { fitLabels, siValues } from "../axis";
 
 /** The playground's Okabe–Ito colours with a dash each, so colour is never the only cue. */
 const STYLE = BROKER_STYLE;
@@ -102,7 +103,7 @@ export function drawCompare(root: HTMLElement, cols: Column[]): void {
         scales: { x: { time: false }, y: { range: [0, max * 1.05] } },
         axes: [
           { values: (_u, ticks) => ticks.map((v) => clockText(v).replace(/\.\d$/, "")), stroke: "currentColor", grid: { stroke: "rgba(127,127,127,0.25)" } },
-          { stroke: "currentColor", grid: { stroke: "rgba(127,127,127,0.25)" }, size: 50 },
+          { stroke: "currentColor", grid: { stroke: "rgba(127,127,127,0.25)" }, values: siValues, size: fitLabels },
         ],
         series: [{ label: LS.chartTime, value: (_u, v) => (v === null ? "–" : clockText(v)) }, ...series],
       };

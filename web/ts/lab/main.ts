@@ -7,21 +7,13 @@ import type { Problem } from "../protocol";
 import { allPass, drawCompare, drawHeatmap, type HeatCell, type HeatLayout } from "./charts";
 import { Cancelled, Pool, type Done } from "./pool";
 import type { Description, ExportRequest, ExportRun, FieldError, PlanBody, PlanRequest, PolicyRequest, PresetsBody, Verdict } from "./protocol";
+import { LabLinkError, decodeLabLink, encodeLabLink, type LabState } from "./link";
 import { LS, applyLabStrings } from "./strings";
+import { initRehearse } from "./rehearse";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
-/** The form's state, as the URL fragment holds it. */
-interface State {
-  d: Record<string, string | boolean>;
-  preset: string;
-  p: string;
-  pol: PolicyRequest[];
-  g: [string, string];
-  b: string;
-  /** "compare": run the comparison on load (a shared result link). */
-  r?: string;
-}
+type State = LabState;
 
 let presets: PresetsBody;
 let pool: Pool;
@@ -163,27 +155,25 @@ function applyState(s: State): void {
   $<HTMLTextAreaElement>("f-sweepBase").value = s.b ?? "";
 }
 
-function encodeState(s: State): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(s));
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+/** The names of the form's fields a link may set (the inputs' ids without "f-"). */
+function formFields(): string[] {
+  return [...FIELDS.map((f) => f.field), "event.kind", "event.clean", "event.disk_swap", "topics"];
 }
 
-function decodeState(text: string): State | undefined {
+/** The state a link holds, or why it cannot be opened (the page then starts from its defaults). */
+function stateFromLink(fragment: string): { state?: State; refused?: string } {
   try {
-    const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-    const s = JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)))) as State;
-    return s && typeof s.d === "object" && typeof s.preset === "string" ? s : undefined;
-  } catch {
-    return undefined;
+    return { state: decodeLabLink(fragment, formFields()) };
+  } catch (e) {
+    if (e instanceof LabLinkError) return { refused: e.message };
+    throw e;
   }
 }
 
 function saveState(run?: string): void {
   const s = state();
   if (run) s.r = run;
-  history.replaceState(null, "", "#lab=" + encodeState(s));
+  history.replaceState(null, "", "#lab=" + encodeLabLink(s));
 }
 
 // ---- policies ----
@@ -674,7 +664,8 @@ async function main(): Promise<void> {
   // Two workers from the start: a comparison's two runs then find them ready.
   pool.grow(2);
   presets = await pool.first.request("lab.presets", {});
-  const fromURL = location.hash.startsWith("#lab=") ? decodeState(location.hash.slice(5)) : undefined;
+  const link = location.hash.startsWith("#lab=") ? stateFromLink(location.hash.slice(5)) : {};
+  const fromURL = link.state;
   if (fromURL) {
     const p = presets.presets.find((x) => x.name === fromURL.preset) ?? presets.presets[0];
     fillForm(p.description);
@@ -714,12 +705,23 @@ async function main(): Promise<void> {
   $("export-compare-json").addEventListener("click", () => void exportRun(lastCompare?.req, "json", "kraftlab-compare"));
   $("export-sweep-csv").addEventListener("click", () => void exportRun(lastSweep, "csv", "kraftlab-sweep"));
   $("export-sweep-json").addEventListener("click", () => void exportRun(lastSweep, "json", "kraftlab-sweep"));
+  initRehearse({
+    problem,
+    description: () => formDescription(currentPreset),
+    properties: () => $<HTMLTextAreaElement>("f-properties").value,
+    candidate: { name: presets.policies[1].name, overrides: presets.policies[1].overrides.map((o) => `${o.name}=${o.value}`) },
+    download,
+  });
   $("heat-recovery").addEventListener("click", openCell);
   $("heat-p99").addEventListener("click", openCell);
   await validate();
   saveState(fromURL?.r);
   st.dataset.state = "ready";
   st.textContent = LS.statusReady;
+  if (link.refused) {
+    st.dataset.link = "refused";
+    st.textContent += " " + LS.linkRefused(link.refused);
+  }
   if (fromURL?.r === "compare") void runCompare(false);
 }
 

@@ -13,6 +13,7 @@ export const LS = {
   statusLoading: "Loading the simulator…",
   statusReady: "Ready.",
   statusFailed: "The simulator stopped. The report below says why.",
+  linkRefused: (why: string) => `This link could not be opened: ${why}. The defaults were started instead.`,
 
   describeHeading: "1. Describe the cluster",
   presetsLabel: "Start from a preset:",

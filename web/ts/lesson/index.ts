@@ -3,11 +3,11 @@
 // the browser's storage, a "continue" link to the step last opened, and the reset button.
 
 import { lessonLink } from "./link";
-import { lessonState, readProgress, resetProgress } from "./progress";
+import { browserStore, lessonState, readProgress, resetProgress, storageWorks } from "./progress";
 import { L, applyLessonStrings } from "./strings";
 
 function show(): void {
-  const progress = readProgress(localStorage);
+  const progress = readProgress(browserStore);
   for (const li of Array.from(document.querySelectorAll<HTMLElement>(".lesson-entry"))) {
     const id = li.dataset.lesson ?? "";
     const steps = Number(li.dataset.steps);
@@ -37,8 +37,14 @@ function main(): void {
   for (const m of Array.from(document.querySelectorAll<HTMLElement>(".lesson-minutes"))) m.textContent = L.minutes(Number(m.dataset.minutes));
   for (const c of Array.from(document.querySelectorAll<HTMLElement>(".lesson-steps-count"))) c.textContent = L.stepsCount(Number(c.dataset.count));
   show();
+  if (!storageWorks()) {
+    // Blocked storage: the lessons work, but nothing the reader does is kept, so say so.
+    document.body.dataset.storage = "blocked";
+    (document.getElementById("reset-progress") as HTMLButtonElement).disabled = true;
+    document.getElementById("reset-status")!.textContent = L.progressNotKept;
+  }
   document.getElementById("reset-progress")?.addEventListener("click", () => {
-    resetProgress(localStorage);
+    resetProgress(browserStore);
     show();
     document.getElementById("reset-status")!.textContent = L.progressReset;
   });

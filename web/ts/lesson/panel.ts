@@ -10,7 +10,7 @@ import type { Frame } from "../frame";
 import type { Simulation } from "../sim";
 import { LessonLinkError, lessonLink, parseLessonLink } from "./link";
 import { render, renderLine } from "./markdown";
-import { markDone, markOpened } from "./progress";
+import { browserStore, markDone, markOpened } from "./progress";
 import type { LessonCheckBody, LessonOpenBody, LessonSummary } from "./protocol";
 import { L } from "./strings";
 
@@ -149,6 +149,8 @@ export class LessonPanel {
 
   /** Opens step `step` of a lesson: the worker rebuilds its start, which becomes the run. */
   private async load(lesson: string, step: number): Promise<void> {
+    // Every step opens paused at its start: the learner reads first, then plays or acts.
+    this.sim.setPlaying(false);
     this.busy = true;
     this.root.hidden = false;
     document.body.classList.add("lesson-mode");
@@ -175,7 +177,7 @@ export class LessonPanel {
     history.replaceState(history.state, "", `#${lessonLink(o.lesson.id, o.step)}`);
     document.body.dataset.lesson = o.lesson.id;
     document.body.dataset.lessonStep = String(o.step);
-    markOpened(localStorage, o.lesson.id, o.step);
+    markOpened(browserStore, o.lesson.id, o.step);
     this.showStep();
     this.showCheck(o.check);
   }
@@ -241,7 +243,7 @@ export class LessonPanel {
     el("lesson-panel").dataset.done = String(c.done);
     if (c.done) {
       this.setDone(L.allDone, "done");
-      markDone(localStorage, o.lesson.id, this.step);
+      markDone(browserStore, o.lesson.id, this.step);
     } else if (!st.sandbox) this.setDone("", "open");
     const demo = el("lesson-demo");
     demo.hidden = !c.paused;

@@ -20,6 +20,47 @@ export interface Store {
   removeItem(key: string): void;
 }
 
+/**
+ * The browser's localStorage behind a Store that never throws. Reading window.localStorage
+ * itself throws a SecurityError when the browser's settings block storage for the page, so the
+ * lessons reach it only through here: blocked storage reads as empty and writes are dropped.
+ */
+export const browserStore: Store = {
+  getItem(key) {
+    try {
+      return localStorage.getItem(key);
+    } catch {
+      return null;
+    }
+  },
+  setItem(key, value) {
+    try {
+      localStorage.setItem(key, value);
+    } catch {
+      // Blocked or full: see storageWorks.
+    }
+  },
+  removeItem(key) {
+    try {
+      localStorage.removeItem(key);
+    } catch {
+      // As in setItem.
+    }
+  },
+};
+
+/** Whether the browser keeps what the page stores (false when storage is blocked or full). */
+export function storageWorks(): boolean {
+  const probe = PROGRESS_KEY + ".probe";
+  try {
+    localStorage.setItem(probe, "1");
+    localStorage.removeItem(probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Reads the progress; a missing, corrupt or foreign value reads as none. */
 export function readProgress(store: Store): Progress {
   let raw: unknown;

@@ -11,6 +11,7 @@ export const L = {
   toPlayground: "Playground",
   resetProgress: "Reset progress",
   progressReset: "Progress cleared.",
+  progressNotKept: "This browser blocks the page's storage, so your progress will not be kept: the lessons work, but none will show as started or done after you leave.",
   skipToMain: "Skip to main content",
   minutes: (n: number) => `about ${n} min`,
   stepsCount: (n: number) => `${n} steps`,

@@ -1,6 +1,6 @@
 // The simulation's pacing (web/ts/sim.ts): frames are asked for at animation-frame pace, one
-// in flight at a time, and an animation frame that finds one in flight is made up as soon as
-// its reply is drawn.
+// in flight at a time, each with a budget of worker time, and an animation frame that finds one
+// in flight is made up as soon as its reply arrives, before that reply is drawn.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -27,11 +27,11 @@ function emptyFrame(timeMs: number): { body: FrameBody; data: ArrayBuffer } {
 
 /** A worker client whose sim.advance replies are released by hand, and the page's rAF loop. */
 function harness() {
-  const pending: { ms: number; release: () => void }[] = [];
+  const pending: { ms: number; budgetMs?: number; release: () => void }[] = [];
   const client = {
-    requestData(type: string, body: { ms: number }) {
+    requestData(type: string, body: { ms: number; budgetMs?: number }) {
       assert.equal(type, "sim.advance");
-      return new Promise((resolve) => pending.push({ ms: body.ms, release: () => resolve(emptyFrame(0)) }));
+      return new Promise((resolve) => pending.push({ ms: body.ms, budgetMs: body.budgetMs, release: () => resolve(emptyFrame(0)) }));
     },
   } as unknown as WorkerClient;
   let raf: ((now: number) => void) | undefined;
@@ -40,10 +40,17 @@ function harness() {
     return 1;
   };
   let frames = 0;
-  const sim = new Simulation(client, { frame: () => frames++, failure: (_w, e) => assert.ok(false, String(e)), state: () => {} });
+  /** How many requests had gone out when each frame was drawn. */
+  const requestsAtDraw: number[] = [];
+  const draw = () => {
+    frames++;
+    requestsAtDraw.push(pending.length);
+  };
+  const sim = new Simulation(client, { frame: draw, failure: (_w, e) => assert.ok(false, String(e)), state: () => {} });
   return {
     sim,
     pending,
+    requestsAtDraw,
     frames: () => frames,
     /** Runs one animation frame at wall time now. */
     display: (now: number) => raf?.(now),
@@ -69,6 +76,8 @@ test("an animation frame that finds a request in flight is made up when the repl
   await h.settle();
   assert.equal(h.frames(), 1);
   assert.equal(h.pending.length, 2, "the missed animation frames are made up at once, with one request");
+  assert.deepEqual(h.requestsAtDraw, [2], "sent before the reply was drawn: the worker runs while the page draws");
+  assert.ok(h.pending.every((p) => p.budgetMs !== undefined && p.budgetMs > 0 && p.budgetMs < 33), "each step has a budget inside a 30 fps frame");
   assert.ok(h.pending[1].ms >= 50 * h.sim.speed, "and it advances by the wall time since the last request");
   assert.ok(h.pending[1].ms <= 100 * h.sim.speed, "capped at MAX_STEP_WALL_MS");
   h.display(t0 + 40);

@@ -1,0 +1,290 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kraftlab/kraftlab/cluster/scenario"
+)
+
+func readFixture(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "import", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// fixtureInputs are the Kafka 4.x fixtures: brokers 1, 2, 3, 5, 6; dotted, dashed and internal
+// topics; Leader: none; Elr and LastKnownElr; a reassignment in progress; a log line.
+func fixtureInputs(t testing.TB) Inputs {
+	return Inputs{Topics: readFixture(t, "topics-4x.txt"), LogDirs: readFixture(t, "log-dirs.txt"),
+		Quorum: readFixture(t, "quorum-4x.txt"), Rates: readFixture(t, "rates.prom")}
+}
+
+func TestParseTopicsDescribe4x(t *testing.T) {
+	topics, unused, err := ParseTopicsDescribe(readFixture(t, "topics-4x.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tp := range topics {
+		names = append(names, tp.Name)
+	}
+	if want := []string{"orders.v2", "payments-eu", "__consumer_offsets", "audit_log"}; !slices.Equal(names, want) {
+		t.Fatalf("topics %v, want %v", names, want)
+	}
+	o := topics[0]
+	if o.PartitionCount != 6 || len(o.Partitions) != 6 || o.Line != 2 {
+		t.Errorf("orders.v2: count %d, %d partitions, line %d", o.PartitionCount, len(o.Partitions), o.Line)
+	}
+	want := []Override{{"min.insync.replicas", "2"}, {"cleanup.policy", "compact,delete"}, {"retention.ms", "604800000"}}
+	if !reflect.DeepEqual(o.Configs, want) {
+		t.Errorf("configs %v, want %v", o.Configs, want)
+	}
+	p2 := o.Partitions[2]
+	if p2.Leader != -1 || len(p2.Isr) != 0 || !slices.Equal(p2.Elr, []int32{3, 5}) || !slices.Equal(p2.LastKnownElr, []int32{6}) {
+		t.Errorf("orders.v2-2: %+v, want Leader none, Isr empty, Elr 3,5, LastKnownElr 6", p2)
+	}
+	r := topics[1].Partitions[1]
+	if !slices.Equal(r.Replicas, []int32{3, 6, 1, 2}) || !slices.Equal(r.Adding, []int32{2}) || !slices.Equal(r.Removing, []int32{1}) ||
+		!slices.Equal(r.Assignment(), []int32{3, 6, 1}) {
+		t.Errorf("payments-eu-1: %+v, assignment %v", r, r.Assignment())
+	}
+	if na := topics[1].Partitions[2]; na.Elr != nil || na.LastKnownElr != nil {
+		t.Errorf("Elr: N/A read as %v / %v, want nil", na.Elr, na.LastKnownElr)
+	}
+	if len(unused) != 1 || unused[0].Line != 1 || unused[0].Reason != "a log message, not describe output" {
+		t.Errorf("unused %+v, want the WARN line 1", unused)
+	}
+}
+
+func TestParseTopicsDescribe3x(t *testing.T) {
+	topics, unused, err := ParseTopicsDescribe(readFixture(t, "topics-3x.txt"))
+	if err != nil || len(unused) != 0 {
+		t.Fatal(err, unused)
+	}
+	if len(topics) != 2 || topics[1].Name != "clicks.dlq" || topics[1].Partitions[0].Leader != -1 || topics[1].Partitions[0].Elr != nil {
+		t.Fatalf("%+v", topics)
+	}
+}
+
+// A paste whose tabs became spaces and whose trailing spaces were trimmed reads the same.
+func TestParseTopicsDescribeSpaces(t *testing.T) {
+	text := readFixture(t, "topics-4x.txt")
+	a, _, err := ParseTopicsDescribe(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.ReplaceAll(text, "\t", "    "), "\n") {
+		lines = append(lines, strings.TrimRight(l, " "))
+	}
+	b, _, err := ParseTopicsDescribe(strings.Join(lines, "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Error("spaces instead of tabs read differently")
+	}
+}
+
+func TestParseTopicsDescribeErrors(t *testing.T) {
+	full := readFixture(t, "topics-4x.txt")
+	lines := strings.Split(full, "\n")
+	drop := func(i int) string { return strings.Join(slices.Delete(slices.Clone(lines), i, i+1), "\n") }
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"cut short", drop(19), "kafka-topics.sh --describe, line 18: topic \"audit_log\": PartitionCount: 2 but 1 partition lines follow"},
+		{"missing partition", drop(3), "line 2: topic \"orders.v2\": partition 1 is missing"},
+		{"bad leader", strings.Replace(full, "Leader: 6", "Leader: six", 1), "line 6: Leader: \"six\" is not a broker id or none"},
+		{"bad replicas", strings.Replace(full, "Replicas: 1,2,3", "Replicas: 1,x", 1), "line 3: Replicas: \"1,x\": \"x\" is not a broker id"},
+		{"twice", full + lines[17] + "\n", "line 22: topic \"audit_log\" is described twice (first on line 18)"},
+		{"log-dirs", readFixture(t, "log-dirs.txt"), "line 1: this is kafka-log-dirs.sh --describe output, not kafka-topics.sh --describe"},
+		{"quorum", readFixture(t, "quorum-4x.txt"), "line 1: this is kafka-metadata-quorum.sh describe --status output"},
+		{"nothing", "hello\n", "no topic found"},
+	} {
+		_, _, err := ParseTopicsDescribe(c.text)
+		var ie *ImportError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestParseLogDirs(t *testing.T) {
+	ld, unused, err := ParseLogDirs(readFixture(t, "log-dirs.txt"))
+	if err != nil || len(unused) != 0 {
+		t.Fatal(err, unused)
+	}
+	if !slices.Equal(ld.Brokers, []int32{1, 2, 3, 5, 6}) || ld.Future != 1 || len(ld.OfflineDirs) != 1 || ld.Line != 3 {
+		t.Errorf("brokers %v, future %d, offline %v, line %d", ld.Brokers, ld.Future, ld.OfflineDirs, ld.Line)
+	}
+	if got := ld.Sizes["payments-eu-1"]; len(got) != 4 || got[3] != 41_000_000_007 {
+		t.Errorf("payments-eu-1 sizes %v (the dashed name splits at its last dash)", got)
+	}
+	if _, _, err := ParseLogDirs("Querying brokers for log directories information\n{\"version\":1,\"brokers\":[{\"broker\":1,\"logDirs\":[{\"logDir\":\"/d\",\"error\":null,\"partitions\":[{\"partition\":\"nodash\",\"size\":1}]}]}]}\n"); err == nil ||
+		!strings.Contains(err.Error(), "kafka-log-dirs.sh --describe, line 2: broker 1, log dir /d, partitions[0]") {
+		t.Errorf("bad partition: %v", err)
+	}
+}
+
+func TestParseQuorum(t *testing.T) {
+	for file, want := range map[string][]int32{"quorum-4x.txt": {3000, 3001, 3002}, "quorum-3x.txt": {3000, 3001, 3002, 3003, 3004}} {
+		q, unused, err := ParseQuorum(readFixture(t, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(q.Voters, want) || q.Line != 7 || len(unused) != 5 {
+			t.Errorf("%s: voters %v line %d, %d unused", file, q.Voters, q.Line, len(unused))
+		}
+	}
+}
+
+func TestParseRates(t *testing.T) {
+	r, unused, err := ParseRates(readFixture(t, "rates.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ByTopic["orders.v2"] != 5e7 || r.ByTopic["payments-eu"] != 4e6 || r.Format != "Prometheus (OneMinuteRate)" {
+		t.Errorf("%+v", r)
+	}
+	var reasons []string
+	for _, u := range unused {
+		reasons = append(reasons, u.Reason)
+	}
+	if len(unused) != 5 {
+		t.Errorf("unused %q, want the total, BytesOut, FiveMinuteRate, Count and the JVM lines", reasons)
+	}
+	c, unused, err := ParseRates(readFixture(t, "rates.csv"))
+	if err != nil || c.ByTopic["audit_log"] != 1e6 || len(unused) != 2 {
+		t.Errorf("csv: %+v %v %v", c, unused, err)
+	}
+}
+
+// The import round-trips the exact assignment: every partition's replicas in the scenario are
+// the describe's (before a reassignment), brokers keep their ids, topics their min ISR.
+func TestImportRoundTripsAssignment(t *testing.T) {
+	base, _ := Preset(PresetSmall)
+	in := fixtureInputs(t)
+	imp, err := Import(in, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := imp.Description.Scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.ParseCluster(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := s.Cluster.Spec
+	if !slices.Equal(spec.Brokers, []int32{1, 2, 3, 5, 6}) {
+		t.Errorf("brokers %v", spec.Brokers)
+	}
+	topics, _, _ := ParseTopicsDescribe(in.Topics)
+	if len(spec.Topics) != len(topics) {
+		t.Fatalf("%d topics, want %d", len(spec.Topics), len(topics))
+	}
+	for i, tp := range topics {
+		st := spec.Topics[i]
+		if st.Name != tp.Name || len(st.Replicas) != len(tp.Partitions) {
+			t.Fatalf("topic %d: %s with %d partitions, want %s with %d", i, st.Name, len(st.Replicas), tp.Name, len(tp.Partitions))
+		}
+		for p := range tp.Partitions {
+			if !slices.Equal(st.Replicas[p], tp.Partitions[p].Assignment()) {
+				t.Errorf("%s-%d: replicas %v, want %v", tp.Name, p, st.Replicas[p], tp.Partitions[p].Assignment())
+			}
+		}
+	}
+	if s.Cluster.Spec.Controllers != 3 {
+		t.Errorf("controllers %d", s.Cluster.Spec.Controllers)
+	}
+	rep := imp.Report
+	if !strings.HasPrefix(rep.Summary, "5 brokers, 15 partitions, ") || !strings.Contains(rep.Summary, "from log-dirs") || !strings.Contains(rep.Summary, "rates from Prometheus") {
+		t.Errorf("summary %q", rep.Summary)
+	}
+	if imp.Description.ProduceBytesPerSec != 5e7+4e6+1e6 {
+		t.Errorf("produce rate %v", imp.Description.ProduceBytesPerSec)
+	}
+	if imp.Description.Topics[3].MinInsyncReplicas != 1 || imp.Description.Topics[0].MinInsyncReplicas != 2 {
+		t.Errorf("min ISR %+v", imp.Description.Topics)
+	}
+	for _, u := range rep.Unused {
+		if u.Line < 1 || u.Reason == "" || u.Source == "" {
+			t.Errorf("unused line without a place or reason: %+v", u)
+		}
+	}
+}
+
+func TestImportRefusesMixedInput(t *testing.T) {
+	base, _ := Preset(PresetSmall)
+	in := fixtureInputs(t)
+	in.Quorum = readFixture(t, "topics-3x.txt")
+	if _, err := Import(in, base); err == nil || !strings.Contains(err.Error(), "kafka-metadata-quorum.sh describe --status, line 1: this is kafka-topics.sh --describe output") {
+		t.Errorf("mixed quorum input: %v", err)
+	}
+	in = fixtureInputs(t)
+	in.Topics = strings.Replace(in.Topics, "Replicas: 1,3,5", "Replicas: 1,3,3005", 1)
+	if _, err := Import(in, base); err == nil || !strings.Contains(err.Error(), "line 8: broker id 3005") {
+		t.Errorf("broker id over the model's: %v", err)
+	}
+}
+
+// bigDescribe writes a describe of brokers brokers (ids from 1, every tenth missing) and
+// partitions partitions at replication factor 3, in Kafka 4.x's format.
+func bigDescribe(brokers, partitions int) string {
+	var ids []int32
+	for id := int32(1); len(ids) < brokers; id++ {
+		if id%10 != 0 {
+			ids = append(ids, id)
+		}
+	}
+	var b strings.Builder
+	const perTopic = 1000
+	for t := 0; t*perTopic < partitions; t++ {
+		n := min(perTopic, partitions-t*perTopic)
+		name := "topic." + strconv.Itoa(t)
+		fmt.Fprintf(&b, "Topic: %s\tTopicId: AAAAAAAAAAAAAAAAAAAAAA\tPartitionCount: %d\tReplicationFactor: 3\tConfigs: min.insync.replicas=2,retention.ms=604800000\n", name, n)
+		for p := range n {
+			k := t*perTopic + p
+			r := []int32{ids[k%len(ids)], ids[(k+1)%len(ids)], ids[(k+2)%len(ids)]}
+			fmt.Fprintf(&b, "\tTopic: %s\tPartition: %d\tLeader: %d\tReplicas: %d,%d,%d\tIsr: %d,%d,%d\tElr: \tLastKnownElr: \n", name, p, r[0], r[0], r[1], r[2], r[0], r[1], r[2])
+		}
+	}
+	return b.String()
+}
+
+// BenchmarkImport200k imports a 60-broker, 200,000-partition describe (about 27 MB), the
+// rehearsal's scale target; /scenario also writes and checks its scenario file, as every run
+// does before it starts.
+func BenchmarkImport200k(b *testing.B) {
+	text := bigDescribe(60, 200_000)
+	base, _ := Preset(PresetSmall)
+	for _, withScenario := range []bool{false, true} {
+		b.Run(map[bool]string{false: "import", true: "scenario"}[withScenario], func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				imp, err := Import(Inputs{Topics: text}, base)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if withScenario {
+					if _, err := imp.Description.Scenario(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

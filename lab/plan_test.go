@@ -1,0 +1,157 @@
+package lab
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParsePlan(t *testing.T) {
+	p, err := ParsePlan(readFixture(t, "plan.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range p.Steps {
+		got = append(got, s.String())
+	}
+	want := "rolling-restart 1,2,3,5,6 timeout=10m0s|pause 5m0s|replace-disk 3 down=5m0s timeout=30m0s"
+	if strings.Join(got, "|") != want {
+		t.Errorf("steps %q, want %q", strings.Join(got, "|"), want)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"reboot 3", `plan, line 1: unknown step "reboot"`},
+		{"\nshutdown x", `plan, line 2: shutdown: "x" is not a broker id`},
+		{"pause ten", `plan, line 1: pause ten: "ten" is not a duration`},
+		{"rolling-restart all down=1m", `rolling-restart: unknown option "down=1m" (allowed: timeout=DURATION)`},
+		{"# nothing", "the plan has no step"},
+	} {
+		if _, err := ParsePlan(c.text); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
+		}
+	}
+	if err := p.Validate([]int32{1, 2, 3}); err == nil || err.Error() != "plan, line 4: broker 5 is not one of the cluster's (1, 2, 3)" {
+		t.Errorf("validate: %v", err)
+	}
+}
+
+// smallImported is the 4.x fixture cluster with a light load, for plan runs that take a
+// second or two.
+func smallImported(t testing.TB) []byte {
+	base, _ := Preset(PresetSmall)
+	imp, err := Import(fixtureInputs(t), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp.Description.DataBytesPerBroker = 2e9
+	doc, err := imp.Description.Scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func TestRunPlanComparison(t *testing.T) {
+	plan, err := ParsePlan("rolling-restart 1,2,3,5,6 timeout=10m\nreplace-disk 3 down=2m timeout=20m\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := smallImported(t)
+	cand := DefaultPolicies()[1]
+	pc, err := RunPlanComparison(context.Background(), doc, plan, cand, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []PlanRun{pc.Current, pc.Candidate} {
+		r := run.Result
+		if r.Aborted != "" {
+			t.Errorf("%s: aborted: %s", run.Policy.Name, r.Aborted)
+		}
+		if len(r.Steps) != 6 {
+			t.Fatalf("%s: %d step outcomes, want 6 (five brokers rolled, one disk)", run.Policy.Name, len(r.Steps))
+		}
+		for i, want := range []int32{1, 2, 3, 5, 6, 3} {
+			s := r.Steps[i]
+			if s.Broker != want || s.ReadyMs < s.StartedMs || s.StartedMs < s.StoppedMs || s.StoppedMs < s.AtMs {
+				t.Errorf("%s: step %d: %+v, want broker %d stopped, started and ready in order", run.Policy.Name, i, s, want)
+			}
+			if i > 0 && s.AtMs < r.Steps[i-1].ReadyMs {
+				t.Errorf("%s: broker %d stopped at %d before broker %d was ready at %d", run.Policy.Name, s.Broker, s.AtMs, r.Steps[i-1].Broker, r.Steps[i-1].ReadyMs)
+			}
+		}
+		if r.Result.Violation != "" {
+			t.Errorf("%s: violation %s", run.Policy.Name, r.Result.Violation)
+		}
+		if len(r.UnderMinIsr) != len(r.Result.Series.TimeMs) {
+			t.Errorf("%s: %d under-min-ISR points for %d samples", run.Policy.Name, len(r.UnderMinIsr), len(r.Result.Series.TimeMs))
+		}
+		if len(run.Verdicts) != 3 {
+			t.Errorf("%s: %d verdicts", run.Policy.Name, len(run.Verdicts))
+		}
+	}
+	// The same plan again gives the same figures: one seed, one clock.
+	again, err := RunPlanComparison(context.Background(), doc, plan, cand, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := pc.Candidate.Result.Steps, again.Candidate.Result.Steps; len(a) != len(b) || a[len(a)-1] != b[len(b)-1] {
+		t.Errorf("not deterministic: %+v vs %+v", a, b)
+	}
+}
+
+// A rehearsal stepped in slices gives RunPlanComparison's figures, and Close stops one midway.
+func TestRehearsalStepsLikeRunPlanComparison(t *testing.T) {
+	plan, err := ParsePlan("rolling-restart all timeout=10m\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := smallImported(t)
+	cand := DefaultPolicies()[1]
+	want, err := RunPlanComparison(context.Background(), doc, plan, cand, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRehearsal(doc, plan, cand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, steps := 0.0, 0
+	for {
+		done, p, err := r.Step(90_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p < last || p > 1 {
+			t.Fatalf("progress %v after %v", p, last)
+		}
+		last, steps = p, steps+1
+		if done {
+			break
+		}
+	}
+	if steps < 10 || last != 1 {
+		t.Errorf("%d steps, progress %v at the end", steps, last)
+	}
+	got, err := r.Comparison()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pair := range [][2]PlanRun{{want.Current, got.Current}, {want.Candidate, got.Candidate}} {
+		a, b := pair[0].Result, pair[1].Result
+		if !reflect.DeepEqual(a.Steps, b.Steps) || a.BalancedAtMs != b.BalancedAtMs || !reflect.DeepEqual(a.Result.Summary, b.Result.Summary) {
+			t.Errorf("run %d: stepped %+v, whole %+v", i, b.Steps, a.Steps)
+		}
+	}
+	half, err := NewRehearsal(doc, plan, cand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := half.Step(600_000); err != nil {
+		t.Fatal(err)
+	}
+	half.Close()
+	if _, err := half.Comparison(); err == nil {
+		t.Error("a closed rehearsal gave a comparison")
+	}
+}

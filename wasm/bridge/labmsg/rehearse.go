@@ -1,0 +1,203 @@
+package labmsg
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kraftlab/kraftlab/lab"
+	"github.com/kraftlab/kraftlab/wasm/bridge"
+)
+
+// This file answers the lab page's "Rehearse a rollout on your cluster": import the cluster
+// from Kafka's tools' output (lab.Import), run a plan under the current and the candidate
+// config (lab.Rehearsal, stepped so that the page shows progress and cancels between slices),
+// and write the report (lab.Report, the same HTML and Markdown `kraftlab lab --report` writes).
+
+// RehearseRequest is the body of lab.rehearse.start.
+type RehearseRequest struct {
+	// Description is the base description (disks, throttles, seed), as lab.plan takes it.
+	Description json.RawMessage `json:"description"`
+	// Properties is the current config: a pasted server.properties or kafka-configs.sh output.
+	Properties string `json:"properties,omitempty"`
+	// Topics, LogDirs, Quorum and Rates are the tools' outputs (lab.Inputs).
+	Topics  string `json:"topics"`
+	LogDirs string `json:"logDirs,omitempty"`
+	Quorum  string `json:"quorum,omitempty"`
+	Rates   string `json:"rates,omitempty"`
+	// Plan is the plan's text; Candidate the candidate config.
+	Plan      string        `json:"plan"`
+	Candidate PolicyRequest `json:"candidate"`
+}
+
+// RehearseStartBody is the reply to lab.rehearse.start. With Errors, nothing runs.
+type RehearseStartBody struct {
+	Errors []FieldError      `json:"errors"`
+	Import *lab.ImportReport `json:"import,omitempty"`
+	Steps  []string          `json:"steps,omitempty"`
+	Runs   int               `json:"runs"`
+}
+
+// RehearseStepBody is the reply to lab.rehearse.step.
+type RehearseStepBody struct {
+	Done     bool    `json:"done"`
+	Progress float64 `json:"progress"`
+}
+
+// RehearseReportBody is the reply to lab.rehearse.report: the report in both formats, and the
+// verdicts for the page's summary.
+type RehearseReportBody struct {
+	HTML     string                   `json:"html"`
+	Markdown string                   `json:"markdown"`
+	Verdicts map[string][]lab.Verdict `json:"verdicts"`
+}
+
+// importFields maps an import error's input to the page's field.
+var importFields = map[string]string{lab.SourceTopics: "import.topics", lab.SourceLogDirs: "import.logDirs",
+	lab.SourceQuorum: "import.quorum", lab.SourceRates: "import.rates"}
+
+type rehearsalState struct {
+	r       *lab.Rehearsal
+	imp     *lab.Imported
+	current []lab.Override
+	version string
+}
+
+func registerRehearse(b *bridge.Bridge) {
+	s := &rehearsalState{version: b.Version()}
+	b.Register("lab.rehearse.start", s.start)
+	b.Register("lab.rehearse.step", s.step)
+	b.Register("lab.rehearse.report", s.report)
+	b.Register("lab.rehearse.cancel", s.cancel)
+}
+
+func (s *rehearsalState) start(body json.RawMessage) (any, error) {
+	var req RehearseRequest
+	if err := bridge.Decode(body, &req); err != nil {
+		return nil, err
+	}
+	s.close()
+	out := &RehearseStartBody{Errors: []FieldError{}}
+	fail := func(field string, line int, err error) (any, error) {
+		out.Errors = append(out.Errors, FieldError{Field: field, Line: line, Message: err.Error()})
+		out.Import, out.Steps, out.Runs = nil, nil, 0
+		return out, nil
+	}
+	base, field, err := labDescription(req.Description)
+	if err != nil {
+		return fail(field, 0, err)
+	}
+	var current []lab.Override
+	if req.Properties != "" {
+		p := lab.ParseProperties(req.Properties)
+		for _, ln := range p.Lines {
+			if ln.Status == lab.Invalid {
+				return fail("properties", ln.Line, fmt.Errorf("line %d: %s", ln.Line, ln.Reason))
+			}
+		}
+		current = p.Overrides
+	}
+	imp, err := lab.Import(lab.Inputs{Topics: req.Topics, LogDirs: req.LogDirs, Quorum: req.Quorum, Rates: req.Rates}, base)
+	if err != nil {
+		var ie *lab.ImportError
+		if errors.As(err, &ie) {
+			return fail(importFields[ie.Source], ie.Line, err)
+		}
+		return fail("import.topics", 0, err)
+	}
+	plan, err := lab.ParsePlan(req.Plan)
+	if err != nil {
+		var pe *lab.PlanError
+		line := 0
+		if errors.As(err, &pe) {
+			line = pe.Line
+		}
+		return fail("plan", line, err)
+	}
+	ovs, line, err := labOverrides(req.Candidate.Overrides)
+	if err != nil {
+		return fail("candidate", line, fmt.Errorf("candidate line %d: %w", line, err))
+	}
+	name := strings.TrimSpace(req.Candidate.Name)
+	if name == "" {
+		name = "candidate"
+	}
+	doc, err := imp.Description.Scenario()
+	if err == nil {
+		doc, err = lab.ApplyOverrides(doc, current)
+	}
+	if err != nil {
+		return fail("properties", 0, err)
+	}
+	r, err := lab.NewRehearsal(doc, plan, lab.Policy{Name: name, Overrides: ovs})
+	if err != nil {
+		var pe *lab.PlanError
+		if errors.As(err, &pe) {
+			return fail("plan", pe.Line, err)
+		}
+		return fail("candidate", 0, err)
+	}
+	s.r, s.imp, s.current = r, imp, current
+	out.Import, out.Runs = &imp.Report, r.Runs()
+	for _, st := range plan.Steps {
+		out.Steps = append(out.Steps, st.String())
+	}
+	return out, nil
+}
+
+func (s *rehearsalState) step(body json.RawMessage) (any, error) {
+	var req struct {
+		Ms int64 `json:"ms"`
+	}
+	if err := bridge.Decode(body, &req); err != nil {
+		return nil, err
+	}
+	if s.r == nil {
+		return nil, errors.New("lab.rehearse.step: no rehearsal started (send lab.rehearse.start)")
+	}
+	done, p, err := s.r.Step(req.Ms)
+	if err != nil {
+		return nil, err
+	}
+	return RehearseStepBody{Done: done, Progress: p}, nil
+}
+
+func (s *rehearsalState) report(body json.RawMessage) (any, error) {
+	if err := bridge.Decode(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	if s.r == nil {
+		return nil, errors.New("lab.rehearse.report: no rehearsal started (send lab.rehearse.start)")
+	}
+	pc, err := s.r.Comparison()
+	if err != nil {
+		return nil, err
+	}
+	rep := &lab.Report{Version: s.version, Imported: s.imp, Current: s.current, Comparison: pc}
+	var h, md bytes.Buffer
+	if err := rep.WriteHTML(&h); err != nil {
+		return nil, err
+	}
+	if err := rep.WriteMarkdown(&md); err != nil {
+		return nil, err
+	}
+	return RehearseReportBody{HTML: h.String(), Markdown: md.String(),
+		Verdicts: map[string][]lab.Verdict{"current": pc.Current.Verdicts, "candidate": pc.Candidate.Verdicts}}, nil
+}
+
+func (s *rehearsalState) cancel(body json.RawMessage) (any, error) {
+	if err := bridge.Decode(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	s.close()
+	return struct{}{}, nil
+}
+
+func (s *rehearsalState) close() {
+	if s.r != nil {
+		s.r.Close()
+		s.r = nil
+	}
+}

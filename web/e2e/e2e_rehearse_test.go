@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/web/build"
+)
+
+// importFixture is one of lab's import fixtures (written from Kafka's tools' output formats).
+func importFixture(t *testing.T, name string) string {
+	t.Helper()
+	root, err := build.FindRoot()
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(root, "lab", "testdata", "import", name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// A person pastes kafka-topics.sh --describe output, runs a plan, and downloads the report.
+func TestLabRehearse(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+	tb := openLab(t, bctx, url)
+	validated(t, tb)
+
+	// A bad plan is named next to the plan, and nothing runs.
+	paste(t, tb, "r-topics", importFixture(t, "topics-4x.txt"))
+	paste(t, tb, "r-plan", "rolling-restart all timeout=10m\nreboot 3\n")
+	click(t, tb, "#r-run")
+	poll(t, tb, `document.getElementById("rehearse").dataset.state === "invalid"`)
+	assert.Contains(t, text(t, tb, "r-plan-e"), `plan, line 2: unknown step "reboot"`)
+	assert.True(t, eval[bool](t, tb, `document.getElementById("r-results").hidden`))
+
+	// The describe, a small plan, and the run to its end with progress.
+	paste(t, tb, "r-plan", "rolling-restart 1,2,3 timeout=10m\n")
+	click(t, tb, "#r-run")
+	_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](`["done", "failed"].includes(document.getElementById("rehearse").dataset.state)`,
+		chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(9*time.Minute)))
+	require.NoError(t, err)
+	require.Equal(t, "done", eval[string](t, tb, `document.getElementById("rehearse").dataset.state`), text(t, tb, "r-status"))
+	assert.Equal(t, 1.0, eval[float64](t, tb, `document.getElementById("r-progress").value`))
+	assert.Contains(t, text(t, tb, "r-import"), "Imported: 5 brokers, 15 partitions")
+	assert.Empty(t, text(t, tb, "r-plan-e"))
+	report := eval[string](t, tb, `document.getElementById("r-report").srcdoc`)
+	for _, topic := range []string{"orders.v2", "payments-eu", "__consumer_offsets", "audit_log"} {
+		assert.Contains(t, report, topic)
+	}
+	assert.Contains(t, report, "Verdicts (KIP-1358")
+
+	// Download the report: the file is what the page shows.
+	dl := t.TempDir()
+	_, err = chromedp.CallBrowser(tb.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dl})
+	require.NoError(t, err)
+	click(t, tb, "#r-download")
+	var got []byte
+	require.Eventually(t, func() bool {
+		got, err = os.ReadFile(filepath.Join(dl, "kraftlab-rehearsal.html"))
+		return err == nil && len(got) == len(report)
+	}, 30*time.Second, 100*time.Millisecond, "the downloaded report")
+	assert.Equal(t, report, string(got))
+	assert.Empty(t, tb.consoleErrors())
+
+	for _, w := range []int64{390, 800, 1440} {
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w, 900), chromedp.ScrollIntoView(chromedp.CSS("#rehearse"))))
+		screenshot(t, tb, fmt.Sprintf("lab-rehearse-%d.png", w), "#rehearse")
+	}
+
+	// Cancel: a long plan stops at the next slice.
+	paste(t, tb, "r-plan", "rolling-restart all timeout=10m\npause 24h\n")
+	click(t, tb, "#r-run")
+	poll(t, tb, `document.getElementById("rehearse").dataset.state === "running" && /Running/.test(document.getElementById("r-status").textContent)`)
+	click(t, tb, "#r-cancel")
+	poll(t, tb, `document.getElementById("rehearse").dataset.state === "cancelled"`)
+	assert.True(t, strings.HasPrefix(text(t, tb, "r-status"), "Cancelled"))
+}

@@ -1,0 +1,124 @@
+package e2e
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReliability opens the pages the way a hostile or unlucky reader does: links that are
+// wrong in every way, storage the browser blocks, replays too long to do at once, a worker
+// that dies. Each time the page must explain what happened and keep working.
+func TestReliability(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+
+	t.Run("bad lab links are explained and the defaults start", func(t *testing.T) {
+		b64 := base64.RawURLEncoding.EncodeToString
+		for _, c := range []struct{ name, fragment, says string }{
+			{"wrong types", b64([]byte(`{"preset":"small","d":{},"pol":"abc"}`)), `its field "pol" is "abc", not a list of policies`},
+			{"wrong field type", b64([]byte(`{"preset":"small","d":{"brokers":3}}`)), `its field "d.brokers" is 3, not text`},
+			{"unknown field", b64([]byte(`{"preset":"small","d":{"x":"1"}}`)), `it names a form field "x" that the lab does not have`},
+			{"not JSON", b64([]byte(`{"preset":`)), "it is not JSON"},
+			{"corrupt", "%%%not-base64", "it is not base64url text"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				tb := newTab(t, bctx)
+				require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/lab.html#lab="+c.fragment)))
+				poll(t, tb, `["ready", "failed"].includes(document.getElementById("status").dataset.state)`)
+				require.Equal(t, "ready", eval[string](t, tb, `document.getElementById("status").dataset.state`),
+					"error report: %s", eval[string](t, tb, `document.getElementById("error-report").textContent`))
+				status := text(t, tb, "status")
+				assert.Contains(t, status, "This link could not be opened: "+c.says)
+				assert.Contains(t, status, "The defaults were started instead.")
+				if c.name == "wrong types" {
+					screenshot(t, tb, "lab-bad-link.png", "")
+				}
+				// The defaults are on the form, and the page answers: policies drawn, a
+				// comparison button wired (its click starts a run).
+				assert.GreaterOrEqual(t, eval[int](t, tb, `document.querySelectorAll("#policies .lab-policy").length`), 2)
+				validated(t, tb)
+				assert.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`))
+				click(t, tb, "#add-policy")
+				poll(t, tb, `document.querySelectorAll("#policies .lab-policy").length >= 3`)
+				assert.Empty(t, tb.consoleErrors())
+			})
+		}
+	})
+
+	t.Run("blocked storage: lessons work and the index says progress is not kept", func(t *testing.T) {
+		tb := newTab(t, bctx)
+		// As a browser that blocks storage for the site does: reading localStorage throws.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+			_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: blockStorageJS})
+			return err
+		})))
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/lessons.html")))
+		poll(t, tb, `document.body.dataset.ready === "true"`)
+		require.True(t, eval[bool](t, tb, `(() => { try { localStorage; return false } catch { return true } })()`), "storage is blocked")
+		assert.Equal(t, "blocked", eval[string](t, tb, `document.body.dataset.storage || ""`))
+		assert.Contains(t, text(t, tb, "reset-status"), "your progress will not be kept")
+		assert.Equal(t, 8, eval[int](t, tb, `document.querySelectorAll(".lesson-entry .lesson-state[data-state=new]").length`))
+		screenshot(t, tb, "lessons-storage-blocked.png", "")
+
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(url+"/#lesson=1&step=1")))
+		poll(t, tb, `!!document.body.dataset.lesson || !!document.body.dataset.lessonError`)
+		assert.Equal(t, "01-electing-a-new-leader", eval[string](t, tb, `document.body.dataset.lesson || ""`))
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+		assert.Contains(t, text(t, tb, "lesson-text"), "broker.session.timeout.ms")
+		poll(t, tb, `document.querySelectorAll("#config-list input, #config-list select").length > 0`)
+		// The learner does the step; its goals are met though nothing can be stored.
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`), "no error panel")
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("long share-link replays run in slices and can be cancelled", func(t *testing.T) {
+		// Each limit alone passes; their product is refused before anything runs.
+		big := `{"seed":1,"duration_ms":1000,"cluster":{"brokers":64,"topics":[{"name":"t","partition_count":100000,"replication_factor":3}]}}`
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"+link("1", "604800000", big))))
+		poll(t, tb, `!!document.body.dataset.linkError`)
+		assert.Contains(t, text(t, tb, "link-error"), "This link could not be opened: replaying 7 days of a cluster of 100,000 partitions is more than the page can do in reasonable time; allowed for this cluster: up to 36 h 31 min")
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+		assert.Equal(t, 4, eval[int](t, tb, `document.querySelectorAll("#broker-list > li").length`), "the default cluster started")
+
+		// Seven days of a small cluster: allowed, replayed in slices under a progress bar; the
+		// page answers meanwhile, and Cancel keeps the run at the time reached, paused.
+		small := `{"seed":1,"duration_ms":1000,"cluster":{"brokers":4,"topics":[{"name":"t","partition_count":12,"replication_factor":3}]}}`
+		tb = newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"+link("1", "604800000", small))))
+		poll(t, tb, `document.body.dataset.replay === "running" && Number(document.getElementById("replay").dataset.timeMs) > 60000`)
+		assert.False(t, eval[bool](t, tb, `document.getElementById("replay").hidden`))
+		assert.Contains(t, text(t, tb, "replay-text"), "Replaying the shared run: ")
+		assert.Contains(t, text(t, tb, "replay-text"), " of 168:00:00")
+		assert.Greater(t, eval[float64](t, tb, `document.getElementById("replay-progress").value`), 0.0)
+		screenshot(t, tb, "replay-progress.png", "")
+		click(t, tb, "#replay-cancel")
+		poll(t, tb, `document.body.dataset.replay === "cancelled"`)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("replay").hidden`))
+		reached := pauseAt(t, tb)
+		assert.Greater(t, reached, int64(60000))
+		assert.Less(t, reached, int64(604800000))
+		poll(t, tb, `document.getElementById("event-log").textContent.includes("Stopped replaying the shared run at")`)
+		// The URL keeps the time reached: a reload opens there.
+		poll(t, tb, `location.hash.includes("&t=`+strconv.FormatInt(reached, 10)+`&")`)
+		assert.Empty(t, tb.consoleErrors())
+	})
+}
+
+// blockStorageJS makes window.localStorage throw a SecurityError, as Chromium does when its
+// settings block site data; it runs before any of the page's scripts.
+const blockStorageJS = `Object.defineProperty(window, "localStorage", {configurable: true,
+	get() { throw new DOMException("The operation is insecure.", "SecurityError"); }});`

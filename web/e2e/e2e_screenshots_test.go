@@ -1,0 +1,128 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/web/build"
+)
+
+// screenshotWidths are the window widths a person meets the pages at: a phone, a small laptop
+// window or tablet, a desktop.
+var screenshotWidths = []struct{ w, h int }{{390, 844}, {800, 900}, {1440, 900}}
+
+// TestScreenshots is the screenshot tool (`make screenshots`): with KRAFTLAB_SCREENSHOTS set to
+// a folder (relative to the repository root), it saves what a person sees on the playground,
+// in presenter mode, in a lesson, on the lessons index and in the config lab, at each of
+// screenshotWidths: the viewport as the page opens it ("-view") and the whole page ("-page").
+// It checks nothing beyond the pages opening: the pictures are for a person to look at.
+func TestScreenshots(t *testing.T) {
+	out := os.Getenv("KRAFTLAB_SCREENSHOTS")
+	if out == "" {
+		t.Skip("set KRAFTLAB_SCREENSHOTS=<folder> (or run `make screenshots`) to save the screenshot set")
+	}
+	if !filepath.IsAbs(out) {
+		root, err := build.FindRoot()
+		require.NoError(t, err)
+		out = filepath.Join(root, out)
+	}
+	require.NoError(t, os.MkdirAll(out, 0o755))
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+
+	save := func(t *testing.T, tb *tab, name string) {
+		t.Helper()
+		view, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
+		require.NoError(t, err)
+		page, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(90))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(out, name+"-view.png"), view, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(out, name+"-page.jpg"), page, 0o644))
+		t.Logf("screenshot: %s-{view.png,page.jpg}", filepath.Join(out, name))
+	}
+	at := func(t *testing.T, w, h int, path string) *tab {
+		t.Helper()
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(int64(w), int64(h)), chromedp.Navigate(url+path)))
+		return tb
+	}
+	ready := func(t *testing.T, tb *tab) {
+		t.Helper()
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready"`)
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+	}
+	// settle waits for the page's next two animation frames, so that the picture is the page
+	// as drawn after the last change.
+	settle := func(t *testing.T, tb *tab) {
+		t.Helper()
+		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	}
+
+	for _, size := range screenshotWidths {
+		w, h := size.w, size.h
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			t.Run("playground", func(t *testing.T) {
+				tb := at(t, w, h, "/")
+				ready(t, tb)
+				save(t, tb, fmt.Sprintf("playground-%d-start", w))
+				// The README's tour: select broker 1, kill it, let the controller fence it and
+				// move its leaderships, then pause.
+				setSpeed(t, tb, 100)
+				press(t, tb, "1", "k")
+				logItem(t, tb, "broker 1 fenced")
+				poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > 120000`)
+				press(t, tb, " ")
+				poll(t, tb, `document.body.dataset.sim === "paused"`)
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("playground-%d-killed", w))
+
+				press(t, tb, "p")
+				poll(t, tb, `document.body.classList.contains("presenter")`)
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("presenter-%d", w))
+				// The charts, as a speaker scrolls to them.
+				eval[bool](t, tb, `document.getElementById("charts").scrollIntoView({block: "start", behavior: "instant"}), true`)
+				settle(t, tb)
+				view, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(filepath.Join(out, fmt.Sprintf("presenter-%d-charts-view.png", w)), view, 0o644))
+			})
+			t.Run("lesson", func(t *testing.T) {
+				tb := at(t, w, h, "/#lesson=1&step=1")
+				ready(t, tb)
+				poll(t, tb, `!!document.body.dataset.lesson`)
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("lesson-%d", w))
+			})
+			t.Run("lessons index", func(t *testing.T) {
+				tb := at(t, w, h, "/lessons.html")
+				poll(t, tb, `document.readyState === "complete"`)
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("lessons-index-%d", w))
+			})
+			t.Run("lab", func(t *testing.T) {
+				tb := at(t, w, h, "/lab.html")
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 5*time.Minute)
+				t.Cleanup(cancel)
+				tb.ctx = ctx
+				poll(t, tb, `document.getElementById("status").dataset.state === "ready"`)
+				validated(t, tb)
+				click(t, tb, `[data-preset="small"]`)
+				validated(t, tb)
+				click(t, tb, "#compare-run")
+				finished(t, tb, "compare-status")
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("lab-%d", w))
+			})
+		})
+	}
+}
