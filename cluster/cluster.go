@@ -78,6 +78,14 @@ type Cluster struct {
 	rolling            *rolling
 	bootOffset         int64
 	booted             bool
+
+	// obs, when set, is told of every Happening (Observe). runOf maps a partition an
+	// electPreferred run elected to the run's number until its leader change commits;
+	// manualElection marks those an elect_leaders event asked for. Both exist only while
+	// someone observes.
+	obs            func(*Happening)
+	runOf          map[int32]int
+	manualElection map[int32]bool
 }
 
 // DefaultSpec returns a Spec with Kafka's and the recovery model's defaults: 3 controllers and
@@ -361,6 +369,13 @@ func (c *Cluster) applyCommitted(ce control.CommittedEntry, replay func(metadata
 			c.dur.ObserveUnclean(newLeader, p.LeaderEpoch)
 		}
 	}
+	if c.obs != nil {
+		changed := int32(-1)
+		if before != nil {
+			changed = touched
+		}
+		c.tellCommitted(ce, before, changed)
+	}
 	now := ce.CommitMs - c.t0
 	switch r := ce.Record.(type) {
 	case *metadata.PartitionRecord:
@@ -457,6 +472,9 @@ func (c *Cluster) takeRuns(e *controller.Controller, node int32) {
 			}
 		}
 		c.runs = append(c.runs, BalancerRun{Run: r, Leaders: r.Leaders, Controller: node, Partitions: names})
+		if c.obs != nil {
+			c.tellRun(len(c.runs), &c.runs[len(c.runs)-1])
+		}
 		c.electionsSinceLast += len(r.Elected)
 		if v := c.bal.Observe(r, e.Image()); v != nil {
 			c.fail(v)

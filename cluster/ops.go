@@ -329,6 +329,13 @@ func (c *Cluster) Do(ev Event) error {
 		res, err := c.ctl.ElectLeaders(ev.Election, ev.Partitions)
 		if err == nil {
 			c.electResults = append(c.electResults, ElectLeadersResult{TimeMs: c.Now(), Results: res})
+			if c.obs != nil {
+				for _, r := range res {
+					if idx, ok := c.view.PartitionIndex(r.Topic, r.Partition); ok && r.Error == nil {
+						c.manualElection[idx] = true
+					}
+				}
+			}
 		}
 		return err
 	case OpSnapshot:
@@ -336,7 +343,11 @@ func (c *Cluster) Do(ev Event) error {
 		if err != nil {
 			return err
 		}
-		_, err = c.ctl.Snapshot(id)
+		sid, err := c.ctl.Snapshot(id)
+		if err == nil && c.obs != nil {
+			c.obs(&Happening{Kind: Decided, AtMs: c.Now(), Decision: DecisionSnapshot, From: id, Partition: -1, Leader: -1, OldLeader: -1,
+				Offset: sid.EndOffset, Reason: fmt.Sprintf("controller %d wrote a metadata snapshot up to offset %d: a node that falls behind it loads the snapshot instead of replaying the log", id, sid.EndOffset)})
+		}
 		return err
 	case OpDescribe:
 		c.describes = append(c.describes, Describe{TimeMs: c.Now(), Partitions: c.Partitions()})

@@ -91,7 +91,7 @@ func Compare(ctx context.Context, doc []byte, policies []Policy, opts Options) (
 		return nil, err
 	}
 	baseIdx := b.add(baseDoc)
-	res, err := b.run(ctx, opts)
+	res, err := b.run(ctx, opts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -124,16 +124,23 @@ func (b *batch) add(doc []byte) int {
 
 // run plays every scenario, opts.Workers at a time, and returns the results in the batch's
 // order whatever the order they finish in. The first error (by index, so the same one every
-// time) is returned.
-func (b *batch) run(ctx context.Context, opts Options) ([]*RunResult, error) {
+// time) is returned. onRun, if set, is told of each run as it finishes, one call at a time.
+func (b *batch) run(ctx context.Context, opts Options, onRun func(i int, r *RunResult)) ([]*RunResult, error) {
+	// Each run looks at ctx every simulated second (about a tenth of a second of the largest
+	// preset's work), so that an interrupt stops a batch within a second; results do not
+	// depend on the step.
+	each := RunOptions{StepMs: 1000}
 	n := len(b.docs)
 	out := make([]*RunResult, n)
 	errs := make([]error, n)
 	var mu sync.Mutex
 	done := 0
-	finish := func() {
+	finish := func(i int) {
 		mu.Lock()
 		defer mu.Unlock()
+		if onRun != nil {
+			onRun(i, out[i])
+		}
 		done++
 		if opts.Progress != nil {
 			opts.Progress(done, n)
@@ -141,10 +148,10 @@ func (b *batch) run(ctx context.Context, opts Options) ([]*RunResult, error) {
 	}
 	if opts.Workers <= 1 {
 		for i, d := range b.docs {
-			if out[i], errs[i] = Run(ctx, d, RunOptions{}); errs[i] != nil {
+			if out[i], errs[i] = Run(ctx, d, each); errs[i] != nil {
 				return nil, errs[i]
 			}
-			finish()
+			finish(i)
 		}
 		return out, nil
 	}
@@ -157,12 +164,12 @@ func (b *batch) run(ctx context.Context, opts Options) ([]*RunResult, error) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				out[i], errs[i] = Run(ctx, b.docs[i], RunOptions{})
+				out[i], errs[i] = Run(ctx, b.docs[i], each)
 				if errs[i] != nil {
 					cancel()
 					continue
 				}
-				finish()
+				finish(i)
 			}
 		}()
 	}

@@ -17,7 +17,14 @@
 //     series and the verdict table of KIP-1358's acceptance criteria;
 //   - sweep.go, write.go: a grid of one or two configs run in parallel with results in cell
 //     order, written as CSV or JSON; sensitivity.go: the comparison again with the model's
-//     uncertain parameters (assumptions.go) at their low and high values.
+//     uncertain parameters (assumptions.go) at their low and high values;
+//   - import*.go: an operator's own cluster read from what Kafka's tools print
+//     (kafka-topics.sh, kafka-log-dirs.sh, kafka-metadata-quorum.sh, BytesInPerSec rates) into
+//     a Description with its exact assignment (describe_assignment.go), every unused line
+//     reported;
+//   - plan*.go, report*.go: a rollout plan (rolling restart waiting for no under-replicated
+//     partition, disk replacement, controlled shutdown, pause) rehearsed under the current and
+//     the candidate config, and the change review's report in HTML (inline SVG) and Markdown.
 //
 // Everything here is deterministic: the same scenario, seed and overrides give the same
 // figures, whatever the number of workers. This package imports cluster and cluster/scenario

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -286,5 +287,76 @@ func BenchmarkImport200k(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// describeOf writes a scenario's starting partitions as kafka-topics.sh --describe prints them
+// (TopicCommand's 4.x format), with min.insync.replicas in each topic's Configs.
+func describeOf(t *testing.T, doc []byte, minISR int) string {
+	t.Helper()
+	r, err := NewRunner(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	parts := r.c.Partitions()
+	for i, p := range parts {
+		if i == 0 || parts[i-1].Topic != p.Topic {
+			n := 0
+			for _, q := range parts {
+				if q.Topic == p.Topic {
+					n++
+				}
+			}
+			fmt.Fprintf(&b, "Topic: %s\tTopicId: AAAAAAAAAAAAAAAAAAAAAA\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: min.insync.replicas=%d\n", p.Topic, n, len(p.Replicas), minISR)
+		}
+		fmt.Fprintf(&b, "\tTopic: %s\tPartition: %d\tLeader: %d\tReplicas: %s\tIsr: %s\tElr: \tLastKnownElr: \n", p.Topic, p.Partition, p.Leader, joinIDs(p.Replicas, ","), joinIDs(p.Isr, ","))
+	}
+	return b.String()
+}
+
+// A rehearsal's verdicts match the same cluster described by hand: the small preset, described
+// by its fields, and imported from its own describe output, give the same verdicts.
+func TestImportedVerdictsMatchHandDescription(t *testing.T) {
+	hand, _ := Preset(PresetSmall)
+	handDoc, err := hand.Scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := Preset(PresetSmall)
+	imp, err := Import(Inputs{Topics: describeOf(t, handDoc, hand.MinInsyncReplicas)}, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if imp.Description.Event.Broker != 0 || !slices.Equal(imp.Description.BrokerIDs, []int32{0, 1, 2}) {
+		t.Fatalf("imported brokers %v, event on %d", imp.Description.BrokerIDs, imp.Description.Event.Broker)
+	}
+	impDoc, err := imp.Description.Scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := DefaultPolicies()
+	a, err := Compare(context.Background(), handDoc, ps, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Compare(context.Background(), impDoc, ps, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := 0
+	for i := range ps {
+		for j, v := range a.Policies[i].Verdicts {
+			w := b.Policies[i].Verdicts[j]
+			if v.Status != NotMeasured {
+				measured++
+			}
+			if v.Status != w.Status {
+				t.Errorf("%s, %s: by hand %s (%s), imported %s (%s)", ps[i].Name, v.Criterion, v.Status, v.MeasuredText, w.Status, w.MeasuredText)
+			}
+		}
+	}
+	if measured < 4 {
+		t.Errorf("only %d verdicts measured: the comparison says too little to compare", measured)
 	}
 }

@@ -96,7 +96,7 @@ func RunPlanComparison(ctx context.Context, doc []byte, plan *Plan, candidate Po
 			Verdicts: Verdicts(results[i].Result, results[base].Result)}
 	}
 	pc.Current = mk("current", cur, doc, nil)
-	pc.Candidate = mk("candidate: "+candidate.Name, cand, candDoc, candidate.Overrides)
+	pc.Candidate = mk(candidateName(candidate.Name), cand, candDoc, candidate.Overrides)
 	return pc, nil
 }
 
@@ -183,4 +183,13 @@ func (pc *PlanComparison) WriteJSON(w io.Writer, flips []Flip) error {
 		Candidate runJSON    `json:"candidate"`
 		Flips     []Flip     `json:"flips,omitempty"`
 	}{pc.Current.Result.Result.Seed, pc.Plan.Steps, mk(pc.Current), mk(pc.Candidate), flips})
+}
+
+// candidateName is the candidate's column title: "candidate: NAME", or "candidate" alone when
+// the name says no more.
+func candidateName(name string) string {
+	if name == "" || name == "candidate" {
+		return "candidate"
+	}
+	return "candidate: " + name
 }

@@ -143,6 +143,51 @@ func TestRehearsalStepsLikeRunPlanComparison(t *testing.T) {
 			t.Errorf("run %d: stepped %+v, whole %+v", i, b.Steps, a.Steps)
 		}
 	}
+	// Spread over workers: each plays one run, the first adopts the others' and judges.
+	var parts []*Rehearsal
+	for i := range r.Runs() {
+		w, err := NewRehearsal(doc, plan, cand)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.PlayOnly(i); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			done, _, err := w.Step(300_000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done {
+				break
+			}
+		}
+		parts = append(parts, w)
+	}
+	for i := 1; i < len(parts); i++ {
+		data, err := parts[i].Export(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := parts[0].Adopt(i, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spread, err := parts[0].Comparison()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pair := range [][2]PlanRun{{want.Current, spread.Current}, {want.Candidate, spread.Candidate}} {
+		a, b := pair[0], pair[1]
+		if !reflect.DeepEqual(a.Result.Steps, b.Result.Steps) || !reflect.DeepEqual(a.Result.Result.Summary, b.Result.Result.Summary) ||
+			!reflect.DeepEqual(a.Verdicts, b.Verdicts) || !reflect.DeepEqual(a.Result.UnderMinIsr, b.Result.UnderMinIsr) {
+			t.Errorf("run %d spread over workers differs from the whole", i)
+		}
+	}
+	if err := parts[0].Adopt(0, nil); err == nil {
+		t.Error("adopted the run the worker plays itself")
+	}
+
 	half, err := NewRehearsal(doc, plan, cand)
 	if err != nil {
 		t.Fatal(err)
@@ -153,5 +198,32 @@ func TestRehearsalStepsLikeRunPlanComparison(t *testing.T) {
 	half.Close()
 	if _, err := half.Comparison(); err == nil {
 		t.Error("a closed rehearsal gave a comparison")
+	}
+}
+
+// The plan's sensitivity reruns it with an assumption moved and lists what flips, against
+// the base verdicts; a flip's outcomes are the variant's.
+func TestRunPlanSensitivity(t *testing.T) {
+	plan, err := ParsePlan("replace-disk 1 down=1m timeout=20m\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := smallImported(t)
+	cand := DefaultPolicies()[1]
+	base, err := RunPlanComparison(context.Background(), doc, plan, cand, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flips, err := RunPlanSensitivity(context.Background(), doc, plan, cand, []string{"local_data"}, base, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range flips {
+		if f.Key != "local_data" || (f.Side != "low" && f.Side != "high") || f.From == f.To {
+			t.Errorf("flip %+v", f)
+		}
+	}
+	if _, err := RunPlanSensitivity(context.Background(), doc, plan, cand, []string{"moon"}, base, Options{}); err == nil || !strings.Contains(err.Error(), `unknown assumption "moon"`) {
+		t.Errorf("unknown assumption: %v", err)
 	}
 }

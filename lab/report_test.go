@@ -67,7 +67,7 @@ func TestReport(t *testing.T) {
 			t.Errorf("the HTML report names a URL: %s", u)
 		}
 	}
-	if n := strings.Count(page, "<svg"); n != 6 {
+	if n := strings.Count(page, "<figure>"); n != 6 {
 		t.Errorf("%d charts, want 6 (leaders per broker twice, under-replicated, under min ISR, leaderless, p99)", n)
 	}
 }

@@ -125,9 +125,8 @@ const reportCSS = `body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-se
 h1{font-size:1.6rem;line-height:1.25}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem;display:block;overflow-x:auto}
 th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}th{background:#f3f5f7}
-li,td,p{overflow-wrap:anywhere}pre{background:#f3f5f7;padding:.6rem;overflow-x:auto}figure{margin:1rem 0}figcaption{font-weight:600;margin-bottom:.3rem}
-svg{max-width:100%;height:auto;font:11px system-ui,sans-serif}.legend{font-size:.85rem;display:flex;flex-wrap:wrap;gap:.2rem 1rem}
-.legend span::before{content:"";display:inline-block;width:.8rem;height:.25rem;margin-right:.3rem;vertical-align:middle;background:var(--c)}
+li,td,p{overflow-wrap:anywhere}pre{background:#f3f5f7;padding:.6rem;overflow-x:auto}figure{margin:1rem 0;overflow-x:auto}figcaption{font-weight:600;margin-bottom:.3rem}
+figure>svg{width:100%;min-width:720px;height:auto;font:13px system-ui,sans-serif}.legend{font-size:.85rem;display:flex;flex-wrap:wrap;gap:.2rem 1rem}
 @media print{body{margin:0;max-width:none}}`
 
 // palette colours series; leaders per broker cycle through it.
@@ -222,7 +221,13 @@ func writeSVGChart(b *strings.Builder, c *chart) {
 	ticks := 6
 	for i := 0; i <= ticks; i++ {
 		ms := t0 + (t1-t0)*int64(i)/int64(ticks)
-		fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\" fill=\"#57606a\">%s</text>\n", x(ms), height-8, clock(ms)[:len(clock(ms))-3])
+		anchor := "middle" // the first and last labels stay inside the chart
+		if i == 0 {
+			anchor = "start"
+		} else if i == ticks {
+			anchor = "end"
+		}
+		fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%g\" text-anchor=\"%s\" fill=\"#57606a\">%s</text>\n", x(ms), height-8, anchor, clock(ms)[:len(clock(ms))-3])
 	}
 	for _, m := range c.marks {
 		if m >= t0 && m <= t1 {
@@ -249,7 +254,10 @@ func writeSVGChart(b *strings.Builder, c *chart) {
 	b.WriteString("</svg>\n<div class=\"legend\">")
 	for i, s := range c.series {
 		lo, h := minMax(s.values)
-		fmt.Fprintf(b, "<span style=\"--c:%s\">%s (%s … %s)</span>", palette[i%len(palette)], e(s.name), figure(lo), figure(h))
+		// The swatch is an SVG rect, not a styled element: a page whose Content-Security-Policy
+		// refuses inline styles (the lab page, showing this report) still colours it.
+		fmt.Fprintf(b, "<span><svg width=\"14\" height=\"6\" aria-hidden=\"true\"><rect width=\"14\" height=\"4\" y=\"1\" fill=\"%s\"/></svg> %s (%s … %s)</span>",
+			palette[i%len(palette)], e(s.name), figure(lo), figure(h))
 	}
 	b.WriteString("</div>\n</figure>\n")
 }

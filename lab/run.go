@@ -137,6 +137,9 @@ type RunOptions struct {
 // Run plays a scenario to its end: a pure function of the file (seed and overrides
 // included), stopped early only by ctx, whose error it then returns.
 func Run(ctx context.Context, doc []byte, opts RunOptions) (*RunResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // before building the cluster, which alone takes a while for a large one
+	}
 	r, err := NewRunner(doc)
 	if err != nil {
 		return nil, err

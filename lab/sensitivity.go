@@ -116,7 +116,7 @@ func RunSensitivity(ctx context.Context, doc []byte, policies []Policy, keys []s
 			plans = append(plans, p)
 		}
 	}
-	res, err := b.run(ctx, opts)
+	res, err := b.run(ctx, opts, nil)
 	if err != nil {
 		return nil, err
 	}

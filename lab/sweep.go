@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"math"
@@ -168,14 +169,41 @@ func (s *Sweep) Runs() int { return len(s.batch.docs) }
 
 // Run plays every cell and baseline, opts.Workers at a time, and judges every cell.
 func (s *Sweep) Run(ctx context.Context, opts Options) error {
-	res, err := s.batch.run(ctx, opts)
-	if err != nil {
-		return err
+	_, err := s.Stream(ctx, opts, nil)
+	return err
+}
+
+// Stream plays the sweep as Run does and hands each cell to emit (if set) as soon as it and
+// every cell before it are judged: in grid order, whatever order the runs finish in, so that
+// an interrupted sweep keeps a prefix of its rows. It returns how many cells were handed on.
+// When ctx ends first, each run stops at its next simulated minute and Stream returns ctx's
+// error; an error from emit stops the sweep the same way and is returned.
+func (s *Sweep) Stream(ctx context.Context, opts Options, emit func(c *Cell) error) (int, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	results := make([]*RunResult, s.Runs())
+	next := 0
+	onRun := func(i int, r *RunResult) {
+		results[i] = r
+		for next < len(s.Cells) && context.Cause(ctx) == nil {
+			c := &s.Cells[next]
+			if results[c.runIdx] == nil || results[c.baseIdx] == nil {
+				return
+			}
+			c.Result, c.Baseline = results[c.runIdx], results[c.baseIdx]
+			c.Verdicts = Verdicts(c.Result, c.Baseline)
+			if emit != nil {
+				if err := emit(c); err != nil {
+					cancel(err)
+					return
+				}
+			}
+			next++
+		}
 	}
-	for i := range s.Cells {
-		c := &s.Cells[i]
-		c.Result, c.Baseline = res[c.runIdx], res[c.baseIdx]
-		c.Verdicts = Verdicts(c.Result, c.Baseline)
+	_, err := s.batch.run(ctx, opts, onRun)
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		err = cause // emit's error, not the cancellation it caused
 	}
-	return nil
+	return next, err
 }

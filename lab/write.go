@@ -49,33 +49,43 @@ var csvHeader = []string{"unfenced_at_ms", "leadership_restored_at_ms", "recover
 // the three criteria (-1 where never measured) and each verdict.
 func (s *Sweep) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	head := []string{"cell"}
-	for _, a := range s.Axes {
-		head = append(head, a.Name)
-	}
-	if err := cw.Write(append(head, csvHeader...)); err != nil {
+	if err := cw.Write(s.CSVHeader()); err != nil {
 		return err
 	}
-	for _, c := range s.Cells {
+	for i := range s.Cells {
+		c := &s.Cells[i]
 		if c.Result == nil {
 			return fmt.Errorf("lab: cell %d has not run", c.Index)
 		}
-		sum := SummaryOf(c.Result.Summary)
-		row := append([]string{strconv.Itoa(c.Index)}, c.Values...)
-		rec := verdictOf(c.Verdicts, CriterionRecovery)
-		row = append(row, i64(sum.UnfencedAtMs), i64(sum.LeadershipRestoredAtMs), i64(sum.RecoveryTimeMs),
-			i64(c.Baseline.Summary.RecoveryTimeMs), f3(rec.Measured), f3(sum.P99SteadyMs), f3(sum.P99Worst10MinMs),
-			f3(sum.P99Ratio), strconv.Itoa(sum.ProduceTimeouts), strconv.Itoa(sum.MaxElectionsPerRun))
-		for _, id := range []string{CriterionP99, CriterionTimeouts, CriterionRecovery} {
-			row = append(row, string(verdictOf(c.Verdicts, id).Status))
-		}
-		row = append(row, c.Result.Violation)
-		if err := cw.Write(row); err != nil {
+		if err := cw.Write(s.CSVRow(c)); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// CSVHeader is the first row WriteCSV writes.
+func (s *Sweep) CSVHeader() []string {
+	head := []string{"cell"}
+	for _, a := range s.Axes {
+		head = append(head, a.Name)
+	}
+	return append(head, csvHeader...)
+}
+
+// CSVRow is a judged cell's row, as WriteCSV writes it (for a sweep written as it runs).
+func (s *Sweep) CSVRow(c *Cell) []string {
+	sum := SummaryOf(c.Result.Summary)
+	row := append([]string{strconv.Itoa(c.Index)}, c.Values...)
+	rec := verdictOf(c.Verdicts, CriterionRecovery)
+	row = append(row, i64(sum.UnfencedAtMs), i64(sum.LeadershipRestoredAtMs), i64(sum.RecoveryTimeMs),
+		i64(c.Baseline.Summary.RecoveryTimeMs), f3(rec.Measured), f3(sum.P99SteadyMs), f3(sum.P99Worst10MinMs),
+		f3(sum.P99Ratio), strconv.Itoa(sum.ProduceTimeouts), strconv.Itoa(sum.MaxElectionsPerRun))
+	for _, id := range []string{CriterionP99, CriterionTimeouts, CriterionRecovery} {
+		row = append(row, string(verdictOf(c.Verdicts, id).Status))
+	}
+	return append(row, c.Result.Violation)
 }
 
 func i64(v int64) string  { return strconv.FormatInt(v, 10) }
@@ -104,11 +114,17 @@ type cellJSON struct {
 // its values (in axis order), summary, the immediate baseline's recovery time and the
 // verdicts with their figures and the parameters that drive them.
 func (s *Sweep) WriteJSON(w io.Writer) error {
+	return s.WriteJSONFirst(w, len(s.Cells))
+}
+
+// WriteJSONFirst writes the document WriteJSON writes with only the first n cells: those an
+// interrupted sweep finished (Stream's count).
+func (s *Sweep) WriteJSONFirst(w io.Writer, n int) error {
 	out := struct {
 		Axes  []Axis     `json:"axes"`
 		Cells []cellJSON `json:"cells"`
-	}{Axes: s.Axes}
-	for _, c := range s.Cells {
+	}{Axes: s.Axes, Cells: []cellJSON{}}
+	for _, c := range s.Cells[:min(max(n, 0), len(s.Cells))] {
 		if c.Result == nil {
 			return fmt.Errorf("lab: cell %d has not run", c.Index)
 		}

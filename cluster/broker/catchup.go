@@ -553,3 +553,35 @@ func less(a, b *hent) bool {
 	}
 	return a.r < b.r
 }
+
+// CatchUpFlows calls fn once for each pair of brokers with catch-up replication between them:
+// the bytes per second the follower fetches from the leader for its out-of-sync replicas, as the
+// allocator last granted them (summed over the pair's fetcher threads). Pairs come in session
+// order, so the calls are deterministic. It only reads.
+func (f *Fleet) CatchUpFlows(fn func(leader, follower int32, bytesPerSec float64)) {
+	nf := f.nf()
+	for fb := range f.brokers {
+		for lb := range f.brokers {
+			sum := 0.0
+			for k := 0; k < nf; k++ {
+				if ss := &f.sessions[f.sessionIndex(fb, lb, k)]; ss.pos >= 0 {
+					sum += ss.x
+				}
+			}
+			if sum > 0 {
+				fn(f.brokers[lb].id, f.brokers[fb].id, sum)
+			}
+		}
+	}
+}
+
+// SteadyReplicationRate is the bytes per second broker id's leaders serve to their in-sync
+// followers: the produce rate of each partition it leads, once per in-sync follower.
+func (f *Fleet) SteadyReplicationRate(id int32) float64 {
+	slot, ok := f.Slot(id)
+	if !ok {
+		return 0
+	}
+	_, _, repl := f.steady(slot)
+	return repl
+}

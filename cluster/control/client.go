@@ -57,6 +57,9 @@ func (cl *Client) Register(req controller.RegisterRequest, nowMs int64) (int64, 
 		epoch, err = e.RegisterBroker(req, nowMs)
 		return err
 	})
+	if cl.c.observing() {
+		cl.c.tellRequest(&Request{API: "BrokerRegistration", Broker: req.BrokerID}, nowMs, delay, err)
+	}
 	return epoch, delay, err
 }
 
@@ -68,6 +71,10 @@ func (cl *Client) Heartbeat(req controller.HeartbeatRequest, nowMs int64) (contr
 		reply, err = e.Heartbeat(req, nowMs)
 		return err
 	})
+	if cl.c.observing() {
+		rq, rp := req, reply
+		cl.c.tellRequest(&Request{API: "BrokerHeartbeat", Broker: req.BrokerID, Heartbeat: &rq, HeartbeatReply: &rp}, nowMs, delay, err)
+	}
 	return reply, delay, err
 }
 
@@ -80,10 +87,14 @@ func (cl *Client) AlterPartition(reqs []controller.AlterPartitionRequest, errs [
 		return 0, fmt.Errorf("control: AlterPartition has no partitions; send at least one")
 	}
 	from := reqs[0].BrokerID
-	return cl.c.request(from, nowMs, func(e *controller.Controller) error {
+	delay, err := cl.c.request(from, nowMs, func(e *controller.Controller) error {
 		e.AlterPartitions(reqs, errs, nowMs)
 		return nil
 	})
+	if cl.c.observing() {
+		cl.c.tellRequest(&Request{API: "AlterPartition", Broker: from, Partitions: len(reqs)}, nowMs, delay, err)
+	}
+	return delay, err
 }
 
 // UnreachableError is a request that got no answer. It wraps broker.ErrUnreachable, and, when
@@ -148,6 +159,7 @@ func (c *Controllers) notController(format string, args ...any) *controller.APIE
 // request routes one broker request (see Client) and returns the reply delay.
 func (c *Controllers) request(from int32, nowMs int64, handle func(e *controller.Controller) error) (int64, error) {
 	c.stats.Requests++
+	c.route = route{to: -1, outMs: -1}
 	timeout := c.cfg.Quorum.RequestTimeoutMs
 	unreachable := func(to int32, reason string, notCtl bool) (int64, error) {
 		e := &UnreachableError{Broker: from, Controller: to, Reason: reason}
@@ -171,6 +183,7 @@ func (c *Controllers) request(from int32, nowMs int64, handle func(e *controller
 		return unreachable(-1, fmt.Sprintf("broker %d knows no quorum leader in epoch %d", from, st.Epoch), true)
 	}
 	to := int32(st.LeaderID)
+	c.route.to = to
 	m := c.members[c.byID[to]]
 	if !m.running {
 		return unreachable(to, fmt.Sprintf("controller %d is stopped", to), true)
@@ -178,7 +191,9 @@ func (c *Controllers) request(from int32, nowMs int64, handle func(e *controller
 	if c.isCut(from, to) {
 		return unreachable(to, fmt.Sprintf("the link between broker %d and controller %d is cut", from, to), true)
 	}
-	rtt := c.oneWay() + c.oneWay()
+	out := c.oneWay()
+	rtt := out + c.oneWay()
+	c.route.outMs = out
 	if m.engine == nil {
 		c.stats.NotController++
 		return rtt, c.notController("node %d is not the active controller", to)

@@ -78,6 +78,8 @@ type Controllers struct {
 	sim    *sim.Sim
 	cfg    Config
 	cb     Callbacks
+	obs    Observer
+	route  route // where the last broker request went, for obs
 	q      *quorum.Quorum[metadata.Record]
 	h      *handler
 	rand   *sim.Rand // "control": engine seeds
@@ -142,7 +144,11 @@ func (h *handler) HandleEvent(ev sim.Event) {
 			return
 		}
 		m.taskPending = false
-		m.engine.RunNextTask(c.sim.Now())
+		before := m.engine.Log().NextOffset()
+		task := m.engine.RunNextTask(c.sim.Now())
+		if task == controller.TaskFenceStaleBroker && c.obs.SessionExpired != nil {
+			c.tellSessionExpiry(m, before, c.sim.Now())
+		}
 		c.afterEngine(m)
 	case evShip:
 		if m.engine == nil || uint32(ev.Arg) != m.gen {

@@ -103,6 +103,9 @@ func (q *Quorum[P]) post(slot int32) {
 	q.stats.MessagesSent++
 	if q.isCut(q.nodes[m.from], q.nodes[m.to]) {
 		q.stats.MessagesDropped++
+		if q.onMessage != nil {
+			q.tell(m, -1)
+		}
 		q.freeMsg(slot)
 		return
 	}
@@ -113,6 +116,9 @@ func (q *Quorum[P]) post(slot int32) {
 			at = max(at, *last)
 			*last = at
 		}
+	}
+	if q.onMessage != nil {
+		q.tell(m, at)
 	}
 	q.schedule(at, sim.Event{Target: q.h, Kind: evDeliver, ID: slot})
 }

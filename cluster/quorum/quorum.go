@@ -31,6 +31,8 @@ type Quorum[P any] struct {
 	inv   invariants
 	stats Stats
 	trace io.Writer
+	// onMessage, when set, is told of every message sent (ObserveMessages).
+	onMessage func(*Message)
 }
 
 // New builds the quorum's voters on s, all running and Unattached at epoch 0, as a freshly

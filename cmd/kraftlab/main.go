@@ -17,14 +17,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // Exit statuses.
@@ -32,14 +35,22 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	// exitInterrupted is the shell's status for a command ended by SIGINT (128 + 2).
+	exitInterrupted = 130
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// Ctrl-C (or a TERM) ends the context: a long sweep stops at once and keeps what is done.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // env is what a command may touch: tests run the CLI in-process with buffers.
 type env struct {
+	// ctx ends when the user interrupts the command.
+	ctx            context.Context
 	stdin          io.Reader
 	stdout, stderr io.Writer
 }
@@ -75,7 +86,12 @@ func lookup(name string) *command {
 
 // run is the whole CLI: it dispatches to a subcommand and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runContext is run that stops its command's work when ctx ends (an interrupt).
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	defer func() {
 		if v := recover(); v != nil {
 			fmt.Fprintf(stderr, "kraftlab: internal error (a bug in KRaft Lab; please report it with the input): %v\n%s", v, debug.Stack())

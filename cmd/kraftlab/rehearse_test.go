@@ -89,3 +89,13 @@ func TestLabPlanWritesReports(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &js))
 	assert.Len(t, js.Current.Steps, 5)
 }
+
+func TestLabPlanSensitivity(t *testing.T) {
+	plan := filepath.Join(t.TempDir(), "plan.txt")
+	require.NoError(t, os.WriteFile(plan, []byte("shutdown 1 down=1m\n"), 0o644))
+	code, out, errOut := cli(t, `{"lab": {"preset": "small", "data_bytes_per_broker": 1e9}}`, "lab", "-", "--topics", fixture("topics-4x.txt"),
+		"--plan", plan, "--sensitivity", "--assumptions", "log_load_clean", "--parallel", "2")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `Rerun with each assumption at its low and high value, no verdict flipped|Verdicts that flip when an assumption moves`, out)
+	assert.NotContains(t, out, "were not rerun")
+}

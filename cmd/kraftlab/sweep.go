@@ -2,13 +2,15 @@ package main
 
 import (
 	"bytes"
-	"context"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
-	"os"
+	"math"
 	"runtime"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/lab"
@@ -49,6 +51,9 @@ const labSetHelp = `  --set NAME=VALUE  an override of every run, repeatable: an
   --parallel N      runs at once (default: every core, GOMAXPROCS); results do not depend on it
 `
 
+// noCell is --export-cell's value when it is not given (any number given is checked, -2 too).
+const noCell = math.MinInt
+
 type sweepOptions struct {
 	format   string
 	parallel int
@@ -68,7 +73,8 @@ var sweepCommand = &command{
 the scenario's seed; each is judged by KIP-1358's acceptance criteria (produce p99 within 1.5x
 of steady over the 10 minutes after unfencing; no produce timeout; recovery at most 2x that of
 immediate on the same cluster, which the sweep also runs). Rows come in cell order, the first
-axis slowest, whatever order the runs finish in.
+axis slowest, whatever order the runs finish in. CSV rows are written as their cells finish;
+Ctrl-C stops the sweep at once, keeps the rows written and says on stderr how many (status 130).
 
 ` + labInputHelp + `
   --grid NAME=v1,v2,...        an axis: a name as --set takes it and its values (at most two axes,
@@ -85,10 +91,10 @@ Example: the KIP's load test, threshold against max.per.run:
       --grid leader.imbalance.election.max.per.run=50,100,200,500,1000
 `,
 	flags: func(fs *flag.FlagSet) any {
-		o := &sweepOptions{export: -1}
+		o := &sweepOptions{export: noCell}
 		fs.StringVar(&o.format, "format", formatCSV, "output format: csv or json")
 		fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "runs at once")
-		fs.IntVar(&o.export, "export-cell", -1, "print this cell's scenario instead of running")
+		fs.IntVar(&o.export, "export-cell", noCell, "print this cell's scenario instead of running")
 		fs.Var(&o.set, "set", "an override of every run: NAME=VALUE (repeatable)")
 		fs.Var(&o.grid, "grid", "an axis: NAME=v1,v2,... or NAME=FROM..TO:STEP (one or two)")
 		return o
@@ -127,7 +133,7 @@ func sweepMain(e *env, opts any, args []string) int {
 	if err != nil {
 		return labError(e, "sweep", err)
 	}
-	if o.export >= 0 {
+	if o.export != noCell {
 		sc, err := sw.CellScenario(o.export)
 		if err != nil {
 			return usageError(e, "kraftlab sweep: --export-cell: %v", err)
@@ -135,20 +141,75 @@ func sweepMain(e *env, opts any, args []string) int {
 		_, err = e.stdout.Write(sc)
 		return writeResult(e, "sweep", err)
 	}
-	if err := sw.Run(context.Background(), lab.Options{Workers: o.parallel}); err != nil {
+	// CSV rows are written as cells finish, in grid order, so an interrupted sweep keeps them;
+	// JSON is one document, written at the end with the cells done.
+	var cw *csv.Writer
+	if o.format == formatCSV {
+		cw = csv.NewWriter(e.stdout)
+		if err := cw.Write(sw.CSVHeader()); err != nil {
+			return writeResult(e, "sweep", err)
+		}
+		cw.Flush()
+	}
+	// The runs stop at their next simulated second once interrupted, but one that is still
+	// building a large cluster cannot: the command does not wait for them. Rows go out under
+	// mu, and none after the interrupt is noticed, so what is written is whole rows.
+	var mu sync.Mutex
+	done, closed := 0, false
+	finished := make(chan error, 1)
+	go func() {
+		_, err := sw.Stream(e.ctx, lab.Options{Workers: o.parallel}, func(c *lab.Cell) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if closed {
+				return e.ctx.Err()
+			}
+			if cw != nil {
+				if err := cw.Write(sw.CSVRow(c)); err != nil {
+					return err
+				}
+				cw.Flush()
+				if err := cw.Error(); err != nil {
+					return err
+				}
+			}
+			done++
+			return nil
+		})
+		finished <- err
+	}()
+	select {
+	case err = <-finished:
+	case <-e.ctx.Done():
+		err = e.ctx.Err()
+	}
+	mu.Lock()
+	closed = true
+	mu.Unlock()
+	interrupted := err != nil && e.ctx.Err() != nil
+	if err != nil && !interrupted {
+		if cw != nil && cw.Error() != nil {
+			return writeResult(e, "sweep", err)
+		}
 		return labError(e, "sweep", err)
 	}
-	var out bytes.Buffer
-	if o.format == formatCSV {
-		err = sw.WriteCSV(&out)
-	} else {
-		err = sw.WriteJSON(&out)
+	if cw == nil {
+		var out bytes.Buffer
+		err = sw.WriteJSONFirst(&out, done)
+		if err == nil {
+			_, err = e.stdout.Write(out.Bytes())
+		}
+		if status := writeResult(e, "sweep", err); status != exitOK {
+			return status
+		}
 	}
-	if err == nil {
-		_, err = e.stdout.Write(out.Bytes())
-	}
-	if status := writeResult(e, "sweep", err); status != exitOK {
-		return status
+	if interrupted {
+		which := "none had finished"
+		if done > 0 {
+			which = fmt.Sprintf("cells 0 to %d, in grid order", done-1)
+		}
+		fmt.Fprintf(e.stderr, "kraftlab sweep: interrupted: %d of %d cells written (%s); the rest did not run\n", done, len(sw.Cells), which)
+		return exitInterrupted
 	}
 	for _, c := range sw.Cells {
 		if c.Result.Violation != "" {
@@ -277,9 +338,12 @@ func labMain(e *env, opts any, args []string) int {
 		return usageError(e, "kraftlab lab: %v", err)
 	}
 	if o.properties != "" {
-		text, err := os.ReadFile(o.properties)
+		text, err := readCapped(e, o.properties, maxPropertiesBytes, "a properties file")
+		if err == nil {
+			err = checkText(text)
+		}
 		if err != nil {
-			return usageError(e, "kraftlab lab: --properties: %v", err)
+			return usageError(e, "kraftlab lab: --properties %s: %v", displayName(o.properties), err)
 		}
 		props := lab.ParseProperties(string(text))
 		for _, l := range props.Problems() {
@@ -323,7 +387,10 @@ func labMain(e *env, opts any, args []string) int {
 		if o.assumptions != "" {
 			keys = strings.Split(o.assumptions, ",")
 		}
-		s, err := lab.RunSensitivity(context.Background(), doc, policies, keys, run)
+		s, err := lab.RunSensitivity(e.ctx, doc, policies, keys, run)
+		if e.ctx.Err() != nil {
+			return interruptedLab(e)
+		}
 		if err != nil {
 			return labError(e, "lab", err)
 		}
@@ -337,7 +404,10 @@ func labMain(e *env, opts any, args []string) int {
 		}
 		return writeResult(e, "lab", err)
 	}
-	cmp, err := lab.Compare(context.Background(), doc, policies, run)
+	cmp, err := lab.Compare(e.ctx, doc, policies, run)
+	if e.ctx.Err() != nil {
+		return interruptedLab(e)
+	}
 	if err != nil {
 		return labError(e, "lab", err)
 	}
@@ -350,4 +420,29 @@ func labMain(e *env, opts any, args []string) int {
 		_, err = e.stdout.Write(out.Bytes())
 	}
 	return writeResult(e, "lab", err)
+}
+
+// maxPropertiesBytes bounds --properties: a broker's server.properties is a few kB, and a
+// describe of every topic of a large cluster a few MB.
+const maxPropertiesBytes = 16 << 20
+
+// checkText refuses what is not text (a binary file given by mistake), naming where: its
+// lines would otherwise be echoed to the terminal as unused lines.
+func checkText(b []byte) error {
+	if !utf8.Valid(b) {
+		return errors.New("it is not UTF-8 text (give a server.properties or kafka-configs.sh --describe output)")
+	}
+	for i, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' {
+			return fmt.Errorf("it is not text: control byte 0x%02x at offset %d (give a server.properties or kafka-configs.sh --describe output)", c, i)
+		}
+	}
+	return nil
+}
+
+// interruptedLab reports a lab command stopped by an interrupt: its table compares every run
+// with the others, so nothing of it is written.
+func interruptedLab(e *env) int {
+	fmt.Fprintln(e.stderr, "kraftlab lab: interrupted before every run was done; nothing written (the verdicts compare each policy with the others)")
+	return exitInterrupted
 }

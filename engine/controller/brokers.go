@@ -319,6 +319,17 @@ func (c *Controller) maybeFenceOneStaleBroker(nowMs int64) bool {
 	return true
 }
 
+// LastContact is when the controller last heard from broker id (a registration or a
+// heartbeat), and whether it tracks the broker's session at all. Observers read it to say why
+// a session expired.
+func (c *Controller) LastContact(id int32) (int64, bool) {
+	s := c.sessions[id]
+	if s == nil {
+		return 0, false
+	}
+	return s.lastContactMs, true
+}
+
 // ExpireSession makes a broker's session expire at nowMs and fences it at once, as the
 // maybeFenceStaleBroker task would on its next run. It is how a scenario says "fence".
 func (c *Controller) ExpireSession(id int32, nowMs int64) error {

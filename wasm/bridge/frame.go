@@ -50,6 +50,8 @@ type Frame struct {
 	History int `json:"history"`
 	// Log is the tail of the metadata log and where each node stands along it.
 	Log *LogStrip `json:"log"`
+	// Traffic is what travelled and what was decided since the previous frame.
+	Traffic *Traffic `json:"traffic,omitempty"`
 }
 
 // ControllerState is one controller (a voter of the metadata quorum) in a frame.

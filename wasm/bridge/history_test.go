@@ -25,6 +25,7 @@ func stateOf(t *testing.T, b *Bridge, typ, body string) state {
 	t.Helper()
 	f, data := frameAt(t, b, typ, body)
 	f.Events, f.EventsDropped, f.History, f.HorizonMs = nil, 0, 0, 0
+	f.Traffic = nil // like the events, what happened since the previous frame
 	f.Partitions.Layout = 0
 	out, err := json.Marshal(f)
 	require.NoError(t, err)

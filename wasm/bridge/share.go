@@ -333,6 +333,7 @@ func (s *Session) load(body json.RawMessage) (any, error) {
 	}
 	s.runTo(req.TimeMs)
 	s.log.keepLatest()
+	s.traffic.watch(s.c)
 	return LoadBody{StartBody: s.info, HorizonMs: max(s.horizon, s.c.Now()), Actions: len(hist)}, nil
 }
 

@@ -182,6 +182,9 @@ type Session struct {
 	version int
 	// spares are other built clusters of this history, kept as checkpoints (history.go).
 	spares []*live
+	// traffic collects the shown cluster's happenings for the next frame; only the shown
+	// cluster is observed, and not while it replays.
+	traffic *trafficLog
 	// pace splits a budgeted sim.advance into slices (pace.go).
 	pace pacer
 }
@@ -230,6 +233,7 @@ func (s *Session) replace(spec cluster.Spec, info StartBody, base map[string]jso
 		return err
 	}
 	ns.live = lv
+	ns.traffic = newTrafficLog(lv.c)
 	ns.info.Controllers = lv.c.Controllers().Voters()
 	*s = *ns
 	return nil
@@ -405,6 +409,8 @@ func (s *Session) frame(body json.RawMessage) (any, error) {
 func (s *Session) buildFrame(layout int) Attached {
 	f, data := s.enc.encode(s, layout)
 	f.Events, f.EventsDropped = s.log.take()
+	f.Traffic = s.traffic.take(f.TimeMs)
+	f.Traffic.flows(s.c, s.info.Brokers)
 	f.HorizonMs = max(s.horizon, f.TimeMs)
 	f.History = s.version
 	s.faults(f)

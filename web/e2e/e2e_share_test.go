@@ -101,12 +101,17 @@ func TestShareAndKeep(t *testing.T) {
 		openPaused(t, other, href, at)
 		assert.Equal(t, want, eval[string](t, other, stateJS), "the link shows the same moment")
 		logItem(t, other, "Opened the shared run at")
+		// Where the eye is: above the toolbar, in view, until the run plays.
+		assert.Regexp(t, `^Opened the shared run at [\d:.]+, paused\. Press Space to play on\.$`, eval[string](t, other, `document.getElementById("link-note").textContent`))
+		assert.True(t, eval[bool](t, other, `(() => { const r = document.getElementById("link-note").getBoundingClientRect(); return !document.getElementById("link-note").hidden && r.top >= 0 && r.bottom <= innerHeight; })()`))
 		logItem(t, other, "you killed broker 1")
 		assert.Equal(t, "Restore disk", eval[string](t, other, `document.querySelector('#broker-list [data-broker="3"] [data-op="slow_disk"]').textContent`))
 		assert.Equal(t, "2", eval[string](t, other, `document.getElementById("scrub-marks").childElementCount.toString()`), "a mark per action on the timeline")
 		assert.True(t, eval[bool](t, other, `document.getElementById("link-error").hidden`))
 		assert.Empty(t, other.consoleErrors())
 		screenshot(t, other, "share-link.png", "")
+		press(t, other, " ")
+		poll(t, other, `document.getElementById("link-note").hidden`)
 
 		// The run survives a reload: the URL already holds it.
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))

@@ -375,7 +375,8 @@ func TestPlayground(t *testing.T) {
 		tb := open(t, bctx, url)
 		wall := time.Since(start)
 		status := eval[string](t, tb, `document.getElementById("status").textContent`)
-		assert.Contains(t, status, "Ready: KRaft Lab "+version+", built with go")
+		assert.Equal(t, "Ready.", status, "the header speaks the reader's words; the build stamp is in the help dialog")
+		assert.Regexp(t, `^KRaft Lab `+version+`, built with go[\d.]+`, eval[string](t, tb, `document.getElementById("build-stamp").textContent`))
 
 		m := marks(t, tb)
 		keys := make([]string, 0, len(m))
@@ -498,6 +499,52 @@ func TestPlayground(t *testing.T) {
 		assert.True(t, eval[bool](t, tb, `document.querySelector('#broker-list [data-broker="1"] [data-op="start"]').disabled === false`))
 		assert.Empty(t, tb.consoleErrors())
 		screenshot(t, tb, "broker-killed.png", "")
+	})
+
+	t.Run("a first visit offers three ways in, remembered once dismissed", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		eval[bool](t, tb, `localStorage.removeItem("kraftlab.welcome.dismissed"), true`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
+		assert.Equal(t, []string{"Kill the leader of payments-0 and watch what the controller does", "Start lesson 1", "Open the config lab"},
+			eval[[]string](t, tb, `[...document.querySelectorAll("#welcome li > *")].map(e => e.textContent)`))
+		// In view without scrolling, at the top of the page.
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").getBoundingClientRect().bottom <= innerHeight`))
+		poll(t, tb, `!!document.querySelector('#partition-rows tr[data-partition="0"]')`)
+		leader := eval[string](t, tb, `document.querySelector('#partition-rows tr[data-partition="0"]').dataset.leader`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#welcome-kill"))))
+		logItem(t, tb, "you killed broker "+leader)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").hidden`))
+		// Remembered: a new visit to the playground does not offer it again.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(url+"/")))
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2 && location.hash === ""`)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").hidden`))
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("with every broker down: no produce traffic, and offline partitions keep their ELR", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k", "2", "k", "3", "k", "4", "k")
+		poll(t, tb, `document.getElementById("cluster-canvas").dataset.offline === "12"`)
+		assert.Contains(t, eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.summary`), "no produce traffic", "not 'produce p99 0.0 ms'")
+		// A partition with an ELR: the canvas draws that replica as an eligible leader, not
+		// as offline black.
+		elr := eval[[]string](t, tb, `[...document.querySelectorAll("#partition-rows tr")].map(tr => tr.children[5].textContent).filter(s => s !== "")`)
+		require.NotEmpty(t, elr, "the cluster left some partitions with an ELR")
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		// The ELR colour (its yellow) appears on the canvas at all.
+		assert.True(t, eval[bool](t, tb, `(() => {
+			const c = document.getElementById("cluster-canvas"), d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+			const want = getComputedStyle(document.documentElement).getPropertyValue("--c-elr").trim();
+			const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(want);
+			if (!m) return false;
+			const [r, g, b] = m.slice(1).map(h => parseInt(h, 16));
+			for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) < 3 && Math.abs(d[i + 1] - g) < 3 && Math.abs(d[i + 2] - b) < 3) return true;
+			return false;
+		})()`), "an ELR replica of an offline partition is drawn in the ELR colour")
+		screenshot(t, tb, "all-brokers-down.png", "")
 	})
 
 	t.Run("lines at one moment tell the cause before its effects", func(t *testing.T) {
@@ -684,6 +731,8 @@ func TestPlayground(t *testing.T) {
 		// ? opens the help dialog with every shortcut; Escape closes it.
 		press(t, tb, "?")
 		poll(t, tb, `document.getElementById("help-dialog").open`)
+		assert.Zero(t, eval[float64](t, tb, `document.getElementById("help-dialog").scrollTop`), "the dialog opens at its top")
+		assert.True(t, eval[bool](t, tb, `(() => { const h = document.getElementById("help-heading").getBoundingClientRect(); return h.top >= 0 && h.bottom <= innerHeight; })()`), "its heading is in view")
 		keys := eval[[]string](t, tb, `[...document.querySelectorAll("#shortcut-rows kbd")].map(k => k.textContent)`)
 		assert.Equal(t, []string{"Space", "1–9", "K", "S", "D", "R", "C", "O", "+ / −", "?", "Esc"}, keys)
 		screenshot(t, tb, "help.png", "")

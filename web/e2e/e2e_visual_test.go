@@ -150,6 +150,56 @@ func TestVisual(t *testing.T) {
 		labelsInside(t, tb, "#charts .chart")
 	})
 
+	t.Run("play and pause stay where they are when pressed", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		where := `(() => { const r = document.getElementById("play-button").getBoundingClientRect(); return Math.round(r.left) + "," + Math.round(r.top) + " " + Math.round(r.width); })()`
+		for _, w := range []int64{390, 800, 1280, 1440} {
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w, 900)))
+			eval[bool](t, tb, `window.scrollTo(0, 0), true`)
+			poll(t, tb, `document.body.dataset.sim === "playing" && /running at/.test(document.getElementById("clock").textContent)`)
+			playing := eval[string](t, tb, where)
+			press(t, tb, " ")
+			poll(t, tb, `document.body.dataset.sim === "paused"`)
+			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => r(true)))`)
+			assert.Equal(t, playing, eval[string](t, tb, where), "at %d px the button does not move when paused", w)
+			press(t, tb, " ")
+		}
+	})
+
+	t.Run("at every width the canvas and the newest events are on screen together", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		logItem(t, tb, "broker 1 fenced")
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		newest := eval[string](t, tb, `document.querySelector("#event-log li:last-child").textContent`)
+		for _, size := range []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}} {
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
+			// The reader brings the canvas's top to the top of the window.
+			eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			// Somewhere in the window, the newest event-log line is shown in full: the log
+			// itself beside the canvas, or the strip of its newest lines under it.
+			shown := eval[bool](t, tb, `[...document.querySelectorAll("#event-log li:last-child, #latest-events li:last-child")].some(li => {
+				const r = li.getBoundingClientRect();
+				return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && li.textContent === `+jsString(newest)+`;
+			})`)
+			assert.True(t, shown, "at %d px the newest event is on screen with the canvas", size.w)
+			screenshot(t, tb, fmt.Sprintf("canvas-and-events-%d.png", size.w), "")
+		}
+	})
+
+	t.Run("a disclosure's heading sits on its triangle's line", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		for _, sel := range []string{"details.share", "details.configs"} {
+			// The summary is one line high: the triangle and the heading side by side.
+			lines := eval[float64](t, tb, `(() => { const s = document.querySelector(`+jsString(sel+" > summary")+`), h = s.querySelector("h2");
+				return s.getBoundingClientRect().height / h.getBoundingClientRect().height; })()`)
+			assert.Less(t, lines, 1.5, "%s: the heading is on the triangle's line", sel)
+		}
+	})
+
 	t.Run("a click on a broker opens its menu and an action from it works", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		press(t, tb, " ") // paused: nothing moves under the pointer
@@ -190,6 +240,8 @@ func TestVisual(t *testing.T) {
 		poll(t, tb, `!document.getElementById("canvas-tooltip").hidden`)
 		tip := eval[string](t, tb, `document.getElementById("canvas-tooltip").textContent`)
 		assert.Regexp(t, `^payments-\d+ on broker 1: .+\nLeader: \d+  Isr: [\d,]+  Elr: `, tip)
+		// As drawn, with its spacing ("Leader: 1 Isr: 1,4,3" when the spaces collapse).
+		assert.Regexp(t, `\nLeader: \d+  Isr: [\d,]+  Elr: `, eval[string](t, tb, `document.getElementById("canvas-tooltip").innerText`))
 		// Then the worker's answer (sim.replica) adds how far the replica trails its leader
 		// (broker 1's may have stopped fetching, as broker 3 led some of them); killed broker 3's
 		// last caught up when it died.

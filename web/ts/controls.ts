@@ -228,7 +228,13 @@ export class Controls {
   private toggleHelp(): void {
     const d = this.dom.help;
     if (d.open) d.close();
-    else d.showModal();
+    else {
+      // showModal focuses the first control, the Close button at the bottom, and scrolls the
+      // dialog there; the reader starts at the top, on the heading.
+      d.showModal();
+      byIdIn(d, "help-heading")?.focus({ preventScroll: true });
+      d.scrollTop = 0;
+    }
   }
 
   /** Keyboard shortcuts; ignored while the reader types in a field or uses a modifier. */
@@ -268,4 +274,8 @@ export class Controls {
     const next = SPEEDS[Math.max(0, Math.min(SPEEDS.length - 1, i + dir))];
     this.sim.setSpeed(next);
   }
+}
+
+function byIdIn(root: HTMLElement, id: string): HTMLElement | null {
+  return root.querySelector<HTMLElement>(`#${id}`);
 }

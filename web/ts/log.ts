@@ -8,6 +8,8 @@ import { S } from "./strings";
 
 /** How many items the log keeps; older ones are removed so that a long run stays light. */
 const KEEP = 400;
+/** How many of the newest lines the strip under the canvas repeats. */
+const LATEST = 3;
 
 /** How long after a wheel, touch, key or pointer press a scroll counts as the reader's own. */
 const GESTURE_MS = 800;
@@ -28,7 +30,14 @@ export class EventLog {
   private unseen = 0;
   private readonly follow: HTMLButtonElement;
 
-  constructor(private readonly list: HTMLOListElement) {
+  /**
+   * list is the log; latest, if given, repeats its newest lines under the canvas (CSS shows it
+   * only when the log is not beside the canvas).
+   */
+  constructor(
+    private readonly list: HTMLOListElement,
+    private readonly latest?: HTMLElement | null,
+  ) {
     const gesture = () => {
       this.gestureAt = performance.now();
     };
@@ -66,6 +75,15 @@ export class EventLog {
   clear(): void {
     this.list.replaceChildren();
     this.setPinned(true);
+    this.showLatest();
+  }
+
+  /** Repeats the log's newest lines in the strip under the canvas (after lines come or go). */
+  showLatest(): void {
+    if (!this.latest) return;
+    const items: Node[] = [];
+    for (let li = this.list.lastElementChild; li && items.length < LATEST; li = li.previousElementSibling) items.unshift(li.cloneNode(true));
+    this.latest.replaceChildren(...items);
   }
 
   private setPinned(on: boolean): void {
@@ -85,6 +103,7 @@ export class EventLog {
     for (const e of events) frag.append(this.item(e));
     this.list.append(frag);
     while (this.list.childElementCount > KEEP) this.list.firstElementChild?.remove();
+    this.showLatest();
     if (!this.pinned) {
       this.unseen += events.length;
       this.follow.textContent = S.logNewEvents(this.unseen);

@@ -17,6 +17,7 @@ import { PROTOCOL, ProtocolError, WorkerClient, type ActOp, type ActRequest, typ
 import { BOOT_GLOBAL, sameStart, type BootState } from "./early";
 import { LogStripView } from "./logstrip";
 import { Renderer } from "./render";
+import { setUpWatch } from "./watch";
 import { Simulation } from "./sim";
 import { S, applyStrings } from "./strings";
 import { PartitionTable } from "./table";
@@ -24,6 +25,7 @@ import { LinkError, LinkKeeper, MAX_SCENARIO_BYTES, decodeRun, download } from "
 import { Replay } from "./replay";
 import { Timeline } from "./timeline";
 import { PRESENTER_SCALE, Presenter } from "./presenter";
+import { showWelcome } from "./welcome";
 import { LessonPanel } from "./lesson/panel";
 import { applyLessonStrings } from "./lesson/strings";
 
@@ -49,9 +51,20 @@ function main(): void {
     status.dataset.state = state;
     status.textContent = text;
   };
+  // A dead worker takes the run's state with it; the URL keeps the run, so the way back is a
+  // reload that reopens it (after writing the last moment), offered on the error panel.
+  let workerDead = false;
   const problem = (p: Problem, fatal: boolean) => {
     errors.show(p);
-    if (fatal) setStatus("failed", S.statusFailed);
+    if (!fatal) return;
+    setStatus("failed", S.statusFailed);
+    workerDead = true;
+    document.body.dataset.worker = "dead";
+    byId<HTMLButtonElement>("start-button").disabled = true;
+    errors.offerRestart(S.workerRestartText, S.workerRestart, () => {
+      keeper.flushNow();
+      location.reload();
+    });
   };
   const reportFailure = (what: string, e: unknown) => {
     // A dead worker has already been reported by the client; anything else is news.
@@ -88,7 +101,9 @@ function main(): void {
   const client = new WorkerClient(boot ?? "worker.js", problem);
   const canvas = byId<HTMLCanvasElement>("cluster-canvas");
   const renderer = new Renderer(canvas);
-  const log = new EventLog(byId("event-log"));
+  // Traffic, explain mode and narration (watch.ts): views of the frames' stream of happenings.
+  const watch = setUpWatch(canvas, renderer, () => sim);
+  const log = new EventLog(byId("event-log"), document.getElementById("latest-events"));
   const table = new PartitionTable(byId("partition-rows"), byId("partition-caption"), byId("describe-topic"), byId("partition-filter"));
   const desc = byId("cluster-desc");
   // Charts over time, presenter mode and the canvas's pointer and keyboard input (issue 4's
@@ -135,6 +150,7 @@ function main(): void {
       drewFirstFrame();
     }
     log.append(f.body.events);
+    watch.frame(f);
     logStrip.draw(f.body.log ?? undefined);
     controls.update(f);
     // Time going back (scrubbing, a replay) drops the chart points after it; charts.frame
@@ -173,6 +189,12 @@ function main(): void {
   // Time and sharing (timeline.ts, share.ts, actions.ts): the run's history lives in the
   // worker; the page shows its marks and keeps it in the URL.
   const keeper = new LinkKeeper();
+  // The URL is written at most once a second while time moves: write the last moment too
+  // when the reader leaves or reloads (pagehide) or switches away (visibilitychange).
+  window.addEventListener("pagehide", () => keeper.flushNow());
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") keeper.flushNow();
+  });
   const eventLogList = byId("event-log");
   // The history version the marks and the link show; a frame with another one refreshes them.
   let historyShown = -1;
@@ -185,7 +207,12 @@ function main(): void {
   const sim = new Simulation(client, {
     frame: onFrame,
     failure: reportFailure,
-    state: () => controls.state(),
+    state: () => {
+      controls.state();
+      watch.state();
+      // The "opened paused, press Space" note has done its job once the run plays.
+      if (sim.playing) byId("link-note").hidden = true;
+    },
     // The hook for everything drawn over time: cluster time went back to t (a scrub). The log
     // drops its later lines, the charts their later points, and anyone else can listen to the
     // kraftlab:time-reset event on document (detail.timeMs).
@@ -193,7 +220,9 @@ function main(): void {
       while (eventLogList.lastElementChild && Number((eventLogList.lastElementChild as HTMLElement).dataset.timeMs) > t) {
         eventLogList.lastElementChild.remove();
       }
+      log.showLatest();
       charts.resetTo(t);
+      watch.reset();
       document.dispatchEvent(new CustomEvent("kraftlab:time-reset", { detail: { timeMs: t } }));
     },
     history: (version) => {
@@ -280,6 +309,8 @@ function main(): void {
       selected: (slot) => {
         renderer.selected = slot;
         renderer.redraw();
+        // A click on a broker answers a lesson's "which broker" prediction.
+        lesson.brokerSelected(sim.last?.body.brokers[slot]?.id ?? -1);
       },
     },
     {
@@ -347,7 +378,7 @@ function main(): void {
       if (e instanceof ProtocolError && e.code === "failed") formError.textContent = e.message;
       else reportFailure("sim.start", e);
     } finally {
-      startButton.disabled = false;
+      startButton.disabled = workerDead;
       startButton.textContent = S.startButton;
     }
   };
@@ -443,13 +474,21 @@ function main(): void {
       await openRun(run.scenario, sliced ? 0 : run.timeMs, run.timeMs);
       sim.setPlaying(false);
       performance.mark("kraftlab:sim-started");
+      // The log's first line is scrolled away under the replayed run's: the note also shows
+      // above the toolbar.
+      const opened = (text: string, at: number) => {
+        log.note(at, text);
+        const note = byId("link-note");
+        note.textContent = text;
+        note.hidden = false;
+      };
       if (!sliced) {
-        log.note(run.timeMs, S.linkOpened(clockText(run.timeMs)));
+        opened(S.linkOpened(clockText(run.timeMs)), run.timeMs);
         return true;
       }
       void replay.run(sim, 0, run.timeMs).then(({ reached, cancelled }) => {
         sim.setPlaying(false);
-        log.note(reached, cancelled ? S.replayCancelled(clockText(reached), clockText(run.timeMs)) : S.linkOpened(clockText(reached)));
+        opened(cancelled ? S.replayCancelled(clockText(reached), clockText(run.timeMs)) : S.linkOpened(clockText(reached)), reached);
       });
       return true;
     } catch (e) {
@@ -471,6 +510,7 @@ function main(): void {
     note: (text) => log.note(sim.last?.body.timeMs ?? 0, text),
     failure: reportFailure,
     holdLink: (on) => keeper.hold(on),
+    presenter: (on) => presenter.set(on),
   });
 
   const list = byId("config-list");
@@ -481,12 +521,20 @@ function main(): void {
     const hello = (await (client.early("hello")?.reply ?? client.requestData("hello", {}))).body;
     errors.facts.set("version", hello.version);
     errors.facts.set("go", hello.goVersion);
-    setStatus("ready", S.statusReady(hello.version, hello.goVersion));
+    setStatus("ready", S.statusReady);
+    byId("build-stamp").textContent = S.buildStamp(hello.version, hello.goVersion);
     performance.mark("kraftlab:status-ready");
 
     // The cluster first: the canvas is what the reader came for.
     // A lesson link first, then a shared run, else the default cluster.
-    if (!(await lesson.openLink()) && !(await openLink())) await start(true);
+    if (!(await lesson.openLink()) && !(await openLink())) {
+      await start(true);
+      // The default cluster: a first-time visitor gets three ways in.
+      showWelcome(() => {
+        const leader = sim.last && sim.last.body.partitions.count > 0 ? sim.last.leader(0) : -1;
+        if (leader >= 0) act("kill", { broker: leader });
+      });
+    }
 
     // A start that failed draws no frame: then the panel comes after a second anyway.
     await Promise.race([firstFrameDrawn, new Promise((resolve) => setTimeout(resolve, 1000))]);

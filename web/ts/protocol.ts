@@ -341,6 +341,80 @@ export interface FrameBody {
   history: number;
   /** The metadata log's tail and every node's place along it. */
   log: LogStrip | null;
+  /** What travelled and what was decided since the previous frame (bridge.Traffic). */
+  traffic?: Traffic;
+}
+
+/** One message between nodes (node ids; -1: the broker knew no controller). */
+export interface MessageInfo {
+  api: string;
+  response?: boolean;
+  from: number;
+  to: number;
+  sentMs: number;
+  /** -1: it never arrives (the link is cut, the receiver down). */
+  arriveMs: number;
+  note?: string;
+}
+
+/** The messages of one API and direction on one link, counted. */
+export interface LinkInfo {
+  api: string;
+  response?: boolean;
+  from: number;
+  to: number;
+  count: number;
+}
+
+export type DecisionKind =
+  | "session_expired"
+  | "fenced"
+  | "unfenced"
+  | "leader"
+  | "isr"
+  | "balancer_run"
+  | "quorum_leader"
+  | "snapshot";
+
+/** A controller decision with its reason, or `count` alike ones folded together. */
+export interface DecisionInfo {
+  timeMs: number;
+  decision: DecisionKind;
+  reason: string;
+  node?: number;
+  brokers?: number[];
+  /** Partition indexes into the frame's arrays. */
+  partitions?: number[];
+  count: number;
+  leader: number;
+  oldLeader: number;
+  election?: "preferred" | "online" | "unclean" | "controlled_shutdown" | "offline";
+  trigger?: string;
+  run?: number;
+  elected?: number;
+  deferred?: number;
+  withheld?: number;
+}
+
+/** Catch-up replication from a leader broker to a follower broker. */
+export interface FlowInfo {
+  leader: number;
+  follower: number;
+  catchUpBytesPerSec: number;
+}
+
+/** A frame's share of the cluster's stream of happenings, for (fromMs, toMs]. */
+export interface Traffic {
+  fromMs: number;
+  toMs: number;
+  /** One by one when few; empty when the window had too many (then only links count them). */
+  messages: MessageInfo[];
+  links: LinkInfo[];
+  decisions: DecisionInfo[];
+  decisionsDropped?: number;
+  flows: FlowInfo[];
+  /** Per broker slot: bytes/s its leaders serve to in-sync followers. */
+  steadyBytesPerSec: number[];
 }
 
 /** Request and reply body types, by message type. */
@@ -420,6 +494,8 @@ export class WorkerClient {
   private readonly pending = new Map<number, Pending>();
   private readonly earlyRequests = new Map<string, EarlyRequest<keyof Messages>>();
   private dead: Problem | undefined;
+  /** Whether the worker said it was ready. */
+  private started = false;
   /** Resolves with the ready event's body; rejects if the worker dies first. */
   readonly ready: Promise<ReadyBody>;
   private markReady!: (b: ReadyBody) => void;
@@ -440,7 +516,9 @@ export class WorkerClient {
     this.worker.addEventListener("message", (e) => this.receive(e.data));
     this.worker.addEventListener("error", (e) => {
       e.preventDefault();
-      this.die({ message: S.problemWorkerError(e.message || "could not load " + url) });
+      // An error event without a message: the worker was ready (it crashed later) or not (it
+      // could not even load).
+      this.die({ message: S.problemWorkerError(e.message || (this.started ? S.workerStoppedSilently : "could not load " + url)) });
     });
     this.worker.addEventListener("messageerror", () => this.onProblem({ message: S.problemMessageError }, false));
     if (typeof from !== "string") this.adopt(from);
@@ -509,6 +587,7 @@ export class WorkerClient {
         this.die({ message: S.problemProtocol(PROTOCOL, body.protocol) });
         return;
       }
+      this.started = true;
       this.markReady(body);
       return;
     }

@@ -126,7 +126,8 @@ const HALF = 2;
  */
 export function stateOf(state: Uint8Array, isrWords: Uint32Array, part: number, pos: number): number {
   const lp = state[4 * part];
-  if (lp === NO_SLOT) return OFFLINE;
+  // An offline partition's ELR members are still its eligible leaders: drawn as such.
+  if (lp === NO_SLOT) return state[4 * part + 1] & (1 << pos) ? ELR : OFFLINE;
   if (lp === pos) return LEADER;
   const nibble = pos + 1;
   for (let w = isrWords[part]; w !== 0; w >>>= 4) if ((w & 0xf) === nibble) return FOLLOWER;
@@ -159,6 +160,9 @@ export type Hit =
   | { kind: "bucket"; slot: number; first: number; last: number; counts: number[] };
 
 /** Renderer draws frames on one canvas, resizing its backing store to the element's size. */
+/** The least layout width, in units, that the presenter scale leaves the canvas (see Renderer.eff). */
+const MIN_LAYOUT_W = 640;
+
 export class Renderer {
   private readonly ctx: CanvasRenderingContext2D;
   private palette!: Palette;
@@ -201,6 +205,11 @@ export class Renderer {
    * CSS pixels divided by it, so there is simply less room and bigger type.
    */
   scale = 1;
+  /**
+   * The scale applied: the presenter scale, lowered on a narrow canvas so that the layout keeps
+   * at least MIN_LAYOUT_W units of width (a 1.6× phone screen would squeeze every label).
+   */
+  private eff = 1;
   /** The actor with the canvas's keyboard focus (controllers first, then brokers), or -1. */
   focused = -1;
   /** The partitions on screen; undefined means all of them. */
@@ -270,9 +279,10 @@ export class Renderer {
   }
 
   private applyScale(): void {
-    this.k = this.dpr * this.scale;
-    this.W = this.cssW / this.scale;
-    this.H = this.cssH / this.scale;
+    this.eff = Math.min(this.scale, Math.max(1, this.cssW / MIN_LAYOUT_W));
+    this.k = this.dpr * this.eff;
+    this.W = this.cssW / this.eff;
+    this.H = this.cssH / this.eff;
   }
 
   /** Sets the presenter scale and redraws. */
@@ -391,8 +401,8 @@ export class Renderer {
   hitTest(xCss: number, yCss: number): Hit | undefined {
     const f = this.last;
     if (!f) return undefined;
-    const x = xCss / this.scale;
-    const y = yCss / this.scale;
+    const x = xCss / this.eff;
+    const y = yCss / this.eff;
     const c = hitRect(this.controllersDrawn, x, y);
     if (c >= 0) return { kind: "controller", index: c };
     const slot = hitRect(
@@ -425,10 +435,13 @@ export class Renderer {
     const p = this.palette;
     const b = f.body;
     const y = PAD + CONTROLLER_H + 20;
-    const p99 = b.sample ? `${b.sample.produceP99Ms.toFixed(1)} ms` : "–";
+    // With no broker running there is no produce traffic: no p99 to show, not a p99 of 0.
+    const producing = b.brokers.some((x) => x.state === "running");
+    const p99 = !producing ? S.noProduceTraffic : b.sample ? `${b.sample.produceP99Ms.toFixed(1)} ms` : "–";
     let summary = S.canvasSummary(clockText(b.timeMs), p99, b.partitions.underReplicated, b.partitions.offline);
     if (this.range) summary += S.canvasRange(this.range.lo, this.range.hi - 1, f.count);
     this.text(summary, PAD, y, 600, 13, p.fg, this.W * 0.64);
+    if (this.canvas.dataset.summary !== summary) this.canvas.dataset.summary = summary;
     if (b.nextElectPreferredMs >= 0) {
       const span = spanText(Math.max(0, b.nextElectPreferredMs - b.timeMs));
       const s = this.memo("next", span, () => S.canvasNextRun(span));
@@ -740,7 +753,7 @@ export class Renderer {
     set("frames", String(this.drawn));
     // Where things were drawn, in CSS pixels of the canvas (tests click on them), and how
     // each broker's replicas were drawn: cells, or aggregate strips of `per` partitions.
-    const sc = this.scale;
+    const sc = this.eff;
     const box = (r: Rect) => `${Math.round(r.x * sc)},${Math.round(r.y * sc)},${Math.round(r.w * sc)},${Math.round(r.h * sc)}`;
     set("brokerBoxes", this.brokersDrawn.map((g, i) => `${b.brokers[i]?.id}:${box(g.box)}`).join(";"));
     set("controllerBoxes", this.controllersDrawn.map((r, i) => `${b.controllers[i]?.id}:${box(r)}`).join(";"));

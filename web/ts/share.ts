@@ -7,8 +7,10 @@
 // a run of a few actions is a few hundred characters. Nothing here checks the scenario itself:
 // the worker's sim.load reads it with the CLI's own validation.
 //
-// The URL is rewritten with history.replaceState (no new history entry per frame), at most
-// once a second while time moves.
+// The URL is rewritten with history.replaceState (no new history entry per frame). The
+// scenario is compressed as soon as it changes (at most once a second); the time alone needs no
+// compression and is written at once, at most ten times a second, and again when the page is
+// hidden or left (flushNow), so a reload or a closed tab loses nothing.
 
 import { S } from "./strings";
 
@@ -18,8 +20,14 @@ export const LINK_VERSION = 1;
 export const MAX_SCENARIO_BYTES = 1 << 20;
 /** The longest `s` accepted: no real run comes near it, and decoding more is wasted work. */
 export const MAX_LINK_CHARS = 2_000_000;
-/** How often the URL may change while time moves (ms). */
+/** How often the URL may change while a new scenario waits to be compressed (ms). */
 const KEEP_EVERY_MS = 1000;
+/**
+ * How often the URL may change when only the time moves (ms): often enough that a reload
+ * loses nothing a reader could notice, and well under browsers' limits on replaceState
+ * (Chromium allows 200 changes in 10 s).
+ */
+const TIME_EVERY_MS = 100;
 
 /** A link that cannot be opened; the message says what was wrong, for the reader. */
 export class LinkError extends Error {
@@ -95,7 +103,7 @@ export async function decodeRun(hash: string): Promise<SharedRun | undefined> {
   const v = params.get("v");
   if (v === null || !/^\d{1,9}$/.test(v)) throw new LinkError(S.linkBadVersion(v ?? ""));
   if (Number(v) > LINK_VERSION) throw new LinkError(S.linkFuture(Number(v), LINK_VERSION));
-  if (Number(v) < 1) throw new LinkError(S.linkBadVersion(v));
+  if (Number(v) < 1) throw new LinkError(S.linkVersionZero(v));
   const t = params.get("t") ?? "0";
   if (!/^\d{1,15}$/.test(t)) throw new LinkError(S.linkBadTime(t));
   const s = params.get("s");
@@ -129,6 +137,12 @@ export class LinkKeeper {
   private writing = false;
   private dirty = false;
   private held = false;
+  /** The scenario last compressed and its `s` part, ready for a synchronous write. */
+  private packed: { scenario: string; s: string } | undefined;
+  /** When the URL was last written (performance.now()). */
+  private writtenAt = -Infinity;
+  /** The pending write of a time alone (see setTime). */
+  private timeTimer = 0;
 
   /**
    * While held (a lesson is open and the URL holds its step's link, web/ts/lesson/link.ts),
@@ -142,14 +156,55 @@ export class LinkKeeper {
   /** The run's scenario text changed (a new export). */
   setScenario(scenario: string): void {
     this.scenario = scenario;
+    void this.pack(scenario);
     this.schedule();
+  }
+
+  private async pack(scenario: string): Promise<void> {
+    const frag = await encodeRun({ scenario, timeMs: 0 });
+    if (this.scenario === scenario) this.packed = { scenario, s: frag.slice(frag.indexOf("&s=") + 3) };
+  }
+
+  /**
+   * Writes the URL now, synchronously, and says whether it could: for pagehide and
+   * visibilitychange (a closed tab's restore, a tab switched away from), after which a page
+   * may get no more turns of its event loop to finish an asynchronous write. It writes when the
+   * compressed scenario is the current one, or differs only in its duration_ms (the horizon,
+   * which grows as time moves on, while the actions are the same; a link past its horizon
+   * opens as well).
+   */
+  flushNow(): boolean {
+    if (this.scenario === undefined || this.held || !this.packed || !sameActions(this.packed.scenario, this.scenario)) return false;
+    window.clearTimeout(this.timer);
+    this.timer = 0;
+    this.write(`v=${LINK_VERSION}&t=${Math.max(0, Math.round(this.timeMs))}&s=${this.packed.s}`);
+    return true;
+  }
+
+  private write(frag: string): void {
+    this.writtenAt = performance.now();
+    if (frag !== this.written) {
+      this.written = frag;
+      history.replaceState(history.state, "", `#${frag}`);
+    }
+    document.body.dataset.link = String(this.timeMs);
   }
 
   /** The time shown changed. */
   setTime(timeMs: number): void {
     if (timeMs === this.timeMs) return;
     this.timeMs = timeMs;
-    this.schedule();
+    // With the scenario compressed already, only the time changes: that costs nothing, so it
+    // is written at once (a step, a seek, the frame a pause leaves), at most every
+    // TIME_EVERY_MS, so that a reload right after a move, whose address is fixed before the page
+    // hears of it, opens there. Otherwise the whole link waits for the timer.
+    if (this.timer || this.writing || !this.packed || !sameActions(this.packed.scenario, this.scenario ?? "")) {
+      this.schedule();
+      return;
+    }
+    const wait = this.writtenAt + TIME_EVERY_MS - performance.now();
+    if (wait <= 0) this.flushNow();
+    else if (!this.timeTimer) this.timeTimer = window.setTimeout(() => ((this.timeTimer = 0), this.flushNow()), wait);
   }
 
   /** Writes now (before a reload test or a copy). */
@@ -157,12 +212,7 @@ export class LinkKeeper {
     window.clearTimeout(this.timer);
     this.timer = 0;
     if (this.scenario === undefined || this.held) return location.href;
-    const frag = await encodeRun({ scenario: this.scenario, timeMs: this.timeMs });
-    if (frag !== this.written) {
-      this.written = frag;
-      history.replaceState(history.state, "", `#${frag}`);
-    }
-    document.body.dataset.link = String(this.timeMs);
+    this.write(await encodeRun({ scenario: this.scenario, timeMs: this.timeMs }));
     return location.href;
   }
 
@@ -182,6 +232,12 @@ export class LinkKeeper {
       });
     }, KEEP_EVERY_MS);
   }
+}
+
+/** Whether two exports of a run differ at most in their duration_ms (the horizon). */
+function sameActions(a: string, b: string): boolean {
+  const strip = (s: string) => s.replace(/"duration_ms":\s*\d+/, "");
+  return a === b || strip(a) === strip(b);
 }
 
 /** Offers text as a file download (the export). */

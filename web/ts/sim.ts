@@ -16,8 +16,8 @@
 import { Frame, Layout, layoutFrom } from "./frame";
 import type { ActBody, ActRequest, FrameBody, LoadBody, LoadRequest, StartBody, StartRequest, StepRequest, WithData, WorkerClient } from "./protocol";
 
-/** Speeds offered, in cluster time per wall time: real time up to 10,000×. */
-export const SPEEDS = [1, 10, 100, 1000, 10_000] as const;
+/** Speeds offered, in cluster time per wall time: ¼× slow motion (for talks), real time up to 10,000×. */
+export const SPEEDS = [0.25, 1, 10, 100, 1000, 10_000] as const;
 export const DEFAULT_SPEED = 10;
 
 /** The longest wall-clock span one request may cover, in ms. */

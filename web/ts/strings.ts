@@ -5,6 +5,26 @@
 // Strings that come from the simulation itself (config names, docs, Kafka's error messages)
 // are not here: they are Kafka's words and arrive through the worker.
 
+import { clockText } from "./frame";
+
+/** Headlines of explain mode's card, by decision kind. */
+const EXPLAIN_TITLES: Record<string, string> = {
+  session_expired: "Session expired",
+  fenced: "Broker fenced",
+  unfenced: "Broker unfenced",
+  leader: "Leader elected",
+  isr: "ISR changed",
+  balancer_run: "Balancer run",
+  quorum_leader: "New active controller",
+  snapshot: "Metadata snapshot",
+};
+
+/** A node id as the page names it: controllers from 3000, brokers below. */
+function nodeName(id: number): string {
+  if (id < 0) return "no controller";
+  return id >= 3000 ? `controller ${id}` : `broker ${id}`;
+}
+
 export const S = {
   appTitle: "KRaft Lab",
   labLink: "Config lab: compare policies on your cluster",
@@ -12,7 +32,8 @@ export const S = {
 
   statusLoading: "Loading the simulator…",
   statusConnecting: "Simulator loaded, connecting…",
-  statusReady: (version: string, goVersion: string) => `Ready: KRaft Lab ${version}, built with ${goVersion}.`,
+  statusReady: "Ready.",
+  buildStamp: (version: string, goVersion: string) => `KRaft Lab ${version}, built with ${goVersion}.`,
   statusFailed: "The simulator stopped. The report below says why.",
 
   clusterHeading: "Cluster",
@@ -76,14 +97,27 @@ export const S = {
   play: "Play",
   pause: "Pause",
   speedLabel: "Speed",
-  speedOption: (x: number) => (x === 1 ? "real time" : `${x.toLocaleString("en")}×`),
-  // What a speed means, in the reader's units: "1 s of cluster time per 10 ms".
+  speedOption: (x: number) => (x === 1 ? "real time" : x === 0.25 ? "¼× slow motion" : `${x.toLocaleString("en")}×`),
+  // What a second of the screen means in cluster time, with the heartbeat's cadence to feel it.
   speedMeaning: (x: number) => {
-    if (x === 1) return "1 s of cluster time per second";
-    const perSecond = 1000 / x;
-    if (perSecond >= 1) return `1 s of cluster time per ${perSecond.toLocaleString("en")} ms`;
-    return `${(x / 1000).toLocaleString("en")} s of cluster time per 1 ms`;
+    const beat = 2000 / x; // broker.heartbeat.interval.ms on screen
+    const beatText = beat >= 1000 ? `${(beat / 1000).toLocaleString("en", { maximumFractionDigits: 1 })} s` : `${Math.round(beat).toLocaleString("en")} ms`;
+    const cluster = x >= 60 ? `${(x / 60).toLocaleString("en", { maximumFractionDigits: 1 })} min` : `${x.toLocaleString("en")} s`;
+    return `1 s on screen = ${cluster} in the cluster · a heartbeat every ${beatText}`;
   },
+  // Traffic, explain mode and the narration (traffic.ts, explain.ts).
+  trafficToggle: "Traffic",
+  explainToggle: "Explain as it happens",
+  explainContinue: "Continue (Space)",
+  explainTitle: (kind: string, timeMs: number) => `${EXPLAIN_TITLES[kind] ?? kind} at ${clockText(timeMs)}`,
+  explainMore: (n: number) => `and ${n.toLocaleString("en")} more`,
+  narrateMessage: (m: { api: string; response?: boolean; from: number; to: number; note?: string }) =>
+    `${nodeName(m.from)} to ${nodeName(m.to)}: ${m.api}${m.response ? " answer" : ""}${m.note ? `, ${m.note}` : ""}`,
+  narrateDropped: (n: number) => `${n.toLocaleString("en")} more decisions in this moment`,
+  narrateSkipped: (n: number) => `${n.toLocaleString("en")} earlier happenings skipped`,
+  legendMessages:
+    "messages: heartbeats (blue), metadata fetches (grey), AlterPartition (orange square), votes (pink); solid asks, hollow answers; each hop is drawn over 0.4 s (the model's network takes 1–2 ms)",
+  legendFlows: "replication: faint lines carry steady bytes/s, dashed orange lines catch-up; wider is more",
   clock: (time: string, rate: string) => `Cluster time ${time}${rate}`,
   clockRate: (x: number) => ` · running at ≈${x.toLocaleString("en", { maximumSignificantDigits: 2 })}×`,
   clockPaused: " · paused",
@@ -147,7 +181,8 @@ export const S = {
   canvasCounts: (leaders: number, outOfSync: number) => `leads ${leaders} · ${outOfSync} out of sync`,
   canvasMore: (n: number) => `+${n.toLocaleString("en")} not drawn`,
   canvasSummary: (time: string, p99: string, under: number, offline: number) =>
-    `${time} · produce p99 ${p99} · ${under} under-replicated · ${offline} offline`,
+    `${time} · ${p99 === S.noProduceTraffic ? p99 : `produce p99 ${p99}`} · ${under} under-replicated · ${offline} offline`,
+  noProduceTraffic: "no produce traffic (no broker running)",
   canvasNextRun: (s: string) => `next electPreferred in ${s}`,
   clusterDesc: (brokers: string, controller: string, under: number, offline: number) =>
     `${brokers}. ${controller}. ${under} partitions under-replicated, ${offline} offline. The event log and the partition table describe the same state in words.`,
@@ -170,6 +205,11 @@ export const S = {
 
   // Event log and partition table.
   eventsHeading: "Event log",
+  welcomeHeading: "New here? Three ways in:",
+  welcomeKill: "Kill the leader of payments-0 and watch what the controller does",
+  welcomeLesson: "Start lesson 1",
+  welcomeLab: "Open the config lab",
+  welcomeClose: "Dismiss this start card",
   logNewEvents: (n: number) => `${n.toLocaleString("en")} new ${n === 1 ? "event" : "events"} ↓`,
   logFollowLabel: "Jump to the newest event and follow the log again",
   eventsEmpty: "Nothing has happened yet.",
@@ -230,6 +270,10 @@ export const S = {
   errorIntro:
     "The simulator hit an error it could not recover from. Please copy the report and include it when you tell us about it.",
   copyReport: "Copy report",
+  workerRestart: "Restart the simulator",
+  workerRestartText:
+    "The simulator (the Web Worker that runs the cluster) has stopped, so this run cannot go on here. Restarting it reopens the run from this page's address, paused at the last moment shown; nothing you did is lost. The report below says what happened.",
+  workerStoppedSilently: "it stopped without saying why (the browser may have run out of memory for it)",
   copyDone: "Report copied to the clipboard.",
   copyFallback: "Could not reach the clipboard; the report is selected, press Ctrl+C (⌘C) to copy it.",
 
@@ -365,6 +409,7 @@ export const S = {
   linkBadBase64: "its scenario (s=) is not valid base64url text",
   linkTooLarge: (limit: number) => `its scenario is too large: the page opens at most ${limit.toLocaleString("en")} bytes`,
   linkBadVersion: (v: string) => `its format version (v=) is "${v}", not a whole number`,
+  linkVersionZero: (v: string) => `its format version (v=) is ${v}, but link formats start at 1`,
   linkFuture: (v: number, mine: number) =>
     `it was made by a newer KRaft Lab (link format ${v}; this page reads format ${mine} and older)`,
   linkBadTime: (t: string) => `its time (t=) is "${t}", not a whole number of milliseconds`,

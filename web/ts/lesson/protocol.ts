@@ -3,6 +3,7 @@
 // them without this feature editing the shared file.
 
 import type { LoadBody } from "../protocol";
+import type { Picture } from "./picture";
 
 export interface LessonLinkRef {
   title: string;
@@ -31,6 +32,14 @@ export interface LessonStep {
   demo: boolean;
   pauses: number;
   reference: string[];
+  /** The question asked before the run plays; absent when the step asks none. */
+  predict?: { question: string; options: { label: string; broker: number }[]; reveal: string };
+  /** The goal is a state, reached the learner's own way. */
+  challenge: boolean;
+  /** The state the reference reaches, drawn as the goal; absent for a sandbox. */
+  picture?: Picture;
+  /** A talk scene's caption (Markdown). */
+  caption?: string;
 }
 
 export interface LessonGoal {
@@ -47,6 +56,12 @@ export interface LessonCheckBody {
   done: boolean;
   stepTimeMs: number;
   paused?: string;
+  /** The prediction's option that holds now; -1 for none (or no prediction). */
+  answer: number;
+  /** The learner's state, pictured as the goal is. */
+  now?: Picture;
+  /** Something since the step's start can be undone. */
+  undoable: boolean;
 }
 
 export interface LessonOpenBody {
@@ -56,6 +71,8 @@ export interface LessonOpenBody {
   steps: LessonStep[];
   step: number;
   next: string;
+  /** A talk: its steps are scenes. */
+  talk: boolean;
   check: LessonCheckBody;
 }
 
@@ -71,5 +88,6 @@ declare module "../protocol" {
     "lesson.open": { req: { lesson: string; step: number }; res: LessonOpenBody };
     "lesson.check": { req: Record<string, never>; res: LessonCheckBody };
     "lesson.play": { req: { what: "reference" | "demo" | "continue" }; res: LessonPlayBody };
+    "lesson.undo": { req: Record<string, never>; res: LessonCheckBody };
   }
 }

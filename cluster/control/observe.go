@@ -1,0 +1,87 @@
+package control
+
+import (
+	"github.com/kraftlab/kraftlab/cluster/quorum"
+	"github.com/kraftlab/kraftlab/engine/controller"
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// Observer is told what travels between the nodes and what the active controller decides on
+// its own, for drawings and narration. Every field is optional. The calls only read: a run
+// draws the same random numbers and gives the same results whether or not anyone observes.
+type Observer struct {
+	// Message is a Raft RPC between quorum members (controllers and the brokers' metadata
+	// observers): Fetch, FetchSnapshot, Vote, BeginQuorumEpoch, EndQuorumEpoch.
+	Message func(*quorum.Message)
+	// Request is a broker's request to the active controller and its answer.
+	Request func(*Request)
+	// SessionExpired is the maybeFenceStaleBroker task finding a broker silent for longer
+	// than broker.session.timeout.ms, as it writes the fence (not yet committed).
+	SessionExpired func(controller, broker int32, lastContactMs, nowMs int64)
+}
+
+// Request is one broker → controller request and its answer.
+type Request struct {
+	// API is Kafka's ApiKeys name: BrokerRegistration, BrokerHeartbeat or AlterPartition.
+	API    string
+	Broker int32
+	// Controller is where it went, -1 when the broker knew no leader to send it to.
+	Controller int32
+	// SentMs is when the broker sent it; ArriveMs when it reaches the controller (-1: never,
+	// the controller is stopped or the link cut); ReplyMs when the answer reaches the broker
+	// (-1: no answer, the broker times out). The model handles a request when it is sent (see
+	// Client); ArriveMs is the outbound hop the network would take, for drawing.
+	SentMs, ArriveMs, ReplyMs int64
+	// Err is the answer's error, if any.
+	Err error
+	// Heartbeat and HeartbeatReply are set for BrokerHeartbeat.
+	Heartbeat      *controller.HeartbeatRequest
+	HeartbeatReply *controller.HeartbeatReply
+	// Partitions counts the partitions of an AlterPartition.
+	Partitions int
+}
+
+// route is where the last request went and how long its outbound hop took (-1: it never
+// arrived), noted by request for the observer.
+type route struct {
+	to    int32
+	outMs int64
+}
+
+// Observe installs the observer; the zero Observer removes it.
+func (c *Controllers) Observe(o Observer) {
+	c.obs = o
+	c.q.ObserveMessages(o.Message)
+}
+
+// observing reports whether anyone watches requests.
+func (c *Controllers) observing() bool { return c.obs.Request != nil }
+
+// tellRequest reports a request that request() has just routed.
+func (c *Controllers) tellRequest(r *Request, nowMs, delay int64, err error) {
+	r.SentMs, r.Controller, r.Err = nowMs, c.route.to, err
+	r.ArriveMs, r.ReplyMs = -1, -1
+	if c.route.outMs >= 0 {
+		r.ArriveMs = nowMs + c.route.outMs
+	}
+	if r.ArriveMs >= 0 && !IsUnreachable(err) {
+		r.ReplyMs = nowMs + delay
+	}
+	c.obs.Request(r)
+}
+
+// tellSessionExpiry reports the fences the maybeFenceStaleBroker task wrote on member m, the
+// engine's log having been at offset before the task ran.
+func (c *Controllers) tellSessionExpiry(m *member, before int64, nowMs int64) {
+	if m.engine == nil {
+		return
+	}
+	for _, e := range m.engine.Log().Since(before) {
+		r, ok := e.Record.(*metadata.BrokerRegistrationChangeRecord)
+		if !ok || r.Fenced != metadata.FenceFence {
+			continue
+		}
+		last, _ := m.engine.LastContact(r.BrokerID)
+		c.obs.SessionExpired(m.id, r.BrokerID, last, nowMs)
+	}
+}

@@ -1,0 +1,810 @@
+// Traffic on the canvas: what travels between the nodes (heartbeats and their answers, metadata
+// fetches, AlterPartition, votes, BeginQuorumEpoch), replication flows between brokers, leader
+// moves and balancer runs, drawn on a transparent layer over the cluster canvas with its own
+// animation loop. Everything comes from the frames' `traffic` (the cluster's one stream of
+// happenings, web/PROTOCOL.md), so the drawing, the explain stops and the narration agree.
+//
+// Time: a message leaves at the screen moment its cluster time is shown. The model's network
+// takes a millisecond or two, which no eye can follow, so every hop is drawn over HOP_MS of
+// screen time (the legend says so) and an answer sets off when its request has arrived. When a
+// kind of message comes faster than an eye can follow (many per screen second: high speed, many
+// nodes), its messages are not drawn one by one: the link they travel pulses and carries a
+// count per second instead. Replication flows are lines whose width follows the bytes per
+// second the model moves (catch-up and steady), since it replicates in closed form.
+//
+// prefers-reduced-motion: nothing travels; a message fades in at its destination end of the
+// link and out again, and the leader moves are shown in place.
+
+import { Frame, NO_SLOT } from "./frame";
+import { CONTROLLER_H } from "./layout";
+import type { DecisionInfo, MessageInfo, Traffic } from "./protocol";
+import { cssReader, type Renderer } from "./render";
+
+/** Screen milliseconds one hop takes to draw. */
+export const HOP_MS = 420;
+/**
+ * A kind of message is drawn as pulsing links, not one by one, when more than MAX_IN_FLIGHT of
+ * it would travel at once or its requests come more often than MAX_PER_SECOND per screen second.
+ */
+const MAX_IN_FLIGHT = 24;
+const MAX_PER_SECOND = 30;
+/** How long a leader move, a run's highlight and a link's pulse stay on screen (ms). */
+const MOVE_MS = 1100;
+const RUN_MS = 3200;
+/** How often the steady flows' split is recomputed (a pass over the partitions), screen ms. */
+const STEADY_MS = 500;
+/** At most this many leader moves are drawn one by one per frame; the rest travel as one. */
+const MAX_MOVES = 24;
+
+interface Point {
+  x: number;
+  y: number;
+}
+
+interface Sprite {
+  m: MessageInfo;
+  start: number;
+  drawn?: boolean;
+}
+
+/** One thing the layer drew, in the order it first appeared: what tests and the curious read. */
+export interface Drawn {
+  kind: "message" | "pulse" | "move" | "run" | "decision";
+  api?: string;
+  response?: boolean;
+  from?: number;
+  to?: number;
+  sentMs?: number;
+  note?: string;
+  label?: string;
+  decision?: string;
+  timeMs?: number;
+  withheld?: number;
+  deferred?: number;
+}
+
+/** How many Drawn entries the layer keeps. */
+const DRAWN_KEEP = 4000;
+
+interface Toast {
+  d: DecisionInfo;
+  start: number;
+}
+
+interface Pulse {
+  from: number;
+  to: number;
+  api: string;
+  perSecond: number;
+  at: number;
+}
+
+interface Move {
+  drawn?: boolean;
+  partition: number;
+  oldLeader: number;
+  leader: number;
+  label: string;
+  count: number;
+  start: number;
+}
+
+interface RunMark {
+  decision: DecisionInfo;
+  start: number;
+  /** Partition indexes the gate withheld and the cap deferred, as the frame showed them. */
+  withheld: number[];
+  deferred: number[];
+}
+
+/** How long a decision's label stays beside its node (screen ms). */
+const TOAST_MS = 2600;
+
+/** A decision's short label on the canvas (the explain card and the narration carry the sentence). */
+const TOAST_WORDS: Record<string, (d: DecisionInfo) => string> = {
+  session_expired: (d) => `session check: broker ${d.brokers?.[0]} silent → fence`,
+  fenced: (d) => `broker ${d.brokers?.[0]} fenced`,
+  unfenced: (d) => `broker ${d.brokers?.[0]} unfenced`,
+  quorum_leader: (d) => `controller ${d.leader} active`,
+  snapshot: (d) => `controller ${d.node} took a snapshot`,
+};
+
+/** A message kind's look: colour variable, fallback and whether it is drawn as a square. */
+const LOOKS: Record<string, { v: string; fb: string; square?: boolean; label: string }> = {
+  BrokerHeartbeat: { v: "--c-leader", fb: "#0072b2", label: "heartbeat" },
+  BrokerRegistration: { v: "--c-leader", fb: "#0072b2", square: true, label: "registration" },
+  Fetch: { v: "--muted", fb: "#555555", label: "metadata fetch" },
+  FetchSnapshot: { v: "--muted", fb: "#555555", square: true, label: "snapshot fetch" },
+  AlterPartition: { v: "--s-fenced", fb: "#e69f00", square: true, label: "AlterPartition" },
+  Vote: { v: "--s-shutdown", fb: "#cc79a7", label: "vote" },
+  BeginQuorumEpoch: { v: "--s-shutdown", fb: "#cc79a7", square: true, label: "BeginQuorumEpoch" },
+  EndQuorumEpoch: { v: "--s-shutdown", fb: "#cc79a7", square: true, label: "EndQuorumEpoch" },
+};
+
+/** Short words for an election kind, for the leader-move label. */
+export function electionWords(d: Pick<DecisionInfo, "election" | "trigger">): string {
+  const kind = (d.election ?? "").replace("_", " ");
+  return d.trigger ? `${kind} · ${d.trigger}` : kind;
+}
+
+/**
+ * Splits each broker's steady serving rate (bytes/s its leaders send to in-sync followers) over
+ * its followers, in proportion to the in-sync follower replicas each holds of its partitions.
+ * Both directions of a pair are summed into one line (from < to).
+ */
+export function steadyFlows(f: Frame, perBroker: number[]): { from: number; to: number; bps: number }[] {
+  const nb = f.body.brokers.length;
+  const pairs = new Float64Array(nb * nb);
+  const served = new Float64Array(nb);
+  const stride = f.layout.stride;
+  for (let p = 0; p < f.count; p++) {
+    const lp = f.state[4 * p];
+    if (lp === NO_SLOT) continue;
+    const leader = f.layout.replicas[p * stride + lp];
+    if (leader === NO_SLOT || leader >= nb) continue;
+    for (let w = f.isrWords[p]; w !== 0; w >>>= 4) {
+      const pos = (w & 0xf) - 1;
+      if (pos === lp) continue;
+      const follower = f.layout.replicas[p * stride + pos];
+      if (follower === NO_SLOT || follower >= nb) continue;
+      pairs[leader * nb + follower]++;
+      served[leader]++;
+    }
+  }
+  const out: { from: number; to: number; bps: number }[] = [];
+  for (let a = 0; a < nb; a++) {
+    for (let b = a + 1; b < nb; b++) {
+      const ab = served[a] ? (perBroker[a] ?? 0) * (pairs[a * nb + b] / served[a]) : 0;
+      const ba = served[b] ? (perBroker[b] ?? 0) * (pairs[b * nb + a] / served[b]) : 0;
+      if (ab + ba > 0) out.push({ from: a, to: b, bps: ab + ba });
+    }
+  }
+  return out;
+}
+
+/** Formats bytes per second for a flow's label. */
+export function rateText(bps: number): string {
+  if (bps >= 1e9) return `${(bps / 1e9).toFixed(1)} GB/s`;
+  if (bps >= 1e6) return `${(bps / 1e6).toFixed(bps >= 1e8 ? 0 : 1)} MB/s`;
+  if (bps >= 1e3) return `${(bps / 1e3).toFixed(0)} KB/s`;
+  return `${bps.toFixed(0)} B/s`;
+}
+
+/**
+ * TrafficLayer draws the traffic over the cluster canvas. The page hands it every frame
+ * (frame) with the speed it plays at; it draws on its own animation loop.
+ */
+export class TrafficLayer {
+  readonly canvas: HTMLCanvasElement;
+  private readonly ctx: CanvasRenderingContext2D;
+  private visible = true;
+  private reduced = false;
+  private speed = 1;
+  private sprites: Sprite[] = [];
+  private pulses = new Map<string, Pulse>();
+  private moves: Move[] = [];
+  private runs: RunMark[] = [];
+  private toasts: Toast[] = [];
+  /** What was drawn, oldest first (at most DRAWN_KEEP): the canvas element's `drawnLog`. */
+  readonly drawnLog: Drawn[] = [];
+  /** Per API: an estimate of its messages per screen second. */
+  private rates = new Map<string, number>();
+  private lastFrameWall = 0;
+  /** The layer's own clock (screen ms): it stands still while the simulation is paused. */
+  private clock = 0;
+  private lastWall = 0;
+  private playing = true;
+  /** Steady replication per (leader slot, follower slot), bytes/s, recomputed every STEADY_MS. */
+  private steady: { from: number; to: number; bps: number }[] = [];
+  private steadyAt = -Infinity;
+  private frame: Frame | undefined;
+  private traffic: Traffic | undefined;
+  /** Actors to ring (explain mode): controller or broker ids. */
+  private highlighted: number[] = [];
+  /** The partition followed (hover or pin), or -1. */
+  followed = -1;
+  /** Frames drawn, and the last draw's cost in ms (data-* for tests and the benchmark). */
+  private drawn = 0;
+  private colours = new Map<string, string>();
+  /** Lines for the caption band at the canvas's foot, gathered during a drawing. */
+  private captions: { text: string; colour: string }[] = [];
+  /** The labels placed in the drawing under way (label), so that none overlaps another. */
+  private placed: { x: number; y: number; w: number; h: number }[] = [];
+  private fg = "#1b1b1b";
+  private bg = "#ffffff";
+  private focus = "#0072b2";
+
+  constructor(
+    private readonly base: HTMLCanvasElement,
+    private readonly renderer: Renderer,
+  ) {
+    this.canvas = document.createElement("canvas");
+    this.canvas.className = "traffic-layer";
+    (this.canvas as HTMLCanvasElement & { drawnLog: Drawn[] }).drawnLog = this.drawnLog;
+    this.canvas.setAttribute("aria-hidden", "true");
+    base.insertAdjacentElement("afterend", this.canvas);
+    const ctx = this.canvas.getContext("2d");
+    if (!ctx) throw new Error("no 2D canvas context");
+    this.ctx = ctx;
+    const mq = matchMedia("(prefers-reduced-motion: reduce)");
+    const motion = () => {
+      this.reduced = mq.matches;
+      this.canvas.dataset.motion = this.reduced ? "fade" : "travel";
+    };
+    motion();
+    mq.addEventListener("change", motion);
+    this.readPalette();
+    matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => this.readPalette());
+    new ResizeObserver(() => this.place()).observe(base);
+    this.place();
+    const loop = (wall: number) => {
+      requestAnimationFrame(loop);
+      if (this.lastWall && this.playing) this.clock += Math.min(wall - this.lastWall, 250);
+      this.lastWall = wall;
+      this.draw(this.clock);
+    };
+    requestAnimationFrame(loop);
+  }
+
+  private readPalette(): void {
+    const v = cssReader(this.base);
+    for (const look of Object.values(LOOKS)) this.colours.set(look.v, v(look.v, look.fb));
+    this.fg = v("--fg", "#1b1b1b");
+    this.bg = v("--bg", "#ffffff");
+    this.focus = v("--focus", "#0072b2");
+    this.colours.set("--c-leader", v("--c-leader", "#0072b2"));
+    this.colours.set("--c-follower", v("--c-follower", "#56b4e9"));
+    this.colours.set("--c-oos", v("--c-oos", "#d55e00"));
+    this.colours.set("--s-running", v("--s-running", "#009e73"));
+  }
+
+  /** Lays the layer exactly over the cluster canvas. */
+  private place(): void {
+    const b = this.base;
+    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    this.canvas.style.left = `${b.offsetLeft}px`;
+    this.canvas.style.top = `${b.offsetTop}px`;
+    this.canvas.style.width = `${b.clientWidth}px`;
+    this.canvas.style.height = `${b.clientHeight}px`;
+    this.canvas.width = Math.round(b.clientWidth * dpr);
+    this.canvas.height = Math.round(b.clientHeight * dpr);
+  }
+
+  /** Shows or hides the traffic (the toolbar's toggle). */
+  setVisible(on: boolean): void {
+    this.visible = on;
+    this.canvas.hidden = !on;
+    if (!on) this.clear();
+  }
+
+  get shown(): boolean {
+    return this.visible;
+  }
+
+  /** Forgets what is travelling: time went back, or a new run began. */
+  clear(): void {
+    this.sprites = [];
+    this.pulses.clear();
+    this.moves = [];
+    this.runs = [];
+    this.toasts = [];
+    this.rates.clear();
+    this.steadyAt = -Infinity;
+    this.lastFrameWall = 0;
+  }
+
+  /** Freezes the drawing while the simulation is paused (an explain stop holds the world still). */
+  setPlaying(on: boolean): void {
+    this.playing = on;
+  }
+
+  /** Rings these actors (node ids) until called again; [] clears. */
+  highlight(ids: number[]): void {
+    this.highlighted = ids;
+  }
+
+  /** Takes a frame's traffic, played at `speed` (cluster ms per screen ms). */
+  take(f: Frame, speed: number): void {
+    this.frame = f;
+    this.speed = Math.max(speed, 0.01);
+    const t = f.body.traffic;
+    this.traffic = t;
+    if (!t || !this.visible) return;
+    const now = this.clock;
+    const wallSpan = Math.max(16, this.lastFrameWall ? now - this.lastFrameWall : 16);
+    this.lastFrameWall = now;
+    // A kind of message is crowded when too many of it would be in flight at once, or when its
+    // requests keep coming faster than an eye can follow (smoothed, so a burst of votes is not).
+    const counts = new Map<string, number>();
+    for (const l of t.links) if (!l.response) counts.set(l.api, (counts.get(l.api) ?? 0) + l.count);
+    for (const api of new Set([...counts.keys(), ...this.rates.keys()])) {
+      // Decaying over a screen second: a burst of a few votes counts as a few per second.
+      this.rates.set(api, (this.rates.get(api) ?? 0) * Math.exp(-wallSpan / 1000) + (counts.get(api) ?? 0));
+    }
+    const flying = new Map<string, number>();
+    for (const sp of this.sprites) flying.set(sp.m.api, (flying.get(sp.m.api) ?? 0) + 1);
+    for (const m of t.messages) flying.set(m.api, (flying.get(m.api) ?? 0) + 1);
+    const crowded = (api: string) =>
+      t.messages.length === 0 || (flying.get(api) ?? 0) > MAX_IN_FLIGHT || (this.rates.get(api) ?? 0) > MAX_PER_SECOND;
+    for (const m of t.messages) {
+      if (crowded(m.api)) continue;
+      // Leaves when its cluster time is on screen: the frame shows t.toMs now.
+      let start = now - (t.toMs - m.sentMs) / this.speed;
+      if (m.response) start += this.hop(); // its request is drawn arriving first
+      this.sprites.push({ m, start });
+    }
+    for (const l of t.links) {
+      if (!crowded(l.api)) continue;
+      const key = `${l.api}|${l.response ? 1 : 0}|${l.from}|${l.to}`;
+      const p = this.pulses.get(key);
+      if (p) {
+        // Messages per screen second, decaying over a second (as the rates above).
+        p.perSecond = p.perSecond * Math.exp(-(now - p.at) / 1000) + l.count;
+        p.at = now;
+      } else {
+        this.pulses.set(key, { from: l.from, to: l.to, api: l.api, perSecond: l.count, at: now });
+        this.record({ kind: "pulse", api: l.api, response: l.response ?? false, from: l.from, to: l.to, timeMs: t.toMs });
+      }
+    }
+    if (now - this.steadyAt > STEADY_MS) {
+      this.steadyAt = now;
+      this.steady = steadyFlows(f, t.steadyBytesPerSec);
+    }
+    let moves = 0;
+    for (const d of t.decisions) {
+      if (d.decision === "leader" && d.oldLeader >= 0 && d.leader >= 0 && moves < MAX_MOVES) {
+        const start = now - (t.toMs - d.timeMs) / this.speed;
+        this.moves.push({ partition: d.partitions?.[0] ?? -1, oldLeader: d.oldLeader, leader: d.leader,
+          label: electionWords(d), count: d.count, start: Math.max(start, now - MOVE_MS / 2) });
+        moves++;
+      } else if (d.decision === "balancer_run") {
+        const run = { decision: d, start: now, ...this.runSets(f, d) };
+        this.runs.push(run);
+        this.record({ kind: "run", timeMs: d.timeMs, label: this.runText(d), withheld: run.withheld.length, deferred: run.deferred.length });
+      } else if (d.decision === "session_expired" || d.decision === "fenced" || d.decision === "unfenced" || d.decision === "quorum_leader" || d.decision === "snapshot") {
+        this.toasts.push({ d, start: now - (t.toMs - d.timeMs) / this.speed });
+        this.record({ kind: "decision", decision: d.decision, timeMs: d.timeMs, label: d.reason });
+      }
+    }
+    this.canvas.dataset.sprites = String(this.sprites.length);
+    this.canvas.dataset.pulses = String(this.pulses.size);
+    this.canvas.dataset.moves = String(this.moves.length);
+  }
+
+  /**
+   * What a balancer run left alone, read from the frame: partitions whose preferred replica is
+   * gated (withheld by the gate) and those whose preferred replica is in the ISR, ungated and
+   * not leading (deferred by the cap). Capped: the drawing rings at most a few hundred.
+   */
+  private runSets(f: Frame, d: DecisionInfo): { withheld: number[]; deferred: number[] } {
+    const withheld: number[] = [];
+    const deferred: number[] = [];
+    const gated = new Set(d.brokers ?? []);
+    const slots = f.body.brokers;
+    const n = f.count;
+    const stride = f.layout.stride;
+    for (let p = 0; p < n && withheld.length + deferred.length < 600; p++) {
+      const pref = f.layout.replicas[p * stride];
+      if (pref === NO_SLOT || f.state[4 * p] === 0) continue; // no replicas, or the preferred leads
+      const id = slots[pref]?.id;
+      if (id === undefined) continue;
+      if (gated.has(id)) withheld.push(p);
+      else if (d.deferred && f.isrMaskOf(p) & 1 && f.state[4 * p] !== NO_SLOT) deferred.push(p);
+    }
+    return { withheld, deferred };
+  }
+
+  private record(d: Drawn): void {
+    this.drawnLog.push(d);
+    if (this.drawnLog.length > DRAWN_KEEP) this.drawnLog.splice(0, this.drawnLog.length - DRAWN_KEEP);
+  }
+
+  private runText(d: DecisionInfo): string {
+    const parts = [`electPreferred run ${d.run}: elected ${d.elected ?? 0}`];
+    if (d.deferred) parts.push(`${d.deferred} deferred by the cap`);
+    if (d.withheld) parts.push(`${d.withheld} withheld by the gate (broker ${(d.brokers ?? []).join(", ")})`);
+    return parts.join(" · ");
+  }
+
+  /** Where node id is drawn (CSS px of the canvas), for placing a card beside it. */
+  anchorOf(id: number): Point | undefined {
+    return this.anchor(id);
+  }
+
+  /** A node's anchor in CSS pixels: controllers at their bottom edge, brokers at their top. */
+  private anchor(id: number, toward?: number): Point | undefined {
+    const f = this.frame;
+    if (!f) return undefined;
+    const s = this.renderer.scale;
+    const ci = f.body.controllers.findIndex((c) => c.id === id);
+    if (ci >= 0) {
+      const r = this.renderer.controllersDrawn[ci];
+      if (!r) return undefined;
+      // From the bottom edge: between controllers the traffic runs just under their row, so
+      // it never covers their text.
+      const between = toward !== undefined && f.body.controllers.some((c) => c.id === toward);
+      return { x: (r.x + r.w / 2) * s, y: (r.y + CONTROLLER_H + (between ? 5 : 0)) * s };
+    }
+    const slot = f.body.brokers.findIndex((b) => b.id === id);
+    const g = slot >= 0 ? this.renderer.brokersDrawn[slot] : undefined;
+    if (!g) return undefined;
+    return { x: (g.box.x + g.box.w / 2) * s, y: g.box.y * s };
+  }
+
+  /** The centre of partition p's replica cell on broker `id` (CSS px), else its box's centre. */
+  private cell(id: number, p: number): Point | undefined {
+    const f = this.frame;
+    if (!f) return undefined;
+    const slot = f.body.brokers.findIndex((b) => b.id === id);
+    const g = slot >= 0 ? this.renderer.brokersDrawn[slot] : undefined;
+    if (!g) return undefined;
+    const s = this.renderer.scale;
+    const dpr = this.base.width / Math.max(1, this.base.clientWidth);
+    if (g.cells && p >= 0) {
+      const hosted = f.layout.hosted[slot].partitions;
+      let lo = g.from;
+      let hi = g.to;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (hosted[mid] < p) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < g.to && hosted[lo] === p && lo - g.from < g.cells.fits) {
+        const i = lo - g.from;
+        const c = g.cells.cell;
+        return { x: (g.gx + (i % g.cells.cols) * c + c / 2) / dpr, y: (g.gy + Math.floor(i / g.cells.cols) * c + c / 2) / dpr };
+      }
+    }
+    return { x: (g.box.x + g.box.w / 2) * s, y: (g.box.y + g.box.h / 2) * s };
+  }
+
+  private colour(api: string): string {
+    const look = LOOKS[api];
+    return look ? (this.colours.get(look.v) ?? look.fb) : this.fg;
+  }
+
+  private draw(now: number): void {
+    const t0 = performance.now();
+    const ctx = this.ctx;
+    const dpr = this.canvas.width / Math.max(1, this.canvas.clientWidth);
+    if (this.base.clientWidth !== this.canvas.clientWidth || this.base.clientHeight !== this.canvas.clientHeight) this.place();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    if (!this.visible || !this.frame) return;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    this.placed.length = 0;
+    this.captions.length = 0;
+    const s = this.renderer.scale;
+    // Decisions before traffic: their labels claim their places first (see label).
+    this.drawFlows(s);
+    this.drawToasts(now, s);
+    this.drawRuns(now, s);
+    this.drawMoves(now, s);
+    this.drawPulses(now, s);
+    this.drawSprites(now, s);
+    this.drawHighlights(s);
+    this.drawCaptions(s);
+    this.drawn++;
+    if (this.drawn % 15 === 0) this.canvas.dataset.drawMs = (performance.now() - t0).toFixed(2);
+  }
+
+  private drawFlows(s: number): void {
+    const t = this.traffic;
+    const f = this.frame;
+    if (!t || !f) return;
+    const ctx = this.ctx;
+    // Steady replication: each broker's serving rate split over the brokers it replicates to,
+    // drawn faint; catch-up flows on top, strong and dashed. Width grows with the log of the rate.
+    const width = (bps: number) => Math.max(1, Math.min(14, Math.log10(Math.max(1, bps / 1e5)) * 3.2)) * s;
+    ctx.strokeStyle = this.colours.get("--c-follower") ?? "#56b4e9";
+    ctx.globalAlpha = 0.35;
+    for (const fl of this.steady) {
+      const a = this.anchor(f.body.brokers[fl.from]?.id ?? -1);
+      const b = this.anchor(f.body.brokers[fl.to]?.id ?? -1);
+      if (!a || !b) continue;
+      ctx.lineWidth = width(fl.bps);
+      ctx.beginPath();
+      ctx.moveTo(a.x, a.y);
+      ctx.quadraticCurveTo((a.x + b.x) / 2, Math.min(a.y, b.y) - 14 * s, b.x, b.y);
+      ctx.stroke();
+    }
+    ctx.globalAlpha = 1;
+    const dash = (this.clock / 40) % 16;
+    const into = new Map<number, { bps: number; leaders: number }>();
+    for (const fl of t.flows) {
+      const a = this.anchor(fl.leader);
+      const b = this.anchor(fl.follower);
+      if (!a || !b) continue;
+      const mx = (a.x + b.x) / 2;
+      const my = Math.min(a.y, b.y) - 14 * s;
+      ctx.strokeStyle = this.colours.get("--c-oos") ?? "#d55e00";
+      ctx.globalAlpha = 0.8;
+      ctx.lineWidth = width(fl.catchUpBytesPerSec);
+      ctx.setLineDash([8 * s, 8 * s]);
+      ctx.lineDashOffset = this.reduced ? 0 : -dash * s;
+      ctx.beginPath();
+      ctx.moveTo(a.x, a.y);
+      ctx.quadraticCurveTo(mx, my, b.x, b.y);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.globalAlpha = 1;
+      const sum = into.get(fl.follower) ?? { bps: 0, leaders: 0 };
+      sum.bps += fl.catchUpBytesPerSec;
+      sum.leaders++;
+      into.set(fl.follower, sum);
+    }
+    for (const [id, sum] of into) {
+      this.captions.push({ text: `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""} (dashed)`, colour: this.colours.get("--c-oos") ?? "#d55e00" });
+    }
+  }
+
+  private drawPulses(now: number, s: number): void {
+    const ctx = this.ctx;
+    // One count per kind of message, on its busiest link: a label per link would bury the controller.
+    const busiest = new Map<string, { p: Pulse; x: number; y: number; total: number }>();
+    for (const [key, p] of this.pulses) {
+      const age = now - p.at;
+      if (age > 1500) {
+        this.pulses.delete(key);
+        continue;
+      }
+      const a = this.anchor(p.from, p.to);
+      const b = this.anchor(p.to, p.from);
+      if (!a || !b) continue;
+      // Requests and answers of a link share it: offset them to either side.
+      const dx = b.x - a.x;
+      const dy = b.y - a.y;
+      const len = Math.hypot(dx, dy) || 1;
+      const off = 3 * s;
+      const ox = (-dy / len) * off;
+      const oy = (dx / len) * off;
+      const phase = this.reduced ? 0.5 : 0.5 + 0.5 * Math.sin(now / 160);
+      // Thin and translucent: the links run past the summary line and the boxes' headers.
+      ctx.strokeStyle = this.colour(p.api);
+      ctx.globalAlpha = (0.15 + 0.3 * phase) * Math.max(0, 1 - age / 1500);
+      ctx.lineWidth = Math.min(3, 0.75 + Math.log2(1 + p.perSecond / 8) / 2) * s;
+      ctx.beginPath();
+      ctx.moveTo(a.x + ox, a.y + oy);
+      ctx.lineTo(b.x + ox, b.y + oy);
+      ctx.stroke();
+      ctx.globalAlpha = 1;
+      if (key.includes("|1|")) continue; // answers pulse too, but the count is of requests
+      const best = busiest.get(p.api);
+      const x = a.x + (b.x - a.x) * 0.6;
+      const y = a.y + (b.y - a.y) * 0.6;
+      if (!best) busiest.set(p.api, { p, x, y, total: p.perSecond });
+      else {
+        best.total += p.perSecond;
+        if (p.perSecond > best.p.perSecond) Object.assign(best, { p, x, y });
+      }
+    }
+    const counted = [...busiest].map(([api, b]) => `${LOOKS[api]?.label ?? api}s ×${Math.round(b.total)}/s`);
+    if (counted.length) this.captions.push({ text: `${this.narrow() ? "" : "too many to draw one by one: "}${counted.join(" · ")} (pulsing links)`, colour: this.fg });
+  }
+
+  private drawSprites(now: number, s: number): void {
+    const few = this.sprites.filter((sp) => sp.m.api !== "Fetch").length <= 6;
+    const hop = this.hop();
+    this.sprites = this.sprites.filter((sp) => now - sp.start <= hop);
+    for (const sp of this.sprites) {
+      const k = (now - sp.start) / hop;
+      if (k < 0) continue;
+      const a = this.anchor(sp.m.from, sp.m.to);
+      if (!a) continue;
+      const end = this.anchor(sp.m.to, sp.m.from) ?? { x: a.x, y: a.y + 40 * s };
+      // A message that never arrives (a cut link, a stopped node) stops halfway and fades.
+      const lost = sp.m.arriveMs < 0;
+      const reach = lost ? Math.min(k, 0.5) : k;
+      let x = a.x + (end.x - a.x) * reach;
+      let y = a.y + (end.y - a.y) * reach;
+      let alpha = lost && k > 0.5 ? Math.max(0, 1 - (k - 0.5) * 2) : 1;
+      if (this.reduced) {
+        // No travel: the message fades in and out near where it is going.
+        const at = lost ? 0.5 : 0.85;
+        x = a.x + (end.x - a.x) * at;
+        y = a.y + (end.y - a.y) * at;
+        alpha = Math.sin(Math.PI * k);
+      }
+      if (!sp.drawn) {
+        sp.drawn = true;
+        this.record({ kind: "message", api: sp.m.api, response: sp.m.response ?? false, from: sp.m.from, to: sp.m.to, sentMs: sp.m.sentMs, note: sp.m.note });
+      }
+      this.dot(sp.m, x, y, s, alpha);
+      if (few && sp.m.note && sp.m.api !== "Fetch" && k > 0.15 && k < 0.85) this.label(sp.m.note, x + 10 * s, y - 8 * s, s, this.colour(sp.m.api), alpha);
+    }
+  }
+
+  /** A narrow canvas (a phone) gets shorter labels. */
+  private narrow(): boolean {
+    return this.canvas.clientWidth / this.renderer.scale < 560;
+  }
+
+  /** Screen ms one hop takes: HOP_MS, stretched in slow motion so that ¼× looks ¼ as fast. */
+  private hop(): number {
+    return HOP_MS / Math.min(1, this.speed);
+  }
+
+  private dot(m: MessageInfo, x: number, y: number, s: number, alpha: number): void {
+    const ctx = this.ctx;
+    const look = LOOKS[m.api];
+    const r = (m.api === "Fetch" ? 3 : 5) * s;
+    ctx.globalAlpha = alpha;
+    ctx.fillStyle = this.colour(m.api);
+    ctx.strokeStyle = this.colour(m.api);
+    ctx.lineWidth = 2 * s;
+    ctx.beginPath();
+    if (look?.square) ctx.rect(x - r, y - r, 2 * r, 2 * r);
+    else ctx.arc(x, y, r, 0, 2 * Math.PI);
+    // Answers are hollow, requests solid (shape as well as colour).
+    if (m.response) {
+      ctx.fillStyle = this.bg;
+      ctx.fill();
+      ctx.stroke();
+    } else ctx.fill();
+    ctx.globalAlpha = 1;
+  }
+
+  private drawMoves(now: number, s: number): void {
+    const ctx = this.ctx;
+    this.moves = this.moves.filter((mv) => now - mv.start < MOVE_MS + 900);
+    const labels = new Map<string, { n: number; x: number; y: number; label: string; leader: number }>();
+    for (const mv of this.moves) {
+      const k = Math.max(0, Math.min(1, (now - mv.start) / MOVE_MS));
+      const a = this.cell(mv.oldLeader, mv.partition);
+      const b = this.cell(mv.leader, mv.partition);
+      if (!a || !b) continue;
+      const e = this.reduced ? 1 : k < 0.5 ? 2 * k * k : 1 - (-2 * k + 2) ** 2 / 2;
+      const x = a.x + (b.x - a.x) * e;
+      const y = a.y + (b.y - a.y) * e - Math.sin(Math.PI * e) * 30 * s;
+      const size = 12 * s;
+      ctx.globalAlpha = this.reduced ? Math.min(1, 2 * (1 - k) + 0.3) : 1;
+      ctx.fillStyle = this.colours.get("--c-leader") ?? "#0072b2";
+      ctx.strokeStyle = this.fg;
+      ctx.lineWidth = 2 * s;
+      ctx.fillRect(x - size / 2, y - size / 2, size, size);
+      ctx.strokeRect(x - size / 2, y - size / 2, size, size);
+      ctx.globalAlpha = 1;
+      const text = mv.count > 1 ? `${mv.count} leaders → broker ${mv.leader} · ${mv.label}` : `leader → broker ${mv.leader} · ${mv.label}`;
+      if (!mv.drawn) {
+        mv.drawn = true;
+        this.record({ kind: "move", from: mv.oldLeader, to: mv.leader, label: text });
+      }
+      const key = `${mv.leader}|${mv.label}`;
+      const lb = labels.get(key) ?? { n: 0, x: b.x, y: b.y, label: mv.label, leader: mv.leader };
+      lb.n += mv.count;
+      labels.set(key, lb);
+    }
+    // One label per destination and reason, under the cells that arrive.
+    for (const lb of labels.values()) {
+      const what = this.narrow() ? lb.label.split(" · ")[0] : lb.label;
+      const text = lb.n > 1 ? `${lb.n} leaders → broker ${lb.leader} · ${what}` : `leader → broker ${lb.leader} · ${what}`;
+      this.label(text, lb.x - 40 * s, lb.y + 26 * s, s, this.fg, 1, true);
+    }
+  }
+
+  private drawRuns(now: number, s: number): void {
+    const f = this.frame;
+    if (!f) return;
+    const ctx = this.ctx;
+    this.runs = this.runs.filter((r) => now - r.start < RUN_MS);
+    for (const r of this.runs) {
+      const fade = Math.min(1, (RUN_MS - (now - r.start)) / 600);
+      ctx.globalAlpha = fade;
+      ctx.lineWidth = 2 * s;
+      for (const [set, colour, dashed] of [
+        [r.withheld, this.fg, true],
+        [r.deferred, this.focus, false],
+      ] as const) {
+        ctx.strokeStyle = colour;
+        ctx.setLineDash(dashed ? [3 * s, 2 * s] : []);
+        for (const p of set) {
+          const pref = f.layout.replicas[p * f.layout.stride];
+          const id = f.body.brokers[pref]?.id;
+          if (id === undefined) continue;
+          const c = this.cell(id, p);
+          if (c) ctx.strokeRect(c.x - 7 * s, c.y - 7 * s, 14 * s, 14 * s);
+        }
+      }
+      ctx.setLineDash([]);
+      const d = r.decision;
+      const active = f.body.controllers.find((c) => c.active)?.id ?? f.body.controllers[0]?.id;
+      const at = active !== undefined ? this.anchor(active) : undefined;
+      if (at && r === this.runs[this.runs.length - 1]) this.captions.unshift({ text: this.runText(d), colour: this.fg });
+      ctx.globalAlpha = 1;
+    }
+  }
+
+  /** Decisions about a node (session expiry, fence, new controller, snapshot): a label beside it for a while. */
+  private drawToasts(now: number, s: number): void {
+    const f = this.frame;
+    if (!f) return;
+    this.toasts = this.toasts.filter((t) => now - t.start < TOAST_MS);
+    const stacked = new Map<number, number>();
+    for (const t of this.toasts) {
+      if (now < t.start) continue;
+      const d = t.d;
+      const id = d.decision === "quorum_leader" ? d.leader : d.node !== undefined && d.node > 0 ? d.node : (d.brokers?.[0] ?? -1);
+      const at = this.anchor(id);
+      if (!at) continue;
+      const n = stacked.get(id) ?? 0;
+      stacked.set(id, n + 1);
+      const fade = Math.min(1, (TOAST_MS - (now - t.start)) / 500);
+      const colour = d.decision === "fenced" || d.decision === "session_expired" ? (this.colours.get("--s-fenced") ?? "#e69f00") : this.fg;
+      const text = TOAST_WORDS[d.decision]?.(d) ?? d.decision;
+      // A controller's news goes to the caption band (under its box is the summary line); a
+      // broker's inside its box, below its header lines.
+      if (f.body.controllers.some((c) => c.id === id)) {
+        this.captions.unshift({ text, colour });
+        continue;
+      }
+      const y = at.y + 58 * s + 16 * n * s;
+      this.ctx.font = `700 ${11 * s}px system-ui, sans-serif`;
+      this.label(text, at.x - this.ctx.measureText(text).width / 2, y, s, colour, fade, true);
+    }
+  }
+
+  /** The caption band: the latest balancer run, catch-up flows and what is counted, at the foot of the canvas. */
+  private drawCaptions(s: number): void {
+    const lines = this.captions.slice(0, 4);
+    const step = 19 * s;
+    let y = this.canvas.clientHeight - 8 * s - (lines.length - 1) * step;
+    for (const c of lines) {
+      this.label(c.text, 10 * s, y, s, c.colour, 1, true);
+      y += step;
+    }
+  }
+
+  private drawHighlights(s: number): void {
+    const f = this.frame;
+    if (!f) return;
+    const ctx = this.ctx;
+    ctx.strokeStyle = this.focus;
+    ctx.lineWidth = 4 * s;
+    for (const id of this.highlighted) {
+      const ci = f.body.controllers.findIndex((c) => c.id === id);
+      const r = ci >= 0 ? this.renderer.controllersDrawn[ci] : this.renderer.brokersDrawn[f.body.brokers.findIndex((b) => b.id === id)]?.box;
+      if (!r) continue;
+      const h = ci >= 0 ? CONTROLLER_H : r.h;
+      ctx.strokeRect((r.x - 5) * s, (r.y - 5) * s, (r.w + 10) * s, (h + 10) * s);
+    }
+    if (this.followed >= 0 && this.followed < f.count) {
+      ctx.strokeStyle = this.fg;
+      ctx.lineWidth = 2.5 * s;
+      for (const slot of f.layout.replicaSlots(this.followed)) {
+        const id = f.body.brokers[slot]?.id;
+        const c = id === undefined ? undefined : this.cell(id, this.followed);
+        if (c) ctx.strokeRect(c.x - 9 * s, c.y - 9 * s, 18 * s, 18 * s);
+      }
+    }
+  }
+
+  /**
+   * A small label on a translucent plate, so it reads over cells and lines. Labels placed in the
+   * same drawing do not overlap: a label moves a line up or down to a free spot, or is left out
+   * (important ones are always drawn).
+   */
+  private label(text: string, x: number, y: number, s: number, colour: string, alpha = 1, important = false): void {
+    const ctx = this.ctx;
+    const size = 11 * s;
+    ctx.font = `${important ? 700 : 600} ${size}px system-ui, sans-serif`;
+    const w = ctx.measureText(text).width;
+    const cw = this.canvas.clientWidth;
+    const lx = Math.max(2, Math.min(x, cw - w - 6));
+    const h = size + 5;
+    const free = (ty: number) => !this.placed.some((r) => lx - 3 < r.x + r.w && r.x < lx + w + 3 && ty - size < r.y + r.h && r.y < ty - size + h);
+    let ly = y;
+    if (!free(ly)) {
+      const spot = [y - h, y + h, y - 2 * h, y + 2 * h].find(free);
+      if (spot === undefined && !important) return;
+      ly = spot ?? y;
+    }
+    this.placed.push({ x: lx - 3, y: ly - size, w: w + 6, h });
+    ctx.globalAlpha = 0.88 * alpha;
+    ctx.fillStyle = this.bg;
+    ctx.fillRect(lx - 3, ly - size, w + 6, h);
+    ctx.globalAlpha = alpha;
+    ctx.fillStyle = colour;
+    ctx.fillText(text, lx, ly);
+    ctx.globalAlpha = 1;
+  }
+}
