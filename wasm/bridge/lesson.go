@@ -471,7 +471,7 @@ func (r *lessonRun) check(body json.RawMessage) (any, error) {
 type LessonPlayRequest struct {
 	// What is "reference" (show me: the step's reference actions), "demo" (the step's play:
 	// list, up to its first pause) or "continue" (a demo from the pause it stopped at).
-	What string `json:"what"`
+	What string `json:"what" ts:"LessonPlay"`
 }
 
 // LessonPlayBody is the reply to lesson.play.
