@@ -40,7 +40,7 @@ var Assumptions = []Assumption{
 		Source: "[assumption] η = 0.9 (DataDog autothrottle aims at 90 %; ≈250 MB/s observed unthrottled)", Drives: []string{CriterionP99, CriterionTimeouts, CriterionRecovery},
 		get: func(s *cluster.Spec) float64 { return s.Broker.CatchUpHeadroomShare }},
 	{Key: "log_recovery_hard", Names: []string{"broker.log_recovery_hard_ms"}, Low: 30_000, High: 600_000,
-		Source: "[assumption] 120 s (\"longer hard\"; no public number): moves when the broker is unfenced against today's 300 s tick", Drives: []string{CriterionRecovery},
+		Source: "0 by default: derived from what the broker holds (its logs' active segments, log.segment.bytes, re-read at the disk's read rate; LogLoader.recoverLog); the sensitivity fixes it from 30 s to 600 s: moves when the broker is unfenced against today's 300 s tick", Drives: []string{CriterionRecovery},
 		get: func(s *cluster.Spec) float64 { return float64(s.Broker.LogRecoveryHardMs) }},
 	{Key: "log_load_clean", Names: []string{"broker.log_load_clean_ms"}, Low: 10_000, High: 300_000,
 		Source: "[assumption] T_boot ≈ 60 s after a clean shutdown: moves the unfencing against today's tick", Drives: []string{CriterionRecovery},
@@ -64,6 +64,7 @@ var Assumptions = []Assumption{
 var notVaried = map[string]string{
 	"ProcessStartMs":         "5 s of a start: small beside log loading, which is varied",
 	"LogLoadEmptyMs":         "1 s on an empty disk: the copy-back that follows dominates (local_data is varied)",
+	"LogRecoveryPerLogMs":    "10 ms a log after a hard stop: re-reading the active segments dominates (log_recovery_hard is varied)",
 	"ShutdownFlushMs":        "before the broker is down: moves nothing after unfencing",
 	"AlterPartitionRetryMs":  "only when the controller does not answer",
 	"RttMs":                  "0.5 ms in a 12–14 ms p99; both the broker and client RTTs",

@@ -41,7 +41,7 @@ func TestCompareSmallCluster(t *testing.T) {
 	var text, js bytes.Buffer
 	require.NoError(t, cmp.WriteText(&text))
 	assert.Contains(t, text.String(), "| cap 5 per 30 s | recovery time at most 2× that of immediate |")
-	assert.Contains(t, text.String(), "log_recovery_hard: broker.log_recovery_hard_ms = 120000 (the model's default, not in the scenario)")
+	assert.Contains(t, text.String(), "log_recovery_hard: broker.log_recovery_hard_ms = 0 (the model's default, not in the scenario) — 0 by default: derived from what the broker holds")
 	require.NoError(t, cmp.WriteJSON(&js))
 	var out struct {
 		Policies []struct {

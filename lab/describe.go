@@ -50,6 +50,9 @@ type Description struct {
 	// replicas ("*"); 0 is no throttle (Kafka's default).
 	FollowerThrottleBytesPerSec float64 `json:"follower_throttle_bytes_per_sec"`
 	LeaderThrottleBytesPerSec   float64 `json:"leader_throttle_bytes_per_sec"`
+	// LogRecoveryHardMs fixes a broker's log recovery after a hard stop; 0 lets the model
+	// derive it from what the broker holds (broker.Params.LogRecoveryHardMs).
+	LogRecoveryHardMs int64 `json:"log_recovery_hard_ms,omitempty"`
 	// Event is what happens to the cluster.
 	Event Event `json:"event"`
 	// DurationMs is how long the cluster runs (scenario time).
@@ -197,6 +200,9 @@ func (d *Description) Validate() error {
 	if err := num("leader_throttle_bytes_per_sec", d.LeaderThrottleBytesPerSec, 0, false, "must be a rate in bytes per second, 0 or more (0: no throttle)"); err != nil {
 		return err
 	}
+	if d.LogRecoveryHardMs < 0 || d.LogRecoveryHardMs > maxDurationMs {
+		return fail("log_recovery_hard_ms", d.LogRecoveryHardMs, fmt.Sprintf("must be an integer from 0 (derived from what the broker holds) to %d", int64(maxDurationMs)))
+	}
 	if d.DurationMs < 1 || d.DurationMs > maxDurationMs {
 		return fail("duration_ms", d.DurationMs, fmt.Sprintf("must be an integer from 1 to %d (7 days)", int64(maxDurationMs)))
 	}
@@ -320,6 +326,9 @@ func (d *Description) Scenario() ([]byte, error) {
 		doc.Cluster.Broker["follower.replication.throttled.rate"] = d.FollowerThrottleBytesPerSec
 		doc.Cluster.Broker["leader.replication.throttled.rate"] = d.LeaderThrottleBytesPerSec
 		doc.Cluster.Broker["throttle_all_replicas"] = true
+	}
+	if d.LogRecoveryHardMs > 0 {
+		doc.Cluster.Broker["log_recovery_hard_ms"] = d.LogRecoveryHardMs
 	}
 	for _, t := range d.Topics {
 		td := topicDoc{Name: t.Name, PartitionCount: t.Partitions, ReplicationFactor: d.topicRF(t)}

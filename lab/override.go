@@ -62,6 +62,8 @@ var kafkaAliases = map[string]struct{ block, param string }{
 	"replica.fetch.response.max.bytes":    {"broker", "replica_fetch_response_max_bytes"},
 	"leader.replication.throttled.rate":   {"broker", "leader_throttle_bytes_per_sec"},
 	"follower.replication.throttled.rate": {"broker", "follower_throttle_bytes_per_sec"},
+	"log.segment.bytes":                   {"broker", "log_segment_bytes"},
+	"num.recovery.threads.per.data.dir":   {"broker", "num_recovery_threads_per_data_dir"},
 	"linger.ms":                           {"workload", "linger_ms"},
 	"request.timeout.ms":                  {"workload", "request_timeout_ms"},
 	"delivery.timeout.ms":                 {"workload", "delivery_timeout_ms"},

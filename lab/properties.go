@@ -347,13 +347,12 @@ func classify(name, value string, fromDescribe bool, line int) (LineStatus, stri
 var (
 	unmodelledNames = map[string]string{
 		"leader.imbalance.per.broker.percentage": "ZooKeeper mode only; KRaft rebalances any imbalance (KAFKA-18743)",
-		"num.recovery.threads.per.data.dir":      "log recovery time is the model's log_recovery_hard_ms (an assumption)",
 	}
 	unmodelledList = strings.Fields(`process.roles node.id broker.id controller.quorum.voters controller.quorum.bootstrap.servers
 		controller.listener.names listeners advertised.listeners listener.security.protocol.map inter.broker.listener.name
 		inter.broker.protocol.version log.dirs log.dir metadata.log.dir num.partitions default.replication.factor
 		auto.create.topics.enable delete.topic.enable compression.type message.max.bytes log.retention.hours
-		log.retention.minutes log.retention.ms log.retention.bytes log.segment.bytes log.roll.hours log.roll.ms
+		log.retention.minutes log.retention.ms log.retention.bytes log.roll.hours log.roll.ms
 		log.retention.check.interval.ms log.flush.interval.messages log.flush.interval.ms log.message.timestamp.type
 		socket.send.buffer.bytes socket.receive.buffer.bytes socket.request.max.bytes socket.listen.backlog.size
 		queued.max.requests queued.max.request.bytes num.replica.alter.log.dirs.threads replica.fetch.wait.max.ms

@@ -7,7 +7,7 @@ import (
 // Criteria: KIP-1358's acceptance criteria, by id.
 const (
 	// CriterionP99: produce p99 within 1.5× of steady state over the 10 minutes after
-	// unfencing (the worst sliding window wholly inside them).
+	// unfencing; the lab takes the worst sliding window wholly inside them (P99CriterionText).
 	CriterionP99 = "p99_within_1.5x_steady"
 	// CriterionTimeouts: no produce request timeout during the run.
 	CriterionTimeouts = "no_produce_timeout"
@@ -68,8 +68,16 @@ func newVerdict(run *RunResult, criterion, text, limit string) Verdict {
 	return v
 }
 
+// P99CriterionText is the p99 criterion as KIP-1358 words it and, beside it, the stricter reading
+// the lab measures: the KIP compares the p99 over the 10 minutes after unfencing with the prior
+// hour's steady p99 (with request.timeout.ms at least 30,000); the lab takes the worst one-minute
+// p99 in those 10 minutes against the median window p99 before the first fault.
+const P99CriterionText = "KIP-1358: produce p99 over the 10 minutes after unfencing within 1.5× the prior hour's steady p99 " +
+	"(request.timeout.ms ≥ 30,000); checked here by the stricter worst one-minute p99 of those 10 minutes " +
+	"against the median before the fault"
+
 func p99Verdict(run *RunResult) Verdict {
-	v := newVerdict(run, CriterionP99, "produce p99 within 1.5× of steady state over the 10 minutes after unfencing", fmt.Sprintf("≤ %.1f×", MaxP99Ratio))
+	v := newVerdict(run, CriterionP99, P99CriterionText, fmt.Sprintf("≤ %.1f×", MaxP99Ratio))
 	s := run.Summary
 	switch {
 	case run.Violation != "":

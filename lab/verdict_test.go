@@ -108,3 +108,23 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestP99VerdictWordsTheKIPsCriterionAndTheLabsReading: the KIP's criterion as the KIP words it
+// (the 10 minutes after unfencing against the prior hour's steady p99, request.timeout.ms ≥
+// 30,000) and, named beside it, the stricter reading the lab measures.
+func TestP99VerdictWordsTheKIPsCriterionAndTheLabsReading(t *testing.T) {
+	v := Verdicts(result(summary(100_000, 100_000, 1.2, 0), 3_600_000), nil)[0]
+	assert.Contains(t, v.Text, "KIP-1358: produce p99 over the 10 minutes after unfencing within 1.5× the prior hour's steady p99")
+	assert.Contains(t, v.Text, "request.timeout.ms ≥ 30,000")
+	assert.Contains(t, v.Text, "stricter worst one-minute p99")
+}
+
+// TestP99VerdictWithoutASteadyPeriodSaysWhy: a fault before one sliding window of healthy
+// produce leaves no steady p99; the verdict says how much there was and how much is needed.
+func TestP99VerdictWithoutASteadyPeriodSaysWhy(t *testing.T) {
+	s := summary(100_000, 100_000, -1, 0)
+	s.P99SteadyMs, s.P99Ratio, s.SteadyMs, s.SteadyNeedMs = -1, -1, 20_000, 60_000
+	v := Verdicts(result(s, 3_600_000), nil)[0]
+	assert.Equal(t, NotMeasured, v.Status)
+	assert.Equal(t, "no steady period to measure the baseline: 20 s of healthy produce before the first fault, 60 s needed", v.Reason)
+}

@@ -103,8 +103,8 @@ var compiledExprs = []Expr{
 	&binary{op: "and", l: &scalar{name: "active_controller", op: "!=", v: 3002}, r: &scalar{name: "active_controller", op: "!=", v: -1}},
 	// active_controller == 3001
 	&scalar{name: "active_controller", op: "==", v: 3001},
-	// step_time >= 3400 and step_time < 3420
-	&binary{op: "and", l: &scalar{name: "step_time", op: ">=", v: 3400}, r: &scalar{name: "step_time", op: "<", v: 3420}},
+	// step_time >= 3400 and step_time < 3450
+	&binary{op: "and", l: &scalar{name: "step_time", op: ">=", v: 3400}, r: &scalar{name: "step_time", op: "<", v: 3450}},
 	// records LeaderChangeMessage == 1 and active_controller != none
 	&binary{op: "and", l: &records{typ: "LeaderChangeMessage", op: "==", v: 1}, r: &scalar{name: "active_controller", op: "!=", v: -1}},
 	// active_controller == none

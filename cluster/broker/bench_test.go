@@ -29,9 +29,12 @@ func skewedRates(mean float64) *flatRates {
 }
 
 // kipSetup is the KIP load test's cluster: 6 brokers, 60,000 partitions, RF 3, broker 1
-// preferred for 10,000 of them; 50 MB/s of produce led per broker, 16 skewed rate classes.
+// preferred for 10,000 of them; 50 MB/s of produce led per broker, 16 skewed rate classes; log
+// recovery after the kill fixed at 120 s, as the lab's preset fixes it.
 func kipSetup(t testing.TB) *harness {
-	return newHarness(t, setup{brokers: 6, partitions: 60_000, rates: skewedRates(50e6 * 6 / 60_000)})
+	p := DefaultParams()
+	p.LogRecoveryHardMs = 120_000
+	return newHarness(t, setup{brokers: 6, partitions: 60_000, rates: skewedRates(50e6 * 6 / 60_000), params: &p})
 }
 
 // kipScenario kills broker 1 at 60 s, starts it again at 360 s, and runs to 60 minutes, with

@@ -470,6 +470,7 @@ func (f *Fleet) realloc() {
 		f.updateX(int(s))
 		f.reschedule(int(s))
 	}
+	f.noteCatchUps()
 	f.allocAt = now + f.p.AllocPeriodMs
 	f.allocEv = f.at(f.allocAt, evAlloc, 0, 0)
 }

@@ -334,6 +334,8 @@ type Fleet struct {
 	// warmPublish's buffer (see warm.go).
 	warmSink int32
 	warmIdx  []int32
+	// notes records when each restarted broker's catch-up began (catchup_status.go).
+	notes catchUpNotes
 }
 
 // Stats are cumulative counters of what the brokers did.

@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/kraftlab/kraftlab/engine/controller"
@@ -16,6 +17,7 @@ func (f *Fleet) setState(slot int, to State) {
 		return
 	}
 	b.state = to
+	f.notes.stateChanged(slot, to, len(f.brokers))
 	if f.lis != nil {
 		f.lis.BrokerStateChanged(b.id, from, to, f.now())
 	}
@@ -318,11 +320,40 @@ func (f *Fleet) recoveryMs(b *broker) int64 {
 	switch {
 	case b.emptyDisk:
 		return f.p.LogLoadEmptyMs
-	case b.needRecovery:
+	case b.needRecovery && f.p.LogRecoveryHardMs > 0:
 		return f.p.LogRecoveryHardMs
+	case b.needRecovery:
+		return f.HardRecoveryMs(b.id)
 	default:
 		return f.p.LogLoadCleanMs
 	}
+}
+
+// HardRecoveryMs is how long broker id's log recovery after a hard stop takes when it follows
+// from what the broker holds (Params.LogRecoveryHardMs 0): its logs opened
+// NumRecoveryThreadsPerDataDir at a time, LogRecoveryPerLogMs each (LogManager.loadLogs), plus
+// every log's active segment, the part above its recovery point, read back at the disk's read
+// rate (LogLoader.recoverLog). A one-partition toy recovers in a second or two; a broker with
+// tens of thousands of small logs, each still in its first segment, re-reads all it holds.
+func (f *Fleet) HardRecoveryMs(id int32) int64 {
+	slot, ok := f.slotOf[id]
+	if !ok {
+		return 0
+	}
+	now := f.now()
+	parts := f.cat.replicaOf[slot]
+	var unflushed float64
+	for _, p := range parts {
+		base, n := f.pt[p].rbase, int32(f.pt[p].rf)
+		for r := base; r < base+n; r++ {
+			if f.rp[r].rb == slot {
+				unflushed += math.Mod(f.pos(r, now), f.p.LogSegmentBytes)
+			}
+		}
+	}
+	threads := f.p.NumRecoveryThreadsPerDataDir
+	rounds := (len(parts) + threads - 1) / threads
+	return int64(math.Ceil(float64(rounds)*f.p.LogRecoveryPerLogMs + unflushed/f.readRate(int(slot))*1000))
 }
 
 // recoveryDone is the broker finishing log recovery: it is ready to be unfenced (the next

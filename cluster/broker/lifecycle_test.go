@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -233,4 +234,67 @@ func TestParamsValidationNamesFieldValueAndRange(t *testing.T) {
 	assert.EqualError(t, err, "broker: broker id 1 is listed twice")
 	_, err = New(sim.New(1), DefaultParams(), []int32{1}, config.Values{}, &fakeClient{}, &flatRates{bytes: []float64{-1}, reqs: []float64{1}, record: 1})
 	assert.ErrorContains(t, err, "Rates.ClassBytesPerSec(0) = -1")
+}
+
+// hardRecoveryWant is log recovery after a hard stop as Kafka does it: broker id's logs opened
+// NumRecoveryThreadsPerDataDir at a time, LogRecoveryPerLogMs each (LogManager.loadLogs), and
+// every log's active segment, the bytes above the recovery point the last segment roll flushed
+// (UnifiedLog.roll), read back and validated (LogLoader.recoverLog) at the disk's read rate.
+func hardRecoveryWant(t *testing.T, h *harness, id int32, partitions int) int64 {
+	p := DefaultParams()
+	var unflushed float64
+	for part := 0; part < partitions; part++ {
+		r, err := h.f.Replica(int32(part), id)
+		require.NoError(t, err)
+		unflushed += math.Mod(r.LogEnd, p.LogSegmentBytes)
+	}
+	rounds := (partitions + p.NumRecoveryThreadsPerDataDir - 1) / p.NumRecoveryThreadsPerDataDir
+	return int64(math.Ceil(float64(rounds)*p.LogRecoveryPerLogMs + unflushed/p.DiskReadBytesPerSec*1000))
+}
+
+// TestHardRecoveryFollowsWhatTheBrokerHolds: without a fixed LogRecoveryHardMs, recovery after
+// a kill takes what Kafka's log loading would: a one-partition toy about a second, a broker
+// with 300 busy logs minutes, since each log's active segment (up to log.segment.bytes) is read
+// back. The broker is unfenced that long after it reached RECOVERY.
+func TestHardRecoveryFollowsWhatTheBrokerHolds(t *testing.T) {
+	for _, c := range []struct {
+		partitions int
+		rate       float64
+		lo, hi     int64
+	}{
+		{1, 100_000, 0, 2_000},
+		{300, 500_000, 60_000, 600_000},
+	} {
+		h := newHarness(t, setup{brokers: 3, partitions: c.partitions, rates: oneRate(c.rate)})
+		h.run(10_000)
+		require.NoError(t, h.f.Kill(1))
+		want := hardRecoveryWant(t, h, 1, c.partitions)
+		assert.Equal(t, want, h.f.HardRecoveryMs(1), "%d partitions", c.partitions)
+		assert.Greater(t, want, c.lo, "%d partitions", c.partitions)
+		assert.Less(t, want, c.hi, "%d partitions", c.partitions)
+
+		require.NoError(t, h.f.Start(1))
+		from, ok := h.runUntil(60_000, func() bool { return h.f.State(1) == Recovery })
+		require.True(t, ok)
+		to, ok := h.runUntil(want+60_000, func() bool { return h.f.State(1) == Running })
+		require.True(t, ok)
+		assert.GreaterOrEqual(t, to-from, want, "%d partitions: RECOVERY lasts the recovery time", c.partitions)
+		assert.Less(t, to-from, want+100, "%d partitions: then the next heartbeat unfences it", c.partitions)
+	}
+}
+
+// TestFixedHardRecoveryOverridesTheDerivedOne: a LogRecoveryHardMs above 0 is used as it is.
+func TestFixedHardRecoveryOverridesTheDerivedOne(t *testing.T) {
+	p := DefaultParams()
+	p.LogRecoveryHardMs = 120_000
+	h := newHarness(t, setup{brokers: 3, partitions: 1, params: &p})
+	h.run(10_000)
+	require.NoError(t, h.f.Kill(1))
+	require.NoError(t, h.f.Start(1))
+	from, ok := h.runUntil(60_000, func() bool { return h.f.State(1) == Recovery })
+	require.True(t, ok)
+	to, ok := h.runUntil(200_000, func() bool { return h.f.State(1) == Running })
+	require.True(t, ok)
+	assert.GreaterOrEqual(t, to-from, int64(120_000))
+	assert.Less(t, to-from, int64(120_100))
 }

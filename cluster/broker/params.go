@@ -8,6 +8,9 @@ import (
 // MiB is 2^20 bytes, the unit of Kafka's fetch-size defaults.
 const MiB = 1 << 20
 
+// GiB is 2^30 bytes, log.segment.bytes' default.
+const GiB = 1 << 30
+
 // Acks is the producers' acknowledgement mode. It decides whether a leader refuses writes
 // below min.insync.replicas and which truncated records count as acknowledged losses.
 type Acks int8
@@ -48,10 +51,24 @@ type Params struct {
 	// LogLoadCleanMs is log loading after a clean shutdown (RECOVERY with a clean-shutdown
 	// file). [assumption] 55 s so that T_boot = start → unfence ≈ 60 s clean, as docs/model.md §2 assumes.
 	LogLoadCleanMs int64
-	// LogRecoveryHardMs is log recovery after a hard stop (no clean-shutdown file: segments are
-	// re-validated with num.recovery.threads.per.data.dir). [assumption] 120 s, "longer" than
-	// after a clean shutdown; no public number.
+	// LogRecoveryHardMs, when above 0, fixes log recovery after a hard stop at that time. At 0
+	// (the default) the time follows from what the broker holds, as Kafka's LogManager.loadLogs
+	// does without a clean-shutdown file: every log is opened (LogRecoveryPerLogMs each,
+	// NumRecoveryThreadsPerDataDir at a time) and every segment above the log's recovery point
+	// is read back and validated (LogLoader.recoverLog). The recovery point moves when a
+	// segment rolls and is flushed (UnifiedLog.roll); Kafka does not flush otherwise by
+	// default, so what is re-read is each log's active segment: its log end modulo
+	// LogSegmentBytes, read at the disk's read rate.
 	LogRecoveryHardMs int64
+	// LogRecoveryPerLogMs is the fixed cost of loading one log after a hard stop (opening its
+	// segments and indexes, loading its producer state). [assumption] 10 ms; no public number.
+	LogRecoveryPerLogMs float64
+	// LogSegmentBytes is log.segment.bytes (Kafka default 1 GiB): a log rolls a new segment,
+	// flushing the old one, every this many bytes (log.roll.ms, 7 days, is not modelled).
+	LogSegmentBytes float64
+	// NumRecoveryThreadsPerDataDir is num.recovery.threads.per.data.dir (Kafka default 2 since
+	// 4.0, 1 before; ServerLogConfigs): logs loaded in parallel. A broker has one data dir here.
+	NumRecoveryThreadsPerDataDir int
 	// LogLoadEmptyMs is RECOVERY on a replaced (empty) disk: nothing to load. [assumption] 1 s.
 	LogLoadEmptyMs int64
 	// ShutdownFlushMs is SHUTTING_DOWN: closing logs and writing the clean-shutdown file.
@@ -128,7 +145,10 @@ func DefaultParams() Params {
 		ControlledShutdownRetryMs:    50,
 		ProcessStartMs:               5000,
 		LogLoadCleanMs:               55000,
-		LogRecoveryHardMs:            120000,
+		LogRecoveryHardMs:            0,
+		LogRecoveryPerLogMs:          10,
+		LogSegmentBytes:              GiB,
+		NumRecoveryThreadsPerDataDir: 2,
 		LogLoadEmptyMs:               1000,
 		ShutdownFlushMs:              1000,
 		ReplicaLagTimeMaxMs:          30000,
@@ -184,6 +204,9 @@ func (p *Params) Validate() error {
 			return fmt.Errorf("broker params: %s = %d; must be 0 ms or more", f.name, f.v)
 		}
 	}
+	if p.NumRecoveryThreadsPerDataDir < 1 || p.NumRecoveryThreadsPerDataDir > 1024 {
+		return fmt.Errorf("broker params: NumRecoveryThreadsPerDataDir = %d; must be in [1, 1024]", p.NumRecoveryThreadsPerDataDir)
+	}
 	if p.NumReplicaFetchers < 1 || p.NumReplicaFetchers > 64 {
 		return fmt.Errorf("broker params: NumReplicaFetchers = %d; must be in [1, 64]", p.NumReplicaFetchers)
 	}
@@ -198,6 +221,7 @@ func (p *Params) Validate() error {
 		{"NicInBytesPerSec", p.NicInBytesPerSec},
 		{"NicOutBytesPerSec", p.NicOutBytesPerSec},
 		{"RttMs", p.RttMs},
+		{"LogSegmentBytes", p.LogSegmentBytes},
 	}
 	for _, f := range posFloat {
 		if !(f.v > 0) || math.IsInf(f.v, 0) {
@@ -209,6 +233,7 @@ func (p *Params) Validate() error {
 		v    float64
 	}{
 		{"InSyncLagMs", p.InSyncLagMs},
+		{"LogRecoveryPerLogMs", p.LogRecoveryPerLogMs},
 		{"ConsumerFanout", p.ConsumerFanout},
 		{"LeaderThrottleBytesPerSec", p.LeaderThrottleBytesPerSec},
 		{"FollowerThrottleBytesPerSec", p.FollowerThrottleBytesPerSec},

@@ -90,11 +90,12 @@ func TestRestartCatchesUpRejoinsAndRegainsLeadership(t *testing.T) {
 		assert.NotContains(t, h.ctlIsr(p), int32(1))
 		assert.NotEqual(t, int32(1), h.part(p).Leader)
 	}
+	recovery := h.f.HardRecoveryMs(1)
 	require.NoError(t, h.f.Start(1))
-	// 5 s to register, 120 s of hard recovery, then unfenced.
+	// 5 s to register, the hard recovery its 30 logs need, then unfenced.
 	at, ok := h.runUntil(200_000, func() bool { return h.f.State(1) == Running })
 	require.True(t, ok)
-	assert.InDelta(t, 25_000+5000+120_000, at, 20)
+	assert.InDelta(t, 25_000+5000+recovery, at, 20)
 	assert.False(t, h.c.Image().Broker(1).Fenced)
 	_, ok = h.runUntil(60_000, func() bool { return h.f.OutOfSync(1) == 0 })
 	require.True(t, ok, "broker 1 caught up")

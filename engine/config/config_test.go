@@ -101,3 +101,18 @@ func TestFeatureLevels(t *testing.T) {
 	_, err = CheckFeature("metadata.versionx", 1.0)
 	assert.ErrorContains(t, err, "Unknown feature")
 }
+
+// TestHeartbeatConfigsSayKafkaHasNoValidator: Kafka's KRaftConfigs defines
+// broker.heartbeat.interval.ms and broker.session.timeout.ms with a null validator, so any int
+// is accepted there; the model's lower bound of 1 ms is its own, and the config says so.
+func TestHeartbeatConfigsSayKafkaHasNoValidator(t *testing.T) {
+	for _, name := range []string{BrokerHeartbeatIntervalMs, BrokerSessionTimeoutMs} {
+		def, ok := Lookup(name)
+		if !ok {
+			t.Fatalf("%s is not defined", name)
+		}
+		if def.Note != NoKafkaValidator {
+			t.Errorf("%s: note %q, want the no-validator note", name, def.Note)
+		}
+	}
+}

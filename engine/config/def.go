@@ -125,15 +125,22 @@ const (
 	maxInt32                            int64 = 1<<31 - 1
 )
 
+// NoKafkaValidator is the note on configs Kafka defines without a validator (KRaftConfigs defines
+// broker.heartbeat.interval.ms and broker.session.timeout.ms with none): the model's range is its
+// own, since its periodic tasks need a period of at least 1 ms.
+const NoKafkaValidator = "Kafka defines this config without a validator (KRaftConfigs); the range here is the model's: its tasks need a period of at least 1 ms."
+
 var defs = []*Def{
 	{Name: AutoLeaderRebalanceEnable, Type: Boolean, Default: true, Scope: Cluster, Source: Kafka,
 		Doc: "Registers the controller's periodic electPreferred task. When false there is no automatic preferred election at all; manual ElectLeaders still works."},
 	{Name: LeaderImbalanceCheckIntervalSeconds, Type: Long, Default: int64(300), Min: 1, Scope: Cluster, Source: Kafka,
 		Doc: "Period of the electPreferred task, measured from the end of the previous run; the first run is one period after the controller becomes active."},
 	{Name: BrokerSessionTimeoutMs, Type: Int, Default: int64(9000), Min: 1, HasMax: true, Max: maxInt32, Scope: Cluster, Source: Kafka,
-		Doc: "A broker whose last heartbeat is older than this is fenced by the maybeFenceStaleBroker task, which runs every session/8 ms."},
+		Doc:  "A broker whose last heartbeat is older than this is fenced by the maybeFenceStaleBroker task, which runs every session/8 ms.",
+		Note: NoKafkaValidator},
 	{Name: BrokerHeartbeatIntervalMs, Type: Int, Default: int64(2000), Min: 1, HasMax: true, Max: maxInt32, Scope: Cluster, Source: Kafka,
-		Doc: "How often a broker heartbeats to the active controller."},
+		Doc:  "How often a broker heartbeats to the active controller.",
+		Note: NoKafkaValidator},
 	{Name: MinInsyncReplicas, Type: Int, Default: int64(1), Min: 1, HasMax: true, Max: maxInt32, Dynamic: true, Scope: Topic, Source: Kafka,
 		Doc: "With acks=all, the ISR size below which writes are refused; with ELR, the ISR size below which replicas leaving the ISR join the ELR. Changing it clears the ELR (ClearElrRecord)."},
 	{Name: UncleanLeaderElectionEnable, Type: Boolean, Default: false, Dynamic: true, Scope: Topic, Source: Kafka,

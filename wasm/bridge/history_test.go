@@ -279,14 +279,20 @@ func TestNewActionsValidateAndSayWhatHappened(t *testing.T) {
 	must[ActBody](t, b, "sim.act", `{"op":"shutdown","broker":1}`)
 	frameAt(t, b, "sim.advance", `{"ms":10000}`)
 	must[ActBody](t, b, "sim.act", `{"op":"start","broker":1}`)
+	var rejoin []string
 	for i := 0; i < 25; i++ {
 		f, _ := frameAt(t, b, "sim.advance", `{"ms":10000}`)
+		rejoin = append(rejoin, texts(f.Events)...)
 		if f.Brokers[0].OutOfSync == 0 && !f.Brokers[0].Fenced {
 			break
 		}
 	}
 	f, _ := frameAt(t, b, "sim.frame", "")
 	require.Zero(t, f.Brokers[0].OutOfSync, "broker 1 is back in every ISR")
+	// A follower rejoins when its log end reaches the leader's high watermark (and the
+	// leader-epoch start): Partition.isFollowerInSync, not the leader's log end.
+	assert.Contains(t, strings.Join(rejoin, "\n"), "rejoined the ISR")
+	assert.Contains(t, strings.Join(rejoin, "\n"), "high watermark")
 	require.Nil(t, f.LastRun, "before electPreferred's first run")
 	out := must[ActBody](t, b, "sim.act", `{"op":"elect_leaders"}`)
 	require.Len(t, out.Elections, 3)

@@ -254,7 +254,7 @@ export const S = {
 
   configsHeading: "Configs",
   configsIntro:
-    "Every config the simulated controller understands, with where it comes from. Values are checked the way Kafka checks them.",
+    "Every config the simulated controller understands, with where it comes from. Values are checked the way Kafka checks them, except where a note says the model's range is its own.",
   configType: "Type",
   configDefault: "Default",
   configAllowed: "Allowed",

@@ -112,9 +112,11 @@ function formDescription(preset: string): Record<string, unknown> {
       if (minIsr) t.min_insync_replicas = value(minIsr, 1, true);
       return t;
     });
-  // The preset's configs are kept unless the paste sets them (the paste's lines are added).
+  // The preset's configs are kept unless the paste sets them (the paste's lines are added), and
+  // so is a log recovery time it fixes (the form has no field for it).
   const p = presets.presets.find((x) => x.name === preset);
   if (p?.description.config) d.config = p.description.config;
+  if (p?.description.log_recovery_hard_ms) d.log_recovery_hard_ms = p.description.log_recovery_hard_ms;
   return d;
 }
 

@@ -239,6 +239,11 @@ export interface Description {
    */
   follower_throttle_bytes_per_sec: number;
   leader_throttle_bytes_per_sec: number;
+  /**
+   * LogRecoveryHardMs fixes a broker's log recovery after a hard stop; 0 lets the model
+   * derive it from what the broker holds (broker.Params.LogRecoveryHardMs).
+   */
+  log_recovery_hard_ms?: number;
   /** Event is what happens to the cluster. */
   event: LabEvent;
   /** DurationMs is how long the cluster runs (scenario time). */

@@ -18,7 +18,7 @@ export const LS = {
   describeHeading: "1. Describe the cluster",
   presetsLabel: "Start from a preset:",
   presetSmall: "Small (3 brokers)",
-  presetKIP: "The KIP's load test",
+  presetKIP: "Load test after KIP-1358's (6 brokers)",
   presetLarge: "Large (24 brokers)",
   presetFrom: (name: string) => `Started from the preset "${name}"; every field below is what runs.`,
   clusterLegend: "Brokers and topics",
