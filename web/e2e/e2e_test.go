@@ -443,9 +443,9 @@ func TestPlayground(t *testing.T) {
 		assert.Equal(t, 4, eval[int](t, tb, `document.querySelectorAll("#broker-list > li").length`))
 		assert.Equal(t, 3, eval[int](t, tb, `document.querySelectorAll("#controller-list > li").length`))
 		assert.Equal(t, 12, eval[int](t, tb, `document.querySelectorAll("#partition-rows tr").length`))
-		assert.Equal(t, "1 s of cluster time per 100 ms", eval[string](t, tb, `document.getElementById("speed-meaning").textContent`))
+		assert.Equal(t, "1 s on screen = 10 s in the cluster · a heartbeat every 200 ms", eval[string](t, tb, `document.getElementById("speed-meaning").textContent`))
 		setSpeed(t, tb, 100)
-		assert.Equal(t, "1 s of cluster time per 10 ms", eval[string](t, tb, `document.getElementById("speed-meaning").textContent`))
+		assert.Equal(t, "1 s on screen = 1.7 min in the cluster · a heartbeat every 20 ms", eval[string](t, tb, `document.getElementById("speed-meaning").textContent`))
 		poll(t, tb, `document.getElementById("clock").textContent.includes("running at")`)
 
 		// The skeleton got its text from the catalogue, and nothing is left blank.
