@@ -136,6 +136,8 @@ func TestLesson(t *testing.T) {
 			assert.Equal(t, start, eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`), "step %s: the clock does not move while the learner reads", step)
 			assert.Empty(t, eval[string](t, tb, `document.getElementById("scrub-hint").textContent`), "step %s: no 'earlier moment' hint at the step's start", step)
 			assert.Equal(t, "false", eval[string](t, tb, `document.getElementById("play-button").getAttribute("aria-pressed")`))
+			// The toolbar shows the lesson's cluster: 3 brokers, one partition.
+			assert.Equal(t, []string{"3", "1"}, eval[[]string](t, tb, `[document.getElementById("broker-count").value, document.getElementById("partition-count").value]`))
 		}
 	})
 
