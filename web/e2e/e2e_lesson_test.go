@@ -141,6 +141,24 @@ func TestLesson(t *testing.T) {
 		}
 	})
 
+	t.Run("each gate line says which rule holds the broker and what releases it", func(t *testing.T) {
+		// Lesson 6, step 2: broker 0 gated, then released at its second run in sync.
+		tb := openLesson(t, bctx, url, "lesson=6&step=2")
+		lessonClick(t, tb, "#lesson-show")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		lines := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent).filter(s => s.includes("wait-for-sync held back"))`)
+		require.NotEmpty(t, lines, "the gate held broker 0 back")
+		over, within := false, false
+		for _, l := range lines {
+			assert.NotContains(t, l, "found no partition to hand back", "a run that held a broker back did not find nothing to do: %s", l)
+			o := strings.Contains(l, "over leader.imbalance.election.wait.for.sync.threshold.percent; it is released after two consecutive runs within the threshold")
+			w := strings.Contains(l, "for one more run") && strings.Contains(l, "the gate opens at the second consecutive run within it")
+			assert.True(t, o || w, "the line says the rule and the release: %s", l)
+			over, within = over || o, within || w
+		}
+		assert.True(t, over && within, "both the holding and the one-more-run lines appear: %q", lines)
+	})
+
 	t.Run("a step link opens that step", func(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=06-the-wait-for-sync-gate&step=3")
 		assert.Equal(t, "06-the-wait-for-sync-gate", eval[string](t, tb, `document.body.dataset.lesson`))
