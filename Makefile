@@ -4,7 +4,7 @@ PORT ?= 8080
 
 .PHONY: test fmt-check mod-check vet unit bench bench-wasm bench-scale pgo run
 
-test: fmt-check mod-check vet unit wasm-test
+test: fmt-check mod-check vet check-ts unit wasm-test
 
 # go.mod and go.sum must be what go mod tidy writes: direct dependencies not marked
 # // indirect, nothing unused, every checksum present.
@@ -57,7 +57,7 @@ run:
 	$(GO) run build.go -dev && $(GO) run ./web/cmd/serve -addr 127.0.0.1:$${PORT:-8080}
 
 # --- web pipeline: build.go, web/, wasm/ ---------------------------------------------------------
-.PHONY: dist wasm-test templ check-ts bench-frame
+.PHONY: dist wasm-test templ tsgen check-ts bench-frame
 
 # The release build: the static site with .gz/.br copies for a static host, its size table and
 # any budget it exceeds (go run build.go -h for options).
@@ -82,12 +82,17 @@ bench-frame:
 templ:
 	$(GO) tool templ generate -path web
 
-# Type-check the TypeScript (esbuild strips types without checking them). Needs npm.
+# Regenerate the TypeScript message types (web/ts/protocol_gen.ts, web/ts/lesson/protocol.ts,
+# web/ts/lab/protocol_gen.ts) from the bridge's Go types after changing one (a test fails while
+# they are stale).
+tsgen:
+	$(GO) run ./web/cmd/tsgen
+
+# Type-check the TypeScript (esbuild strips types without checking them) with a pinned
+# TypeScript from npm, fetched once into npm's cache; .ci/run installs Node and npm.
+TYPESCRIPT := 5.9.3
 check-ts:
-	npx --yes -p typescript@5.9.3 tsc -p web/ts
-	npx --yes -p typescript@5.9.3 tsc -p web/ts/test
-	npx --yes -p typescript@5.9.3 tsc -p web/ts/lab
-	npx --yes -p typescript@5.9.3 tsc -p web/ts/lesson
+	npx --yes -p typescript@$(TYPESCRIPT) -c 'tsc -p web/ts && tsc -p web/ts/test && tsc -p web/ts/lab && tsc -p web/ts/lesson'
 
 # The screenshot set (web/e2e TestScreenshots): the playground, presenter mode, a lesson, the
 # lessons index and the config lab at 390, 800 and 1440 px wide, as PNGs (the viewport) and

@@ -7,18 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// pathsNotChecked are Markdown files TestDocsNameExistingPaths leaves out. README.md still
-// names internal/json and internal/jsonlite, removed in favour of encoding/json, and is being
-// rewritten; take it off this list with that rewrite.
-var pathsNotChecked = []string{"README.md"}
 
 // TestDocsNameExistingPaths fails when a Markdown file of the repository names a file or
 // directory of the repository that does not exist: a path in backticks that starts at a
@@ -40,7 +34,7 @@ func TestDocsNameExistingPaths(t *testing.T) {
 		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "dist" || d.Name() == "testdata") {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(path, ".md") && !slices.Contains(pathsNotChecked, path) {
+		if !d.IsDir() && strings.HasSuffix(path, ".md") {
 			docs = append(docs, path)
 		}
 		return nil

@@ -2,7 +2,11 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/cluster"
 )
 
 // Rehearsal is RunPlanComparison stepped by its caller, for a Web Worker: Step lets each run
@@ -20,6 +24,9 @@ type Rehearsal struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	bound     int64 // scenario time bound of one run, for progress
+	// only, when 0 or more, is the one run this rehearsal plays (PlayOnly); the others come
+	// from other workers through Adopt.
+	only int
 }
 
 type steppedRun struct {
@@ -53,7 +60,7 @@ func NewRehearsal(doc []byte, plan *Plan, candidate Policy) (*Rehearsal, error) 
 	var b batch
 	r := &Rehearsal{plan: plan, candidate: candidate, cur: b.add(doc), cand: b.add(candDoc), base: b.add(baseDoc),
 		bound: plan.boundMs(len(probe.Cluster.Spec.Brokers))}
-	r.docs = b.docs
+	r.docs, r.only = b.docs, -1
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	for range r.docs {
 		r.runs = append(r.runs, &steppedRun{resume: make(chan int64), paused: make(chan int64), done: make(chan struct{})})
@@ -68,29 +75,14 @@ func (r *Rehearsal) Runs() int { return len(r.runs) }
 // one finishes) and returns whether every run is done and the share of the work done, from 0
 // to 1 (a run's share is its scenario time over the plan's bound, 1 once finished).
 func (r *Rehearsal) Step(ms int64) (done bool, progress float64, err error) {
+	if r.only >= 0 {
+		return r.stepOnly(ms)
+	}
 	if r.next < len(r.runs) {
-		s := r.runs[r.next]
-		i := r.next
-		if !s.start {
-			s.start = true
-			go func() {
-				defer close(s.done)
-				target := <-s.resume
-				s.res, s.err = RunPlan(r.ctx, r.docs[i], r.plan, func(now int64) {
-					if now >= target {
-						s.paused <- now
-						target = <-s.resume
-					}
-				})
-			}()
+		if err := r.stepRun(r.next, ms); err != nil {
+			return true, 1, err
 		}
-		s.resume <- s.now + max(ms, 1)
-		select {
-		case s.now = <-s.paused:
-		case <-s.done:
-			if s.err != nil {
-				return true, 1, s.err
-			}
+		if r.runs[r.next].res != nil {
 			r.next++
 		}
 	}
@@ -101,10 +93,41 @@ func (r *Rehearsal) Step(ms int64) (done bool, progress float64, err error) {
 	return r.next == len(r.runs), p / float64(len(r.runs)), nil
 }
 
+// stepRun lets run i advance by up to ms of scenario time, starting its goroutine the first
+// time; the run's res is set once it has finished.
+func (r *Rehearsal) stepRun(i int, ms int64) error {
+	s := r.runs[i]
+	if !s.start {
+		s.start = true
+		go func() {
+			defer close(s.done)
+			target := <-s.resume
+			res, err := RunPlan(r.ctx, r.docs[i], r.plan, func(now int64) {
+				if now >= target {
+					s.paused <- now
+					target = <-s.resume
+				}
+			})
+			s.err = err
+			if err == nil {
+				s.res = res
+			}
+		}()
+	}
+	s.resume <- s.now + max(ms, 1)
+	select {
+	case s.now = <-s.paused:
+	case <-s.done:
+	}
+	return s.err
+}
+
 // Comparison judges the finished runs, as RunPlanComparison does.
 func (r *Rehearsal) Comparison() (*PlanComparison, error) {
-	if r.next < len(r.runs) {
-		return nil, errors.New("lab: the rehearsal has not finished")
+	for _, s := range r.runs {
+		if s.res == nil {
+			return nil, errors.New("lab: the rehearsal has not finished")
+		}
 	}
 	res := func(i int) *PlanResult { return r.runs[i].res }
 	pc := &PlanComparison{Plan: r.plan, Baseline: res(r.base)}
@@ -117,12 +140,75 @@ func (r *Rehearsal) Comparison() (*PlanComparison, error) {
 	return pc, nil
 }
 
+// PlayOnly restricts the rehearsal to run i, 0 to Runs()-1: a page spreads the runs over its
+// workers, each playing one, and gathers them in one with Export and Adopt.
+func (r *Rehearsal) PlayOnly(i int) error {
+	if i < 0 || i >= len(r.runs) || r.next > 0 || r.runs[0].start {
+		return fmt.Errorf("lab: run %d: the rehearsal has runs 0 to %d and must not have started", i, len(r.runs)-1)
+	}
+	r.only, r.next = i, i
+	return nil
+}
+
+// stepOnly steps the one run PlayOnly chose.
+func (r *Rehearsal) stepOnly(ms int64) (bool, float64, error) {
+	s := r.runs[r.only]
+	if s.res != nil {
+		return true, 1, nil
+	}
+	if err := r.stepRun(r.only, ms); err != nil {
+		return true, 1, err
+	}
+	if s.res != nil {
+		return true, 1, nil
+	}
+	return false, min(1, float64(s.now)/float64(max(r.bound, 1))), nil
+}
+
+// planExport is a finished run as Export writes it: the result, and its summary (which
+// RunResult's JSON leaves out).
+type planExport struct {
+	Result  *PlanResult     `json:"result"`
+	Summary cluster.Summary `json:"summary"`
+}
+
+// Export writes the finished run i, for another worker's Adopt.
+func (r *Rehearsal) Export(i int) ([]byte, error) {
+	if i < 0 || i >= len(r.runs) || r.runs[i].res == nil {
+		return nil, fmt.Errorf("lab: run %d has not finished", i)
+	}
+	res := r.runs[i].res
+	return json.Marshal(planExport{Result: res, Summary: res.Result.Summary})
+}
+
+// Adopt takes run i's result from another worker's Export. The parts JSON does not carry (the
+// cluster the run built, the parameters its file states: what the verdicts' drivers read) come
+// from this rehearsal's own copy of the run's scenario, which is the same file.
+func (r *Rehearsal) Adopt(i int, data []byte) error {
+	if i < 0 || i >= len(r.runs) || i == r.only {
+		return fmt.Errorf("lab: run %d: cannot adopt it (runs 0 to %d; this worker plays %d)", i, len(r.runs)-1, r.only)
+	}
+	var e planExport
+	if err := json.Unmarshal(data, &e); err != nil || e.Result == nil || e.Result.Result == nil {
+		return fmt.Errorf("lab: run %d: not an exported run: %v", i, err)
+	}
+	s, err := parseCluster(r.docs[i], "the lab runs cluster-mode scenarios")
+	if err != nil {
+		return err
+	}
+	e.Result.Result.Summary, e.Result.Result.spec, e.Result.Result.explicit = e.Summary, s.Cluster.Spec, explicitParams(r.docs[i])
+	r.runs[i].res = e.Result
+	return nil
+}
+
 // Close stops a rehearsal that will not be stepped to its end: the paused run's goroutine
 // returns at its next check.
 func (r *Rehearsal) Close() {
 	r.cancel()
-	if r.next < len(r.runs) && r.runs[r.next].start {
-		s := r.runs[r.next]
+	for _, s := range r.runs {
+		if !s.start {
+			continue
+		}
 		select {
 		case s.resume <- s.now:
 		case <-s.done:

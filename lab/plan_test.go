@@ -143,6 +143,51 @@ func TestRehearsalStepsLikeRunPlanComparison(t *testing.T) {
 			t.Errorf("run %d: stepped %+v, whole %+v", i, b.Steps, a.Steps)
 		}
 	}
+	// Spread over workers: each plays one run, the first adopts the others' and judges.
+	var parts []*Rehearsal
+	for i := range r.Runs() {
+		w, err := NewRehearsal(doc, plan, cand)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.PlayOnly(i); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			done, _, err := w.Step(300_000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done {
+				break
+			}
+		}
+		parts = append(parts, w)
+	}
+	for i := 1; i < len(parts); i++ {
+		data, err := parts[i].Export(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := parts[0].Adopt(i, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spread, err := parts[0].Comparison()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pair := range [][2]PlanRun{{want.Current, spread.Current}, {want.Candidate, spread.Candidate}} {
+		a, b := pair[0], pair[1]
+		if !reflect.DeepEqual(a.Result.Steps, b.Result.Steps) || !reflect.DeepEqual(a.Result.Result.Summary, b.Result.Result.Summary) ||
+			!reflect.DeepEqual(a.Verdicts, b.Verdicts) || !reflect.DeepEqual(a.Result.UnderMinIsr, b.Result.UnderMinIsr) {
+			t.Errorf("run %d spread over workers differs from the whole", i)
+		}
+	}
+	if err := parts[0].Adopt(0, nil); err == nil {
+		t.Error("adopted the run the worker plays itself")
+	}
+
 	half, err := NewRehearsal(doc, plan, cand)
 	if err != nil {
 		t.Fatal(err)

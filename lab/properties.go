@@ -36,7 +36,7 @@ type PropertyLine struct {
 	Text   string     `json:"text"`
 	Name   string     `json:"name,omitempty"`
 	Value  string     `json:"value,omitempty"`
-	Status LineStatus `json:"status"`
+	Status LineStatus `json:"status" ts:"PropertyStatus"`
 	Reason string     `json:"reason,omitempty"`
 }
 

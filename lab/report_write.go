@@ -125,8 +125,8 @@ const reportCSS = `body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-se
 h1{font-size:1.6rem;line-height:1.25}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem;display:block;overflow-x:auto}
 th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}th{background:#f3f5f7}
-li,td,p{overflow-wrap:anywhere}pre{background:#f3f5f7;padding:.6rem;overflow-x:auto}figure{margin:1rem 0}figcaption{font-weight:600;margin-bottom:.3rem}
-svg{max-width:100%;height:auto;font:11px system-ui,sans-serif}.legend{font-size:.85rem;display:flex;flex-wrap:wrap;gap:.2rem 1rem}
+li,td,p{overflow-wrap:anywhere}pre{background:#f3f5f7;padding:.6rem;overflow-x:auto}figure{margin:1rem 0;overflow-x:auto}figcaption{font-weight:600;margin-bottom:.3rem}
+figure>svg{width:100%;min-width:720px;height:auto;font:13px system-ui,sans-serif}.legend{font-size:.85rem;display:flex;flex-wrap:wrap;gap:.2rem 1rem}
 @media print{body{margin:0;max-width:none}}`
 
 // palette colours series; leaders per broker cycle through it.

@@ -197,7 +197,7 @@ type Series struct {
 	ProduceTimeouts []int `json:"produce_timeouts"`
 	// Runs are the electPreferred runs that elected or gated something: when, how many
 	// elections, how many brokers the gate held.
-	Runs []RunPoint `json:"runs"`
+	Runs []RunPoint `json:"runs" ts:"RunPoint[] | null"`
 }
 
 // BrokerSeries is one broker's series.

@@ -1,8 +1,8 @@
 package lab
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"

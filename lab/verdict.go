@@ -43,7 +43,7 @@ type Verdict struct {
 	// MeasuredText is the figure for people ("2.61× (33.8 ms / 12.9 ms)").
 	MeasuredText string   `json:"measured_text"`
 	Limit        string   `json:"limit"`
-	Status       Status   `json:"status"`
+	Status       Status   `json:"status" ts:"VerdictStatus"`
 	Reason       string   `json:"reason,omitempty"`
 	Drivers      []Driver `json:"drivers"`
 	// Unseen lists the drivers left at the model's default (not in the scenario): a pass

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,7 @@ type compiledLesson struct {
 	Scenario, Events string
 	StartMs, LimitMs int64
 	Steps            []compiledStep
+	Talk             bool `json:",omitempty"`
 }
 
 type compiledStep struct {
@@ -53,6 +55,26 @@ type compiledStep struct {
 	Goals, Expects    []compiledGoal
 	Hints             []string
 	Reference, Play   []compiledAction
+	Predict           *compiledPrediction `json:",omitempty"`
+	Solutions         [][]compiledAction  `json:",omitempty"`
+	Rejects           [][]compiledAction  `json:",omitempty"`
+	// Picture is the goal's picture (Lesson.GoalPictures), computed when the course compiles.
+	Picture *Picture `json:",omitempty"`
+	Caption string   `json:",omitempty"`
+}
+
+type compiledPrediction struct {
+	Line             int
+	Question, Reveal string
+	Options          []compiledOption
+}
+
+type compiledOption struct {
+	Line          int
+	Label, Source string
+	// Expr is the index of the parsed predicate in compiledExprs.
+	Expr   int
+	Broker int32
 }
 
 type compiledGoal struct {
@@ -82,16 +104,27 @@ func EncodeCourse(course []*Lesson) (data, exprs []byte, err error) {
 	t := &exprTable{index: map[string]int{}}
 	out := make([]compiledLesson, len(course))
 	for i, l := range course {
+		pics, err := l.GoalPictures()
+		if err != nil {
+			return nil, nil, err
+		}
 		c := compiledLesson{File: l.File, ID: l.ID, Title: l.Title, Summary: l.Summary, Links: l.Links,
 			Intro: l.Intro, Scenario: string(l.ScenarioJSON), Events: string(l.events),
-			StartMs: l.StartMs, LimitMs: l.LimitMs, Steps: make([]compiledStep, len(l.Steps))}
+			StartMs: l.StartMs, LimitMs: l.LimitMs, Steps: make([]compiledStep, len(l.Steps)), Talk: l.Talk}
 		for j, s := range l.Steps {
 			if s.Index != j {
 				return nil, nil, fmt.Errorf("%s: step %d has index %d", l.File, j, s.Index)
 			}
 			c.Steps[j] = compiledStep{Line: s.Line, Title: s.Title, Text: s.Text, Task: s.Task,
 				Goals: t.goals(s.Goals), Expects: t.goals(s.Expects), Hints: s.Hints,
-				Reference: t.actions(s.Reference), Play: t.actions(s.Play)}
+				Reference: t.actions(s.Reference), Play: t.actions(s.Play), Picture: pics[j],
+				Predict: t.prediction(s.Predict), Caption: s.Caption}
+			for _, acts := range s.Solutions {
+				c.Steps[j].Solutions = append(c.Steps[j].Solutions, t.actions(acts))
+			}
+			for _, acts := range s.Rejects {
+				c.Steps[j].Rejects = append(c.Steps[j].Rejects, t.actions(acts))
+			}
 		}
 		out[i] = c
 	}
@@ -132,6 +165,17 @@ func (t *exprTable) goals(gs []Goal) []compiledGoal {
 	out := make([]compiledGoal, len(gs))
 	for i, g := range gs {
 		out[i] = compiledGoal{Source: g.Source, Line: g.Line, Expr: t.add(g.Source, g.Expr)}
+	}
+	return out
+}
+
+func (t *exprTable) prediction(p *Prediction) *compiledPrediction {
+	if p == nil {
+		return nil
+	}
+	out := &compiledPrediction{Line: p.Line, Question: p.Question, Reveal: p.Reveal}
+	for _, o := range p.Options {
+		out.Options = append(out.Options, compiledOption{Line: o.Line, Label: o.Label, Source: o.Source, Expr: t.add(o.Source, o.Expr), Broker: o.Broker})
 	}
 	return out
 }
@@ -254,7 +298,7 @@ func DecodeCourse(data []byte) ([]*Lesson, error) {
 func decodeLesson(c compiledLesson) (*Lesson, error) {
 	l := &Lesson{File: c.File, ID: c.ID, Title: c.Title, Summary: c.Summary, Links: c.Links,
 		Intro: c.Intro, ScenarioJSON: []byte(c.Scenario), StartMs: c.StartMs, LimitMs: c.LimitMs,
-		Steps: make([]*Step, len(c.Steps))}
+		Steps: make([]*Step, len(c.Steps)), Talk: c.Talk}
 	// ParseCluster gives what Parse gives for a cluster-mode scenario (validation refused
 	// any other), without linking controller mode's parser into the wasm.
 	sc, err := scenario.ParseCluster(l.ScenarioJSON)
@@ -274,7 +318,7 @@ func decodeLesson(c compiledLesson) (*Lesson, error) {
 		}
 	}
 	for j, cs := range c.Steps {
-		s := &Step{Index: j, Line: cs.Line, Title: cs.Title, Text: cs.Text, Task: cs.Task, Hints: cs.Hints}
+		s := &Step{Index: j, Line: cs.Line, Title: cs.Title, Text: cs.Text, Task: cs.Task, Hints: cs.Hints, Picture: cs.Picture, Caption: cs.Caption}
 		if s.Goals, err = decodeGoals(cs.Goals); err != nil {
 			return nil, err
 		}
@@ -286,6 +330,30 @@ func decodeLesson(c compiledLesson) (*Lesson, error) {
 		}
 		if s.Play, err = decodeActions(cs.Play, events); err != nil {
 			return nil, err
+		}
+		for _, ca := range cs.Solutions {
+			acts, err := decodeActions(ca, events)
+			if err != nil {
+				return nil, err
+			}
+			s.Solutions = append(s.Solutions, acts)
+		}
+		for _, ca := range cs.Rejects {
+			acts, err := decodeActions(ca, events)
+			if err != nil {
+				return nil, err
+			}
+			s.Rejects = append(s.Rejects, acts)
+		}
+		if cp := cs.Predict; cp != nil {
+			s.Predict = &Prediction{Line: cp.Line, Question: cp.Question, Reveal: cp.Reveal}
+			for _, co := range cp.Options {
+				e, err := compiledExpr(co.Expr, co.Line)
+				if err != nil {
+					return nil, err
+				}
+				s.Predict.Options = append(s.Predict.Options, Option{Line: co.Line, Label: co.Label, Source: co.Source, Expr: e, Broker: co.Broker})
+			}
 		}
 		l.Steps[j] = s
 	}
@@ -344,4 +412,15 @@ func compiledExpr(i, line int) (Expr, error) {
 
 // CompiledCourse decodes the course compiled into this package (compiled.json): the lessons
 // Course parses, without parsing Markdown. The page's wasm loads its lessons this way.
-func CompiledCourse() ([]*Lesson, error) { return DecodeCourse([]byte(compiled)) }
+func CompiledCourse() ([]*Lesson, error) { return compiledPart(false) }
+
+// CompiledTalks decodes the talks compiled into this package: what Talks parses.
+func CompiledTalks() ([]*Lesson, error) { return compiledPart(true) }
+
+func compiledPart(talks bool) ([]*Lesson, error) {
+	all, err := DecodeCourse([]byte(compiled))
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(l *Lesson) bool { return l.Talk != talks }), nil
+}

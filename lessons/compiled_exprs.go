@@ -29,14 +29,24 @@ var compiledExprs = []Expr{
 	&partitionSet{field: "isr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", list: []int32{0}, sizeOp: "", size: 0},
 	// broker 2 fenced
 	&brokerState{id: 2, state: "fenced"},
+	// leader payments-0 == none
+	&partitionNum{field: "leader", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", v: -1},
+	// leader payments-0 == 1 and runs == 0 and broker 2 stopped
+	&binary{op: "and", l: &binary{op: "and", l: &partitionNum{field: "leader", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", v: 1}, r: &runs{electedOp: "", elected: -1, op: "==", v: 0}}, r: &brokerState{id: 2, state: "stopped"}},
 	// leader_epoch payments-0 == 1
 	&partitionNum{field: "leader_epoch", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", v: 1},
 	// acked_records_lost > 0
 	&scalar{name: "acked_records_lost", op: ">", v: 0},
 	// acked_records_lost > 39 and acked_records_lost < 40
 	&binary{op: "and", l: &scalar{name: "acked_records_lost", op: ">", v: 39}, r: &scalar{name: "acked_records_lost", op: "<", v: 40}},
+	// acked_records_lost == 0
+	&scalar{name: "acked_records_lost", op: "==", v: 0},
 	// leader_epoch payments-0 == 2
 	&partitionNum{field: "leader_epoch", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", v: 2},
+	// leader payments-0 == 1 and leader_epoch payments-0 == 4
+	&binary{op: "and", l: &partitionNum{field: "leader", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", v: 1}, r: &partitionNum{field: "leader_epoch", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", v: 4}},
+	// broker 1 stopped
+	&brokerState{id: 1, state: "stopped"},
 	// isr payments-0 == [1]
 	&partitionSet{field: "isr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", list: []int32{1}, sizeOp: "", size: 0},
 	// elr payments-0 == [0]
@@ -45,8 +55,6 @@ var compiledExprs = []Expr{
 	&brokerState{id: 2, state: "stopped"},
 	// broker 0 stopped
 	&brokerState{id: 0, state: "stopped"},
-	// leader payments-0 == none
-	&partitionNum{field: "leader", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", v: -1},
 	// isr payments-0 size == 0
 	&partitionSet{field: "isr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "size", list: nil, sizeOp: "==", size: 0},
 	// elr payments-0 contains 1
@@ -71,6 +79,10 @@ var compiledExprs = []Expr{
 	&recovering{tp: topicPartition{Topic: "payments", Partition: 0}},
 	// acked_records_lost > 4000 and acked_records_lost < 4100
 	&binary{op: "and", l: &scalar{name: "acked_records_lost", op: ">", v: 4000}, r: &scalar{name: "acked_records_lost", op: "<", v: 4100}},
+	// isr payments-0 size == 3
+	&partitionSet{field: "isr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "size", list: nil, sizeOp: "==", size: 3},
+	// isr payments-0 contains 0
+	&partitionSet{field: "isr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "contains", list: []int32{0}, sizeOp: "", size: 0},
 	// records TopicRecord == 1
 	&records{typ: "TopicRecord", op: "==", v: 1},
 	// records PartitionRecord == 3
@@ -97,18 +109,26 @@ var compiledExprs = []Expr{
 	&binary{op: "and", l: &records{typ: "LeaderChangeMessage", op: "==", v: 1}, r: &scalar{name: "active_controller", op: "!=", v: -1}},
 	// active_controller == none
 	&scalar{name: "active_controller", op: "==", v: -1},
+	// active_controller == 3000
+	&scalar{name: "active_controller", op: "==", v: 3000},
 	// active_controller != none
 	&scalar{name: "active_controller", op: "!=", v: -1},
 	// records LeaderChangeMessage >= 1
 	&records{typ: "LeaderChangeMessage", op: ">=", v: 1},
 	// snapshots >= 1
 	&scalar{name: "snapshots", op: ">=", v: 1},
+	// broker 0 fenced and broker 0 running
+	&binary{op: "and", l: &brokerState{id: 0, state: "fenced"}, r: &brokerState{id: 0, state: "running"}},
 	// metric PreferredReplicaImbalanceCount == 1200
 	&metric{name: "PreferredReplicaImbalanceCount", broker: -1, op: "==", v: 1200},
 	// broker 0 leaders == 0
 	&brokerCount{id: 0, field: "leaders", op: "==", v: 0},
 	// broker 0 out_of_sync == 0
 	&brokerCount{id: 0, field: "out_of_sync", op: "==", v: 0},
+	// broker 0 leaders > 0 and broker 0 leaders < 1200
+	&binary{op: "and", l: &brokerCount{id: 0, field: "leaders", op: ">", v: 0}, r: &brokerCount{id: 0, field: "leaders", op: "<", v: 1200}},
+	// broker 0 leaders == 1200
+	&brokerCount{id: 0, field: "leaders", op: "==", v: 1200},
 	// broker 0 preferred_led == 1200
 	&brokerCount{id: 0, field: "preferred_led", op: "==", v: 1200},
 	// runs elected 1000 == 1
@@ -125,6 +145,10 @@ var compiledExprs = []Expr{
 	&brokerCount{id: 0, field: "out_of_sync_preferred", op: "==", v: 185},
 	// broker 0 preferred_led == 1015
 	&brokerCount{id: 0, field: "preferred_led", op: "==", v: 1015},
+	// broker 0 preferred_led == 1200 and runs == 0
+	&binary{op: "and", l: &brokerCount{id: 0, field: "preferred_led", op: "==", v: 1200}, r: &runs{electedOp: "", elected: -1, op: "==", v: 0}},
+	// broker 0 out_of_sync_preferred == 0
+	&brokerCount{id: 0, field: "out_of_sync_preferred", op: "==", v: 0},
 	// broker 0 gated
 	&brokerState{id: 0, state: "gated"},
 	// metric GatedPreferredLeaderBrokerCount == 1
@@ -137,12 +161,12 @@ var compiledExprs = []Expr{
 	&brokerCount{id: 0, field: "preferred_led", op: "==", v: 0},
 	// broker 0 out_of_sync_preferred == 105
 	&brokerCount{id: 0, field: "out_of_sync_preferred", op: "==", v: 105},
+	// broker 0 preferred_led == 95
+	&brokerCount{id: 0, field: "preferred_led", op: "==", v: 95},
 	// metric PreferredLeaderElectionEscapeHatchCount == 1
 	&metric{name: "PreferredLeaderElectionEscapeHatchCount", broker: -1, op: "==", v: 1},
 	// broker 0 preferred_led > 0
 	&brokerCount{id: 0, field: "preferred_led", op: ">", v: 0},
-	// broker 0 preferred_led == 95
-	&brokerCount{id: 0, field: "preferred_led", op: "==", v: 95},
 	// broker 0 gated and broker 0 preferred_led == 95
 	&binary{op: "and", l: &brokerState{id: 0, state: "gated"}, r: &brokerCount{id: 0, field: "preferred_led", op: "==", v: 95}},
 	// metric GatedPreferredLeaderBrokerCount == 0
@@ -161,6 +185,14 @@ var compiledExprs = []Expr{
 	&runs{electedOp: "==", elected: 50, op: "==", v: 3},
 	// time >= 345000 and time <= 345100
 	&binary{op: "and", l: &scalar{name: "time", op: ">=", v: 345000}, r: &scalar{name: "time", op: "<=", v: 345100}},
+	// time < 301000
+	&scalar{name: "time", op: "<", v: 301000},
+	// time >= 340000 and time < 350000
+	&binary{op: "and", l: &scalar{name: "time", op: ">=", v: 340000}, r: &scalar{name: "time", op: "<", v: 350000}},
+	// time >= 330000 and time < 340000
+	&binary{op: "and", l: &scalar{name: "time", op: ">=", v: 330000}, r: &scalar{name: "time", op: "<", v: 340000}},
+	// time >= 350000
+	&scalar{name: "time", op: ">=", v: 350000},
 	// broker 1 preferred_led == 25 and broker 2 preferred_led == 25
 	&binary{op: "and", l: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 25}, r: &brokerCount{id: 2, field: "preferred_led", op: "==", v: 25}},
 	// metric PreferredLeaderElectionsDeferredByThrottlePerSec > 300
@@ -169,12 +201,18 @@ var compiledExprs = []Expr{
 	&metric{name: "PreferredLeaderElectionsDeferredByThrottlePerSec", broker: -1, op: "==", v: 650},
 	// broker 1 fenced and broker 2 fenced
 	&binary{op: "and", l: &brokerState{id: 1, state: "fenced"}, r: &brokerState{id: 2, state: "fenced"}},
+	// broker 1 preferred_led == 200 and broker 2 preferred_led == 200 and step_time < 20000
+	&binary{op: "and", l: &binary{op: "and", l: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 2, field: "preferred_led", op: "==", v: 200}}, r: &scalar{name: "step_time", op: "<", v: 20000}},
+	// broker 1 preferred_led == 200 and broker 2 preferred_led == 200
+	&binary{op: "and", l: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 2, field: "preferred_led", op: "==", v: 200}},
 	// elr payments-0 == [2]
 	&partitionSet{field: "elr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "==", list: []int32{2}, sizeOp: "", size: 0},
 	// not elr payments-0 contains 2
 	&not{e: &partitionSet{field: "elr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "contains", list: []int32{2}, sizeOp: "", size: 0}},
 	// step_time >= 6000 and step_time < 6100
 	&binary{op: "and", l: &scalar{name: "step_time", op: ">=", v: 6000}, r: &scalar{name: "step_time", op: "<", v: 6100}},
+	// elr payments-0 contains 2
+	&partitionSet{field: "elr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "contains", list: []int32{2}, sizeOp: "", size: 0},
 	// broker 2 gated
 	&brokerState{id: 2, state: "gated"},
 	// broker 2 preferred_led == 0
@@ -187,4 +225,68 @@ var compiledExprs = []Expr{
 	&partitionSet{field: "isr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "contains", list: []int32{2}, sizeOp: "", size: 0},
 	// time >= 330000 and time <= 330100
 	&binary{op: "and", l: &scalar{name: "time", op: ">=", v: 330000}, r: &scalar{name: "time", op: "<=", v: 330100}},
+	// elr payments-0 contains 0
+	&partitionSet{field: "elr", tp: topicPartition{Topic: "payments", Partition: 0}, op: "contains", list: []int32{0}, sizeOp: "", size: 0},
+	// broker 0 preferred_led == 200 and broker 1 preferred_led == 200 and runs elected > 0 >= 1
+	&binary{op: "and", l: &binary{op: "and", l: &brokerCount{id: 0, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 200}}, r: &runs{electedOp: ">", elected: 0, op: ">=", v: 1}},
+	// runs elected > 0 == 4
+	&runs{electedOp: ">", elected: 0, op: "==", v: 4},
+	// runs elected > 100 == 2
+	&runs{electedOp: ">", elected: 100, op: "==", v: 2},
+	// broker 0 fenced and broker 1 fenced
+	&binary{op: "and", l: &brokerState{id: 0, state: "fenced"}, r: &brokerState{id: 1, state: "fenced"}},
+	// broker 0 preferred_led == 200 and broker 1 preferred_led == 200
+	&binary{op: "and", l: &brokerCount{id: 0, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 200}},
+	// runs elected > 300 >= 1
+	&runs{electedOp: ">", elected: 300, op: ">=", v: 1},
+	// runs elected > 100 >= 1 and runs elected > 300 == 0
+	&binary{op: "and", l: &runs{electedOp: ">", elected: 100, op: ">=", v: 1}, r: &runs{electedOp: ">", elected: 300, op: "==", v: 0}},
+	// runs elected > 50 == 0
+	&runs{electedOp: ">", elected: 50, op: "==", v: 0},
+	// broker 0 preferred_led < 200 and broker 1 preferred_led < 200
+	&binary{op: "and", l: &brokerCount{id: 0, field: "preferred_led", op: "<", v: 200}, r: &brokerCount{id: 1, field: "preferred_led", op: "<", v: 200}},
+	// broker 0 preferred_led == 25 and broker 1 preferred_led == 25
+	&binary{op: "and", l: &brokerCount{id: 0, field: "preferred_led", op: "==", v: 25}, r: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 25}},
+	// broker 2 preferred_led == 200 and broker 3 preferred_led == 200 and runs elected > 0 >= 1 and runs elected > 50 == 0
+	&binary{op: "and", l: &binary{op: "and", l: &binary{op: "and", l: &brokerCount{id: 2, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 3, field: "preferred_led", op: "==", v: 200}}, r: &runs{electedOp: ">", elected: 0, op: ">=", v: 1}}, r: &runs{electedOp: ">", elected: 50, op: "==", v: 0}},
+	// broker 2 fenced and broker 3 fenced
+	&binary{op: "and", l: &brokerState{id: 2, state: "fenced"}, r: &brokerState{id: 3, state: "fenced"}},
+	// broker 2 preferred_led == 200 and broker 3 preferred_led == 200
+	&binary{op: "and", l: &brokerCount{id: 2, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 3, field: "preferred_led", op: "==", v: 200}},
+	// broker 2 preferred_led == 200
+	&brokerCount{id: 2, field: "preferred_led", op: "==", v: 200},
+	// broker 3 fenced
+	&brokerState{id: 3, state: "fenced"},
+	// broker 3 preferred_led == 200
+	&brokerCount{id: 3, field: "preferred_led", op: "==", v: 200},
+	// step_time >= 8000 and step_time < 9000
+	&binary{op: "and", l: &scalar{name: "step_time", op: ">=", v: 8000}, r: &scalar{name: "step_time", op: "<", v: 9000}},
+	// step_time < 1000
+	&scalar{name: "step_time", op: "<", v: 1000},
+	// step_time >= 8000 and step_time < 11000
+	&binary{op: "and", l: &scalar{name: "step_time", op: ">=", v: 8000}, r: &scalar{name: "step_time", op: "<", v: 11000}},
+	// broker 0 running
+	&brokerState{id: 0, state: "running"},
+	// broker 0 preferred_led == 100
+	&brokerCount{id: 0, field: "preferred_led", op: "==", v: 100},
+	// broker 0 controlled_shutdown
+	&brokerState{id: 0, state: "controlled_shutdown"},
+	// broker 1 epoch > 1000 and broker 1 preferred_led == 100 and runs == 0
+	&binary{op: "and", l: &binary{op: "and", l: &brokerCount{id: 1, field: "epoch", op: ">", v: 1000}, r: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 100}}, r: &runs{electedOp: "", elected: -1, op: "==", v: 0}},
+	// broker 1 out_of_sync == 0
+	&brokerCount{id: 1, field: "out_of_sync", op: "==", v: 0},
+	// broker 1 preferred_led == 100
+	&brokerCount{id: 1, field: "preferred_led", op: "==", v: 100},
+	// broker 0 preferred_led == 200 and broker 1 preferred_led == 200 and broker 2 preferred_led == 200 and broker 3 preferred_led == 200
+	&binary{op: "and", l: &binary{op: "and", l: &binary{op: "and", l: &brokerCount{id: 0, field: "preferred_led", op: "==", v: 200}, r: &brokerCount{id: 1, field: "preferred_led", op: "==", v: 200}}, r: &brokerCount{id: 2, field: "preferred_led", op: "==", v: 200}}, r: &brokerCount{id: 3, field: "preferred_led", op: "==", v: 200}},
+	// runs elected > 0 == 10
+	&runs{electedOp: ">", elected: 0, op: "==", v: 10},
+	// step_time >= 300000 and step_time < 360000
+	&binary{op: "and", l: &scalar{name: "step_time", op: ">=", v: 300000}, r: &scalar{name: "step_time", op: "<", v: 360000}},
+	// broker 3 gated and broker 3 preferred_led == 0
+	&binary{op: "and", l: &brokerState{id: 3, state: "gated"}, r: &brokerCount{id: 3, field: "preferred_led", op: "==", v: 0}},
+	// broker 3 gated
+	&brokerState{id: 3, state: "gated"},
+	// runs elected 50 == 4
+	&runs{electedOp: "==", elected: 50, op: "==", v: 4},
 }

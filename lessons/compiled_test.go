@@ -16,7 +16,7 @@ import (
 // the lessons Parse builds: the same scenarios, events, goal and until expressions, lines and
 // texts, so that the page's lessons check the same goals as `kraftlab lesson check`.
 func TestCompiledCourseIsTheCourse(t *testing.T) {
-	course, err := Course()
+	course, err := Compiled()
 	require.NoError(t, err)
 	enc, exprs, err := EncodeCourse(course)
 	require.NoError(t, err)
@@ -28,15 +28,24 @@ func TestCompiledCourseIsTheCourse(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(exprs), string(onDisk), "lessons/compiled_exprs.go is stale: run go run ./lessons/compile")
 
-	got, err := CompiledCourse()
+	lessonsOnly, err := CompiledCourse()
 	require.NoError(t, err)
+	talks, err := CompiledTalks()
+	require.NoError(t, err)
+	got := append(lessonsOnly, talks...)
 	require.Len(t, got, len(course))
+	require.NotEmpty(t, talks, "the talks are compiled too")
 	events := 0
 	for i, l := range course {
 		// raw is the parser's intermediate form of an event action; a decoded action has
 		// the event it became instead.
-		for _, s := range l.Steps {
-			for _, acts := range [][]Action{s.Reference, s.Play} {
+		pics, err := l.GoalPictures()
+		require.NoError(t, err)
+		for k, s := range l.Steps {
+			// The compiled course carries each goal's picture; a parsed lesson computes it.
+			assert.Equal(t, pics[k], got[i].Steps[k].Picture, "%s: step %d's goal picture", l.File, k+1)
+			got[i].Steps[k].Picture = nil
+			for _, acts := range append(append([][]Action{s.Reference, s.Play}, s.Solutions...), s.Rejects...) {
 				for k := range acts {
 					if acts[k].raw != nil {
 						events++

@@ -13,7 +13,7 @@ import (
 func TestCourse(t *testing.T) {
 	names, err := CourseFiles()
 	require.NoError(t, err)
-	require.Len(t, names, 8, "the first course has eight lessons")
+	require.Len(t, names, 10, "the course has ten lessons")
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			l, err := LoadCourseLesson(name)
@@ -24,11 +24,12 @@ func TestCourse(t *testing.T) {
 }
 
 // TestCourseShape checks what every lesson of the course promises its reader: a title, a
-// one-line summary, links to its sources, at least three steps and a closing sandbox.
+// one-line summary, links to its sources, at least three steps, hints on every step with a
+// goal, a prediction, a closing challenge and a closing sandbox.
 func TestCourseShape(t *testing.T) {
 	course, err := Course()
 	require.NoError(t, err)
-	require.Len(t, course, 8)
+	require.Len(t, course, 10)
 	for _, l := range course {
 		assert.NotEmpty(t, l.Title, l.File)
 		assert.NotContains(t, l.Summary, "\n", l.File)
@@ -36,10 +37,18 @@ func TestCourseShape(t *testing.T) {
 		require.GreaterOrEqual(t, len(l.Steps), 3, l.File)
 		last := l.Steps[len(l.Steps)-1]
 		assert.True(t, last.Sandbox(), "%s: the last step is a sandbox (no goal)", l.File)
+		predictions := 0
 		for _, s := range l.Steps[:len(l.Steps)-1] {
 			assert.False(t, s.Sandbox(), "%s:%d: only the last step is a sandbox", l.File, s.Line)
 			assert.NotEmpty(t, s.Task, "%s:%d: a step says what to do", l.File, s.Line)
+			assert.NotEmpty(t, s.Hints, "%s:%d: a step with a goal offers hints", l.File, s.Line)
+			if s.Predict != nil {
+				predictions++
+			}
 		}
+		assert.GreaterOrEqual(t, predictions, 1, "%s: a lesson asks at least one prediction", l.File)
+		closing := l.Steps[len(l.Steps)-2]
+		assert.True(t, closing.Challenge(), "%s:%d: a lesson ends with a challenge before its sandbox", l.File, closing.Line)
 	}
 }
 
@@ -62,5 +71,5 @@ func TestCheckpointIsAReplay(t *testing.T) {
 	assert.Equal(t, c.Controllers().CommittedEnd(), d.Controllers().CommittedEnd())
 	assert.Equal(t, int32(1), d.Partitions()[0].Leader, "step 4 starts with broker 1 leading again")
 	_, _, err = l.Checkpoint(len(l.Steps))
-	assert.ErrorContains(t, err, "step 5 does not exist (steps: 0 to 4)")
+	assert.ErrorContains(t, err, "step 6 does not exist (steps: 0 to 5)")
 }

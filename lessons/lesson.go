@@ -28,6 +28,8 @@ type Lesson struct {
 	// LimitMs is the scenario's duration_ms: no playback runs past it.
 	LimitMs int64
 	Steps   []*Step
+	// Talk: this is a talk (talk.go), its steps scenes.
+	Talk bool
 
 	// events is the scenario validation parsed every event action in (the starting scenario
 	// with the actions added as events), nil when the lesson has no event action; a compiled
@@ -61,6 +63,16 @@ type Step struct {
 	// Play is what the step plays itself (a scripted demo), with pauses where the text asks a
 	// question. It does not change the next step's checkpoint, which is the reference's.
 	Play []Action
+	// Predict is the question asked before the step's run plays, if any.
+	Predict *Prediction
+	// Solutions are other correct ways to the goals besides the reference (a challenge);
+	// Rejects are wrong attempts that must not reach them. Verify replays both.
+	Solutions, Rejects [][]Action
+	// Caption is a talk scene's caption (Markdown, one paragraph), "" in a lesson.
+	Caption string
+	// Picture is the state the reference reaches, as the page draws the goal: set by the
+	// compiled course (GoalPictures), nil for a sandbox and in a lesson parsed from Markdown.
+	Picture *Picture
 }
 
 // Sandbox reports whether the step has no goal: the learner explores freely.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,7 +25,11 @@ type Opener func(name string) ([]byte, error)
 // lesson's ID); open reads a scenario the header refers to. Every problem is an *Error with
 // the file and line.
 func Parse(file string, data []byte, open Opener) (*Lesson, error) {
-	l := &Lesson{File: file, ID: strings.TrimSuffix(path.Base(file), path.Ext(file))}
+	return parse(file, data, open, false)
+}
+
+func parse(file string, data []byte, open Opener, talk bool) (*Lesson, error) {
+	l := &Lesson{File: file, ID: strings.TrimSuffix(path.Base(file), path.Ext(file)), Talk: talk}
 	p := &lessonParser{l: l, lines: strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")}
 	if len(data) > maxLessonBytes {
 		return nil, p.errf(0, "the file is %d bytes; a lesson may have at most %d", len(data), maxLessonBytes)
@@ -153,6 +158,9 @@ func (p *lessonParser) parse(open Opener) error {
 		intro = append(intro, p.lines[i])
 	}
 	p.l.Intro = strings.TrimSpace(strings.Join(intro, "\n"))
+	if err := checkModelMarks(p.l.Intro); err != nil {
+		return p.errf(i, "introduction: %v", err)
+	}
 	if scenarioRef != "" {
 		if open == nil {
 			return p.errf(p.scenarioLine, "scenario: %q: this lesson cannot refer to files here; put the scenario in a ```json scenario block", scenarioRef)
@@ -203,6 +211,20 @@ func (p *lessonParser) step(i int) (int, error) {
 		}
 		key, val, _ := strings.Cut(line, ":")
 		val = strings.TrimSpace(val)
+		if p.l.Talk {
+			switch {
+			case slices.Contains(lessonOnlyKeys, key):
+				return 0, p.errf(ln, "%s: a talk's scene has no %s: lines; it has a caption:, a play: list and expect: lines", key, key)
+			case key == "caption":
+				if val == "" {
+					return 0, p.errf(ln, "caption: empty; a scene's caption is what the room reads")
+				}
+				s.Caption = strings.TrimSpace(s.Caption + " " + val)
+				continue
+			case key == "play":
+				key = "reference" // a scene's play list is what the next scene starts after
+			}
+		}
 		switch key {
 		case "do":
 			if s.Task != "" {
@@ -224,8 +246,41 @@ func (p *lessonParser) step(i int) (int, error) {
 			if val == "" {
 				return 0, p.errf(ln, "hint: empty")
 			}
+			if len(s.Hints) == MaxHints {
+				return 0, p.errf(ln, "hint: step %q has more than %d hints; say more in its text, or leave it to Show me", s.Title, MaxHints)
+			}
 			s.Hints = append(s.Hints, val)
-		case "reference", "play":
+		case "predict":
+			if s.Predict != nil {
+				return 0, p.errf(ln, "predict: given twice in step %q; a step asks one prediction", s.Title)
+			}
+			if val == "" {
+				return 0, p.errf(ln, "predict: the question is empty")
+			}
+			s.Predict = &Prediction{Line: ln, Question: val}
+		case "option":
+			if s.Predict == nil {
+				return 0, p.errf(ln, "option: comes after a predict: line")
+			}
+			label, src, ok := strings.Cut(val, "|")
+			label, src = strings.TrimSpace(label), strings.TrimSpace(src)
+			if !ok || label == "" || src == "" {
+				return 0, p.errf(ln, "option: write it as \"option: Label | PREDICATE\" (option: Broker 2 | leader payments-0 == 2), got %q", val)
+			}
+			e, err := ParseExpr(src)
+			if err != nil {
+				return 0, p.errf(ln, "option: %v", err)
+			}
+			s.Predict.Options = append(s.Predict.Options, Option{Line: ln, Label: label, Source: src, Expr: e, Broker: optionBroker(label)})
+		case "reveal":
+			if s.Predict == nil {
+				return 0, p.errf(ln, "reveal: comes after a predict: line")
+			}
+			if val == "" {
+				return 0, p.errf(ln, "reveal: empty; say what happened and why")
+			}
+			s.Predict.Reveal = strings.TrimSpace(s.Predict.Reveal + " " + val)
+		case "reference", "play", "solution", "reject":
 			if val != "" {
 				return 0, p.errf(ln, "%s: list the actions on the following lines, one \"- action\" each", key)
 			}
@@ -242,12 +297,17 @@ func (p *lessonParser) step(i int) (int, error) {
 			if len(acts) == 0 {
 				return 0, p.errf(ln, "%s: no actions; list them on the following lines, one \"- action\" each", key)
 			}
-			if key == "reference" {
+			switch key {
+			case "solution":
+				s.Solutions = append(s.Solutions, acts)
+			case "reject":
+				s.Rejects = append(s.Rejects, acts)
+			case "reference":
 				if s.Reference != nil {
 					return 0, p.errf(ln, "reference: given twice in step %q", s.Title)
 				}
 				s.Reference = acts
-			} else {
+			default:
 				if s.Play != nil {
 					return 0, p.errf(ln, "play: given twice in step %q", s.Title)
 				}
@@ -266,6 +326,33 @@ func (p *lessonParser) step(i int) (int, error) {
 	}
 	if len(s.Expects) > 0 && len(s.Reference) == 0 {
 		return 0, p.errf(s.Line, "step %q has expect: lines but no reference: actions", s.Title)
+	}
+	if (len(s.Solutions) > 0 || len(s.Rejects) > 0) && len(s.Goals) == 0 {
+		return 0, p.errf(s.Line, "step %q has solution: or reject: lists but no goal for them to reach", s.Title)
+	}
+	if len(s.Solutions) > 0 && len(s.Rejects) == 0 {
+		return 0, p.errf(s.Line, "step %q is a challenge (it has a solution: list) without a reject: list; give a wrong attempt the check must refuse", s.Title)
+	}
+	if q := s.Predict; q != nil {
+		switch {
+		case len(s.Goals) == 0:
+			return 0, p.errf(q.Line, "predict: step %q has no goal; a prediction is revealed when the step's goals are met", s.Title)
+		case len(q.Options) < 2:
+			return 0, p.errf(q.Line, "predict: give at least two option: lines, one \"option: Label | PREDICATE\" each")
+		case q.Reveal == "":
+			return 0, p.errf(q.Line, "predict: no reveal: line; say what happened and why, for the right answer and the wrong ones")
+		}
+	}
+	if err := checkModelMarks(s.Text + "\n" + s.Caption); err != nil {
+		return 0, p.errf(s.Line, "step %q: %v", s.Title, err)
+	}
+	if p.l.Talk {
+		switch {
+		case s.Caption == "":
+			return 0, p.errf(s.Line, "scene %q has no caption: line; the caption is what presenter mode shows", s.Title)
+		case hasDigit(s.Caption) && len(s.Expects) == 0:
+			return 0, p.errf(s.Line, "scene %q: its caption quotes a number but no expect: line checks it after the play list", s.Title)
+		}
 	}
 	return i, nil
 }

@@ -64,14 +64,17 @@ func validate(l *Lesson, p *lessonParser) error {
 		return nil
 	}
 	for _, s := range l.Steps {
-		playAt := cursor
-		for i := range s.Play {
-			a := &s.Play[i]
-			if err := add(a, playAt); err != nil {
-				return err
-			}
-			if a.Kind == ActWait || a.Kind == ActUntil {
-				playAt += a.WaitMs
+		// The demo, the other solutions and the wrong attempts each play from the step's start.
+		for _, list := range append(append([][]Action{s.Play}, s.Solutions...), s.Rejects...) {
+			playAt := cursor
+			for i := range list {
+				a := &list[i]
+				if err := add(a, playAt); err != nil {
+					return err
+				}
+				if a.Kind == ActWait || a.Kind == ActUntil {
+					playAt += a.WaitMs
+				}
 			}
 		}
 		for i := range s.Reference {
@@ -133,7 +136,18 @@ func validate(l *Lesson, p *lessonParser) error {
 				return p.errf(g.Line, "%s: %v", kind, err)
 			}
 		}
-		for _, a := range append(slices.Clone(s.Reference), s.Play...) {
+		if q := s.Predict; q != nil {
+			for _, o := range q.Options {
+				if err := ref.check(o.Expr); err != nil {
+					return p.errf(o.Line, "option: %v", err)
+				}
+			}
+		}
+		all := append(slices.Clone(s.Reference), s.Play...)
+		for _, acts := range append(slices.Clone(s.Solutions), s.Rejects...) {
+			all = append(all, acts...)
+		}
+		for _, a := range all {
 			if a.Until != nil {
 				if err := ref.check(a.Until); err != nil {
 					return p.errf(a.Line, "until: %v", err)

@@ -3,6 +3,7 @@ package lessons
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Verify checks a lesson the way the course test does, headlessly: from each step's start it
@@ -38,12 +39,24 @@ func VerifyTrace(l *Lesson, trace io.Writer) error {
 				k += n + 1 // past the pause
 			}
 		}
+		if err := l.verifyAttempts(i, trace); err != nil {
+			return err
+		}
 		if _, err := l.Play(c, s.Reference, m); err != nil {
 			return err
 		}
 		for _, r := range s.Check(c, m) {
 			if !r.Holds {
 				return &Error{File: l.File, Line: r.Line, Msg: fmt.Sprintf("goal: %q does not hold after the reference actions of step %d %q, at %d ms (%s)", r.Goal, i+1, s.Title, c.Now(), r.Explain)}
+			}
+		}
+		if q := s.Predict; q != nil {
+			answer, why := q.Answer(c, m)
+			if answer < 0 {
+				return &Error{File: l.File, Line: q.Line, Msg: fmt.Sprintf("predict: after the reference actions of step %d %q exactly one option must hold, at %d ms (%s)", i+1, s.Title, c.Now(), strings.Join(why, "; "))}
+			}
+			if trace != nil {
+				fmt.Fprintf(trace, "  prediction line %d: the answer is %q (%s)\n", q.Line, q.Options[answer].Label, why[answer])
 			}
 		}
 		if trace != nil {
@@ -55,6 +68,46 @@ func VerifyTrace(l *Lesson, trace io.Writer) error {
 		for _, r := range s.CheckExpects(c, m) {
 			if !r.Holds {
 				return &Error{File: l.File, Line: r.Line, Msg: fmt.Sprintf("expect: %q does not hold after the reference actions of step %d %q, at %d ms (%s)", r.Goal, i+1, s.Title, c.Now(), r.Explain)}
+			}
+		}
+	}
+	return nil
+}
+
+// verifyAttempts replays a challenge's other solutions and wrong attempts from step i's
+// checkpoint: each solution must reach every goal, each wrong attempt must play without error
+// and leave at least one goal unmet.
+func (l *Lesson) verifyAttempts(i int, trace io.Writer) error {
+	s := l.Steps[i]
+	for k, acts := range append(append([][]Action{}, s.Solutions...), s.Rejects...) {
+		solution := k < len(s.Solutions)
+		c, m, err := l.Checkpoint(i)
+		if err != nil {
+			return err
+		}
+		if _, err := l.Play(c, acts, m); err != nil {
+			return err
+		}
+		rs := s.Check(c, m)
+		line := acts[0].Line - 1
+		switch {
+		case solution && !Done(rs):
+			for _, r := range rs {
+				if !r.Holds {
+					return &Error{File: l.File, Line: line, Msg: fmt.Sprintf("solution: goal %q does not hold after it, at %d ms (%s); a solution must reach every goal of step %d %q", r.Goal, c.Now(), r.Explain, i+1, s.Title)}
+				}
+			}
+		case !solution && Done(rs):
+			return &Error{File: l.File, Line: line, Msg: fmt.Sprintf("reject: this wrong attempt reaches every goal of step %d %q at %d ms; the check would accept it, so either the goals are too loose or the attempt is not wrong", i+1, s.Title, c.Now())}
+		}
+		if trace != nil {
+			kind := "solution"
+			if !solution {
+				kind = "rejected attempt"
+			}
+			fmt.Fprintf(trace, "  %s line %d: %d ms to %d ms\n", kind, line, m.TimeMs, c.Now())
+			for _, r := range rs {
+				fmt.Fprintf(trace, "    %s\n", r.Explain)
 			}
 		}
 	}

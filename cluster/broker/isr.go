@@ -62,8 +62,8 @@ func (f *Fleet) isrTick(slot int) {
 	// place; index b.watch afresh each time, since an append may move it.
 	n, kept := len(b.watch), 0
 	for i := 0; i < n; i++ {
-		if i%metadata.WarmChunk == 0 {
-			f.warmWatch(b.watch[i:min(i+metadata.WarmChunk, n)])
+		if i%warmChunk == 0 {
+			f.warmWatch(b.watch[i:min(i+warmChunk, n)])
 		}
 		r := b.watch[i]
 		if !f.watching(slot, r) {
@@ -152,8 +152,8 @@ func (f *Fleet) recheckWatch(slot int, peer int16) {
 	}
 	b := &f.brokers[slot]
 	for i := 0; i < len(b.watch); i++ {
-		if i%metadata.WarmChunk == 0 {
-			f.warmWatch(b.watch[i:min(i+metadata.WarmChunk, len(b.watch))])
+		if i%warmChunk == 0 {
+			f.warmWatch(b.watch[i:min(i+warmChunk, len(b.watch))])
 		}
 		r := b.watch[i]
 		if f.rp[r].rb == peer && f.rp[r].rstate == rsTracking && f.watching(slot, r) {
@@ -189,8 +189,8 @@ func (f *Fleet) flushAlter(slot int) {
 	}
 	b.alterBatch, b.alterReqs, b.alterIsrBuf = b.alterBatch[:0], b.alterReqs[:0], b.alterIsrBuf[:0]
 	for i, p := range b.alterQueue {
-		if i%metadata.WarmChunk == 0 {
-			f.warmAlter(b.alterQueue[i:min(i+metadata.WarmChunk, len(b.alterQueue))])
+		if i%warmChunk == 0 {
+			f.warmAlter(b.alterQueue[i:min(i+warmChunk, len(b.alterQueue))])
 		}
 		if f.pt[p].alterSt != alQueued || f.pt[p].leader < 0 {
 			continue
@@ -284,8 +284,8 @@ func (f *Fleet) alterReply(slot int) {
 		return
 	}
 	for i, p := range b.alterBatch {
-		if i%metadata.WarmChunk == 0 {
-			f.warmAlter(b.alterBatch[i:min(i+metadata.WarmChunk, len(b.alterBatch))])
+		if i%warmChunk == 0 {
+			f.warmAlter(b.alterBatch[i:min(i+warmChunk, len(b.alterBatch))])
 		}
 		if f.pt[p].alterSt != alSent || f.pt[p].leader < 0 {
 			continue

@@ -18,8 +18,8 @@ func (f *Fleet) Publish(entries []metadata.Entry) error {
 		f.reserve(entries)
 	}
 	for i := range entries {
-		if i%metadata.WarmChunk == 0 {
-			f.warmPublish(entries[i:min(i+metadata.WarmChunk, len(entries))])
+		if i%warmChunk == 0 {
+			f.warmPublish(entries[i:min(i+warmChunk, len(entries))])
 		}
 		e := entries[i]
 		if e.Offset <= f.published {
@@ -248,8 +248,8 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 		chs := b.queue.front()
 		k := 0
 		for ; k < len(chs) && chs[k].off <= offset; k++ {
-			if k%metadata.WarmChunk == 0 {
-				f.warmChanges(chs[k:min(k+metadata.WarmChunk, len(chs))])
+			if k%warmChunk == 0 {
+				f.warmChanges(chs[k:min(k+warmChunk, len(chs))])
 			}
 			f.applyChange(b, &chs[k])
 		}
@@ -266,8 +266,8 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 	}
 	touched := f.touchBuf
 	for i, p := range touched {
-		if i%metadata.WarmChunk == 0 {
-			f.warmParts(touched[i:min(i+metadata.WarmChunk, len(touched))])
+		if i%warmChunk == 0 {
+			f.warmParts(touched[i:min(i+warmChunk, len(touched))])
 		}
 		switch f.pt[p].tkind {
 		case touchRole:
@@ -328,8 +328,8 @@ func (f *Fleet) loadView(slot int) {
 	}
 	parts := c.replicaOf[slot]
 	for i, p := range parts {
-		if i%metadata.WarmChunk == 0 {
-			f.warmView(parts[i:min(i+metadata.WarmChunk, len(parts))])
+		if i%warmChunk == 0 {
+			f.warmView(parts[i:min(i+warmChunk, len(parts))])
 		}
 		r := f.replicaOf(p, slot)
 		if r < 0 || f.pt[p].deleted {

@@ -6,11 +6,16 @@ import "github.com/kraftlab/kraftlab/engine/metadata"
 // a broker, loading a snapshot) read each partition's state and its replicas' at random places
 // in arrays of tens of megabytes: almost every read is a cache miss, and a loop body is too
 // long for the processor to run ahead into the next iteration's reads. The loops therefore
-// take their partitions in chunks of metadata.WarmChunk and first read, for the whole chunk,
+// take their partitions in chunks of warmChunk and first read, for the whole chunk,
 // one word from each cache line the work will use. Those reads depend on nothing but the
 // chunk, so the processor has them in flight together and the chunk's misses cost about one
 // wait instead of one each. They change no state; warmSink only keeps the compiler from
 // dropping them.
+
+// warmChunk is how many partitions a loop warms at a time: enough to keep the processor's
+// outstanding cache misses busy, few enough that the lines are still cached when the work
+// reaches them.
+const warmChunk = 16
 
 // warmChanges reads the partition and replica state applyPartition will read for the queued
 // changes qs.
@@ -65,8 +70,8 @@ func (f *Fleet) warmView(ps []int32) {
 // chunk at a time.
 func (f *Fleet) touchAll(ps []int32) {
 	for i, p := range ps {
-		if i%metadata.WarmChunk == 0 {
-			f.warmParts(ps[i:min(i+metadata.WarmChunk, len(ps))])
+		if i%warmChunk == 0 {
+			f.warmParts(ps[i:min(i+warmChunk, len(ps))])
 		}
 		f.partitionTouched(p)
 	}

@@ -541,8 +541,8 @@ func (c *Controllers) replay(m *member, from, to int64, entries []metadata.Entry
 	}
 	reservePartitions(st.image, len(entries), func(i int) metadata.Record { return entries[i].Record })
 	for i := range entries {
-		if i%metadata.WarmChunk == 0 {
-			chunk := entries[i:min(i+metadata.WarmChunk, len(entries))]
+		if i%warmChunk == 0 {
+			chunk := entries[i:min(i+warmChunk, len(entries))]
 			c.warmImage(st, len(chunk), func(j int) metadata.Record { return chunk[j].Record })
 		}
 		if c.replayEntry(st, entries[i], m) != nil {
@@ -582,8 +582,8 @@ func (c *Controllers) commitRoot(fresh []CommittedEntry) {
 	reservePartitions(c.root.image, len(fresh), func(i int) metadata.Record { return fresh[i].Record })
 	replay := c.replayRoot // one method value a batch: passed per entry, it was an allocation each
 	for i := range fresh {
-		if i%metadata.WarmChunk == 0 {
-			chunk := fresh[i:min(i+metadata.WarmChunk, len(fresh))]
+		if i%warmChunk == 0 {
+			chunk := fresh[i:min(i+warmChunk, len(fresh))]
 			c.warmImage(c.root, len(chunk), func(j int) metadata.Record { return chunk[j].Record })
 		}
 		if c.cb.OnCommittedEntry != nil {

@@ -2,11 +2,15 @@ package control
 
 import "github.com/kraftlab/kraftlab/engine/metadata"
 
+// warmChunk is how many records a replay loop warms at a time (see warmImage).
+const warmChunk = 16
+
 // warmImage reads, for the partition changes among the n records rec gives, the state of st
-// their replay reads first: its image's (metadata.Image.Warm) and the copy-on-write bits of the
-// snapshots reading from it (beforeReplay). The replay loops of a million partitions then wait
-// for one batch of cache misses per chunk instead of one miss per entry. For the shared image,
-// Callbacks.WarmCommitted warms what its readers read.
+// their replay reads first: the copy-on-write bits of the snapshots reading from its image
+// (beforeReplay). The replay loops of a million partitions then wait for one batch of cache
+// misses per chunk instead of one miss per entry. For the shared image,
+// Callbacks.WarmCommitted warms what its readers read. (The image's own state is the
+// engine's, which has no such devices.)
 func (c *Controllers) warmImage(st *store, n int, rec func(int) metadata.Record) {
 	im := st.image
 	idxs := c.warmBuf[:0]
@@ -17,7 +21,7 @@ func (c *Controllers) warmImage(st *store, n int, rec func(int) metadata.Record)
 			}
 		}
 	}
-	sink := im.Warm(idxs)
+	var sink int32
 	for _, s := range st.snaps {
 		for _, idx := range idxs {
 			if idx < s.count {

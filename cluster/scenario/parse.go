@@ -194,6 +194,15 @@ func (p *parser) array(n *node, path string) bool {
 	return true
 }
 
+// listed reports an events or steps array longer than MaxListed.
+func (p *parser) listed(n *node, path string) bool {
+	if len(n.vals) > MaxListed {
+		p.failf(path, "lists %d entries; a scenario lists at most %d", len(n.vals), MaxListed)
+		return false
+	}
+	return true
+}
+
 // required returns an object's field, reporting it missing if absent.
 func (p *parser) required(obj *node, path, key, why string) *node {
 	v := obj.get(key)
@@ -209,11 +218,18 @@ func (p *parser) integer(n *node, path string, lo, hi int64, what string) int64 
 		return 0
 	}
 	v, ok := wholeNumber(n)
-	if !ok || v < lo || v > hi {
-		p.failf(path, "must be %s, got %s", what, n.describe())
+	if ok && v >= lo && v <= hi {
+		return v
+	}
+	// A number past the range (1e18 too, which is beyond float64's whole numbers) is named
+	// as such, with the limit it passed: "a non-negative integer" alone would be wrong.
+	if f, err := strconv.ParseFloat(n.s, 64); n.kind == kindNumber && (err == nil || errors.Is(err, strconv.ErrRange)) &&
+		f > float64(hi) && !strings.Contains(what, strconv.FormatInt(hi, 10)) {
+		p.failf(path, "must be %s, at most %d; got %s", what, hi, n.describe())
 		return 0
 	}
-	return v
+	p.failf(path, "must be %s, got %s", what, n.describe())
+	return 0
 }
 
 // wholeNumber accepts an integer literal, or a number with a zero fraction (2.0, 1e3).
@@ -327,7 +343,7 @@ func (p *parser) controllerScenario(root *node, s *Scenario) *Scenario {
 			s.Topics = append(s.Topics, top)
 		}
 	}
-	if n := root.get("steps"); n != nil && p.array(n, "steps") {
+	if n := root.get("steps"); n != nil && p.array(n, "steps") && p.listed(n, "steps") {
 		for i, st := range n.vals {
 			s.Steps = append(s.Steps, p.step(st, indexPath("steps", i)))
 		}

@@ -84,7 +84,7 @@ func (p *parser) clusterScenario(root *node, s *Scenario, explicitMode bool) {
 		p.clusterBlock(c, cs)
 	}
 	p.syncHeartbeat(root, s, cs)
-	if n := root.get("events"); n != nil && p.array(n, "events") {
+	if n := root.get("events"); n != nil && p.array(n, "events") && p.listed(n, "events") {
 		cs.Events = p.events(n, cs)
 	}
 	if n := root.get("output"); n != nil && p.object(n, "output", outputFields, "") {

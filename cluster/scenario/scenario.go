@@ -62,6 +62,11 @@ const (
 	MaxPartitions = 1_000_000
 	// MaxEvents bounds the heartbeats and periodic-task runs of one run.
 	MaxEvents = 20_000_000
+	// MaxListed bounds the events (cluster mode) or steps (controller mode) a file lists: a
+	// run of that many takes seconds and a few hundred MB.
+	MaxListed = 100_000
+	// MaxFileBytes bounds a scenario file's size; kraftlab reads no more of it.
+	MaxFileBytes = 32 << 20
 )
 
 // Scenario is a parsed and validated scenario file.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/cluster/scenario"
 )
 
 // cancelAfterRows is stdout that interrupts the command (as Ctrl-C does) once it has taken
@@ -82,3 +86,52 @@ func TestExportCellOutOfRangeIsRefused(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestInputCapsAreRefusedAtOnceNamingTheLimit(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.json")
+	f, err := os.Create(big)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(scenario.MaxFileBytes+1)) // sparse: no disk, and never read
+	require.NoError(t, f.Close())
+	start := time.Now()
+	code, out, errOut := cli(t, "", "run", big)
+	t.Logf("refused in %v", time.Since(start))
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "big.json is 33554433 bytes; a scenario file holds at most 33554432 bytes (32 MiB)")
+
+	// Stdin is read no further than the limit.
+	code, _, errOut = cli(t, strings.Repeat(" ", scenario.MaxFileBytes+1), "run", "-")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "stdin is larger; a scenario file holds at most 33554432 bytes (32 MiB)")
+
+	// More events than the format's limit: refused before any runs.
+	var ev strings.Builder
+	for i := range scenario.MaxListed + 1 {
+		if i > 0 {
+			ev.WriteByte(',')
+		}
+		ev.WriteString(`{"at_ms":1,"op":"kill","broker":0}`)
+	}
+	doc := `{"duration_ms":1000,"cluster":{"brokers":3,"topics":[{"name":"t","partition_count":1,"replication_factor":1}]},"events":[` + ev.String() + `]}`
+	code, out, errOut = cli(t, doc, "run", "-")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "events: lists 100001 entries; a scenario lists at most 100000")
+
+	// A number past its range names the range, not "a non-negative integer".
+	code, _, errOut = cli(t, `{"mode":"controller","brokers":[{"id":0}],"steps":[{"op":"advance","ms":1e18}]}`, "run", "-")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "steps[0].ms: must be a non-negative integer, at most 604800000; got 1e18")
+}
+
+func TestBinaryPropertiesAreRefused(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "x.bin")
+	require.NoError(t, os.WriteFile(bin, []byte("num.partitions=3\n\x00\x01\x7fELF\xff\xfe"), 0o644))
+	code, out, errOut := cli(t, smallLab, "lab", "-", "--scenario", "--properties", bin)
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "kraftlab lab: --properties "+bin+": it is not UTF-8 text")
+	assert.NotContains(t, errOut, "\x00")
+}

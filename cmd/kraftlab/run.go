@@ -145,9 +145,44 @@ func runError(e *env, cmd string, err error) int {
 	return exitFailure
 }
 
+// readInput reads a scenario or lab file (- for stdin), refusing one over
+// scenario.MaxFileBytes at once: a file's size is known before reading, stdin's after at most
+// that many bytes.
 func readInput(e *env, name string) ([]byte, error) {
-	if name == "-" {
-		return io.ReadAll(e.stdin)
+	return readCapped(e, name, scenario.MaxFileBytes, "a scenario file")
+}
+
+// readCapped reads a file or stdin (-), refusing more than limit bytes, named as what.
+func readCapped(e *env, name string, limit int64, what string) ([]byte, error) {
+	tooLarge := func(size string) error {
+		return fmt.Errorf("%s is %s; %s holds at most %d bytes (%d MiB)", displayName(name), size, what, limit, limit>>20)
 	}
-	return os.ReadFile(name)
+	var r io.Reader = e.stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+			return nil, tooLarge(fmt.Sprintf("%d bytes", st.Size()))
+		}
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, tooLarge("larger")
+	}
+	return data, nil
+}
+
+// displayName is how a file is named in messages: stdin for -.
+func displayName(name string) string {
+	if name == "-" {
+		return "stdin"
+	}
+	return name
 }

@@ -7,10 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/lab"
@@ -338,9 +338,12 @@ func labMain(e *env, opts any, args []string) int {
 		return usageError(e, "kraftlab lab: %v", err)
 	}
 	if o.properties != "" {
-		text, err := os.ReadFile(o.properties)
+		text, err := readCapped(e, o.properties, maxPropertiesBytes, "a properties file")
+		if err == nil {
+			err = checkText(text)
+		}
 		if err != nil {
-			return usageError(e, "kraftlab lab: --properties: %v", err)
+			return usageError(e, "kraftlab lab: --properties %s: %v", displayName(o.properties), err)
 		}
 		props := lab.ParseProperties(string(text))
 		for _, l := range props.Problems() {
@@ -417,6 +420,24 @@ func labMain(e *env, opts any, args []string) int {
 		_, err = e.stdout.Write(out.Bytes())
 	}
 	return writeResult(e, "lab", err)
+}
+
+// maxPropertiesBytes bounds --properties: a broker's server.properties is a few kB, and a
+// describe of every topic of a large cluster a few MB.
+const maxPropertiesBytes = 16 << 20
+
+// checkText refuses what is not text (a binary file given by mistake), naming where: its
+// lines would otherwise be echoed to the terminal as unused lines.
+func checkText(b []byte) error {
+	if !utf8.Valid(b) {
+		return errors.New("it is not UTF-8 text (give a server.properties or kafka-configs.sh --describe output)")
+	}
+	for i, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' {
+			return fmt.Errorf("it is not text: control byte 0x%02x at offset %d (give a server.properties or kafka-configs.sh --describe output)", c, i)
+		}
+	}
+	return nil
 }
 
 // interruptedLab reports a lab command stopped by an interrupt: its table compares every run

@@ -56,10 +56,6 @@ type Controller struct {
 	lastRun  *balance.Run
 	runs     []balance.Run // electPreferred runs not yet taken by TakeBalancerRuns
 	activeAt int64
-	// warmSink keeps the reads of warmAhead and AlterPartitions from being optimised away;
-	// it means nothing. warmBuf is AlterPartitions' buffer of partition indexes.
-	warmSink int32
-	warmBuf  []int32
 }
 
 type imbalanceSchedule int

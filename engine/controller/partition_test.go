@@ -279,18 +279,18 @@ func TestTopicConfigsFollowConfigRecords(t *testing.T) {
 	assert.True(t, r.uncleanEnabled(&r.Image().Partitions[0]), "the restored controller reads its own image")
 }
 
-// AlterPartitions, which warms its partitions a chunk at a time, answers and writes exactly
-// what one AlterPartition call per partition does, over several chunks and with refusals mixed
-// in (a stale partition epoch, an unknown partition, the same partition twice).
+// AlterPartitions answers and writes exactly what one AlterPartition call per partition does,
+// with refusals mixed in (a stale partition epoch, an unknown partition, the same partition
+// twice).
 func TestAlterPartitionsMatchesOneCallPerPartition(t *testing.T) {
 	setup := func() *fixture {
 		f := newFixture(t, nil, 0, 1, 2)
-		f.topic("t", many(3*metadata.WarmChunk+5, part{replicas: []int32{0, 1, 2}, leader: 0, isr: []int32{0, 1}})...)
+		f.topic("t", many(53, part{replicas: []int32{0, 1, 2}, leader: 0, isr: []int32{0, 1}})...)
 		return f
 	}
 	batch, one := setup(), setup()
 	var reqs []AlterPartitionRequest
-	for i := int32(0); i < 3*metadata.WarmChunk+5; i++ {
+	for i := int32(0); i < 53; i++ {
 		p := batch.p("t", i)
 		req := AlterPartitionRequest{BrokerID: 0, BrokerEpoch: batch.c.Image().Broker(0).Epoch, Topic: "t", Partition: i,
 			LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch, NewIsr: []int32{0, 1, 2}, LeaderRecoveryState: metadata.NoRecoveryChange}

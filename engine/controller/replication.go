@@ -89,8 +89,7 @@ func (c *Controller) write(res buildResult) bool {
 // brokerToRemove from the ISR (it is never an acceptable leader), accept brokerToAdd even if its
 // registration is still fenced, and elect ONLINE (UNCLEAN where the topic allows it).
 func (c *Controller) generateLeaderAndIsrUpdates(brokerToRemove, brokerToAdd int32, partitions []int32, uncleanShutdown []int32) {
-	for i, idx := range partitions {
-		c.warmAhead(partitions, i)
+	for _, idx := range partitions {
 		c.updateLeaderAndIsr(brokerToRemove, brokerToAdd, idx, uncleanShutdown)
 	}
 }
@@ -117,8 +116,7 @@ func (c *Controller) updateLeaderAndIsr(brokerToRemove, brokerToAdd int32, idx i
 // partition changes no other partition's ISR, nor the broker's replica list.
 func (c *Controller) removeFromIsrs(id int32) {
 	parts := c.image.ReplicaPartitions(id)
-	for i, idx := range parts {
-		c.warmAhead(parts, i)
+	for _, idx := range parts {
 		if c.image.Partitions[idx].InIsr(id) {
 			c.updateLeaderAndIsr(id, -1, idx, nil)
 		}
@@ -233,22 +231,11 @@ type AlterPartitionRequest struct {
 
 // AlterPartitions handles one AlterPartition request of many partitions, as Kafka's request
 // carries them: errs[i] gets AlterPartition's answer for reqs[i] (errs must be as long).
-// Partitions are handled in order, warmed a few at a time (warmAhead).
+// Partitions are handled in order.
 func (c *Controller) AlterPartitions(reqs []AlterPartitionRequest, errs []error, nowMs int64) {
-	idxs := c.warmBuf[:0]
 	for i := range reqs {
-		if i%metadata.WarmChunk == 0 {
-			idxs = idxs[:0]
-			for j := i; j < min(i+metadata.WarmChunk, len(reqs)); j++ {
-				if idx, ok := c.image.PartitionIndex(reqs[j].Topic, reqs[j].Partition); ok {
-					idxs = append(idxs, idx)
-				}
-			}
-			c.warmSink += c.image.Warm(idxs)
-		}
 		errs[i] = c.AlterPartition(reqs[i], nowMs)
 	}
-	c.warmBuf = idxs
 }
 
 // AlterPartition validates and applies a leader's ISR change, in Kafka's order of checks.
@@ -301,14 +288,4 @@ func (c *Controller) AlterPartition(req AlterPartitionRequest, nowMs int64) erro
 	bld.recovery = req.LeaderRecoveryState
 	c.write(bld.build())
 	return nil
-}
-
-// warmAhead warms the image state of the next metadata.WarmChunk partitions of parts when the
-// loop over them, at i, starts a chunk (metadata.Image.Warm): at a million partitions each one's
-// state is a cache miss, and one pass that asks for a chunk's lines together waits for them
-// once rather than once each.
-func (c *Controller) warmAhead(parts []int32, i int) {
-	if i%metadata.WarmChunk == 0 {
-		c.warmSink += c.image.Warm(parts[i:min(i+metadata.WarmChunk, len(parts))])
-	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	course, err := lessons.Course()
+	course, err := lessons.Compiled()
 	if err == nil {
 		var data, exprs []byte
 		if data, exprs, err = lessons.EncodeCourse(course); err == nil {

@@ -43,7 +43,7 @@ func TestHelloNamesVersionsAndTypes(t *testing.T) {
 	assert.Equal(t, "v1.2.3", h.Version)
 	assert.Equal(t, runtime.Version(), h.GoVersion)
 	assert.Equal(t, ProtocolVersion, h.Protocol)
-	assert.Equal(t, []string{"config.defs", "config.validate", "hello", "lesson.check", "lesson.list", "lesson.open", "lesson.play", "sim.act", "sim.advance", "sim.export", "sim.frame", "sim.history", "sim.load", "sim.replica", "sim.seek", "sim.start", "sim.step"}, h.Types)
+	assert.Equal(t, []string{"config.defs", "config.validate", "hello", "lesson.check", "lesson.list", "lesson.open", "lesson.play", "lesson.undo", "sim.act", "sim.advance", "sim.export", "sim.frame", "sim.history", "sim.load", "sim.replica", "sim.seek", "sim.start", "sim.step"}, h.Types)
 }
 
 // NewCore is where a program starts: hello answers, and lists itself only until the program

@@ -13,10 +13,10 @@ import (
 type ConfigDef struct {
 	Name string `json:"name"`
 	// Type is Kafka's type name: boolean, int (32-bit), long (64-bit) or string.
-	Type string `json:"type"`
+	Type string `json:"type" ts:"ConfigType"`
 	// Default is the typed default (a JSON boolean, number or string); DefaultText is the same
 	// value as text, exact even for longs beyond JavaScript's 2^53.
-	Default     any    `json:"default"`
+	Default     any    `json:"default" ts:"boolean | number | string"`
 	DefaultText string `json:"defaultText"`
 	// Allowed is the human description of the valid values, as Def.AllowedText gives it.
 	Allowed string `json:"allowed"`
@@ -28,11 +28,11 @@ type ConfigDef struct {
 	// Dynamic configs may change while the controller runs.
 	Dynamic bool `json:"dynamic"`
 	// Scope is "cluster" or "topic" (a topic config may also be set per topic).
-	Scope string `json:"scope"`
+	Scope string `json:"scope" ts:"ConfigScope"`
 	// Source is the label shown to the reader (e.g. "KIP-1358"); SourceKey is a stable
 	// identifier of the same thing for styling: kafka, kip-1358, pr-22934 or model.
 	Source    string `json:"source"`
-	SourceKey string `json:"sourceKey"`
+	SourceKey string `json:"sourceKey" ts:"SourceKey"`
 	Doc       string `json:"doc"`
 	Note      string `json:"note,omitempty"`
 }
@@ -112,10 +112,10 @@ type ValidateRequest struct {
 	Name string `json:"name"`
 	// Value is any JSON value: a boolean, a number or a string. A string is read as text, the
 	// way a server.properties line is ("105", " true ").
-	Value any `json:"value"`
+	Value any `json:"value" ts:"ConfigValue"`
 	// Scope is "cluster" (the default) or "topic": a cluster-only config cannot be set on a
 	// topic.
-	Scope string `json:"scope,omitempty"`
+	Scope string `json:"scope,omitempty" ts:"ConfigScope"`
 }
 
 // ValidateBody is the reply to config.validate. A rejected value is a successful reply with
@@ -123,7 +123,7 @@ type ValidateRequest struct {
 type ValidateBody struct {
 	Valid bool `json:"valid"`
 	// Value and Text are the parsed value (when Valid), typed and as exact text.
-	Value any    `json:"value,omitempty"`
+	Value any    `json:"value,omitempty" ts:"boolean | number | string"`
 	Text  string `json:"text,omitempty"`
 	// Error is the full ConfigError message, worded like Kafka's ConfigException, and Reason
 	// its last part (what is allowed), for a short hint next to a field.

@@ -23,7 +23,7 @@ type LogEvent struct {
 	TimeMs int64 `json:"timeMs"`
 	// Kind groups events for styling: action, broker, partition, controller, balancer, config,
 	// topic or stopped.
-	Kind string `json:"kind"`
+	Kind string `json:"kind" ts:"EventKind"`
 	Text string `json:"text"`
 	// Brokers are the brokers the event is about, for highlighting.
 	Brokers []int32 `json:"brokers,omitempty"`

@@ -76,7 +76,7 @@ type BrokerState struct {
 	ID int32 `json:"id"`
 	// State is the broker's own lifecycle state, Kafka's BrokerState in lower case:
 	// not_running, starting, recovery, running, pending_controlled_shutdown, shutting_down.
-	State string `json:"state"`
+	State string `json:"state" ts:"BrokerLifecycle"`
 	// Fenced and InControlledShutdown are the controller's view (the committed registration).
 	Fenced               bool  `json:"fenced"`
 	InControlledShutdown bool  `json:"inControlledShutdown"`
@@ -174,7 +174,7 @@ type ConfigState struct {
 	Value string `json:"value"`
 	// Source is "static" (the configs the cluster started with) or "log" (a ConfigRecord in
 	// the metadata log, written by set_config, which wins over the static value).
-	Source string `json:"source"`
+	Source string `json:"source" ts:"ConfigSource"`
 }
 
 // frameEncoder builds frames, reusing its buffers: a frame of 100,000 partitions allocates

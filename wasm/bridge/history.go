@@ -161,7 +161,7 @@ func (s *Session) keepSpare(lv *live) {
 type StepRequest struct {
 	// To is "event" (until the event log has something new, at most an hour of cluster time)
 	// or "run" (until the next electPreferred run has run).
-	To     string `json:"to"`
+	To     string `json:"to" ts:"StepTo"`
 	Layout int    `json:"layout,omitempty"`
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,11 +23,12 @@ import (
 // lessonRun is the lesson being followed, if any.
 type lessonRun struct {
 	s *Session
-	// course is the embedded course, parsed on first use (a few milliseconds).
-	course []*lessons.Lesson
-	l      *lessons.Lesson
-	step   int
-	mark   lessons.Mark
+	// course is the embedded course, parsed on first use (a few milliseconds); talks the
+	// embedded talks, whose scenes open as steps do.
+	course, talks []*lessons.Lesson
+	l             *lessons.Lesson
+	step          int
+	mark          lessons.Mark
 	// run identifies the session's run when the step was opened (its scenario document, which
 	// a new run always replaces): a sim.start or sim.load since then ends the lesson.
 	run uintptr
@@ -34,6 +36,11 @@ type lessonRun struct {
 	// it there until "continue".
 	script []lessons.Action
 	next   int
+	// startActions is how many of the run's recorded actions the step's start holds: undo
+	// takes back only the learner's (and Show me's) actions after them.
+	startActions int
+	// names are the partitions the step's goal picture shows, which the learner's is drawn for.
+	names []string
 }
 
 func registerLessons(b *Bridge, s *Session) {
@@ -42,6 +49,7 @@ func registerLessons(b *Bridge, s *Session) {
 	b.Register("lesson.open", r.open)
 	b.Register("lesson.check", r.check)
 	b.Register("lesson.play", r.play)
+	b.Register("lesson.undo", r.undo)
 }
 
 // LessonSummary is one lesson of lesson.list.
@@ -78,7 +86,11 @@ func (r *lessonRun) loadCourse() ([]*lessons.Lesson, error) {
 		if err != nil {
 			return nil, fmt.Errorf("internal: the embedded course does not load: %w", err)
 		}
-		r.course = c
+		t, err := lessons.CompiledTalks()
+		if err != nil {
+			return nil, fmt.Errorf("internal: the embedded talks do not load: %w", err)
+		}
+		r.course, r.talks = c, t
 	}
 	return r.course, nil
 }
@@ -137,6 +149,12 @@ func (r *lessonRun) find(name string) (*lessons.Lesson, int, error) {
 			return l, i + 1, nil
 		}
 	}
+	// A talk opens the same way; it has no number in the course.
+	for _, t := range r.talks {
+		if name == t.ID || name == t.ID+".md" {
+			return t, 0, nil
+		}
+	}
 	if n, err := strconv.Atoi(name); err == nil && n >= 1 && n <= len(course) && len(name) <= 3 {
 		return course[n-1], n, nil
 	}
@@ -166,6 +184,29 @@ type LessonStep struct {
 	Pauses int  `json:"pauses"`
 	// Reference is the reference actions as written, for the curious ("kill 1").
 	Reference []string `json:"reference"`
+	// Predict is the question asked before the run plays, nil when the step asks none.
+	Predict *LessonPredict `json:"predict,omitempty"`
+	// Challenge: the goal is a state the learner reaches their own way (other solutions are
+	// checked in CI).
+	Challenge bool `json:"challenge"`
+	// Picture is the state the step's reference reaches, drawn as the goal; nil for a sandbox.
+	Picture *lessons.Picture `json:"picture,omitempty"`
+	// Caption is a talk scene's caption (Markdown), "" in a lesson.
+	Caption string `json:"caption,omitempty"`
+}
+
+// LessonPredict is a step's prediction as the page asks it.
+type LessonPredict struct {
+	Question string         `json:"question"`
+	Options  []LessonOption `json:"options"`
+	// Reveal is Markdown: what happened and why, shown once the step is done.
+	Reveal string `json:"reveal"`
+}
+
+// LessonOption is one answer; Broker is the broker a click on the canvas answers with, -1 for none.
+type LessonOption struct {
+	Label  string `json:"label"`
+	Broker int32  `json:"broker"`
 }
 
 // LessonOpenBody is the reply to lesson.open: the run (as sim.load's reply: the page treats it
@@ -177,8 +218,10 @@ type LessonOpenBody struct {
 	Intro  string        `json:"intro"`
 	Steps  []LessonStep  `json:"steps"`
 	Step   int           `json:"step"`
-	// Next is the next lesson's ID, "" after the last.
-	Next  string          `json:"next"`
+	// Next is the next lesson's ID, "" after the last and in a talk.
+	Next string `json:"next"`
+	// Talk: this is a talk, its steps scenes (lesson.open opens one at its start).
+	Talk  bool            `json:"talk"`
 	Check LessonCheckBody `json:"check"`
 }
 
@@ -201,7 +244,14 @@ func (r *lessonRun) open(body json.RawMessage) (any, error) {
 	out := LessonOpenBody{Run: run, Lesson: summarize(l, number), Intro: l.Intro, Step: req.Step, Check: r.status()}
 	for _, s := range l.Steps {
 		st := LessonStep{Title: s.Title, Text: s.Text, Task: s.Task, Hints: append([]string{}, s.Hints...),
-			Sandbox: s.Sandbox(), Demo: len(s.Play) > 0, Goals: []string{}, Reference: []string{}}
+			Sandbox: s.Sandbox(), Demo: len(s.Play) > 0, Goals: []string{}, Reference: []string{},
+			Challenge: s.Challenge(), Picture: s.Picture, Caption: s.Caption}
+		if q := s.Predict; q != nil {
+			st.Predict = &LessonPredict{Question: q.Question, Reveal: q.Reveal}
+			for _, o := range q.Options {
+				st.Predict.Options = append(st.Predict.Options, LessonOption{Label: o.Label, Broker: o.Broker})
+			}
+		}
 		for _, g := range s.Goals {
 			st.Goals = append(st.Goals, g.Source)
 		}
@@ -215,7 +265,8 @@ func (r *lessonRun) open(body json.RawMessage) (any, error) {
 		}
 		out.Steps = append(out.Steps, st)
 	}
-	if course, _ := r.loadCourse(); number < len(course) {
+	out.Talk = l.Talk
+	if course, _ := r.loadCourse(); !l.Talk && number < len(course) {
 		out.Next = course[number].ID
 	}
 	return out, nil
@@ -239,6 +290,13 @@ func (r *lessonRun) start(l *lessons.Lesson, i int) (LoadBody, error) {
 		}
 	}
 	r.mark = lessons.MarkNow(r.s.c)
+	r.startActions = r.s.applied
+	r.names = nil
+	if p := l.Steps[i].Picture; p != nil {
+		for _, pp := range p.Partitions {
+			r.names = append(r.names, pp.Name)
+		}
+	}
 	// The step's start is where this run has got to: a lesson's scenario may run on past its
 	// start_ms, but nothing the learner could return to lies beyond the step's start yet.
 	r.s.horizon = r.s.c.Now()
@@ -324,6 +382,13 @@ type LessonCheckBody struct {
 	StepTimeMs int64 `json:"stepTimeMs"`
 	// Paused is the question a scripted demo stopped at, "" when none is waiting.
 	Paused string `json:"paused,omitempty"`
+	// Answer is the index of the prediction's option that holds now (what happened, once the
+	// step is done), -1 when none or several do or the step asks none.
+	Answer int `json:"answer"`
+	// Now pictures the learner's state as the step's goal picture is drawn; nil for a sandbox.
+	Now *lessons.Picture `json:"now,omitempty"`
+	// Undoable: the learner has acted since the step's start, at or before the time shown.
+	Undoable bool `json:"undoable"`
 }
 
 func (r *lessonRun) status() LessonCheckBody {
@@ -337,7 +402,59 @@ func (r *lessonRun) status() LessonCheckBody {
 	if r.next < len(r.script) && r.script[r.next].Kind == lessons.ActPause {
 		out.Paused = r.script[r.next].Pause
 	}
+	out.Answer = -1
+	if st.Predict != nil {
+		out.Answer, _ = st.Predict.Answer(r.s.c, r.mark)
+	}
+	if st.Picture != nil {
+		now := lessons.Snapshot(r.s.c, r.names)
+		out.Now = &now
+	}
+	out.Undoable = r.s.applied > r.startActions
 	return out
+}
+
+// undo takes back the last action applied since the step's start: the run goes back to the
+// moment it was taken, as if it never had been (the history and its checkpoints, history.go,
+// rebuild that moment), and it leaves the history, with any recorded after it.
+func (r *lessonRun) undo(body json.RawMessage) (any, error) {
+	if err := Decode(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	if err := r.active(); err != nil {
+		return nil, err
+	}
+	s := r.s
+	if s.applied <= r.startActions {
+		return nil, errors.New("nothing to undo: no action since the step's start")
+	}
+	r.script, r.next = nil, 0
+	at := s.hist[s.applied-1].AtMs
+	s.hist = s.hist[: s.applied-1 : s.applied-1]
+	s.spares = slices.DeleteFunc(s.spares, func(lv *live) bool { return lv.c.Now() >= at })
+	s.horizon = at
+	s.version++
+	// The live cluster has applied the action: it cannot be a checkpoint of this history. A
+	// spare from before it, or a fresh cluster, replays to the action's moment.
+	from := -1
+	for i, lv := range s.spares {
+		if lv.c.Err() == nil && (from < 0 || lv.c.Now() > s.spares[from].c.Now()) {
+			from = i
+		}
+	}
+	if from >= 0 {
+		s.live = s.spares[from]
+		s.spares = slices.Delete(s.spares, from, from+1)
+	} else {
+		lv, err := s.build()
+		if err != nil {
+			return nil, err
+		}
+		s.live = lv
+	}
+	s.runTo(at)
+	s.log.take() // the replayed events are the page's log up to here already
+	return r.status(), nil
 }
 
 func (r *lessonRun) check(body json.RawMessage) (any, error) {
@@ -354,7 +471,7 @@ func (r *lessonRun) check(body json.RawMessage) (any, error) {
 type LessonPlayRequest struct {
 	// What is "reference" (show me: the step's reference actions), "demo" (the step's play:
 	// list, up to its first pause) or "continue" (a demo from the pause it stopped at).
-	What string `json:"what"`
+	What string `json:"what" ts:"LessonPlay"`
 }
 
 // LessonPlayBody is the reply to lesson.play.

@@ -56,11 +56,11 @@ func TestLessonOpenRefusesBadInput(t *testing.T) {
 	b := New(Info{})
 	e := failure(t, b, "lesson.open", `{"lesson":"99-nope","step":0}`)
 	assert.Equal(t, CodeFailed, e.Code)
-	assert.Contains(t, e.Message, `lesson: "99-nope" is not a lesson of the course; allowed: a number from 1 to 8 or one of 01-electing-a-new-leader`)
-	e = failure(t, b, "lesson.open", `{"lesson":"9","step":0}`)
-	assert.Contains(t, e.Message, `lesson: "9" is not a lesson of the course`)
-	e = failure(t, b, "lesson.open", `{"lesson":"1","step":5}`)
-	assert.Equal(t, "step: 5 is not allowed; lesson 01-electing-a-new-leader has steps 0 to 4", e.Message)
+	assert.Contains(t, e.Message, `lesson: "99-nope" is not a lesson of the course; allowed: a number from 1 to 10 or one of 01-electing-a-new-leader`)
+	e = failure(t, b, "lesson.open", `{"lesson":"11","step":0}`)
+	assert.Contains(t, e.Message, `lesson: "11" is not a lesson of the course`)
+	e = failure(t, b, "lesson.open", `{"lesson":"1","step":6}`)
+	assert.Equal(t, "step: 6 is not allowed; lesson 01-electing-a-new-leader has steps 0 to 5", e.Message)
 	e = failure(t, b, "lesson.open", `{"lesson":"1","step":-1}`)
 	assert.Contains(t, e.Message, "step: -1 is not allowed")
 	assert.Equal(t, CodeBadRequest, failure(t, b, "lesson.open", `{"lesson":"1","steps":1}`).Code)
@@ -78,11 +78,12 @@ func TestLessonOpenIsThePlaygroundsRun(t *testing.T) {
 	assert.Equal(t, "02-the-old-leaders-extra-records", open.Next)
 	assert.Equal(t, int64(30000), open.Run.TimeMs, "the lesson's start_ms")
 	assert.Equal(t, []int32{0, 1, 2}, open.Run.Brokers)
-	require.Len(t, open.Steps, 5)
+	require.Len(t, open.Steps, 6)
 	assert.Equal(t, []string{"broker 1 fenced", "leader payments-0 == 2", "isr payments-0 == [2,0]"}, open.Steps[0].Goals)
 	assert.True(t, open.Steps[0].Demo)
 	assert.Equal(t, 1, open.Steps[0].Pauses)
-	assert.True(t, open.Steps[4].Sandbox)
+	assert.True(t, open.Steps[4].Challenge)
+	assert.True(t, open.Steps[5].Sandbox)
 	assert.Equal(t, []bool{false, false, false}, goalsHolding(open.Check))
 	assert.Equal(t, "leader of payments-0 is 1, goal == 2", open.Check.Goals[1].Explain)
 
@@ -225,3 +226,80 @@ func TestLessonPlayAfterScrubBackStartsANewTimeline(t *testing.T) {
 
 func itoa(n int) string     { return strconv.Itoa(n) }
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestLessonUndo: undo takes back the learner's last action and returns the run to the moment
+// it was taken, the same state as if it had never been; the step's own start is not undone.
+func TestLessonUndo(t *testing.T) {
+	b := New(Info{})
+	open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":1}`)
+	assert.False(t, open.Check.Undoable, "the step's start (lesson 1's kill) is not the learner's to undo")
+	assert.Contains(t, failure(t, b, "lesson.undo", "").Message, "nothing to undo")
+	before, _ := frameAt(t, b, "sim.advance", `{"ms":1000}`)
+	must[ActBody](t, b, "sim.act", `{"op":"kill","broker":2}`)
+	frameAt(t, b, "sim.advance", `{"ms":20000}`)
+	c := must[LessonCheckBody](t, b, "lesson.check", "")
+	assert.True(t, c.Undoable)
+	require.NotNil(t, c.Now)
+	assert.Equal(t, "stopped", c.Now.Brokers[2].State)
+
+	u := must[LessonCheckBody](t, b, "lesson.undo", "")
+	assert.Equal(t, before.TimeMs, u.TimeMs, "back to the moment of the kill")
+	assert.False(t, u.Undoable)
+	assert.Equal(t, "up", u.Now.Brokers[2].State, "broker 2 was never killed")
+	hist := must[HistoryBody](t, b, "sim.history", "")
+	require.Len(t, hist.Actions, 1, "only the step's start (kill 1) is left")
+	// Time runs on as though the kill never happened.
+	frameAt(t, b, "sim.advance", `{"ms":20000}`)
+	assert.Equal(t, "up", must[LessonCheckBody](t, b, "lesson.check", "").Now.Brokers[2].State)
+}
+
+// TestLessonPredictionAndPicture: a step's prediction reaches the page without its answer, the
+// check says which option holds once the step is done, and the goal picture is the state the
+// reference reaches.
+func TestLessonPredictionAndPicture(t *testing.T) {
+	b := New(Info{})
+	course, err := lessons.CompiledCourse()
+	require.NoError(t, err)
+	for li, l := range course {
+		for si, s := range l.Steps {
+			if s.Predict == nil {
+				continue
+			}
+			open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"`+l.ID+`","step":`+itoa(si)+`}`)
+			st := open.Steps[si]
+			require.NotNil(t, st.Predict, "%s step %d", l.ID, si+1)
+			assert.Equal(t, s.Predict.Question, st.Predict.Question)
+			assert.Len(t, st.Predict.Options, len(s.Predict.Options))
+			require.NotNil(t, st.Picture)
+			p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
+			require.True(t, p.Check.Done, "%s step %d", l.ID, si+1)
+			assert.GreaterOrEqual(t, p.Check.Answer, 0, "%s step %d: one option holds once done", l.ID, si+1)
+			assert.Equal(t, st.Picture, p.Check.Now, "%s step %d: after the reference, now is the goal", l.ID, si+1)
+			_ = li
+			return
+		}
+	}
+	t.Fatal("the course asks no prediction")
+}
+
+// TestTalkOpensAScene: a talk's scene opens like a lesson's step, at the end of the scenes
+// before it, and plays the same way each time.
+func TestTalkOpensAScene(t *testing.T) {
+	b := New(Info{})
+	open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":1}`)
+	assert.True(t, open.Talk)
+	assert.Empty(t, open.Next, "a talk has no next lesson")
+	require.Len(t, open.Steps, 5)
+	assert.Contains(t, open.Steps[1].Caption, "Broker 2's disk is replaced")
+	assert.Equal(t, int64(35000), open.Run.TimeMs, "scene 2 starts where scene 1's play list ends")
+	p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
+	assert.True(t, p.Finished)
+	assert.Equal(t, int64(360000), p.Check.TimeMs)
+	// Again: the same scene, the same run.
+	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":1}`)
+	assert.Equal(t, p.Check.TimeMs, must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`).Check.TimeMs)
+	// The course's list has no talk in it.
+	for _, l := range must[LessonListBody](t, b, "lesson.list", "").Lessons {
+		assert.NotEqual(t, "kip-1358-in-ten-minutes", l.ID)
+	}
+}

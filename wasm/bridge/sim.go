@@ -38,8 +38,9 @@ const (
 
 // StartRequest is the body of sim.start: the cluster to build. Every field is optional.
 type StartRequest struct {
-	// Seed drives every random choice of the run: the same request gives the same run.
-	Seed *uint64 `json:"seed,omitempty"`
+	// Seed drives every random choice of the run: the same request gives the same run. A
+	// number, or its decimal text for a seed beyond JavaScript's exact integers (2^53).
+	Seed *json.Number `json:"seed,omitempty" ts:"number | string"`
 	// Controllers is the number of controller voters: 1, 3 (default) or 5.
 	Controllers int `json:"controllers,omitempty"`
 	// Brokers is the number of brokers; their ids are 1..Brokers, so that a broker's id is
@@ -52,7 +53,7 @@ type StartRequest struct {
 	ReplicationFactor int    `json:"replicationFactor,omitempty"`
 	// Configs are the controllers' and brokers' static configs (their server.properties),
 	// validated as the engine validates them; dynamic ones can change later with set_config.
-	Configs map[string]any `json:"configs,omitempty"`
+	Configs map[string]any `json:"configs,omitempty" ts:"Record<string, ConfigValue>"`
 }
 
 // StartBody is the reply to sim.start.
@@ -94,6 +95,9 @@ var acts = []string{cluster.OpKill, cluster.OpStart, cluster.OpShutdown, cluster
 	cluster.OpKillController, cluster.OpStartController, cluster.OpCut, cluster.OpHeal, cluster.OpSetConfig,
 	cluster.OpCreateTopic, cluster.OpDeleteTopic, cluster.OpElectLeaders, cluster.OpSnapshot}
 
+// Acts returns the ops sim.act accepts.
+func Acts() []string { return slices.Clone(acts) }
+
 // ActRequest is the body of sim.act: one fault or action at the current cluster time.
 type ActRequest struct {
 	// Op is kill, start, shutdown or disk_swap (with Broker); slow_disk (with Broker and
@@ -102,14 +106,14 @@ type ActRequest struct {
 	// create_topic (Topic, Partitions, ReplicationFactor); delete_topic (Topic);
 	// elect_leaders (Election, optionally Partitions); snapshot (optionally Controller, the
 	// active one when absent).
-	Op     string `json:"op"`
+	Op     string `json:"op" ts:"ActOp"`
 	Broker *int32 `json:"broker,omitempty"`
 	// Controller is a controller id as text ("3000") or "active".
 	Controller string `json:"controller,omitempty"`
 	Name       string `json:"name,omitempty"`
 	// Value is the config's new value; null deletes the override (back to the static value
 	// or the default).
-	Value any    `json:"value,omitempty"`
+	Value any    `json:"value,omitempty" ts:"ConfigValue"`
 	Topic string `json:"topic,omitempty"`
 	// Factor is slow_disk's share of the disk's capacity left, in (0, 1]; 1 restores it.
 	Factor *float64 `json:"factor,omitempty"`
@@ -120,7 +124,7 @@ type ActRequest struct {
 	Partitions        int `json:"partitions,omitempty"`
 	ReplicationFactor int `json:"replicationFactor,omitempty"`
 	// Election is elect_leaders' type: "preferred" (the default) or "unclean".
-	Election string `json:"election,omitempty"`
+	Election string `json:"election,omitempty" ts:"ElectionType"`
 	// Targets are elect_leaders' partitions; none means every partition, as
 	// kafka-leader-election.sh --all-topic-partitions asks.
 	Targets []TopicPartition `json:"targets,omitempty"`
@@ -295,7 +299,11 @@ func buildSpec(req StartRequest) (cluster.Spec, StartBody, error) {
 	spec := cluster.DefaultSpec()
 	info := StartBody{Seed: DefaultSeed, Topic: DefaultTopic}
 	if req.Seed != nil {
-		info.Seed = *req.Seed
+		seed, err := strconv.ParseUint(req.Seed.String(), 10, 64)
+		if err != nil {
+			return spec, info, fmt.Errorf("seed: %q is not allowed; allowed: a whole number from 0 to %d (the scenario format's range)", req.Seed.String(), int64(math.MaxInt64))
+		}
+		info.Seed = seed
 	}
 	if info.Seed > math.MaxInt64 {
 		// The scenario format's range: a run the page cannot export would not replay.

@@ -136,6 +136,8 @@ func TestSimStartDefaultsAndSpec(t *testing.T) {
 
 	s = must[StartBody](t, b, "sim.start", `{"seed":9223372036854775807,"controllers":5,"brokers":6,"partitions":60,"replicationFactor":3,"configs":{"min.insync.replicas":"2"}}`)
 	assert.Equal(t, uint64(9223372036854775807), s.Seed, "seeds are exact beyond 2^53")
+	// The page sends such a seed as its decimal text: a JavaScript number cannot hold it.
+	assert.Equal(t, uint64(9007199254740993), must[StartBody](t, New(Info{}), "sim.start", `{"seed":"9007199254740993"}`).Seed)
 	assert.Len(t, s.Controllers, 5)
 	assert.Equal(t, []int32{1, 2, 3, 4, 5, 6}, s.Brokers)
 	f, _ = frameAt(t, b, "sim.frame", "")

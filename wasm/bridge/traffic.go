@@ -54,7 +54,7 @@ type LinkInfo struct {
 // DecisionInfo is one decision (cluster.Decided), or Count alike ones folded together.
 type DecisionInfo struct {
 	TimeMs   int64  `json:"timeMs"`
-	Decision string `json:"decision"`
+	Decision string `json:"decision" ts:"DecisionKind"`
 	Reason   string `json:"reason"`
 	// Node is the controller that decided (session expiry, quorum leader, snapshot).
 	Node    int32   `json:"node,omitempty"`
@@ -64,7 +64,7 @@ type DecisionInfo struct {
 	Count      int     `json:"count"`
 	Leader     int32   `json:"leader"`
 	OldLeader  int32   `json:"oldLeader"`
-	Election   string  `json:"election,omitempty"`
+	Election   string  `json:"election,omitempty" ts:"DecisionElection"`
 	Trigger    string  `json:"trigger,omitempty"`
 	Run        int     `json:"run,omitempty"`
 	Elected    int     `json:"elected,omitempty"`

@@ -317,7 +317,7 @@ func shrinkWasm(from, to string, strip bool, logf func(string, ...any)) (string,
 // those current for plain go builds and tests). The wasm decodes them instead of parsing
 // Markdown, which keeps the lesson parser out of the page's download.
 func compiledCourse(root, dir string) (string, error) {
-	course, err := lessons.Course()
+	course, err := lessons.Compiled()
 	if err != nil {
 		return "", err
 	}

@@ -288,7 +288,7 @@ func TestCompiledCourseOverlaysTheCommittedCopy(t *testing.T) {
 		if name == lessons.CompiledFile {
 			got, err := lessons.DecodeCourse(fresh)
 			require.NoError(t, err)
-			course, err := lessons.Course()
+			course, err := lessons.Compiled()
 			require.NoError(t, err)
 			require.Len(t, got, len(course))
 			for i := range course {

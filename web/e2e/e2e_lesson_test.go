@@ -42,7 +42,7 @@ func TestLesson(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")
 		assert.Equal(t, "01-electing-a-new-leader", eval[string](t, tb, `document.body.dataset.lesson`))
 		assert.Equal(t, "Lesson 1: Electing a new leader", eval[string](t, tb, `document.getElementById("lesson-title").textContent`))
-		assert.Equal(t, "Step 1 of 5", eval[string](t, tb, `document.getElementById("lesson-step-of").textContent`))
+		assert.Equal(t, "Step 1 of 6", eval[string](t, tb, `document.getElementById("lesson-step-of").textContent`))
 		// Markdown is rendered as elements, never as HTML from the text: the intro's `payments`
 		// is a <code>, and the step's text is there.
 		assert.Contains(t, eval[[]string](t, tb, `[...document.querySelectorAll("#lesson-text code")].map(e => e.textContent)`), "payments-0")
@@ -84,15 +84,18 @@ func TestLesson(t *testing.T) {
 		lessonClick(t, tb, "#lesson-continue")
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true" && document.getElementById("lesson-demo").hidden`)
 
-		// Steps 2 to 4 by show me, then the sandbox and the next lesson.
-		for _, step := range []string{"1", "2", "3"} {
+		// Steps 2 to 5 by show me, then the sandbox and the next lesson.
+		for _, step := range []string{"1", "2", "3", "4"} {
 			lessonClick(t, tb, "#lesson-forward")
 			poll(t, tb, `document.body.dataset.lessonStep === "`+step+`" && document.getElementById("lesson-panel").dataset.done === "false"`)
+			if eval[string](t, tb, `document.body.dataset.prediction`) == "pending" {
+				lessonClick(t, tb, `#lesson-predict-options button[data-option="0"]`)
+			}
 			lessonClick(t, tb, "#lesson-show")
 			poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
 		}
 		lessonClick(t, tb, "#lesson-forward")
-		poll(t, tb, `document.body.dataset.lessonStep === "4"`)
+		poll(t, tb, `document.body.dataset.lessonStep === "5"`)
 		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-done").textContent`), "Sandbox")
 		assert.True(t, eval[bool](t, tb, `!document.getElementById("lesson-next").hidden`))
 		screenshot(t, tb, "lesson-1-sandbox.png", "#lesson-panel")
@@ -112,7 +115,7 @@ func TestLesson(t *testing.T) {
 		// Progress survived in the browser: the index shows lesson 1 done; reset clears it.
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(url+"/lessons.html")))
 		poll(t, tb, `document.body.dataset.ready === "true"`)
-		assert.Equal(t, 8, eval[int](t, tb, `document.querySelectorAll(".lesson-entry").length`))
+		assert.Equal(t, 10, eval[int](t, tb, `document.querySelectorAll(".lesson-entry").length`))
 		assert.Equal(t, "done", eval[string](t, tb, `document.querySelector('[data-lesson="01-electing-a-new-leader"]').dataset.state`))
 		assert.Equal(t, "started", eval[string](t, tb, `document.querySelector('[data-lesson="02-the-old-leaders-extra-records"]').dataset.state`))
 		assert.Regexp(t, `^about \d+ min$`, eval[string](t, tb, `document.querySelector(".lesson-minutes").textContent`))
@@ -122,6 +125,103 @@ func TestLesson(t *testing.T) {
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
 		poll(t, tb, `document.body.dataset.ready === "true"`)
 		assert.Equal(t, "new", eval[string](t, tb, `document.querySelector('[data-lesson="01-electing-a-new-leader"]').dataset.state`))
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("a prediction is asked before the reveal and recorded", func(t *testing.T) {
+		tb := openLesson(t, bctx, url, "lesson=1&step=4")
+		// The tabs share the browser's storage: forget the answer an earlier test gave here.
+		eval[bool](t, tb, `localStorage.removeItem("kraftlab.predictions.v1"), true`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.body.dataset.lesson === "01-electing-a-new-leader" && !!document.body.dataset.prediction`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+		// Asked first: the goals, their picture and "Show me" would give the answer away.
+		assert.Equal(t, "pending", eval[string](t, tb, `document.body.dataset.prediction`))
+		assert.False(t, eval[bool](t, tb, `document.getElementById("lesson-predict").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-goal-box").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-step-text").hidden`), "the step's text explains the answer")
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-task").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-show").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-picture").hidden`))
+		assert.Equal(t, []string{"Broker 0", "Broker 2", "Nobody: the partition goes offline"},
+			eval[[]string](t, tb, `[...document.querySelectorAll("#lesson-predict-options button")].map(b => b.textContent)`))
+		eval[bool](t, tb, `document.getElementById("lesson-step-title").scrollIntoView(), true`)
+		screenshot(t, tb, "lesson-predict-390.png", "")
+
+		// Clicking broker 2 (in the broker list, as a click on the canvas does) answers "Broker 2".
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1400, 900)))
+		lessonClick(t, tb, `li[data-broker="2"] button.select`)
+		poll(t, tb, `document.body.dataset.prediction === "answered:1"`)
+		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-predict-said").textContent`), "You predicted: Broker 2.")
+		assert.Equal(t, `{"chose":1}`, eval[string](t, tb, `JSON.stringify(JSON.parse(localStorage.getItem("kraftlab.predictions.v1"))["01-electing-a-new-leader/3"])`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-reveal").hidden`), "nothing is revealed before the run plays")
+		poll(t, tb, `!document.getElementById("lesson-goal-box").hidden && !document.getElementById("lesson-picture").hidden`)
+		assert.False(t, eval[bool](t, tb, `document.getElementById("lesson-step-text").hidden`))
+		assert.Equal(t, "true", eval[string](t, tb, `document.querySelector('#lesson-predict-options button[data-option="1"]').getAttribute("aria-pressed")`))
+
+		// The run plays; the reveal says what happened, against the answer given.
+		lessonClick(t, tb, "#lesson-show")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true" && !document.getElementById("lesson-reveal").hidden`)
+		assert.Equal(t, "revealed:1:0", eval[string](t, tb, `document.body.dataset.prediction`))
+		assert.Equal(t, "You predicted Broker 2; what happened: Broker 0.", eval[string](t, tb, `document.getElementById("lesson-reveal-verdict").textContent`))
+		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-reveal-text").textContent`), "a fenced broker is out of the ISR")
+		assert.Equal(t, `{"chose":1,"right":false}`, eval[string](t, tb, `JSON.stringify(JSON.parse(localStorage.getItem("kraftlab.predictions.v1"))["01-electing-a-new-leader/3"])`))
+		// The goal's picture: broker 0 leads payments-0, alone in its ISR.
+		assert.Equal(t, "0", eval[string](t, tb, `document.querySelector('#lesson-picture-goal .pic-replica[data-leader="true"]').textContent.replace("★", "")`))
+		assert.Equal(t, "0", eval[string](t, tb, `document.getElementById("lesson-picture").dataset.differences`))
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+		eval[bool](t, tb, `document.getElementById("lesson-predict").scrollIntoView(), true`)
+		screenshot(t, tb, "lesson-reveal-390.png", "")
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("a challenge accepts another solution than the reference", func(t *testing.T) {
+		// Lesson 1's challenge: broker 1 leads again, broker 2 still down, before the periodic
+		// run. The reference is an ElectLeaders request; here a controlled shutdown of broker 0.
+		tb := openLesson(t, bctx, url, "lesson=1&step=5")
+		assert.False(t, eval[bool](t, tb, `document.getElementById("lesson-challenge").hidden`), "the step is marked a challenge")
+		assert.Equal(t, "false", eval[string](t, tb, `document.getElementById("lesson-panel").dataset.done`))
+		// Slow enough to act well before the periodic run (at 600 s; the step starts at 317 s
+		// and broker 1's log recovery takes about 126 s).
+		setSpeed(t, tb, 10)
+		defer func() {
+			if t.Failed() {
+				t.Log(eval[string](t, tb, `document.getElementById("lesson-goals").textContent + " @ " + document.getElementById("cluster-canvas").dataset.timeMs`))
+			}
+		}()
+		if eval[string](t, tb, `document.getElementById("play-button").getAttribute("aria-pressed")`) != "true" {
+			lessonClick(t, tb, "#play-button") // a step may open paused: let the clock run
+		}
+		press(t, tb, "1", "s")
+		// Once broker 1 is back in the ISR (the picture of now shows it), shut broker 0 down.
+		poll(t, tb, `[...document.querySelectorAll('#lesson-picture-now .pic-replica')].some(e => e.textContent.replace("★", "").startsWith("1") && e.dataset.isr === "true")`)
+		lessonClick(t, tb, `li[data-broker="0"] button[data-op="shutdown"]`)
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		assert.Equal(t, "All goals met. Well done.", eval[string](t, tb, `document.getElementById("lesson-done").textContent`))
+		screenshot(t, tb, "lesson-challenge-done.png", "#lesson-panel")
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("undo restores the state before the last action", func(t *testing.T) {
+		tb := openLesson(t, bctx, url, "lesson=1&step=2")
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-undo").disabled`), "nothing of the learner's to undo yet")
+		// The goal picture is drawn beside the current state, differences marked.
+		poll(t, tb, `!document.getElementById("lesson-picture").hidden && Number(document.getElementById("lesson-picture").dataset.differences) > 0`)
+		before := eval[string](t, tb, `document.getElementById("lesson-picture-now").textContent`)
+		press(t, tb, "2", "k")
+		poll(t, tb, `!document.getElementById("lesson-undo").disabled`)
+		poll(t, tb, `document.querySelector('#lesson-picture-now [data-broker="2"]').dataset.state === "stopped"`)
+		screenshot(t, tb, "lesson-picture.png", "#lesson-panel")
+		lessonClick(t, tb, "#lesson-undo")
+		poll(t, tb, `document.getElementById("lesson-undo").disabled && document.querySelector('#lesson-picture-now [data-broker="2"]').dataset.state === "up"`)
+		assert.Equal(t, before, eval[string](t, tb, `document.getElementById("lesson-picture-now").textContent`), "the state is the step's start again")
+		// The kill left the run's history: only the step's own start (kill 1) is on the timeline.
+		poll(t, tb, `document.querySelectorAll("#scrub-marks > *").length === 1`)
+		// Ctrl+Z undoes too.
+		press(t, tb, "2", "k")
+		poll(t, tb, `!document.getElementById("lesson-undo").disabled`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl))))
+		poll(t, tb, `document.getElementById("lesson-undo").disabled && document.querySelector('#lesson-picture-now [data-broker="2"]').dataset.state === "up"`)
 		assert.Empty(t, tb.consoleErrors())
 	})
 
@@ -174,12 +274,12 @@ func TestLesson(t *testing.T) {
 	t.Run("a malformed lesson link says so and lists the course", func(t *testing.T) {
 		for frag, want := range map[string]string{
 			"lesson=99&step=1":       `lesson: "99" is not a lesson of the course`,
-			"lesson=1&step=42":       "has no step 42; its steps are 1 to 5",
+			"lesson=1&step=42":       "has no step 42; its steps are 1 to 6",
 			"lesson=1&step=zero":     "This lesson link cannot be read (step=zero)",
 			"lesson=<script>&step=1": "This lesson link cannot be read",
 		} {
 			tb := openLesson(t, bctx, url, frag)
-			poll(t, tb, `document.getElementById("lesson-pick-list").children.length === 8`)
+			poll(t, tb, `document.getElementById("lesson-pick-list").children.length === 10`)
 			msg := eval[string](t, tb, `document.getElementById("lesson-error").textContent`)
 			assert.Contains(t, msg, want, frag)
 			assert.False(t, eval[bool](t, tb, `document.getElementById("lesson-error").hidden`))

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -67,7 +68,7 @@ func TestReliability(t *testing.T) {
 		require.True(t, eval[bool](t, tb, `(() => { try { localStorage; return false } catch { return true } })()`), "storage is blocked")
 		assert.Equal(t, "blocked", eval[string](t, tb, `document.body.dataset.storage || ""`))
 		assert.Contains(t, text(t, tb, "reset-status"), "your progress will not be kept")
-		assert.Equal(t, 8, eval[int](t, tb, `document.querySelectorAll(".lesson-entry .lesson-state[data-state=new]").length`))
+		assert.Equal(t, 10, eval[int](t, tb, `document.querySelectorAll(".lesson-entry .lesson-state[data-state=new]").length`))
 		screenshot(t, tb, "lessons-storage-blocked.png", "")
 
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(url+"/#lesson=1&step=1")))
@@ -152,9 +153,61 @@ func TestReliability(t *testing.T) {
 		})()`)
 		assert.Contains(t, eval[string](t, tb, `location.hash`), "&t="+moved+"&", "written synchronously on visibilitychange")
 	})
+
+	t.Run("a dead worker: the page says so and restarts the simulator with the run", func(t *testing.T) {
+		tb := newTab(t, bctx)
+		// Keep the page's workers where the test can reach them, before any page script runs.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+			_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: keepWorkersJS})
+			return err
+		})))
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+		press(t, tb, "1", "k", " ") // an action the run must keep, then pause
+		kept := pauseAt(t, tb)
+		poll(t, tb, `location.hash.includes("&t=`+strconv.FormatInt(kept, 10)+`&")`)
+		stopped := eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.stopped`)
+		require.NotEmpty(t, stopped)
+
+		// The worker dies as a crashed one does: an error event without a message.
+		eval[bool](t, tb, `window.keptWorkers.at(-1).dispatchEvent(new ErrorEvent("error", {message: ""}))`)
+		poll(t, tb, `document.body.dataset.worker === "dead"`)
+		assert.False(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`))
+		assert.Contains(t, text(t, tb, "error-report"), "The worker failed: it stopped without saying why")
+		assert.Contains(t, text(t, tb, "restart-text"), "Restarting it reopens the run from this page's address")
+		assert.True(t, eval[bool](t, tb, `document.getElementById("start-button").disabled`), "Start is off while there is no simulator")
+		screenshot(t, tb, "worker-dead.png", "")
+
+		click(t, tb, "#restart-simulator")
+		pollAcrossReload(t, tb, `document.body.dataset.worker !== "dead" && document.getElementById("status").dataset.state === "ready" && document.getElementById("cluster-canvas").dataset.timeMs === "`+strconv.FormatInt(kept, 10)+`"`)
+		assert.Equal(t, stopped, eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.stopped`), "the run's action is kept")
+		assert.False(t, eval[bool](t, tb, `document.getElementById("start-button").disabled`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`))
+	})
 }
 
 // blockStorageJS makes window.localStorage throw a SecurityError, as Chromium does when its
 // settings block site data; it runs before any of the page's scripts.
 const blockStorageJS = `Object.defineProperty(window, "localStorage", {configurable: true,
 	get() { throw new DOMException("The operation is insecure.", "SecurityError"); }});`
+
+// pollAcrossReload waits for a condition on a page that is reloading: each try has its own
+// short deadline, since an evaluation whose document goes away under it may never answer.
+func pollAcrossReload(t *testing.T, tb *tab, cond string) {
+	t.Helper()
+	for range 300 {
+		ctx, cancel := context.WithTimeout(tb.ctx, 2*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](cond))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		require.NoError(t, tb.ctx.Err(), "waiting across a reload for %s", cond)
+		_ = chromedp.Do(tb.ctx, chromedp.Sleep(100*time.Millisecond))
+	}
+	t.Fatalf("waiting across a reload for %s: still false", cond)
+}
+
+// keepWorkersJS records every Worker the page creates in window.keptWorkers.
+const keepWorkersJS = `(() => { const W = window.Worker; window.keptWorkers = [];
+	window.Worker = class extends W { constructor(...a) { super(...a); window.keptWorkers.push(this); } }; })();`

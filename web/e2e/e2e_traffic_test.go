@@ -97,7 +97,15 @@ func TestTraffic(t *testing.T) {
 
 	t.Run("a wait-for-sync run draws what the gate withheld", func(t *testing.T) {
 		tb := newTab(t, bctx)
-		openPaused(t, tb, url+"/"+link("1", "170000", gateScenario), 170000)
+		// The link replays 170 s in slices (web/ts/replay.ts): on a shared machine that can take
+		// longer than poll's 30 s.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 5*time.Minute)
+		defer cancel()
+		tb.ctx = ctx
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"+link("1", "170000", gateScenario))))
+		_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](`document.getElementById("cluster-canvas").dataset.timeMs === "170000" && document.body.dataset.sim === "paused"`,
+			chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(4*time.Minute)))
+		require.NoError(t, err, "the link opens at 170 s, paused; it shows %s", eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.timeMs`))
 		setSpeed(t, tb, 100)
 		press(t, tb, " ")
 		run := waitDrawn(t, tb, 0, `d.kind === "run" && d.withheld > 0`)
@@ -219,4 +227,35 @@ func TestTraffic(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestFollowOnePartition(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+	tb := open(t, bctx, url)
+	press(t, tb, " ") // paused, so the cells stay where they are
+	poll(t, tb, `document.body.dataset.sim === "paused"`)
+	b := canvasBoxes(t, tb, "brokerBoxes")["2"]
+	// Over the first replica cell of broker 2, then a click pins its partition.
+	var hit string
+	for dy := 60.0; dy < 110 && hit == ""; dy += 6 {
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent("mouseMoved", b.x+22, b.y+dy)))
+		time.Sleep(50 * time.Millisecond)
+		if p := eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.followed || "-1"`); p != "-1" {
+			hit = p
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseClickXY(b.x+22, b.y+dy)))
+		}
+	}
+	require.NotEmpty(t, hit, "hovering a replica follows its partition")
+	poll(t, tb, `document.querySelectorAll("#partition-rows tr.followed").length === 1`)
+	assert.Equal(t, hit, eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.pinned`))
+	// Moving away keeps the pinned one.
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent("mouseMoved", 5, 5)))
+	assert.Equal(t, hit, eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.followed`))
+	screenshot(t, tb, "follow-one.png", "")
+	press(t, tb, "\x1b")
+	poll(t, tb, `document.getElementById("cluster-canvas").dataset.followed === "-1"`)
+	assert.Empty(t, tb.consoleErrors())
 }

@@ -27,6 +27,24 @@ export class ErrorPanel {
     this.panel.hidden = false;
   }
 
+  /**
+   * Offers a way back after the worker died: a sentence saying what happened and what the
+   * button keeps, and the button (once, however many problems follow).
+   */
+  offerRestart(text: string, label: string, restart: () => void): void {
+    if (this.panel.querySelector("#restart-simulator")) return;
+    const p = document.createElement("p");
+    p.id = "restart-text";
+    p.textContent = text;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.id = "restart-simulator";
+    b.textContent = label;
+    b.addEventListener("click", restart);
+    this.report.before(p, b);
+    b.focus();
+  }
+
   /** The whole report as plain text. */
   text(): string {
     const head = [

@@ -51,9 +51,20 @@ function main(): void {
     status.dataset.state = state;
     status.textContent = text;
   };
+  // A dead worker takes the run's state with it; the URL keeps the run, so the way back is a
+  // reload that reopens it (after writing the last moment), offered on the error panel.
+  let workerDead = false;
   const problem = (p: Problem, fatal: boolean) => {
     errors.show(p);
-    if (fatal) setStatus("failed", S.statusFailed);
+    if (!fatal) return;
+    setStatus("failed", S.statusFailed);
+    workerDead = true;
+    document.body.dataset.worker = "dead";
+    byId<HTMLButtonElement>("start-button").disabled = true;
+    errors.offerRestart(S.workerRestartText, S.workerRestart, () => {
+      keeper.flushNow();
+      location.reload();
+    });
   };
   const reportFailure = (what: string, e: unknown) => {
     // A dead worker has already been reported by the client; anything else is news.
@@ -298,6 +309,8 @@ function main(): void {
       selected: (slot) => {
         renderer.selected = slot;
         renderer.redraw();
+        // A click on a broker answers a lesson's "which broker" prediction.
+        lesson.brokerSelected(sim.last?.body.brokers[slot]?.id ?? -1);
       },
     },
     {
@@ -365,7 +378,7 @@ function main(): void {
       if (e instanceof ProtocolError && e.code === "failed") formError.textContent = e.message;
       else reportFailure("sim.start", e);
     } finally {
-      startButton.disabled = false;
+      startButton.disabled = workerDead;
       startButton.textContent = S.startButton;
     }
   };
@@ -505,6 +518,7 @@ function main(): void {
     note: (text) => log.note(sim.last?.body.timeMs ?? 0, text),
     failure: reportFailure,
     holdLink: (on) => keeper.hold(on),
+    presenter: (on) => presenter.set(on),
   });
 
   const list = byId("config-list");

@@ -160,6 +160,9 @@ export type Hit =
   | { kind: "bucket"; slot: number; first: number; last: number; counts: number[] };
 
 /** Renderer draws frames on one canvas, resizing its backing store to the element's size. */
+/** The least layout width, in units, that the presenter scale leaves the canvas (see Renderer.eff). */
+const MIN_LAYOUT_W = 640;
+
 export class Renderer {
   private readonly ctx: CanvasRenderingContext2D;
   private palette!: Palette;
@@ -202,6 +205,11 @@ export class Renderer {
    * CSS pixels divided by it, so there is simply less room and bigger type.
    */
   scale = 1;
+  /**
+   * The scale applied: the presenter scale, lowered on a narrow canvas so that the layout keeps
+   * at least MIN_LAYOUT_W units of width (a 1.6× phone screen would squeeze every label).
+   */
+  private eff = 1;
   /** The actor with the canvas's keyboard focus (controllers first, then brokers), or -1. */
   focused = -1;
   /** The partitions on screen; undefined means all of them. */
@@ -271,9 +279,10 @@ export class Renderer {
   }
 
   private applyScale(): void {
-    this.k = this.dpr * this.scale;
-    this.W = this.cssW / this.scale;
-    this.H = this.cssH / this.scale;
+    this.eff = Math.min(this.scale, Math.max(1, this.cssW / MIN_LAYOUT_W));
+    this.k = this.dpr * this.eff;
+    this.W = this.cssW / this.eff;
+    this.H = this.cssH / this.eff;
   }
 
   /** Sets the presenter scale and redraws. */
@@ -392,8 +401,8 @@ export class Renderer {
   hitTest(xCss: number, yCss: number): Hit | undefined {
     const f = this.last;
     if (!f) return undefined;
-    const x = xCss / this.scale;
-    const y = yCss / this.scale;
+    const x = xCss / this.eff;
+    const y = yCss / this.eff;
     const c = hitRect(this.controllersDrawn, x, y);
     if (c >= 0) return { kind: "controller", index: c };
     const slot = hitRect(
@@ -744,7 +753,7 @@ export class Renderer {
     set("frames", String(this.drawn));
     // Where things were drawn, in CSS pixels of the canvas (tests click on them), and how
     // each broker's replicas were drawn: cells, or aggregate strips of `per` partitions.
-    const sc = this.scale;
+    const sc = this.eff;
     const box = (r: Rect) => `${Math.round(r.x * sc)},${Math.round(r.y * sc)},${Math.round(r.w * sc)},${Math.round(r.h * sc)}`;
     set("brokerBoxes", this.brokersDrawn.map((g, i) => `${b.brokers[i]?.id}:${box(g.box)}`).join(";"));
     set("controllerBoxes", this.controllersDrawn.map((r, i) => `${b.controllers[i]?.id}:${box(r)}`).join(";"));

@@ -103,7 +103,7 @@ export async function decodeRun(hash: string): Promise<SharedRun | undefined> {
   const v = params.get("v");
   if (v === null || !/^\d{1,9}$/.test(v)) throw new LinkError(S.linkBadVersion(v ?? ""));
   if (Number(v) > LINK_VERSION) throw new LinkError(S.linkFuture(Number(v), LINK_VERSION));
-  if (Number(v) < 1) throw new LinkError(S.linkBadVersion(v));
+  if (Number(v) < 1) throw new LinkError(S.linkVersionZero(v));
   const t = params.get("t") ?? "0";
   if (!/^\d{1,15}$/.test(t)) throw new LinkError(S.linkBadTime(t));
   const s = params.get("s");

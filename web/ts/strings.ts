@@ -270,6 +270,10 @@ export const S = {
   errorIntro:
     "The simulator hit an error it could not recover from. Please copy the report and include it when you tell us about it.",
   copyReport: "Copy report",
+  workerRestart: "Restart the simulator",
+  workerRestartText:
+    "The simulator (the Web Worker that runs the cluster) has stopped, so this run cannot go on here. Restarting it reopens the run from this page's address, paused at the last moment shown; nothing you did is lost. The report below says what happened.",
+  workerStoppedSilently: "it stopped without saying why (the browser may have run out of memory for it)",
   copyDone: "Report copied to the clipboard.",
   copyFallback: "Could not reach the clipboard; the report is selected, press Ctrl+C (⌘C) to copy it.",
 
@@ -405,6 +409,7 @@ export const S = {
   linkBadBase64: "its scenario (s=) is not valid base64url text",
   linkTooLarge: (limit: number) => `its scenario is too large: the page opens at most ${limit.toLocaleString("en")} bytes`,
   linkBadVersion: (v: string) => `its format version (v=) is "${v}", not a whole number`,
+  linkVersionZero: (v: string) => `its format version (v=) is ${v}, but link formats start at 1`,
   linkFuture: (v: number, mine: number) =>
     `it was made by a newer KRaft Lab (link format ${v}; this page reads format ${mine} and older)`,
   linkBadTime: (t: string) => `its time (t=) is "${t}", not a whole number of milliseconds`,

@@ -37,11 +37,13 @@ export function setUpWatch(canvas: HTMLCanvasElement, renderer: Renderer, sim: (
   document.addEventListener("kraftlab:explain-changed", (e) => {
     explainToggle.checked = Boolean((e as CustomEvent<{ on: boolean }>).detail?.on);
   });
+  followOne(canvas, renderer, traffic);
   return {
     traffic,
     explainer,
     frame(f: Frame) {
       traffic.take(f, sim().speed);
+      markRow(f, traffic.followed);
       narrator.frame(f);
       explainer.frame(f);
     },
@@ -54,4 +56,55 @@ export function setUpWatch(canvas: HTMLCanvasElement, renderer: Renderer, sim: (
       if (s.playing) explainer.resumed();
     },
   };
+}
+
+/**
+ * Follow one thing: hovering a replica highlights every replica of its partition on every broker
+ * and its row in the describe table; clicking a replica pins it (clicking it again, or Escape,
+ * lets go).
+ */
+function followOne(canvas: HTMLCanvasElement, renderer: Renderer, traffic: TrafficLayer): void {
+  let pinned = -1;
+  const at = (e: MouseEvent) => {
+    const r = canvas.getBoundingClientRect();
+    const hit = renderer.hitTest(e.clientX - r.left, e.clientY - r.top);
+    return hit?.kind === "replica" ? hit.partition : -1;
+  };
+  const follow = (p: number) => {
+    traffic.followed = p;
+    canvas.dataset.followed = String(p);
+    if (renderer.frame) markRow(renderer.frame, p);
+  };
+  canvas.addEventListener("pointermove", (e) => {
+    if (pinned < 0) follow(at(e));
+  });
+  canvas.addEventListener("pointerleave", () => {
+    if (pinned < 0) follow(-1);
+  });
+  canvas.addEventListener("click", (e) => {
+    const p = at(e);
+    if (p < 0) return;
+    pinned = pinned === p ? -1 : p;
+    canvas.dataset.pinned = String(pinned);
+    follow(pinned >= 0 ? pinned : p);
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && pinned >= 0) {
+      pinned = -1;
+      canvas.dataset.pinned = "-1";
+      follow(-1);
+    }
+  });
+}
+
+/** Marks the describe table's row of partition p (an index into the frame's arrays), if shown. */
+function markRow(f: Frame, p: number): void {
+  const rows = document.getElementById("partition-rows");
+  if (!rows) return;
+  const t = p >= 0 ? f.layout.topicOf(p) : undefined;
+  const row = t
+    ? (Array.from(rows.querySelectorAll<HTMLTableRowElement>(`tr[data-partition="${p - t.first}"]`)).find((r) => r.cells[0]?.textContent === t.name) ?? null)
+    : null;
+  for (const old of Array.from(rows.querySelectorAll("tr.followed"))) if (old !== row) old.classList.remove("followed");
+  row?.classList.add("followed");
 }

@@ -60,8 +60,8 @@ func Register(b *bridge.Bridge) {
 
 // Preset is one preset in the lab.presets reply.
 type Preset struct {
-	Name        string           `json:"name"`
-	Description *lab.Description `json:"description"`
+	Name        string          `json:"name"`
+	Description lab.Description `json:"description"`
 }
 
 // Assumption is one uncertain model parameter in the lab.presets reply.
@@ -97,7 +97,7 @@ func labPresets(body json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out.Presets = append(out.Presets, Preset{Name: n, Description: d})
+		out.Presets = append(out.Presets, Preset{Name: n, Description: *d})
 	}
 	for _, a := range lab.Assumptions {
 		out.Assumptions = append(out.Assumptions, Assumption{Key: a.Key, Names: a.Names, Low: a.Low, High: a.High,
@@ -551,7 +551,7 @@ func (l *labState) step(body json.RawMessage) (any, error) {
 type ResultBody struct {
 	ID      int64           `json:"id"`
 	Summary lab.SummaryJSON `json:"summary"`
-	Result  *lab.RunResult  `json:"result"`
+	Result  lab.RunResult   `json:"result"`
 }
 
 func (l *labState) result(body json.RawMessage) (any, error) {
@@ -575,7 +575,7 @@ func (l *labState) result(body json.RawMessage) (any, error) {
 	}
 	// The runner holds the whole cluster; the result is all that is needed from here on.
 	l.runner = nil
-	return ResultBody{ID: l.runID, Summary: lab.SummaryOf(r.Summary), Result: r}, nil
+	return ResultBody{ID: l.runID, Summary: lab.SummaryOf(r.Summary), Result: *r}, nil
 }
 
 // Baseline is what the recovery criterion needs of the immediate run, which may have run
@@ -663,11 +663,11 @@ type ExportCell struct {
 // ExportRequest is the body of lab.export.
 type ExportRequest struct {
 	// Kind is "compare" or "sweep"; Format "csv" or "json".
-	Kind   string `json:"kind"`
-	Format string `json:"format"`
+	Kind   string `json:"kind" ts:"ExportKind"`
+	Format string `json:"format" ts:"ExportFormat"`
 	// Seed, Baseline and Policies describe a comparison.
 	Seed     uint64          `json:"seed,omitempty"`
-	Baseline lab.SummaryJSON `json:"baseline"`
+	Baseline lab.SummaryJSON `json:"baseline,omitzero"`
 	Policies []ExportRun     `json:"policies,omitempty"`
 	// Axes and Cells describe a sweep.
 	Axes  []lab.Axis   `json:"axes,omitempty"`

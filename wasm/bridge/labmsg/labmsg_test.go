@@ -50,7 +50,7 @@ func okBody[T any](t *testing.T, b *bridge.Bridge, msg string) T {
 func TestLabWorkerAnswersHelloAndLabMessagesOnly(t *testing.T) {
 	h := okBody[bridge.HelloBody](t, newBridge(), `{"id":1,"type":"hello"}`)
 	assert.Equal(t, []string{"hello", "lab.drop", "lab.export", "lab.judge", "lab.plan", "lab.presets",
-		"lab.rehearse.cancel", "lab.rehearse.report", "lab.rehearse.start", "lab.rehearse.step", "lab.run.result",
+		"lab.rehearse.adopt", "lab.rehearse.cancel", "lab.rehearse.export", "lab.rehearse.report", "lab.rehearse.start", "lab.rehearse.step", "lab.run.result",
 		"lab.run.start", "lab.run.step"}, h.Types)
 	r, _ := call(t, newBridge(), `{"id":1,"type":"sim.start"}`)
 	require.NotNil(t, r.Error)

@@ -30,6 +30,9 @@ type RehearseRequest struct {
 	// Plan is the plan's text; Candidate the candidate config.
 	Plan      string        `json:"plan"`
 	Candidate PolicyRequest `json:"candidate"`
+	// Only, when set, is the one run this worker plays (0 to runs-1): the page spreads the runs
+	// over its workers and gathers them with lab.rehearse.export and lab.rehearse.adopt.
+	Only *int `json:"only,omitempty"`
 }
 
 // RehearseStartBody is the reply to lab.rehearse.start. With Errors, nothing runs.
@@ -60,6 +63,7 @@ var importFields = map[string]string{lab.SourceTopics: "import.topics", lab.Sour
 
 type rehearsalState struct {
 	r       *lab.Rehearsal
+	only    int
 	imp     *lab.Imported
 	current []lab.Override
 	version string
@@ -71,6 +75,8 @@ func registerRehearse(b *bridge.Bridge) {
 	b.Register("lab.rehearse.step", s.step)
 	b.Register("lab.rehearse.report", s.report)
 	b.Register("lab.rehearse.cancel", s.cancel)
+	b.Register("lab.rehearse.export", s.export)
+	b.Register("lab.rehearse.adopt", s.adopt)
 }
 
 func (s *rehearsalState) start(body json.RawMessage) (any, error) {
@@ -139,6 +145,12 @@ func (s *rehearsalState) start(body json.RawMessage) (any, error) {
 		}
 		return fail("candidate", 0, err)
 	}
+	if req.Only != nil {
+		if err := r.PlayOnly(*req.Only); err != nil {
+			return nil, err
+		}
+		s.only = *req.Only
+	}
 	s.r, s.imp, s.current = r, imp, current
 	out.Import, out.Runs = &imp.Report, r.Runs()
 	for _, st := range plan.Steps {
@@ -200,4 +212,39 @@ func (s *rehearsalState) close() {
 		s.r.Close()
 		s.r = nil
 	}
+}
+
+// RunData is one finished run of a rehearsal, as lab.rehearse.export gives it and
+// lab.rehearse.adopt takes it.
+type RunData struct {
+	Run  int    `json:"run"`
+	Data string `json:"data"`
+}
+
+func (s *rehearsalState) export(body json.RawMessage) (any, error) {
+	if err := bridge.Decode(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	if s.r == nil {
+		return nil, errors.New("lab.rehearse.export: no rehearsal started (send lab.rehearse.start)")
+	}
+	data, err := s.r.Export(s.only)
+	if err != nil {
+		return nil, err
+	}
+	return RunData{Run: s.only, Data: string(data)}, nil
+}
+
+func (s *rehearsalState) adopt(body json.RawMessage) (any, error) {
+	var req RunData
+	if err := bridge.Decode(body, &req); err != nil {
+		return nil, err
+	}
+	if s.r == nil {
+		return nil, errors.New("lab.rehearse.adopt: no rehearsal started (send lab.rehearse.start)")
+	}
+	if err := s.r.Adopt(req.Run, []byte(req.Data)); err != nil {
+		return nil, err
+	}
+	return struct{}{}, nil
 }

@@ -26,7 +26,7 @@ export const RS = {
   reportTitle: "The rehearsal's report",
   defaultPlan: "rolling-restart all timeout=10m\n",
   statusImporting: "Importing…",
-  statusRunning: (runs: number, pct: number) => `Running ${runs} runs… ${pct} %`,
+  statusRunning: (runs: number, pct: number) => `Running ${runs} runs, one per worker… ${pct} %`,
   statusDone: (s: number) => `Rehearsed in ${s.toFixed(1)} s. The report is below.`,
   statusCancelled: "Cancelled.",
   statusFix: "Fix the fields marked above.",

@@ -1,7 +1,8 @@
 // "Rehearse a rollout on your cluster" on the lab page: the tools' outputs are pasted or
 // dropped, the Go side imports them and checks the plan (lab.rehearse.start, errors shown
-// next to the input they name), a worker of its own plays the runs slice by slice
-// (lab.rehearse.step: progress between slices, cancel at the next one), and the report is the
+// next to the input they name), workers of its own play the runs (one each, in parallel) slice
+// by slice (lab.rehearse.step: progress between slices, cancel at the next one), the first
+// gathers the others' (lab.rehearse.export, lab.rehearse.adopt), and the report is the
 // CLI's (lab.rehearse.report), shown in the page and offered for download as it is.
 
 import { WorkerClient, type Problem } from "../protocol";
@@ -24,6 +25,8 @@ export interface RehearseRequest {
   rates: string;
   plan: string;
   candidate: PolicyRequest;
+  /** The one run this worker plays (the page spreads the runs over its workers). */
+  only?: number;
 }
 
 export interface RehearseStartBody {
@@ -39,6 +42,8 @@ declare module "../protocol" {
     "lab.rehearse.step": { req: { ms: number }; res: { done: boolean; progress: number } };
     "lab.rehearse.report": { req: Record<string, never>; res: { html: string; markdown: string; verdicts: Record<string, Verdict[]> } };
     "lab.rehearse.cancel": { req: Record<string, never>; res: Record<string, never> };
+    "lab.rehearse.export": { req: Record<string, never>; res: { run: number; data: string } };
+    "lab.rehearse.adopt": { req: { run: number; data: string }; res: Record<string, never> };
   }
 }
 
@@ -74,7 +79,11 @@ export function initRehearse(ctx: RehearseContext): void {
       void readInto(area, e.dataTransfer?.files[0]);
     });
   }
-  let worker: WorkerClient | undefined;
+  // One worker per run (two or three), made on the first rehearsal and kept.
+  const workers: WorkerClient[] = [];
+  const grow = (n: number) => {
+    while (workers.length < n) workers.push(new WorkerClient("worker.js?wasm=lab", ctx.problem));
+  };
   let cancelled = false;
   let report: { html: string; markdown: string } | undefined;
   $("r-cancel").addEventListener("click", () => {
@@ -96,8 +105,8 @@ export function initRehearse(ctx: RehearseContext): void {
     section.dataset.state = "running";
     const started = performance.now();
     try {
-      worker ??= new WorkerClient("worker.js?wasm=lab", ctx.problem);
-      const res = await worker.request("lab.rehearse.start", {
+      grow(1);
+      const req: RehearseRequest = {
         description: ctx.description(),
         properties: ctx.properties(),
         topics: $<HTMLTextAreaElement>("r-topics").value,
@@ -106,7 +115,8 @@ export function initRehearse(ctx: RehearseContext): void {
         rates: $<HTMLTextAreaElement>("r-rates").value,
         plan: $<HTMLTextAreaElement>("r-plan").value,
         candidate: { name: "candidate", overrides: $<HTMLTextAreaElement>("r-candidate").value.split("\n") },
-      });
+      };
+      const res = await workers[0].request("lab.rehearse.start", { ...req, only: 0 });
       showErrors(res.errors);
       if (res.errors.length > 0) {
         status.textContent = RS.statusFix;
@@ -114,19 +124,30 @@ export function initRehearse(ctx: RehearseContext): void {
         return;
       }
       showImport(res.import!);
-      for (;;) {
-        if (cancelled) {
-          await worker.request("lab.rehearse.cancel", {});
-          status.textContent = RS.statusCancelled;
-          section.dataset.state = "cancelled";
-          return;
+      grow(res.runs);
+      const mine = workers.slice(0, res.runs);
+      await Promise.all(mine.slice(1).map((w, k) => w.request("lab.rehearse.start", { ...req, only: k + 1 })));
+      const shares = new Float64Array(res.runs);
+      const play = async (w: WorkerClient, k: number) => {
+        for (;;) {
+          if (cancelled) return;
+          const st = await w.request("lab.rehearse.step", { ms: SLICE_MS });
+          shares[k] = st.progress;
+          const total = shares.reduce((a, b) => a + b, 0) / res.runs;
+          progress.value = total;
+          status.textContent = RS.statusRunning(res.runs, Math.floor(total * 100));
+          if (st.done) return;
         }
-        const st = await worker.request("lab.rehearse.step", { ms: SLICE_MS });
-        progress.value = st.progress;
-        status.textContent = RS.statusRunning(res.runs, Math.floor(st.progress * 100));
-        if (st.done) break;
+      };
+      await Promise.all(mine.map((w, k) => play(w, k)));
+      if (cancelled) {
+        await Promise.all(mine.map((w) => w.request("lab.rehearse.cancel", {})));
+        status.textContent = RS.statusCancelled;
+        section.dataset.state = "cancelled";
+        return;
       }
-      report = await worker.request("lab.rehearse.report", {});
+      for (const w of mine.slice(1)) await workers[0].request("lab.rehearse.adopt", await w.request("lab.rehearse.export", {}));
+      report = await workers[0].request("lab.rehearse.report", {});
       showReport(report.html);
       $("r-results").hidden = false;
       status.textContent = RS.statusDone((performance.now() - started) / 1000);

@@ -37,3 +37,27 @@ export function parseLessonLink(hash: string, bad: (what: string) => string): Le
 export function lessonLink(lesson: string, step: number): string {
   return `lesson=${encodeURIComponent(lesson)}&step=${step + 1}`;
 }
+
+/** A talk link: `#talk=<id>&scene=<n>`, n from 1 (scene=1 when absent). */
+export interface TalkLinkTarget {
+  talk: string;
+  /** The scene, from 0. */
+  scene: number;
+}
+
+/** Reads a talk link, as parseLessonLink does a lesson link. */
+export function parseTalkLink(hash: string, bad: (what: string) => string): TalkLinkTarget | undefined {
+  const frag = hash.replace(/^#/, "");
+  if (!/(^|&)talk=/.test(frag)) return undefined;
+  const params = new URLSearchParams(frag);
+  const talk = params.get("talk") ?? "";
+  if (!/^[\w.-]{1,80}$/.test(talk)) throw new LessonLinkError(bad(`talk=${talk}`));
+  const scene = params.get("scene") ?? "1";
+  if (!/^\d{1,3}$/.test(scene) || Number(scene) < 1) throw new LessonLinkError(bad(`scene=${scene}`));
+  return { talk, scene: Number(scene) - 1 };
+}
+
+/** The fragment (without '#') of a talk's scene. */
+export function talkLink(talk: string, scene: number): string {
+  return `talk=${encodeURIComponent(talk)}&scene=${scene + 1}`;
+}

@@ -1,5 +1,6 @@
 // A tiny Markdown subset for lesson text: paragraphs, bullet and numbered lists, fenced code
-// blocks, and inline *emphasis*, **strong**, `code` and [links](https://…). The lessons are our
+// blocks, and inline *emphasis*, **strong**, `code`, [links](https://…) and model figures,
+// {model: 120 s} (docs/lessons.md: a figure from the model's assumptions, not from Kafka). The lessons are our
 // own files, but nothing here ever goes through innerHTML: parse() builds a small tree of plain
 // data (testable under Node) and render() turns it into DOM nodes with textContent, so any
 // HTML in a lesson shows as text. Links are kept only for http(s) URLs and open in a new tab.
@@ -8,6 +9,7 @@ export type Inline =
   | { kind: "text"; text: string }
   | { kind: "em" | "strong"; children: Inline[] }
   | { kind: "code"; text: string }
+  | { kind: "model"; text: string }
   | { kind: "link"; href: string; children: Inline[] };
 
 export type Block =
@@ -18,6 +20,23 @@ export type Block =
 /** Only web links survive: a javascript: or data: URL in a lesson becomes plain text. */
 export function safeHref(href: string): string | undefined {
   return /^https?:\/\/[^\s]+$/i.test(href) ? href : undefined;
+}
+
+/** Opens a figure from the model's assumptions (lessons.ModelMark in Go). */
+export const MODEL_MARK = "{model:";
+
+/** What a model figure's tag says on hover and to a screen reader, the same everywhere. */
+export const MODEL_TITLE = "A figure from this model's assumptions, not from Kafka's code or defaults";
+
+/**
+ * A model figure as every lesson and talk draws it: the figure, then a small "model" tag. The
+ * tag is text, so it reads out and survives a copy.
+ */
+export function modelFigure(text: string): HTMLElement {
+  const span = Object.assign(document.createElement("span"), { className: "model-figure", title: MODEL_TITLE });
+  // The tag is the Configs panel's "model" source badge, so a model figure looks the same everywhere.
+  span.append(text, Object.assign(document.createElement("span"), { className: "badge source source-model model-tag", textContent: "model" }));
+  return span;
 }
 
 /** Parses inline Markdown. Unclosed markers stay as text. */
@@ -31,7 +50,16 @@ export function parseInline(src: string): Inline[] {
   let i = 0;
   while (i < src.length) {
     const ch = src[i];
-    if (ch === "`") {
+    if (ch === "{" && src.startsWith(MODEL_MARK, i)) {
+      const end = src.indexOf("}", i);
+      const inner = end > i ? src.slice(i + MODEL_MARK.length, end).trim() : "";
+      if (inner) {
+        flush();
+        out.push({ kind: "model", text: inner });
+        i = end + 1;
+        continue;
+      }
+    } else if (ch === "`") {
       const end = src.indexOf("`", i + 1);
       if (end > i) {
         flush();
@@ -131,6 +159,9 @@ function renderInline(parent: Node, nodes: Inline[]): void {
         break;
       case "code":
         parent.appendChild(Object.assign(document.createElement("code"), { textContent: n.text }));
+        break;
+      case "model":
+        parent.appendChild(modelFigure(n.text));
         break;
       case "em":
       case "strong": {

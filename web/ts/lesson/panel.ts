@@ -3,13 +3,18 @@
 // so the canvas, log, table, charts, timeline and every action and key work as usual; this
 // panel shows the step's text and goals, asks the worker whether the goals hold after each
 // frame (lesson.check, one in flight at most), and offers hints, "show me", the step's demo,
-// back, forward, reset and the next lesson. The URL holds the step's link (link.ts).
+// undo, back, forward, reset and the next lesson. The URL holds the step's link (link.ts).
+// A step's prediction is asked first, with the step's text, task, goals, their picture and
+// "show me" hidden until it is answered (they would give the answer away); once the goals are met the reveal
+// says what happened and why. A goal step draws its goal as a picture beside the current state.
 
 import { ProtocolError, type WorkerClient } from "../protocol";
 import type { Frame } from "../frame";
 import type { Simulation } from "../sim";
-import { LessonLinkError, lessonLink, parseLessonLink } from "./link";
-import { render, renderLine } from "./markdown";
+import { LessonLinkError, lessonLink, parseLessonLink, parseTalkLink, talkLink } from "./link";
+import { MODEL_MARK, render, renderLine } from "./markdown";
+import { type Picture, diffPicture, drawPicture, type PictureWords } from "./picture";
+import { predictionOf, recordPrediction } from "./predictions";
 import { browserStore, markDone, markOpened } from "./progress";
 import type { LessonCheckBody, LessonOpenBody, LessonSummary } from "./protocol";
 import { L } from "./strings";
@@ -24,6 +29,8 @@ export interface LessonHost {
   failure(what: string, e: unknown): void;
   /** While a lesson is open the URL holds its link, not the run's (share.ts). */
   holdLink(on: boolean): void;
+  /** A talk turns presenter mode on, and leaving it off. */
+  presenter(on: boolean): void;
 }
 
 function el<T extends HTMLElement = HTMLElement>(id: string): T {
@@ -44,6 +51,26 @@ export class LessonPanel {
   private checkedAt = -1;
   private busy = false;
   private wasPlaying = true;
+  /** The option chosen for this step's prediction, undefined while unanswered. */
+  private chose: number | undefined;
+  /** The step's goals have been met since it opened (the reveal stays once shown). */
+  private revealed = false;
+  /** A talk is open: its steps are scenes, shown as a caption in presenter mode. */
+  private talk = false;
+  /** Where the open scene starts and its play list ends: the clock stops there. */
+  private sceneStart = -1;
+  private sceneEnd = -1;
+  /** A frame at the scene's start has been shown: frames before it are the worker's jump to the end. */
+  private sceneRolling = false;
+  private readonly words: PictureWords = {
+    state: L.picState,
+    leaders: L.picLeaders,
+    leader: L.picLeader,
+    inIsr: L.picInIsr,
+    outOfIsr: L.picOutOfIsr,
+    noLeader: L.picNoLeader,
+    differs: L.picDiffers,
+  };
 
   constructor(
     private readonly client: WorkerClient,
@@ -58,6 +85,31 @@ export class LessonPanel {
     el("lesson-demo-play").addEventListener("click", () => void this.play("demo"));
     el("lesson-continue").addEventListener("click", () => void this.play("continue"));
     el("lesson-close").addEventListener("click", () => this.close());
+    el("lesson-undo").addEventListener("click", () => void this.undo());
+    // Ctrl+Z (Cmd+Z) undoes too, outside text fields, where it keeps its usual meaning.
+    document.addEventListener("keydown", (e) => {
+      if (!this.lesson || e.key.toLowerCase() !== "z" || !(e.ctrlKey || e.metaKey) || e.shiftKey || e.altKey) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+      e.preventDefault();
+      void this.undo();
+    });
+    // A talk's clicker: PageDown and PageUp (what presentation clickers send) and the arrows
+    // move between scenes, Home goes to the first, Escape leaves. Caught before the canvas
+    // and the timeline, which use the same keys for focus and scrubbing.
+    window.addEventListener(
+      "keydown",
+      (e) => {
+        if (!this.talk || !this.lesson || e.ctrlKey || e.metaKey || e.altKey) return;
+        const move = ({ PageDown: 1, ArrowRight: 1, ArrowDown: 1, PageUp: -1, ArrowLeft: -1, ArrowUp: -1 } as Record<string, number>)[e.key];
+        if (move === undefined && e.key !== "Home" && e.key !== "Escape") return;
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        if (e.key === "Escape") this.close();
+        else void this.go(e.key === "Home" ? 0 : this.step + move);
+      },
+      true,
+    );
     // Step links, the next lesson and the pick list are plain fragment links.
     window.addEventListener("hashchange", () => void this.openLink());
   }
@@ -72,6 +124,26 @@ export class LessonPanel {
    * malformed one, whose message and the course's list the panel then shows.
    */
   async openLink(): Promise<boolean> {
+    let talk;
+    try {
+      talk = parseTalkLink(location.hash, L.badLink);
+    } catch (e) {
+      if (!(e instanceof LessonLinkError)) throw e;
+      await this.showError(e.message);
+      return false;
+    }
+    if (talk) {
+      try {
+        await this.load(talk.talk, talk.scene);
+        return true;
+      } catch (e) {
+        if (e instanceof ProtocolError && e.code === "failed") {
+          await this.showError(L.openFailed(e.message));
+          return false;
+        }
+        throw e;
+      }
+    }
     let target;
     try {
       target = parseLessonLink(location.hash, L.badLink);
@@ -100,6 +172,15 @@ export class LessonPanel {
 
   /** Called on every frame: re-checks the goals when cluster time or the run moved. */
   frame(f: Frame): void {
+    if (this.talk && this.sceneEnd >= 0 && !this.sceneRolling && f.body.timeMs <= this.sceneStart) this.sceneRolling = true;
+    if (this.talk && this.sceneRolling && this.sceneEnd >= 0 && f.body.timeMs >= this.sceneEnd) {
+      // The scene has played: stop where its play list ended, every time.
+      const end = this.sceneEnd;
+      this.sceneEnd = -1;
+      this.sim.setPlaying(false);
+      if (f.body.timeMs > end) this.sim.seek(end);
+      this.setSceneState("done");
+    }
     if (!this.lesson || this.checking || this.busy) return;
     const key = f.body.timeMs * 1e3 + f.body.history;
     if (key === this.checkedAt) return;
@@ -122,6 +203,17 @@ export class LessonPanel {
 
   /** Leaves the lesson; the cluster stays as it is, as a sandbox. */
   close(): void {
+    if (this.talk) {
+      this.talk = false;
+      this.sceneEnd = -1;
+      document.body.classList.remove("talk-mode");
+      delete document.body.dataset.talk;
+      delete document.body.dataset.talkScene;
+      delete document.body.dataset.talkState;
+      el("talk-caption").hidden = true;
+      this.host.presenter(false);
+      if (/(^|&)talk=/.test(location.hash.slice(1))) history.replaceState(history.state, "", location.pathname + location.search);
+    }
     this.lesson = undefined;
     this.root.hidden = true;
     document.body.classList.remove("lesson-mode");
@@ -152,8 +244,10 @@ export class LessonPanel {
     // Every step opens paused at its start: the learner reads first, then plays or acts.
     this.sim.setPlaying(false);
     this.busy = true;
-    this.root.hidden = false;
-    document.body.classList.add("lesson-mode");
+    if (!this.talk) {
+      this.root.hidden = false;
+      document.body.classList.add("lesson-mode");
+    }
     this.setDone(this.lesson ? L.openingStep(step) : L.opening, "busy");
     this.setButtons(false);
     let out: LessonOpenBody | undefined;
@@ -168,9 +262,17 @@ export class LessonPanel {
     }
     const o = out!;
     this.host.newRun();
+    if (o.talk) {
+      await this.openScene(o);
+      return;
+    }
+    const sameStep = this.step === o.step && this.lesson?.lesson.id === o.lesson.id;
     this.lesson = o;
     this.step = o.step;
     this.hintsShown = 0;
+    // Reset and "Show me" reopen the step: an answer given stays, a reveal goes until done again.
+    if (!sameStep) this.chose = undefined;
+    this.revealed = false;
     this.error.hidden = true;
     this.pick.hidden = true;
     this.host.holdLink(true);
@@ -182,6 +284,52 @@ export class LessonPanel {
     this.showCheck(o.check);
   }
 
+  /**
+   * A talk's scene: the caption in large type, presenter mode, nothing else. The worker plays
+   * the scene's actions at once (recording them in the run's history); the page then goes
+   * back to the scene's start and lets the clock replay them at its speed, stopping where they
+   * ended, so the room watches the same run every time.
+   */
+  private async openScene(o: LessonOpenBody): Promise<void> {
+    this.lesson = o;
+    this.step = o.step;
+    this.talk = true;
+    this.root.hidden = true;
+    document.body.classList.remove("lesson-mode");
+    document.body.classList.add("talk-mode");
+    delete document.body.dataset.lesson;
+    this.host.presenter(true);
+    this.host.holdLink(true);
+    history.replaceState(history.state, "", `#${talkLink(o.lesson.id, o.step)}`);
+    document.body.dataset.talk = o.lesson.id;
+    document.body.dataset.talkScene = String(o.step);
+    const st = o.steps[o.step];
+    const cap = el("talk-caption");
+    el("talk-caption-text").replaceChildren(renderLine(st.caption ?? ""));
+    el("talk-scene-of").textContent = L.sceneOf(o.step, o.steps.length, o.lesson.title);
+    el("talk-scene-of").title = L.talkKeys;
+    cap.hidden = false;
+    const start = o.run.timeMs;
+    this.sim.setPlaying(false);
+    this.busy = true;
+    try {
+      const p = await this.client.request("lesson.play", { what: "reference" });
+      this.sceneStart = start;
+      this.sceneEnd = p.check.timeMs;
+      this.sceneRolling = false;
+      this.sim.seek(start);
+      this.setSceneState("playing");
+      this.sim.setPlaying(true);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private setSceneState(state: "playing" | "done"): void {
+    document.body.dataset.talkState = state;
+    el("talk-playing").textContent = state === "playing" ? L.scenePlaying : L.sceneDone;
+  }
+
   private showStep(): void {
     const o = this.lesson!;
     const st = o.steps[this.step];
@@ -189,23 +337,29 @@ export class LessonPanel {
     el("lesson-title").textContent = L.lessonOf(o.lesson.number, o.lesson.title);
     el("lesson-step-of").textContent = L.stepOf(this.step, o.steps.length);
     el<HTMLAnchorElement>("lesson-step-link").href = `#${lessonLink(o.lesson.id, this.step)}`;
-    el("lesson-step-title").textContent = st.title;
+    // The tag says "Challenge"; a title that starts with the word too need not say it twice.
+    el("lesson-step-name").textContent = st.challenge ? st.title.replace(/^Challenge:\s*/i, "") : st.title;
+    el("lesson-challenge").hidden = !st.challenge;
     const text = el("lesson-text");
     text.replaceChildren();
     if (this.step === 0 && o.intro.trim()) text.append(render(o.intro));
-    text.append(render(st.text));
+    // The step's own text follows a prediction: it explains what the learner is to predict.
+    const own = Object.assign(document.createElement("div"), { id: "lesson-step-text" });
+    own.append(render(st.text));
+    text.append(own);
+    el("lesson-model-note").hidden = !((this.step === 0 ? o.intro : "") + st.text).includes(MODEL_MARK);
+    if (st.predict && this.chose === undefined) this.chose = predictionOf(browserStore, o.lesson.id, this.step)?.chose;
+    el("lesson-reveal").hidden = true;
     const task = el("lesson-task");
     task.replaceChildren();
     if (st.task) {
       task.append(Object.assign(document.createElement("strong"), { textContent: `${L.taskLabel}: ` }), renderLine(st.task));
     }
     task.hidden = !st.task;
-    el("lesson-goal-box").hidden = st.sandbox;
     el("lesson-hints").replaceChildren();
     el("lesson-hint").hidden = st.hints.length === 0;
     el("lesson-hint").textContent = L.hint;
-    el("lesson-show").hidden = st.reference.length === 0;
-    el("lesson-demo-play").hidden = !st.demo;
+    el("lesson-picture").hidden = true;
     el("lesson-demo").hidden = true;
     el<HTMLButtonElement>("lesson-back").disabled = this.step === 0;
     el<HTMLButtonElement>("lesson-forward").disabled = this.step === o.steps.length - 1;
@@ -222,6 +376,7 @@ export class LessonPanel {
       links.append(li);
     }
     if (st.sandbox) this.setDone(last && !o.next ? `${L.sandbox} ${L.courseDone}` : L.sandbox, "sandbox");
+    this.showPredict();
   }
 
   private showCheck(c: LessonCheckBody): void {
@@ -245,9 +400,111 @@ export class LessonPanel {
       this.setDone(L.allDone, "done");
       markDone(browserStore, o.lesson.id, this.step);
     } else if (!st.sandbox) this.setDone("", "open");
+    el<HTMLButtonElement>("lesson-undo").disabled = !c.undoable;
+    if (c.done && st.predict && this.chose !== undefined && !this.revealed) this.reveal(c.answer);
+    this.showPicture(c);
     const demo = el("lesson-demo");
     demo.hidden = !c.paused;
     el("lesson-question").textContent = c.paused ?? "";
+  }
+
+  /** Whether the step's prediction is still to be answered: its goals and picture stay hidden. */
+  private get predicting(): boolean {
+    return !!this.lesson?.steps[this.step].predict && this.chose === undefined;
+  }
+
+  /** The prediction box: the question and its options, or the answer given. */
+  private showPredict(): void {
+    const o = this.lesson!;
+    const st = o.steps[this.step];
+    const box = el("lesson-predict");
+    box.hidden = !st.predict;
+    const pending = this.predicting;
+    document.body.dataset.prediction = !st.predict ? "none" : pending ? "pending" : `answered:${this.chose}`;
+    el("lesson-goal-box").hidden = st.sandbox || pending;
+    el("lesson-step-text").hidden = pending;
+    el("lesson-task").hidden = !st.task || pending;
+    el("lesson-show").hidden = st.reference.length === 0 || pending;
+    el("lesson-demo-play").hidden = !st.demo || pending;
+    if (!st.predict) return;
+    el("lesson-predict-question").textContent = st.predict.question;
+    const opts = el("lesson-predict-options");
+    opts.replaceChildren();
+    st.predict.options.forEach((opt, i) => {
+      const b = Object.assign(document.createElement("button"), { type: "button", textContent: opt.label });
+      b.dataset.option = String(i);
+      b.disabled = !pending;
+      b.setAttribute("aria-pressed", String(this.chose === i));
+      b.addEventListener("click", () => this.answer(i));
+      opts.append(b);
+    });
+    el("lesson-predict-click").hidden = !pending || !st.predict.options.some((x) => x.broker >= 0);
+    el("lesson-predict-said").textContent = pending ? "" : `${L.predicted(st.predict.options[this.chose!].label)} ${L.predictNext}`;
+  }
+
+  /** Records an answer, then shows the step's goals: the run may play now. */
+  private answer(i: number): void {
+    const o = this.lesson;
+    if (!o || !this.predicting) return;
+    this.chose = i;
+    recordPrediction(browserStore, o.lesson.id, this.step, { chose: i });
+    this.showPredict();
+    this.checkedAt = -1; // the goals and picture appear with the next frame's check
+  }
+
+  /** A broker was selected on the canvas or in the list: it answers a "which broker" prediction. */
+  brokerSelected(id: number): void {
+    const st = this.lesson?.steps[this.step];
+    if (!st?.predict || !this.predicting || id < 0) return;
+    const i = st.predict.options.findIndex((x) => x.broker === id);
+    if (i >= 0) this.answer(i);
+  }
+
+  /** The goals are met: say what happened against what was predicted, and why. */
+  private reveal(answer: number): void {
+    const o = this.lesson!;
+    const p = o.steps[this.step].predict!;
+    this.revealed = true;
+    const said = p.options[this.chose!].label;
+    const right = answer === this.chose;
+    const verdict = el("lesson-reveal-verdict");
+    verdict.textContent = right ? L.predictRight(said) : answer >= 0 ? L.predictWrong(said, p.options[answer].label) : L.predictNone(said);
+    verdict.dataset.right = String(right);
+    el("lesson-reveal-text").replaceChildren(render(p.reveal));
+    el("lesson-reveal").hidden = false;
+    document.body.dataset.prediction = `revealed:${this.chose}:${answer}`;
+    recordPrediction(browserStore, o.lesson.id, this.step, { chose: this.chose!, right });
+  }
+
+  /** The goal's picture beside the current state, differences marked until the goals are met. */
+  private showPicture(c: LessonCheckBody): void {
+    const st = this.lesson!.steps[this.step];
+    const box = el("lesson-picture");
+    box.hidden = !st.picture || !c.now || this.predicting;
+    if (box.hidden) return;
+    const goal: Picture = st.picture!;
+    const diff = diffPicture(goal, c.now!);
+    drawPicture(el("lesson-picture-goal"), goal, this.words);
+    drawPicture(el("lesson-picture-now"), c.now!, this.words, c.done ? undefined : diff);
+    el("lesson-picture-diff").textContent = c.done ? (diff.count ? L.pictureMet : L.pictureSame) : diff.count ? L.pictureDiffers(diff.count) : L.pictureSame;
+    box.dataset.differences = String(c.done ? 0 : diff.count);
+  }
+
+  /** Takes back the learner's last action of this step (the worker rebuilds that moment). */
+  private async undo(): Promise<void> {
+    if (!this.lesson || this.busy || el<HTMLButtonElement>("lesson-undo").disabled) return;
+    this.sim.setPlaying(false);
+    await this.run("lesson.undo", async () => {
+      this.busy = true;
+      try {
+        const c = await this.client.request("lesson.undo", {});
+        this.host.note(L.undone);
+        this.sim.seek(c.timeMs);
+        this.showCheck(c);
+      } finally {
+        this.busy = false;
+      }
+    });
   }
 
   private nextHint(): void {

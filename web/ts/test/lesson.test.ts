@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parse, parseInline, safeHref } from "../lesson/markdown";
+import { type Picture, diffPicture } from "../lesson/picture";
+import { PREDICTIONS_KEY, predictionOf, recordPrediction } from "../lesson/predictions";
 import { LessonLinkError, lessonLink, parseLessonLink } from "../lesson/link";
 import { PROGRESS_KEY, lessonState, markDone, markOpened, readProgress, resetProgress, type Store } from "../lesson/progress";
 
@@ -75,4 +77,45 @@ test("progress: done steps, last step, reset, and corrupt storage read as none",
   assert.deepEqual(readProgress(s), {});
   s.data.set(PROGRESS_KEY, JSON.stringify({ "01-a": { done: [1, "x", -3, 1], last: "y" }, "<bad>": { done: [1] } }));
   assert.deepEqual(readProgress(s), { "01-a": { done: [1], last: 0 } });
+});
+
+test("model figures: {model: X} is its own inline kind; an empty or unclosed one stays text", () => {
+  assert.deepEqual(parseInline("log recovery takes {model: 120 s} here"), [
+    { kind: "text", text: "log recovery takes " },
+    { kind: "model", text: "120 s" },
+    { kind: "text", text: " here" },
+  ]);
+  assert.deepEqual(parseInline("{model: } and {model: 5 s"), [{ kind: "text", text: "{model: } and {model: 5 s" }]);
+});
+
+test("goal picture: differences are broker states, leader counts, leaders and ISR members", () => {
+  const goal: Picture = {
+    brokers: [{ id: 0, state: "up", leaders: 0 }, { id: 1, state: "stopped", leaders: 0 }, { id: 2, state: "up", leaders: 1 }],
+    partitions: [{ name: "payments-0", leader: 2, isr: [2, 0], replicas: [1, 2, 0] }],
+  };
+  assert.equal(diffPicture(goal, goal).count, 0);
+  const now: Picture = {
+    brokers: [{ id: 0, state: "up", leaders: 0 }, { id: 1, state: "up", leaders: 1 }, { id: 2, state: "up", leaders: 0 }],
+    partitions: [{ name: "payments-0", leader: 1, isr: [1, 2, 0], replicas: [1, 2, 0] }],
+  };
+  const d = diffPicture(goal, now);
+  assert.deepEqual([...d.brokerState], [1]);
+  assert.deepEqual([...d.brokerLeaders], [1, 2]);
+  assert.deepEqual([...d.leader], ["payments-0"]);
+  assert.deepEqual([...d.isr], ["payments-0/1"], "only broker 1's membership differs; the ISR's order is the goal's business");
+  assert.equal(d.count, 5);
+});
+
+test("predictions: recorded per lesson step, with the outcome once known; corrupt storage reads as none", () => {
+  const m = new Map<string, string>();
+  const store = { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v), removeItem: (k: string) => void m.delete(k) };
+  assert.equal(predictionOf(store, "01-x", 3), undefined);
+  recordPrediction(store, "01-x", 3, { chose: 1 });
+  assert.deepEqual(predictionOf(store, "01-x", 3), { chose: 1 });
+  recordPrediction(store, "01-x", 3, { chose: 1, right: false });
+  recordPrediction(store, "02-y", 0, { chose: 0 });
+  assert.deepEqual(predictionOf(store, "01-x", 3), { chose: 1, right: false });
+  assert.equal(predictionOf(store, "01-x", 2), undefined);
+  m.set(PREDICTIONS_KEY, "{not json");
+  assert.equal(predictionOf(store, "01-x", 3), undefined);
 });

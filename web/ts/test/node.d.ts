@@ -15,6 +15,7 @@ declare module "node:assert/strict" {
     ok(value: unknown, message?: string): asserts value;
     throws(fn: () => unknown, expected?: RegExp, message?: string): void;
     match(value: string, pattern: RegExp, message?: string): void;
+    fail(message?: string): never;
   }
   const assert: Assert;
   export default assert;

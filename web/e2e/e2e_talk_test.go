@@ -1,0 +1,70 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTalk: a talk opens from a link in presenter mode with only the canvas and the scene's
+// caption, a clicker's PageDown and PageUp move between scenes, and a scene replays to the same
+// moment every time.
+func TestTalk(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+
+	tb := newTab(t, bctx)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1440, 900), chromedp.Navigate(url+"/#talk=kip-1358-in-ten-minutes&scene=1")))
+	canvasTime := `Number(document.getElementById("cluster-canvas").dataset.timeMs)`
+	done := func(scene string, timeMs string) {
+		t.Helper()
+		defer func() {
+			if t.Failed() {
+				t.Log(eval[string](t, tb, `JSON.stringify([document.body.dataset.talkScene, document.body.dataset.talkState, `+canvasTime+`, document.getElementById("speed").value, document.body.dataset.playing])`))
+			}
+		}()
+		poll(t, tb, `document.body.dataset.talkScene === "`+scene+`" && document.body.dataset.talkState === "done" && `+canvasTime+` === `+timeMs)
+	}
+	// Scene 1 plays 5 s from the talk's start_ms and stops there.
+	done("0", "35000")
+	assert.Equal(t, "kip-1358-in-ten-minutes", eval[string](t, tb, `document.body.dataset.talk`))
+	assert.True(t, eval[bool](t, tb, `document.body.classList.contains("presenter")`), "a talk is in presenter mode")
+	assert.Contains(t, eval[string](t, tb, `document.getElementById("talk-caption-text").textContent`), "Four brokers, 800 partitions")
+	assert.Equal(t, "KIP-1358 in ten minutes · scene 1 of 5", eval[string](t, tb, `document.getElementById("talk-scene-of").textContent`))
+	// Everything but the canvas and the caption is hidden.
+	for _, sel := range []string{".toolbar", ".timeline", ".site-header", ".side", "#lesson-panel", ".charts-section"} {
+		assert.Equal(t, "none", eval[string](t, tb, `getComputedStyle(document.querySelector("`+sel+`")).display`), sel)
+	}
+	assert.Greater(t, eval[float64](t, tb, `parseFloat(getComputedStyle(document.getElementById("talk-caption-text")).fontSize)`), 30.0, "large type")
+	screenshot(t, tb, "talk-scene-1-1440.png", "")
+
+	// A clicker's PageDown: scene 2, the disk swap, played from where scene 1 ended.
+	setSpeed(t, tb, 100)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.PageDown)))
+	poll(t, tb, `document.body.dataset.talkScene === "1"`)
+	assert.Contains(t, eval[string](t, tb, `location.hash`), "talk=kip-1358-in-ten-minutes&scene=2")
+	assert.Contains(t, eval[string](t, tb, `document.getElementById("talk-caption-text").textContent`), "Broker 2's disk is replaced")
+	done("1", "360000")
+	screenshot(t, tb, "talk-scene-2-1440.png", "")
+
+	// PageUp and PageDown again: the same scene, to the same moment.
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.PageUp)))
+	done("0", "35000")
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.ArrowRight)))
+	done("1", "360000")
+
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+	// The renderer follows the canvas's new size (a ResizeObserver) before the shot.
+	poll(t, tb, `(c => c.width === Math.round(Math.max(320, Math.round(c.getBoundingClientRect().width)) * Math.min(3, Math.max(1, devicePixelRatio))))(document.getElementById("cluster-canvas"))`)
+	screenshot(t, tb, "talk-scene-2-390.png", "")
+	// Escape leaves the talk: the playground is back, the cluster as it is.
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.Escape)))
+	poll(t, tb, `!document.body.dataset.talk && !document.body.classList.contains("presenter")`)
+	assert.NotEqual(t, "none", eval[string](t, tb, `getComputedStyle(document.querySelector(".toolbar")).display`))
+	assert.Empty(t, tb.consoleErrors())
+}

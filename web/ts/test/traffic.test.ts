@@ -1,0 +1,88 @@
+// The traffic layer's pure parts and explain mode's choices (web/ts/traffic.ts, explain.ts).
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { isNews, isStop } from "../explain";
+import { Frame, Layout } from "../frame";
+import type { DecisionInfo, FrameBody } from "../protocol";
+import { S } from "../strings";
+import { electionWords, rateText, steadyFlows } from "../traffic";
+
+/** A frame of partitions with replicas `reps` (broker slots), leader positions and ISR positions. */
+function frame(reps: number[][], leaders: number[], isrs: number[][], brokers: number): Frame {
+  const n = reps.length;
+  const data = new ArrayBuffer(8 * n);
+  const isr = new Uint32Array(data, 0, n);
+  const state = new Uint8Array(data, 4 * n, 4 * n);
+  reps.forEach((_, p) => {
+    isr[p] = isrs[p].reduce((w, pos, k) => w | ((pos + 1) << (4 * k)), 0);
+    state[4 * p] = leaders[p];
+  });
+  const replicas = new Uint8Array(n * 3).fill(0xff);
+  reps.forEach((r, p) => r.forEach((slot, k) => (replicas[p * 3 + k] = slot)));
+  const body = {
+    brokers: Array.from({ length: brokers }, (_, i) => ({ id: i + 1 })),
+    partitions: { count: n, isr: 0, state: 4 * n },
+  } as unknown as FrameBody;
+  return new Frame(body, data, new Layout(1, n, 3, [], replicas, brokers));
+}
+
+test("steady replication splits each leader's bytes over the followers in sync with it", () => {
+  // Broker slot 0 leads two partitions, one followed in sync by slot 1 and one by slot 2;
+  // slot 1 leads one, followed by slot 2 in sync and slot 0 out of sync.
+  const f = frame(
+    [
+      [0, 1],
+      [0, 2],
+      [1, 2, 0],
+    ],
+    [0, 0, 0],
+    [[0, 1], [0, 1], [0, 1]],
+    3,
+  );
+  const flows = steadyFlows(f, [200, 100, 0]);
+  assert.deepEqual(flows, [
+    { from: 0, to: 1, bps: 100 },
+    { from: 0, to: 2, bps: 100 },
+    { from: 1, to: 2, bps: 100 },
+  ]);
+});
+
+test("a partition without a leader carries no steady flow", () => {
+  const f = frame([[0, 1]], [0xff], [[]], 2);
+  assert.deepEqual(steadyFlows(f, [100, 100]), []);
+});
+
+test("rates and election labels read as a person says them", () => {
+  assert.equal(rateText(20_000_000), "20.0 MB/s");
+  assert.equal(rateText(512_000), "512 KB/s");
+  assert.equal(electionWords({ election: "controlled_shutdown", trigger: "controlled shutdown of broker 2" }), "controlled shutdown · controlled shutdown of broker 2");
+  assert.equal(electionWords({ election: "preferred", trigger: "electPreferred run 4" }), "preferred · electPreferred run 4");
+});
+
+const decision = (d: Partial<DecisionInfo>): DecisionInfo => ({ timeMs: 0, decision: "leader", reason: "", count: 1, leader: 1, oldLeader: 2, ...d });
+
+test("explain mode stops at fences, elections, ISR changes and runs that did something", () => {
+  for (const kind of ["session_expired", "fenced", "leader", "isr", "quorum_leader", "snapshot"] as const) {
+    assert.ok(isStop(decision({ decision: kind })), kind);
+  }
+  assert.ok(!isStop(decision({ decision: "balancer_run", elected: 0 })), "a run that found nothing to do");
+  assert.ok(isStop(decision({ decision: "balancer_run", elected: 0, withheld: 80, brokers: [2] })), "a run the gate held back");
+  assert.ok(isStop(decision({ decision: "balancer_run", elected: 3 })));
+});
+
+test("the narration leaves out the steady heartbeats and fetches", () => {
+  const m = { api: "BrokerHeartbeat", from: 1, to: 3000, sentMs: 0, arriveMs: 1 };
+  assert.ok(!isNews({ ...m, note: "ready: unfence me" }));
+  assert.ok(!isNews({ ...m, api: "Fetch", note: "brings 3 records" }));
+  assert.ok(isNews({ ...m, note: "I want to shut down" }));
+  assert.ok(isNews({ ...m, api: "Vote", note: "vote for me in epoch 3" }));
+  assert.equal(S.narrateMessage({ ...m, api: "Vote", from: 3001, to: 3000, note: "granted", response: true }), "controller 3001 to controller 3000: Vote answer, granted");
+});
+
+test("the speed says what a screen second is in cluster time", () => {
+  assert.equal(S.speedMeaning(1), "1 s on screen = 1 s in the cluster · a heartbeat every 2 s");
+  assert.equal(S.speedMeaning(0.25), "1 s on screen = 0.25 s in the cluster · a heartbeat every 8 s");
+  assert.equal(S.speedMeaning(100), "1 s on screen = 1.7 min in the cluster · a heartbeat every 20 ms");
+  assert.equal(S.speedOption(0.25), "¼× slow motion");
+});
