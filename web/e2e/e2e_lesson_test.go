@@ -246,8 +246,10 @@ func TestLesson(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=6&step=2")
 		lessonClick(t, tb, "#lesson-show")
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		// The run's lines arrive with the frame after it.
+		poll(t, tb, `[...document.querySelectorAll("#event-log li span")].some(s => s.textContent.includes("for one more run"))`)
 		lines := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent).filter(s => s.includes("wait-for-sync held back"))`)
-		require.NotEmpty(t, lines, "the gate held broker 0 back")
+		require.NotEmpty(t, lines, "the gate held broker 0 back; the log: %s", eval[string](t, tb, `document.getElementById("event-log").textContent.slice(-1500)`))
 		over, within := false, false
 		for _, l := range lines {
 			assert.NotContains(t, l, "found no partition to hand back", "a run that held a broker back did not find nothing to do: %s", l)

@@ -449,7 +449,9 @@ export class LessonPanel {
     this.chose = i;
     recordPrediction(browserStore, o.lesson.id, this.step, { chose: i });
     this.showPredict();
-    this.checkedAt = -1; // the goals and picture appear with the next frame's check
+    this.checkedAt = -1; // the goals and picture appear with the next check
+    // A step opens paused, so no frame may come: check the frame on screen now.
+    if (this.sim.last) this.frame(this.sim.last);
   }
 
   /** A broker was selected on the canvas or in the list: it answers a "which broker" prediction. */
