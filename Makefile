@@ -57,7 +57,7 @@ run:
 	$(GO) run build.go -dev && $(GO) run ./web/cmd/serve -addr 127.0.0.1:$${PORT:-8080}
 
 # --- web pipeline: build.go, web/, wasm/ ---------------------------------------------------------
-.PHONY: dist wasm-test templ tsgen check-ts bench-frame
+.PHONY: dist wasm-test templ tsgen check-ts bench-frame bench-page
 
 # The release build: the static site with .gz/.br copies for a static host, its size table and
 # any budget it exceeds (go run build.go -h for options).
@@ -77,6 +77,14 @@ bench-frame:
 	$(GO) test -run='^$$' -bench='Frame|Advance' -benchmem ./wasm/bridge
 	GOOS=js GOARCH=wasm $(GO) test -run='^$$' -bench='Frame$$|Advance' -benchtime=40x -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/bridge
 	KRAFTLAB_MEASURE=1 $(GO) test -count=1 -v -run='TestPlayground/(page|frame)' ./web/e2e | grep -E 'time to|in Chromium|canvas:'
+
+# The page's figures in headless Chromium, printed as docs/performance.md's table: fps and speed
+# reached at every offered speed, first frame under two network profiles, memory, the lab's
+# compare. It builds this tree's release site; KRAFTLAB_BENCH_SITES=before=DIR,after=DIR measures
+# built sites side by side instead, KRAFTLAB_BENCH_ONLY=speed,load,memory,lab a subset. A
+# benchmark, not a test: CI runs none of it (about 15 minutes per site).
+bench-page:
+	KRAFTLAB_BENCH_PAGE=1 $(GO) test -count=1 -v -timeout=90m -run='^TestBenchPage$$' ./web/e2e | grep -v '^=== '
 
 # Regenerate web/*_templ.go after editing a .templ file (a test fails while they are stale).
 templ:

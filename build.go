@@ -26,7 +26,7 @@ func main() {
 	version := flag.String("version", "dev", "version stamped into the wasm and the page")
 	gz := flag.Bool("gzip", true, "write .gz copies")
 	br := flag.Bool("brotli", true, "write .br copies")
-	dev := flag.Bool("dev", false, "the edit loop's build: no .gz or .br copies (brotli at its best quality takes tens of seconds; on loopback the raw files cost nothing)")
+	dev := flag.Bool("dev", false, "the edit loop's build: no .gz or .br copies (brotli at its best quality takes tens of seconds; on loopback the raw files cost nothing) and no service worker (it would serve the previous build until its pages close)")
 	lines := flag.Bool("lines", false, "keep the wasm programs' file, line and inlining tables (tracebacks with file:line; about 130 KB more each, brotli)")
 	quiet := flag.Bool("q", false, "print nothing but errors")
 	flag.Parse()
@@ -35,7 +35,7 @@ func main() {
 		*gz, *br = false, false
 	}
 	start := time.Now()
-	opts := build.Options{Out: *out, Version: *version, Gzip: *gz, Brotli: *br, KeepLines: *lines}
+	opts := build.Options{Out: *out, Version: *version, Gzip: *gz, Brotli: *br, Offline: !*dev, KeepLines: *lines}
 	if !*quiet {
 		opts.Log = os.Stderr
 	}

@@ -84,6 +84,7 @@ type Cluster struct {
 	// manualElection marks those an elect_leaders event asked for. Both exist only while
 	// someone observes.
 	obs            func(*Happening)
+	hap            Happening // lent to obs (tell)
 	runOf          map[int32]int
 	manualElection map[int32]bool
 }

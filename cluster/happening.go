@@ -108,12 +108,17 @@ type Happening struct {
 	Run                         int
 	Elected, Deferred, Withheld int
 
-	// Note is a short phrase for a label: "ready, keep me unfenced", "brings 3 records".
-	Note string
+	// note is a broker request's phrase (Note); raft (the sender's epoch + 1, 0 for a broker
+	// request), entries, granted, preVote and snapshot are what a Raft RPC's phrase is made of.
+	note                       string
+	raft                       int32
+	entries                    int64
+	granted, preVote, snapshot bool
 }
 
 // Observe installs fn to be told of every happening from now on, in the order they happen
-// (AtMs never decreases); nil removes it. Observing changes nothing the cluster does: the same
+// (AtMs never decreases); nil removes it. The Happening is lent for the call only: fn copies
+// what it keeps. Observing changes nothing the cluster does: the same
 // Spec and events give the same results, byte for byte, and nothing is built for an observer
 // when there is none.
 func (c *Cluster) Observe(fn func(*Happening)) {
@@ -127,6 +132,13 @@ func (c *Cluster) Observe(fn func(*Happening)) {
 	c.ctl.Observe(control.Observer{Message: c.tellMessage, Request: c.tellRequest, SessionExpired: c.tellSessionExpired})
 }
 
+// tell hands h to the observer through one reused Happening, so that the millions of messages a
+// long run sends cost no allocation each: the observer gets a pointer valid only during the call.
+func (c *Cluster) tell(h *Happening) {
+	c.hap = *h
+	c.obs(&c.hap)
+}
+
 // scenarioMs turns a simulation time into a scenario time, keeping -1 (never).
 func (c *Cluster) scenarioMs(t int64) int64 {
 	if t < 0 {
@@ -137,32 +149,48 @@ func (c *Cluster) scenarioMs(t int64) int64 {
 
 func (c *Cluster) tellMessage(m *quorum.Message) {
 	h := Happening{Kind: Sent, AtMs: c.scenarioMs(m.SentMs), API: m.API, Response: m.Response, From: int32(m.From),
-		To: int32(m.To), ArriveMs: c.scenarioMs(m.DeliverMs), Partition: -1}
+		To: int32(m.To), ArriveMs: c.scenarioMs(m.DeliverMs), Partition: -1, raft: m.Epoch + 1, entries: m.Entries,
+		granted: m.Granted, preVote: m.PreVote, snapshot: m.Snapshot}
+	c.tell(&h)
+}
+
+// raftNote says what a Raft RPC means, from the fields tellMessage keeps; it is built only when
+// asked for (Note), since most messages are only counted.
+func (h *Happening) raftNote() string {
+	epoch := h.raft - 1
 	switch {
-	case m.API == "Fetch" && m.Response && m.Snapshot:
-		h.Note = "fetch the snapshot instead"
-	case m.API == "Fetch" && m.Response && m.Entries > 0:
-		h.Note = fmt.Sprintf("brings %d records", m.Entries)
-	case m.API == "Fetch" && m.Response:
-		h.Note = "nothing new"
-	case m.API == "Fetch":
-		h.Note = "any new records?"
-	case m.API == "FetchSnapshot" && m.Response:
-		h.Note = "a snapshot chunk"
-	case m.API == "Vote" && m.Response && m.Granted:
-		h.Note = "granted"
-	case m.API == "Vote" && m.Response:
-		h.Note = "refused"
-	case m.API == "Vote" && m.PreVote:
-		h.Note = fmt.Sprintf("pre-vote for epoch %d?", m.Epoch+1)
-	case m.API == "Vote":
-		h.Note = fmt.Sprintf("vote for me in epoch %d", m.Epoch)
-	case m.API == "BeginQuorumEpoch":
-		h.Note = fmt.Sprintf("I lead epoch %d", m.Epoch)
-	case m.API == "EndQuorumEpoch":
-		h.Note = fmt.Sprintf("I resign epoch %d", m.Epoch)
+	case h.API == "Fetch" && h.Response && h.snapshot:
+		return "fetch the snapshot instead"
+	case h.API == "Fetch" && h.Response && h.entries > 0:
+		return fmt.Sprintf("brings %d records", h.entries)
+	case h.API == "Fetch" && h.Response:
+		return "nothing new"
+	case h.API == "Fetch":
+		return "any new records?"
+	case h.API == "FetchSnapshot" && h.Response:
+		return "a snapshot chunk"
+	case h.API == "Vote" && h.Response && h.granted:
+		return "granted"
+	case h.API == "Vote" && h.Response:
+		return "refused"
+	case h.API == "Vote" && h.preVote:
+		return fmt.Sprintf("pre-vote for epoch %d?", epoch+1)
+	case h.API == "Vote":
+		return fmt.Sprintf("vote for me in epoch %d", epoch)
+	case h.API == "BeginQuorumEpoch":
+		return fmt.Sprintf("I lead epoch %d", epoch)
+	case h.API == "EndQuorumEpoch":
+		return fmt.Sprintf("I resign epoch %d", epoch)
 	}
-	c.obs(&h)
+	return ""
+}
+
+// Note is a short phrase for a message's label: "ready: unfence me", "brings 3 records".
+func (h *Happening) Note() string {
+	if h.raft != 0 {
+		return h.raftNote()
+	}
+	return h.note
 }
 
 func (c *Cluster) tellRequest(r *control.Request) {
@@ -170,20 +198,20 @@ func (c *Cluster) tellRequest(r *control.Request) {
 		ArriveMs: c.scenarioMs(r.ArriveMs), Partition: -1}
 	switch {
 	case r.Heartbeat != nil && r.Heartbeat.WantShutDown:
-		req.Note = "I want to shut down"
+		req.note = "I want to shut down"
 	case r.Heartbeat != nil && r.Heartbeat.WantFence:
-		req.Note = "not ready: keep me fenced"
+		req.note = "not ready: keep me fenced"
 	case r.Heartbeat != nil:
-		req.Note = "ready: unfence me"
+		req.note = "ready: unfence me"
 	case r.API == "AlterPartition":
-		req.Note = fmt.Sprintf("new ISR for %d partitions", r.Partitions)
+		req.note = fmt.Sprintf("new ISR for %d partitions", r.Partitions)
 	case r.API == "BrokerRegistration":
-		req.Note = "register me"
+		req.note = "register me"
 	}
 	if r.Controller < 0 {
-		req.To, req.Note = -1, req.Note+" (no controller known)"
+		req.To, req.note = -1, req.note+" (no controller known)"
 	}
-	c.obs(&req)
+	c.tell(&req)
 	if r.ReplyMs < 0 {
 		return
 	}
@@ -192,28 +220,28 @@ func (c *Cluster) tellRequest(r *control.Request) {
 	var apiErr *controller.APIError
 	switch {
 	case r.Err != nil && errors.As(r.Err, &apiErr):
-		rep.Note = string(apiErr.Code)
+		rep.note = string(apiErr.Code)
 	case r.Err != nil:
-		rep.Note = "error"
+		rep.note = "error"
 	case r.HeartbeatReply != nil && r.HeartbeatReply.ShouldShutDown:
-		rep.Note = "shut down now"
+		rep.note = "shut down now"
 	case r.HeartbeatReply != nil && r.HeartbeatReply.InControlledShutdown:
-		rep.Note = "you are in controlled shutdown"
+		rep.note = "you are in controlled shutdown"
 	case r.HeartbeatReply != nil && r.HeartbeatReply.IsFenced:
-		rep.Note = "you stay fenced"
+		rep.note = "you stay fenced"
 	case r.HeartbeatReply != nil:
-		rep.Note = "you are unfenced"
+		rep.note = "you are unfenced"
 	default:
-		rep.Note = "ok"
+		rep.note = "ok"
 	}
 	// The answer is sent when the request arrives, in the drawing; the model settles both at
 	// once (control.Client), so the order of the stream is kept by sending it at the same time.
 	rep.AtMs = req.AtMs
-	c.obs(&rep)
+	c.tell(&rep)
 }
 
 func (c *Cluster) tellSessionExpired(ctl, broker int32, lastContactMs, nowMs int64) {
-	c.obs(&Happening{Kind: Decided, AtMs: c.scenarioMs(nowMs), Decision: DecisionSessionExpired, Partition: -1,
+	c.tell(&Happening{Kind: Decided, AtMs: c.scenarioMs(nowMs), Decision: DecisionSessionExpired, Partition: -1,
 		From: ctl, Brokers: []int32{broker}, Leader: -1, OldLeader: -1,
 		Reason: fmt.Sprintf("controller %d's session check: broker %d sent no heartbeat for %d ms, more than broker.session.timeout.ms, so it writes the fence",
 			ctl, broker, nowMs-lastContactMs)})
@@ -223,7 +251,7 @@ func (c *Cluster) tellSessionExpired(ctl, broker int32, lastContactMs, nowMs int
 // view; before is the partition it changed as it was (nil for other records).
 func (c *Cluster) tellCommitted(ce control.CommittedEntry, before *metadata.Partition, idx int32) {
 	now := ce.CommitMs - c.t0
-	c.obs(&Happening{Kind: Committed, AtMs: now, Offset: ce.Offset, Record: ce.Record.Type(), Partition: idx})
+	c.tell(&Happening{Kind: Committed, AtMs: now, Offset: ce.Offset, Record: ce.Record.Type(), Partition: idx})
 	switch r := ce.Record.(type) {
 	case *metadata.BrokerRegistrationChangeRecord:
 		switch r.Fenced {
@@ -232,14 +260,14 @@ func (c *Cluster) tellCommitted(ce control.CommittedEntry, before *metadata.Part
 			if b := c.view.Broker(r.BrokerID); b != nil && b.InControlledShutdown {
 				reason = fmt.Sprintf("broker %d is fenced: its controlled shutdown is complete", r.BrokerID)
 			}
-			c.obs(&Happening{Kind: Decided, AtMs: now, Decision: DecisionFenced, Brokers: []int32{r.BrokerID}, Partition: -1,
+			c.tell(&Happening{Kind: Decided, AtMs: now, Decision: DecisionFenced, Brokers: []int32{r.BrokerID}, Partition: -1,
 				Leader: -1, OldLeader: -1, Reason: reason})
 		case metadata.FenceUnfence:
-			c.obs(&Happening{Kind: Decided, AtMs: now, Decision: DecisionUnfenced, Brokers: []int32{r.BrokerID}, Partition: -1,
+			c.tell(&Happening{Kind: Decided, AtMs: now, Decision: DecisionUnfenced, Brokers: []int32{r.BrokerID}, Partition: -1,
 				Leader: -1, OldLeader: -1, Reason: fmt.Sprintf("broker %d is unfenced: it caught up with the metadata log and may lead again", r.BrokerID)})
 		}
 	case *metadata.LeaderChangeMessage:
-		c.obs(&Happening{Kind: Decided, AtMs: now, Decision: DecisionQuorumLeader, From: r.LeaderID, Partition: -1,
+		c.tell(&Happening{Kind: Decided, AtMs: now, Decision: DecisionQuorumLeader, From: r.LeaderID, Partition: -1,
 			Leader: r.LeaderID, OldLeader: -1,
 			Reason: fmt.Sprintf("controller %d won the vote for epoch %d and is the active controller", r.LeaderID, r.Epoch)})
 	case *metadata.PartitionChangeRecord:
@@ -249,7 +277,7 @@ func (c *Cluster) tellCommitted(ce control.CommittedEntry, before *metadata.Part
 		p := &c.view.Partitions[idx]
 		name := fmt.Sprintf("%s-%d", r.Topic, r.PartitionID)
 		if r.Isr != nil {
-			c.obs(&Happening{Kind: Decided, AtMs: now, Decision: DecisionIsr, Partition: idx, Leader: p.Leader, OldLeader: before.Leader,
+			c.tell(&Happening{Kind: Decided, AtMs: now, Decision: DecisionIsr, Partition: idx, Leader: p.Leader, OldLeader: before.Leader,
 				Reason: fmt.Sprintf("%s: the ISR is now %v (was %v)", name, p.Isr(), before.Isr())})
 		}
 		if r.Leader != metadata.NoLeaderChange && r.Leader != before.Leader {
@@ -310,7 +338,7 @@ func (c *Cluster) tellLeader(now int64, idx int32, name string, from int32, p *m
 	default:
 		h.Reason = fmt.Sprintf("%s: leader moved from broker %d to broker %d (%s election, %s)", name, from, p.Leader, h.Election, h.Trigger)
 	}
-	c.obs(&h)
+	c.tell(&h)
 }
 
 // tellRun reports an electPreferred run (number n, from 1) and remembers what it elected, so
@@ -338,7 +366,7 @@ func (c *Cluster) tellRun(n int, r *BalancerRun) {
 	if r.DeferredByCap > 0 {
 		reason += fmt.Sprintf("; the cap (%d per run) deferred %d to the next run", r.MaxPerRun, r.DeferredByCap)
 	}
-	c.obs(&Happening{Kind: Decided, AtMs: r.TimeMs, Decision: DecisionBalancerRun, Partition: -1, Leader: -1, OldLeader: -1,
+	c.tell(&Happening{Kind: Decided, AtMs: r.TimeMs, Decision: DecisionBalancerRun, Partition: -1, Leader: -1, OldLeader: -1,
 		Run: n, Elected: len(r.Elected), Deferred: r.DeferredByCap, Withheld: withheld,
 		Brokers: append([]int32(nil), r.GatedBrokers...), Trigger: "the electPreferred timer", Reason: reason})
 }

@@ -52,7 +52,7 @@ func TestTheStreamTellsCauseBeforeEffect(t *testing.T) {
 	}
 	before := first(s, 0, func(h *Happening) bool { return h.Kind == Sent && h.API == "BrokerHeartbeat" && h.From == 1 })
 	require.GreaterOrEqual(t, before, 0, "broker 1 heartbeats while it runs")
-	assert.Equal(t, "ready: unfence me", s[before].Note)
+	assert.Equal(t, "ready: unfence me", s[before].Note())
 	assert.Equal(t, -1, heartbeat(0), "a killed broker sends no heartbeats")
 
 	expired := first(s, 0, func(h *Happening) bool { return h.Decision == DecisionSessionExpired && h.Brokers[0] == 1 })
@@ -74,9 +74,9 @@ func TestTheStreamTellsCauseBeforeEffect(t *testing.T) {
 
 	// The controller failover: votes travel, then the new leader announces its epoch.
 	vote := first(s, moved, func(h *Happening) bool {
-		return h.Kind == Sent && h.API == "Vote" && !h.Response && !strings.HasPrefix(h.Note, "pre-vote")
+		return h.Kind == Sent && h.API == "Vote" && !h.Response && !strings.HasPrefix(h.Note(), "pre-vote")
 	})
-	granted := first(s, vote, func(h *Happening) bool { return h.API == "Vote" && h.Response && h.Note == "granted" })
+	granted := first(s, vote, func(h *Happening) bool { return h.API == "Vote" && h.Response && h.Note() == "granted" })
 	begin := first(s, granted, func(h *Happening) bool { return h.API == "BeginQuorumEpoch" })
 	leader := first(s, begin, func(h *Happening) bool { return h.Decision == DecisionQuorumLeader })
 	require.True(t, vote >= 0 && granted > vote && begin > granted && leader > begin,

@@ -345,7 +345,7 @@ func (c *Cluster) Do(ev Event) error {
 		}
 		sid, err := c.ctl.Snapshot(id)
 		if err == nil && c.obs != nil {
-			c.obs(&Happening{Kind: Decided, AtMs: c.Now(), Decision: DecisionSnapshot, From: id, Partition: -1, Leader: -1, OldLeader: -1,
+			c.tell(&Happening{Kind: Decided, AtMs: c.Now(), Decision: DecisionSnapshot, From: id, Partition: -1, Leader: -1, OldLeader: -1,
 				Offset: sid.EndOffset, Reason: fmt.Sprintf("controller %d wrote a metadata snapshot up to offset %d: a node that falls behind it loads the snapshot instead of replaying the log", id, sid.EndOffset)})
 		}
 		return err

@@ -53,7 +53,7 @@ func RunPlanComparison(ctx context.Context, doc []byte, plan *Plan, candidate Po
 	var mu sync.Mutex
 	done := 0
 	runOne := func(i int) {
-		results[i], errs[i] = RunPlan(ctx, b.docs[i], plan, nil)
+		results[i], errs[i] = RunPlan(b.docs[i], plan, func(int64) error { return ctx.Err() })
 		if errs[i] != nil {
 			cancel()
 			return

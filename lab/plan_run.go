@@ -3,7 +3,6 @@ package lab
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -88,11 +87,10 @@ func planDoc(doc []byte, plan *Plan, brokers int) ([]byte, error) {
 
 // planRun drives one cluster through a plan.
 type planRun struct {
-	ctx      context.Context
 	r        *Runner
 	c        *cluster.Cluster
 	res      *PlanResult
-	progress func(nowMs int64)
+	progress func(nowMs int64) error
 	// per-sample observation
 	seen    int
 	minIsr  []int // by topic index
@@ -101,9 +99,12 @@ type planRun struct {
 }
 
 // RunPlan runs a plan on a scenario (a cluster-mode file; its own events are dropped). It is a
-// pure function of the file and the plan; ctx stops it between polls. progress, if set, gets
-// the scenario time reached.
-func RunPlan(ctx context.Context, doc []byte, plan *Plan, progress func(nowMs int64)) (*PlanResult, error) {
+// pure function of the file and the plan. progress, if set, gets the scenario time reached
+// between polls; an error from it stops the run with that error (RunPlanComparison's stops it
+// when its context is done). It takes no context itself: the page's worker plays plans too,
+// and a context.Context in the wasm brings time.Time's formatting and parsing into lab.wasm
+// (about 140 KB before compression) for no deadline it would use.
+func RunPlan(doc []byte, plan *Plan, progress func(nowMs int64) error) (*PlanResult, error) {
 	probe, err := parseCluster(doc, "the lab runs cluster-mode scenarios")
 	if err != nil {
 		return nil, err
@@ -119,7 +120,7 @@ func RunPlan(ctx context.Context, doc []byte, plan *Plan, progress func(nowMs in
 	if err != nil {
 		return nil, err
 	}
-	p := &planRun{ctx: ctx, r: r, c: r.c, res: &PlanResult{LastStartMs: -1, BalancedAtMs: -1, BalancedAfterMs: -1},
+	p := &planRun{r: r, c: r.c, res: &PlanResult{LastStartMs: -1, BalancedAtMs: -1, BalancedAfterMs: -1},
 		progress: progress, risk: map[int32]*PartitionRisk{}}
 	if err := p.play(plan); err != nil {
 		return nil, err
@@ -257,9 +258,6 @@ func (p *planRun) waitFor(pollMs, deadline int64, cond func() bool) (ok, stop bo
 // samples' observation. stop is true when a violation ended the run.
 func (p *planRun) advance(ms int64) (stop bool, err error) {
 	for p.c.Now() < ms {
-		if err := p.ctx.Err(); err != nil {
-			return true, err
-		}
 		next := min(ms, p.c.Now()+60_000)
 		if err := p.c.RunUntil(next); err != nil {
 			if p.c.Err() != nil {
@@ -270,7 +268,9 @@ func (p *planRun) advance(ms int64) (stop bool, err error) {
 		}
 		p.observe()
 		if p.progress != nil {
-			p.progress(p.c.Now())
+			if err := p.progress(p.c.Now()); err != nil {
+				return true, err
+			}
 		}
 	}
 	return p.c.Err() != nil, nil

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,13 +20,17 @@ type Rehearsal struct {
 	base      int
 	runs      []*steppedRun
 	next      int // the run being stepped
-	ctx       context.Context
-	cancel    context.CancelFunc
-	bound     int64 // scenario time bound of one run, for progress
+	// closed is set by Close, while every run's goroutine waits for its turn; the run that
+	// wakes up then stops (RunPlan's progress returns an error).
+	closed bool
+	bound  int64 // scenario time bound of one run, for progress
 	// only, when 0 or more, is the one run this rehearsal plays (PlayOnly); the others come
 	// from other workers through Adopt.
 	only int
 }
+
+// errRehearsalClosed ends the run that was waiting when its rehearsal was closed.
+var errRehearsalClosed = errors.New("lab: the rehearsal was closed")
 
 type steppedRun struct {
 	resume chan int64 // the scenario time to run until
@@ -61,7 +64,6 @@ func NewRehearsal(doc []byte, plan *Plan, candidate Policy) (*Rehearsal, error) 
 	r := &Rehearsal{plan: plan, candidate: candidate, cur: b.add(doc), cand: b.add(candDoc), base: b.add(baseDoc),
 		bound: plan.boundMs(len(probe.Cluster.Spec.Brokers))}
 	r.docs, r.only = b.docs, -1
-	r.ctx, r.cancel = context.WithCancel(context.Background())
 	for range r.docs {
 		r.runs = append(r.runs, &steppedRun{resume: make(chan int64), paused: make(chan int64), done: make(chan struct{})})
 	}
@@ -102,11 +104,15 @@ func (r *Rehearsal) stepRun(i int, ms int64) error {
 		go func() {
 			defer close(s.done)
 			target := <-s.resume
-			res, err := RunPlan(r.ctx, r.docs[i], r.plan, func(now int64) {
+			res, err := RunPlan(r.docs[i], r.plan, func(now int64) error {
 				if now >= target {
 					s.paused <- now
 					target = <-s.resume
 				}
+				if r.closed {
+					return errRehearsalClosed
+				}
+				return nil
 			})
 			s.err = err
 			if err == nil {
@@ -204,7 +210,7 @@ func (r *Rehearsal) Adopt(i int, data []byte) error {
 // Close stops a rehearsal that will not be stepped to its end: the paused run's goroutine
 // returns at its next check.
 func (r *Rehearsal) Close() {
-	r.cancel()
+	r.closed = true
 	for _, s := range r.runs {
 		if !s.start {
 			continue

@@ -16,6 +16,18 @@ type PageData struct {
 	// CSP is the Content-Security-Policy repeated in a <meta> tag, so that the page keeps its
 	// policy on a static host that sends no headers (see server.MetaContentSecurityPolicy).
 	CSP string
+	// FirstFrame is the default cluster's first frame as JSON (web/build computes it), which
+	// the playground draws before its wasm has arrived (web/ts/prebuilt.ts); empty: none.
+	FirstFrame string
+	// ServiceWorker is the site's service worker script (sw.js, release builds only), which the
+	// playground registers (web/ts/offline.ts) so that a visited site works offline; empty: none.
+	ServiceWorker string
+}
+
+// firstFrameScript is FirstFrame in a JSON data block, which no policy treats as a script.
+// The JSON must come HTML-escaped (encoding/json's default), so that it cannot end the element.
+func firstFrameScript(frame string) string {
+	return `<script type="application/json" id="first-frame">` + frame + `</script>`
 }
 
 // Page is the whole index.html. It loads no inline script or style: the strict CSP forbids
@@ -93,7 +105,17 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<section class=\"cluster\" aria-labelledby=\"cluster-heading\"><h2 id=\"cluster-heading\" data-s=\"clusterHeading\"></h2><canvas id=\"cluster-canvas\" width=\"1280\" height=\"720\" role=\"img\" aria-describedby=\"cluster-desc\"></canvas><p id=\"cluster-desc\" class=\"cluster-desc\" aria-live=\"off\"></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<section class=\"cluster\" aria-labelledby=\"cluster-heading\"><h2 id=\"cluster-heading\" data-s=\"clusterHeading\"></h2><canvas id=\"cluster-canvas\" width=\"1280\" height=\"720\" role=\"img\" aria-describedby=\"cluster-desc\"></canvas>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if d.FirstFrame != "" {
+			templ_7745c5c3_Err = templ.Raw(firstFrameScript(d.FirstFrame)).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<p id=\"cluster-desc\" class=\"cluster-desc\" aria-live=\"off\"></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -101,7 +123,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<div id=\"explain-card\" class=\"explain-card\" role=\"status\" hidden><p class=\"explain-title\"></p><ul class=\"explain-reasons\"></ul><button type=\"button\" id=\"explain-continue\" data-s=\"explainContinue\"></button></div><p id=\"narration\" class=\"cluster-desc\" aria-live=\"polite\"></p><ol id=\"latest-events\" class=\"latest-events\" aria-hidden=\"true\"></ol><div id=\"canvas-tooltip\" class=\"canvas-tooltip\" role=\"tooltip\" hidden></div><div id=\"canvas-menu\" class=\"canvas-menu\" role=\"menu\" hidden></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div id=\"explain-card\" class=\"explain-card\" role=\"status\" hidden><p class=\"explain-title\"></p><ul class=\"explain-reasons\"></ul><button type=\"button\" id=\"explain-continue\" data-s=\"explainContinue\"></button></div><p id=\"narration\" class=\"cluster-desc\" aria-live=\"polite\"></p><ol id=\"latest-events\" class=\"latest-events\" aria-hidden=\"true\"></ol><div id=\"canvas-tooltip\" class=\"canvas-tooltip\" role=\"tooltip\" hidden></div><div id=\"canvas-menu\" class=\"canvas-menu\" role=\"menu\" hidden></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -109,7 +131,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<section class=\"log-strip\" aria-labelledby=\"log-strip-heading\"><h3 id=\"log-strip-heading\" data-s=\"logStripHeading\"></h3><p class=\"hint\" data-s=\"logStripHint\"></p><canvas id=\"log-strip\" height=\"104\" role=\"img\" aria-labelledby=\"log-strip-heading\" aria-describedby=\"log-strip-desc\"></canvas><p id=\"log-strip-desc\" class=\"cluster-desc\" aria-live=\"off\"></p></section><section class=\"charts-section\" aria-labelledby=\"charts-heading\"><h3 id=\"charts-heading\" data-s=\"chartsHeading\"></h3><div id=\"charts\" class=\"charts\"></div></section><div class=\"actors\"><section class=\"brokers\" aria-labelledby=\"brokers-heading\"><h3 id=\"brokers-heading\" data-s=\"brokersHeading\"></h3><p class=\"hint\" data-s=\"brokersHint\"></p><ul id=\"broker-list\" class=\"actor-list\"></ul></section><section class=\"controllers\" aria-labelledby=\"controllers-heading\"><h3 id=\"controllers-heading\" data-s=\"controllersHeading\"></h3><p class=\"hint\" data-s=\"controllersHint\"></p><ul id=\"controller-list\" class=\"actor-list\"></ul></section></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<section class=\"log-strip\" aria-labelledby=\"log-strip-heading\"><h3 id=\"log-strip-heading\" data-s=\"logStripHeading\"></h3><p class=\"hint\" data-s=\"logStripHint\"></p><canvas id=\"log-strip\" height=\"104\" role=\"img\" aria-labelledby=\"log-strip-heading\" aria-describedby=\"log-strip-desc\"></canvas><p id=\"log-strip-desc\" class=\"cluster-desc\" aria-live=\"off\"></p></section><section class=\"charts-section\" aria-labelledby=\"charts-heading\"><h3 id=\"charts-heading\" data-s=\"chartsHeading\"></h3><div id=\"charts\" class=\"charts\"></div></section><div class=\"actors\"><section class=\"brokers\" aria-labelledby=\"brokers-heading\"><h3 id=\"brokers-heading\" data-s=\"brokersHeading\"></h3><p class=\"hint\" data-s=\"brokersHint\"></p><ul id=\"broker-list\" class=\"actor-list\"></ul></section><section class=\"controllers\" aria-labelledby=\"controllers-heading\"><h3 id=\"controllers-heading\" data-s=\"controllersHeading\"></h3><p class=\"hint\" data-s=\"controllersHint\"></p><ul id=\"controller-list\" class=\"actor-list\"></ul></section></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -117,7 +139,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</section><aside class=\"side\" data-s-label=\"sideLabel\"><section class=\"events\" aria-labelledby=\"events-heading\"><h2 id=\"events-heading\" data-s=\"eventsHeading\"></h2><ol id=\"event-log\" class=\"event-log\" aria-live=\"polite\" aria-relevant=\"additions\" tabindex=\"0\" data-s-label=\"eventsHeading\"></ol></section><section class=\"partitions\" aria-labelledby=\"partitions-heading\"><h2 id=\"partitions-heading\" data-s=\"partitionsHeading\"></h2><label for=\"partition-filter\" class=\"filter-label\" data-s=\"filterLabel\"></label> <input id=\"partition-filter\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"filter-help\"><p id=\"filter-help\" class=\"hint\" data-s=\"filterHelp\"></p><p id=\"describe-topic\" class=\"describe-topic\"></p><div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-labelledby=\"partitions-heading\"><table id=\"partition-table\" class=\"describe\"><caption id=\"partition-caption\"></caption> <thead><tr><th scope=\"col\">Topic</th><th scope=\"col\">Partition</th><th scope=\"col\">Leader</th><th scope=\"col\">Replicas</th><th scope=\"col\">Isr</th><th scope=\"col\">Elr</th><th scope=\"col\">LastKnownElr</th></tr></thead> <tbody id=\"partition-rows\"></tbody></table></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</section><aside class=\"side\" data-s-label=\"sideLabel\"><section class=\"events\" aria-labelledby=\"events-heading\"><h2 id=\"events-heading\" data-s=\"eventsHeading\"></h2><ol id=\"event-log\" class=\"event-log\" aria-live=\"polite\" aria-relevant=\"additions\" tabindex=\"0\" data-s-label=\"eventsHeading\"></ol></section><section class=\"partitions\" aria-labelledby=\"partitions-heading\"><h2 id=\"partitions-heading\" data-s=\"partitionsHeading\"></h2><label for=\"partition-filter\" class=\"filter-label\" data-s=\"filterLabel\"></label> <input id=\"partition-filter\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"filter-help\"><p id=\"filter-help\" class=\"hint\" data-s=\"filterHelp\"></p><p id=\"describe-topic\" class=\"describe-topic\"></p><div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-labelledby=\"partitions-heading\"><table id=\"partition-table\" class=\"describe\"><caption id=\"partition-caption\"></caption> <thead><tr><th scope=\"col\">Topic</th><th scope=\"col\">Partition</th><th scope=\"col\">Leader</th><th scope=\"col\">Replicas</th><th scope=\"col\">Isr</th><th scope=\"col\">Elr</th><th scope=\"col\">LastKnownElr</th></tr></thead> <tbody id=\"partition-rows\"></tbody></table></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -125,7 +147,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<details class=\"configs\" open><summary><h2 id=\"configs-heading\" data-s=\"configsHeading\"></h2></summary><section aria-labelledby=\"configs-heading\" aria-busy=\"true\"><p data-s=\"configsIntro\"></p><ul id=\"config-list\" class=\"config-list\"></ul></section></details></aside></div></main>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<details class=\"configs\" open><summary><h2 id=\"configs-heading\" data-s=\"configsHeading\"></h2></summary><section aria-labelledby=\"configs-heading\" aria-busy=\"true\"><p data-s=\"configsIntro\"></p><ul id=\"config-list\" class=\"config-list\"></ul></section></details></aside></div></main>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -133,7 +155,7 @@ func Page(d PageData) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<noscript><p>KRaft Lab needs JavaScript and WebAssembly.</p></noscript></body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<noscript><p>KRaft Lab needs JavaScript and WebAssembly.</p></noscript></body></html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -159,7 +181,7 @@ func toolbar() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<section class=\"toolbar\" data-s-label=\"toolbarLabel\"><form id=\"start-form\" class=\"start-form\" novalidate><label for=\"seed\" data-s=\"seedLabel\"></label> <input id=\"seed\" name=\"seed\" type=\"text\" inputmode=\"numeric\" autocomplete=\"off\" value=\"1\" size=\"8\"> <label for=\"broker-count\" data-s=\"brokerCountLabel\"></label> <input id=\"broker-count\" name=\"brokers\" type=\"number\" min=\"3\" max=\"12\" value=\"4\"> <label for=\"partition-count\" data-s=\"partitionCountLabel\"></label> <input id=\"partition-count\" name=\"partitions\" type=\"number\" min=\"1\" max=\"100000\" value=\"12\"> <button type=\"submit\" id=\"start-button\" data-s=\"startButton\"></button> <span id=\"start-error\" class=\"form-error\" role=\"alert\"></span></form><div class=\"run-controls\"><button type=\"button\" id=\"play-button\" aria-pressed=\"false\" aria-keyshortcuts=\"Space\"></button> <label for=\"speed\" data-s=\"speedLabel\"></label> <select id=\"speed\" aria-describedby=\"speed-meaning\"></select> <span id=\"speed-meaning\" class=\"speed-meaning\"></span> <output id=\"clock\" class=\"clock\" aria-live=\"off\"></output><label class=\"toggle\"><input type=\"checkbox\" id=\"traffic-toggle\" checked> <span data-s=\"trafficToggle\"></span></label> <label class=\"toggle\"><input type=\"checkbox\" id=\"explain-toggle\"> <span data-s=\"explainToggle\"></span></label></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<section class=\"toolbar\" data-s-label=\"toolbarLabel\"><form id=\"start-form\" class=\"start-form\" novalidate><label for=\"seed\" data-s=\"seedLabel\"></label> <input id=\"seed\" name=\"seed\" type=\"text\" inputmode=\"numeric\" autocomplete=\"off\" value=\"1\" size=\"8\"> <label for=\"broker-count\" data-s=\"brokerCountLabel\"></label> <input id=\"broker-count\" name=\"brokers\" type=\"number\" min=\"3\" max=\"12\" value=\"4\"> <label for=\"partition-count\" data-s=\"partitionCountLabel\"></label> <input id=\"partition-count\" name=\"partitions\" type=\"number\" min=\"1\" max=\"100000\" value=\"12\"> <button type=\"submit\" id=\"start-button\" data-s=\"startButton\"></button> <span id=\"start-error\" class=\"form-error\" role=\"alert\"></span></form><div class=\"run-controls\"><button type=\"button\" id=\"play-button\" aria-pressed=\"false\" aria-keyshortcuts=\"Space\"></button> <label for=\"speed\" data-s=\"speedLabel\"></label> <select id=\"speed\" aria-describedby=\"speed-meaning\"></select> <span id=\"speed-meaning\" class=\"speed-meaning\"></span> <output id=\"clock\" class=\"clock\" aria-live=\"off\"></output><label class=\"toggle\"><input type=\"checkbox\" id=\"traffic-toggle\" checked> <span data-s=\"trafficToggle\"></span></label> <label class=\"toggle\"><input type=\"checkbox\" id=\"explain-toggle\"> <span data-s=\"explainToggle\"></span></label></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -185,7 +207,7 @@ func legend() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<ul class=\"legend\" data-s-label=\"legendLabel\"><li><span class=\"swatch cell-leader\" aria-hidden=\"true\"></span><span data-s=\"legendLeader\"></span></li><li><span class=\"swatch cell-follower\" aria-hidden=\"true\"></span><span data-s=\"legendFollower\"></span></li><li><span class=\"swatch cell-elr\" aria-hidden=\"true\"></span><span data-s=\"legendElr\"></span></li><li><span class=\"swatch cell-oos\" aria-hidden=\"true\"></span><span data-s=\"legendOutOfSync\"></span></li><li><span class=\"swatch cell-offline\" aria-hidden=\"true\"></span><span data-s=\"legendOffline\"></span></li><li><span class=\"swatch cell-preferred\" aria-hidden=\"true\"></span><span data-s=\"legendPreferred\"></span></li><li><span class=\"swatch state-running\" aria-hidden=\"true\"></span><span data-s=\"legendRunning\"></span></li><li><span class=\"swatch state-fenced\" aria-hidden=\"true\"></span><span data-s=\"legendFenced\"></span></li><li><span class=\"swatch state-shutdown\" aria-hidden=\"true\"></span><span data-s=\"legendShutdown\"></span></li><li><span class=\"swatch state-stopped\" aria-hidden=\"true\"></span><span data-s=\"legendStopped\"></span></li><li><span class=\"swatch catch-up\" aria-hidden=\"true\"></span><span data-s=\"legendCatchUp\"></span></li><li><span class=\"swatch messages\" aria-hidden=\"true\"></span><span data-s=\"legendMessages\"></span></li><li><span class=\"swatch flows\" aria-hidden=\"true\"></span><span data-s=\"legendFlows\"></span></li></ul>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<ul class=\"legend\" data-s-label=\"legendLabel\"><li><span class=\"swatch cell-leader\" aria-hidden=\"true\"></span><span data-s=\"legendLeader\"></span></li><li><span class=\"swatch cell-follower\" aria-hidden=\"true\"></span><span data-s=\"legendFollower\"></span></li><li><span class=\"swatch cell-elr\" aria-hidden=\"true\"></span><span data-s=\"legendElr\"></span></li><li><span class=\"swatch cell-oos\" aria-hidden=\"true\"></span><span data-s=\"legendOutOfSync\"></span></li><li><span class=\"swatch cell-offline\" aria-hidden=\"true\"></span><span data-s=\"legendOffline\"></span></li><li><span class=\"swatch cell-preferred\" aria-hidden=\"true\"></span><span data-s=\"legendPreferred\"></span></li><li><span class=\"swatch state-running\" aria-hidden=\"true\"></span><span data-s=\"legendRunning\"></span></li><li><span class=\"swatch state-fenced\" aria-hidden=\"true\"></span><span data-s=\"legendFenced\"></span></li><li><span class=\"swatch state-shutdown\" aria-hidden=\"true\"></span><span data-s=\"legendShutdown\"></span></li><li><span class=\"swatch state-stopped\" aria-hidden=\"true\"></span><span data-s=\"legendStopped\"></span></li><li><span class=\"swatch catch-up\" aria-hidden=\"true\"></span><span data-s=\"legendCatchUp\"></span></li><li><span class=\"swatch messages\" aria-hidden=\"true\"></span><span data-s=\"legendMessages\"></span></li><li><span class=\"swatch flows\" aria-hidden=\"true\"></span><span data-s=\"legendFlows\"></span></li></ul>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -211,7 +233,7 @@ func helpDialog() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<dialog id=\"help-dialog\" class=\"help-dialog\" aria-labelledby=\"help-heading\"><h2 id=\"help-heading\" data-s=\"helpHeading\" tabindex=\"-1\"></h2><p data-s=\"helpIntro\"></p><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"shortcut-rows\"></tbody></table><h3 data-s=\"viewShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"view-shortcut-rows\"></tbody></table><h3 data-s=\"runShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"run-shortcut-rows\"></tbody></table><p data-s=\"helpCanvas\"></p><p id=\"build-stamp\" class=\"hint\"></p><form method=\"dialog\"><button type=\"submit\" id=\"help-close\" data-s=\"helpClose\"></button></form></dialog>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<dialog id=\"help-dialog\" class=\"help-dialog\" aria-labelledby=\"help-heading\"><h2 id=\"help-heading\" data-s=\"helpHeading\" tabindex=\"-1\"></h2><p data-s=\"helpIntro\"></p><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"shortcut-rows\"></tbody></table><h3 data-s=\"viewShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"view-shortcut-rows\"></tbody></table><h3 data-s=\"runShortcutsHeading\"></h3><table class=\"shortcuts\"><thead><tr><th scope=\"col\" data-s=\"helpKey\"></th><th scope=\"col\" data-s=\"helpAction\"></th></tr></thead> <tbody id=\"run-shortcut-rows\"></tbody></table><p data-s=\"helpCanvas\"></p><p id=\"build-stamp\" class=\"hint\"></p><form method=\"dialog\"><button type=\"submit\" id=\"help-close\" data-s=\"helpClose\"></button></form></dialog>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -237,7 +259,7 @@ func errorPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<section id=\"error-panel\" class=\"error-panel\" role=\"alert\" aria-labelledby=\"error-heading\" hidden><h2 id=\"error-heading\" data-s=\"errorHeading\"></h2><p data-s=\"errorIntro\"></p><pre id=\"error-report\" tabindex=\"0\"></pre><button type=\"button\" id=\"copy-report\" data-s=\"copyReport\"></button> <span id=\"copy-status\" role=\"status\" aria-live=\"polite\"></span></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<section id=\"error-panel\" class=\"error-panel\" role=\"alert\" aria-labelledby=\"error-heading\" hidden><h2 id=\"error-heading\" data-s=\"errorHeading\"></h2><p data-s=\"errorIntro\"></p><pre id=\"error-report\" tabindex=\"0\"></pre><button type=\"button\" id=\"copy-report\" data-s=\"copyReport\"></button> <span id=\"copy-status\" role=\"status\" aria-live=\"polite\"></span></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -264,7 +286,7 @@ func timeline() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<section class=\"timeline\" aria-labelledby=\"scrub-label\"><label id=\"scrub-label\" for=\"scrub\" data-s=\"scrubLabel\"></label><div class=\"scrub-wrap\"><input id=\"scrub\" type=\"range\" min=\"0\" max=\"0\" value=\"0\" aria-describedby=\"scrub-hint\"><div id=\"scrub-marks\" class=\"scrub-marks\" aria-hidden=\"true\"></div></div><output id=\"scrub-time\" for=\"scrub\" class=\"scrub-time\"></output> <button type=\"button\" id=\"step-event\" aria-keyshortcuts=\".\" data-s=\"stepEvent\"></button> <button type=\"button\" id=\"step-run\" aria-keyshortcuts=\"N\" data-s=\"stepRun\"></button> <button type=\"button\" id=\"rewind\" aria-keyshortcuts=\"Home\" data-s=\"rewind\"></button><p id=\"scrub-hint\" class=\"hint scrub-hint\" aria-live=\"polite\"></p></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<section class=\"timeline\" aria-labelledby=\"scrub-label\"><label id=\"scrub-label\" for=\"scrub\" data-s=\"scrubLabel\"></label><div class=\"scrub-wrap\"><input id=\"scrub\" type=\"range\" min=\"0\" max=\"0\" value=\"0\" aria-describedby=\"scrub-hint\"><div id=\"scrub-marks\" class=\"scrub-marks\" aria-hidden=\"true\"></div></div><output id=\"scrub-time\" for=\"scrub\" class=\"scrub-time\"></output> <button type=\"button\" id=\"step-event\" aria-keyshortcuts=\".\" data-s=\"stepEvent\"></button> <button type=\"button\" id=\"step-run\" aria-keyshortcuts=\"N\" data-s=\"stepRun\"></button> <button type=\"button\" id=\"rewind\" aria-keyshortcuts=\"Home\" data-s=\"rewind\"></button><p id=\"scrub-hint\" class=\"hint scrub-hint\" aria-live=\"polite\"></p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -291,7 +313,7 @@ func actionsPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<section class=\"more-actions\" aria-labelledby=\"more-actions-heading\"><h3 id=\"more-actions-heading\" data-s=\"moreActionsHeading\"></h3><form id=\"network-form\" class=\"action-form\" novalidate><fieldset><legend data-s=\"networkLegend\"></legend> <label for=\"net-a\" data-s=\"netALabel\"></label> <select id=\"net-a\"></select> <label for=\"net-b\" data-s=\"netBLabel\"></label> <select id=\"net-b\"></select> <button type=\"button\" id=\"net-cut\" aria-keyshortcuts=\"X\" data-s=\"netCut\"></button> <button type=\"button\" id=\"net-heal\" aria-keyshortcuts=\"H\" data-s=\"netHeal\"></button> <span id=\"net-error\" class=\"form-error\" role=\"alert\"></span><p id=\"net-cuts\" class=\"hint\"></p></fieldset></form><form id=\"topic-form\" class=\"action-form\" novalidate><fieldset><legend data-s=\"topicLegend\"></legend> <label for=\"topic-name\" data-s=\"topicNameLabel\"></label> <input id=\"topic-name\" type=\"text\" autocomplete=\"off\" spellcheck=\"false\" value=\"orders\" aria-describedby=\"topic-name-error\"> <span id=\"topic-name-error\" class=\"form-error\" role=\"alert\"></span> <label for=\"topic-partitions\" data-s=\"topicPartitionsLabel\"></label> <input id=\"topic-partitions\" type=\"number\" min=\"1\" max=\"100000\" value=\"6\" aria-describedby=\"topic-partitions-error\"> <span id=\"topic-partitions-error\" class=\"form-error\" role=\"alert\"></span> <label for=\"topic-rf\" data-s=\"topicRfLabel\"></label> <input id=\"topic-rf\" type=\"number\" min=\"1\" max=\"8\" value=\"3\" aria-describedby=\"topic-rf-error\"> <span id=\"topic-rf-error\" class=\"form-error\" role=\"alert\"></span> <button type=\"submit\" id=\"topic-create\" aria-keyshortcuts=\"T\" data-s=\"topicCreate\"></button> <button type=\"button\" id=\"topic-delete\" data-s=\"topicDelete\"></button></fieldset></form><form id=\"topic-config-form\" class=\"action-form\" novalidate><fieldset><legend data-s=\"topicConfigLegend\"></legend> <label for=\"tc-topic\" data-s=\"tcTopicLabel\"></label> <select id=\"tc-topic\"></select> <label for=\"tc-name\" data-s=\"tcNameLabel\"></label> <select id=\"tc-name\"></select> <label for=\"tc-value\" data-s=\"tcValueLabel\"></label> <input id=\"tc-value\" type=\"text\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"tc-error\"> <button type=\"submit\" id=\"tc-apply\" data-s=\"tcApply\"></button> <span id=\"tc-error\" class=\"form-error\" role=\"alert\"></span></fieldset></form><div class=\"action-form\"><button type=\"button\" id=\"elect-now\" aria-keyshortcuts=\"E\" data-s=\"electNow\"></button> <span class=\"hint\" data-s=\"electHint\"></span></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<section class=\"more-actions\" aria-labelledby=\"more-actions-heading\"><h3 id=\"more-actions-heading\" data-s=\"moreActionsHeading\"></h3><form id=\"network-form\" class=\"action-form\" novalidate><fieldset><legend data-s=\"networkLegend\"></legend> <label for=\"net-a\" data-s=\"netALabel\"></label> <select id=\"net-a\"></select> <label for=\"net-b\" data-s=\"netBLabel\"></label> <select id=\"net-b\"></select> <button type=\"button\" id=\"net-cut\" aria-keyshortcuts=\"X\" data-s=\"netCut\"></button> <button type=\"button\" id=\"net-heal\" aria-keyshortcuts=\"H\" data-s=\"netHeal\"></button> <span id=\"net-error\" class=\"form-error\" role=\"alert\"></span><p id=\"net-cuts\" class=\"hint\"></p></fieldset></form><form id=\"topic-form\" class=\"action-form\" novalidate><fieldset><legend data-s=\"topicLegend\"></legend> <label for=\"topic-name\" data-s=\"topicNameLabel\"></label> <input id=\"topic-name\" type=\"text\" autocomplete=\"off\" spellcheck=\"false\" value=\"orders\" aria-describedby=\"topic-name-error\"> <span id=\"topic-name-error\" class=\"form-error\" role=\"alert\"></span> <label for=\"topic-partitions\" data-s=\"topicPartitionsLabel\"></label> <input id=\"topic-partitions\" type=\"number\" min=\"1\" max=\"100000\" value=\"6\" aria-describedby=\"topic-partitions-error\"> <span id=\"topic-partitions-error\" class=\"form-error\" role=\"alert\"></span> <label for=\"topic-rf\" data-s=\"topicRfLabel\"></label> <input id=\"topic-rf\" type=\"number\" min=\"1\" max=\"8\" value=\"3\" aria-describedby=\"topic-rf-error\"> <span id=\"topic-rf-error\" class=\"form-error\" role=\"alert\"></span> <button type=\"submit\" id=\"topic-create\" aria-keyshortcuts=\"T\" data-s=\"topicCreate\"></button> <button type=\"button\" id=\"topic-delete\" data-s=\"topicDelete\"></button></fieldset></form><form id=\"topic-config-form\" class=\"action-form\" novalidate><fieldset><legend data-s=\"topicConfigLegend\"></legend> <label for=\"tc-topic\" data-s=\"tcTopicLabel\"></label> <select id=\"tc-topic\"></select> <label for=\"tc-name\" data-s=\"tcNameLabel\"></label> <select id=\"tc-name\"></select> <label for=\"tc-value\" data-s=\"tcValueLabel\"></label> <input id=\"tc-value\" type=\"text\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"tc-error\"> <button type=\"submit\" id=\"tc-apply\" data-s=\"tcApply\"></button> <span id=\"tc-error\" class=\"form-error\" role=\"alert\"></span></fieldset></form><div class=\"action-form\"><button type=\"button\" id=\"elect-now\" aria-keyshortcuts=\"E\" data-s=\"electNow\"></button> <span class=\"hint\" data-s=\"electHint\"></span></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -318,7 +340,7 @@ func sharePanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<details class=\"share\" open><summary><h2 id=\"share-heading\" data-s=\"shareHeading\"></h2></summary><section aria-labelledby=\"share-heading\"><p class=\"hint\" data-s=\"shareIntro\"></p><button type=\"button\" id=\"copy-link\" aria-keyshortcuts=\"L\" data-s=\"copyLink\"></button> <button type=\"button\" id=\"export-run\" data-s=\"exportRun\"></button> <span id=\"share-status\" role=\"status\" aria-live=\"polite\"></span> <label for=\"scenario-json\" data-s=\"scenarioJsonLabel\"></label> <textarea id=\"scenario-json\" rows=\"8\" spellcheck=\"false\" aria-describedby=\"import-error\"></textarea> <label for=\"import-file\" data-s=\"importFileLabel\"></label> <input id=\"import-file\" type=\"file\" accept=\"application/json,.json\"> <button type=\"button\" id=\"import-run\" data-s=\"importRun\"></button><p id=\"import-error\" class=\"form-error\" role=\"alert\"></p></section></details>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<details class=\"share\" open><summary><h2 id=\"share-heading\" data-s=\"shareHeading\"></h2></summary><section aria-labelledby=\"share-heading\"><p class=\"hint\" data-s=\"shareIntro\"></p><button type=\"button\" id=\"copy-link\" aria-keyshortcuts=\"L\" data-s=\"copyLink\"></button> <button type=\"button\" id=\"export-run\" data-s=\"exportRun\"></button> <span id=\"share-status\" role=\"status\" aria-live=\"polite\"></span> <label for=\"scenario-json\" data-s=\"scenarioJsonLabel\"></label> <textarea id=\"scenario-json\" rows=\"8\" spellcheck=\"false\" aria-describedby=\"import-error\"></textarea> <label for=\"import-file\" data-s=\"importFileLabel\"></label> <input id=\"import-file\" type=\"file\" accept=\"application/json,.json\"> <button type=\"button\" id=\"import-run\" data-s=\"importRun\"></button><p id=\"import-error\" class=\"form-error\" role=\"alert\"></p></section></details>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -349,25 +371,25 @@ func docHead(d PageData, title string) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		templ_7745c5c3_Var10 := templ.GetChildren(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if d.CSP != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<meta http-equiv=\"Content-Security-Policy\" content=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<meta http-equiv=\"Content-Security-Policy\" content=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templruntime.NewAttributeExpression(d.CSP).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 342, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 357, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -376,33 +398,56 @@ func docHead(d PageData, title string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<meta name=\"color-scheme\" content=\"light dark\"><meta name=\"generator\" content=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<meta name=\"color-scheme\" content=\"light dark\"><meta name=\"generator\" content=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var12 string
 		templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression("KRaft Lab " + d.Version).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 346, Col: 58}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 361, Col: 58}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "\"><title>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var13 string
-		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(title)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 347, Col: 15}
+		if d.ServiceWorker != "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<meta name=\"kraftlab-offline\" content=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var13 string
+			templ_7745c5c3_Var13, templ_7745c5c3_Err = templruntime.NewAttributeExpression(d.ServiceWorker).Resolve(ctx)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 363, Col: 57}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var13)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<title>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</title><link rel=\"icon\" href=\"favicon.svg\" type=\"image/svg+xml\"><link rel=\"stylesheet\" href=\"app.css\">")
+		var templ_7745c5c3_Var14 string
+		templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(title)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 365, Col: 15}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "</title><link rel=\"icon\" href=\"favicon.svg\" type=\"image/svg+xml\"><link rel=\"stylesheet\" href=\"app.css\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

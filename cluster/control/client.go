@@ -72,8 +72,8 @@ func (cl *Client) Heartbeat(req controller.HeartbeatRequest, nowMs int64) (contr
 		return err
 	})
 	if cl.c.observing() {
-		rq, rp := req, reply
-		cl.c.tellRequest(&Request{API: "BrokerHeartbeat", Broker: req.BrokerID, Heartbeat: &rq, HeartbeatReply: &rp}, nowMs, delay, err)
+		cl.c.lentHeartbeat, cl.c.lentReply = req, reply
+		cl.c.tellRequest(&Request{API: "BrokerHeartbeat", Broker: req.BrokerID, Heartbeat: &cl.c.lentHeartbeat, HeartbeatReply: &cl.c.lentReply}, nowMs, delay, err)
 	}
 	return reply, delay, err
 }

@@ -75,16 +75,20 @@ const (
 // observers. It runs on the caller's sim.Sim and, like everything driven by it, is not safe for
 // concurrent use.
 type Controllers struct {
-	sim    *sim.Sim
-	cfg    Config
-	cb     Callbacks
-	obs    Observer
-	route  route // where the last broker request went, for obs
-	q      *quorum.Quorum[metadata.Record]
-	h      *handler
-	rand   *sim.Rand // "control": engine seeds
-	net    *sim.Rand // "control/network": client message delays
-	client *Client
+	sim   *sim.Sim
+	cfg   Config
+	cb    Callbacks
+	obs   Observer
+	route route // where the last broker request went, for obs
+	// What tellRequest lends obs.Request, reused.
+	lentRequest   Request
+	lentHeartbeat controller.HeartbeatRequest
+	lentReply     controller.HeartbeatReply
+	q             *quorum.Quorum[metadata.Record]
+	h             *handler
+	rand          *sim.Rand // "control": engine seeds
+	net           *sim.Rand // "control/network": client message delays
+	client        *Client
 
 	members []*member
 	byID    map[int32]int32

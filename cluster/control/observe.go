@@ -57,8 +57,11 @@ func (c *Controllers) Observe(o Observer) {
 // observing reports whether anyone watches requests.
 func (c *Controllers) observing() bool { return c.obs.Request != nil }
 
-// tellRequest reports a request that request() has just routed.
+// tellRequest reports a request that request() has just routed. The Request (and what it points
+// to) is lent for the call only: one is reused, so that requests cost no allocation.
 func (c *Controllers) tellRequest(r *Request, nowMs, delay int64, err error) {
+	c.lentRequest = *r
+	r = &c.lentRequest
 	r.SentMs, r.Controller, r.Err = nowMs, c.route.to, err
 	r.ArriveMs, r.ReplyMs = -1, -1
 	if c.route.outMs >= 0 {

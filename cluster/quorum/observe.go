@@ -25,7 +25,8 @@ type Message struct {
 }
 
 // ObserveMessages installs fn to be told of every message as it is sent; nil removes it. It
-// only reads: the quorum's behaviour and random draws are the same with or without it.
+// only reads: the quorum's behaviour and random draws are the same with or without it. The
+// Message is lent for the call only (one is reused, so that messages cost no allocation).
 func (q *Quorum[P]) ObserveMessages(fn func(*Message)) { q.onMessage = fn }
 
 // apiNames names each msgKind as Kafka's ApiKeys do, with whether it is a response.
@@ -49,11 +50,12 @@ func (q *Quorum[P]) tell(m *message, deliverMs int64) {
 	if !q.nodes[m.to].running {
 		deliverMs = -1 // the receiver is down: delivery will drop it
 	}
-	om := Message{API: name.api, Response: name.response, From: q.nodes[m.from].id, To: q.nodes[m.to].id,
+	om := &q.lent
+	*om = Message{API: name.api, Response: name.response, From: q.nodes[m.from].id, To: q.nodes[m.to].id,
 		SentMs: q.sim.Now(), DeliverMs: deliverMs, Epoch: m.epoch, PreVote: m.preVote, Granted: m.granted,
 		Snapshot: m.snapshot || m.data != nil}
 	for _, r := range m.runs {
 		om.Entries += r.n
 	}
-	q.onMessage(&om)
+	q.onMessage(om)
 }

@@ -33,6 +33,7 @@ type Quorum[P any] struct {
 	trace io.Writer
 	// onMessage, when set, is told of every message sent (ObserveMessages).
 	onMessage func(*Message)
+	lent      Message // the Message lent to onMessage
 }
 
 // New builds the quorum's voters on s, all running and Unattached at epoch 0, as a freshly

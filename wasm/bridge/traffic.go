@@ -132,7 +132,7 @@ func (t *trafficLog) observe(h *cluster.Happening) {
 		t.links[k]++
 		if len(t.msgs) < maxFrameMessages {
 			t.msgs = append(t.msgs, MessageInfo{API: h.API, Response: h.Response, From: h.From, To: h.To,
-				SentMs: h.AtMs, ArriveMs: h.ArriveMs, Note: h.Note})
+				SentMs: h.AtMs, ArriveMs: h.ArriveMs, Note: h.Note()})
 		} else {
 			t.overflow = true
 		}

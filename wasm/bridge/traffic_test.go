@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,4 +66,32 @@ func TestTrafficListsAreNeverNull(t *testing.T) {
 	b := started(t, `{}`)
 	_, raw, _ := handle(t, b, "sim.advance", `{"ms":0,"layout":0}`)
 	assert.Contains(t, string(raw), `"traffic":{"fromMs":0,"toMs":0,"messages":[],"links":[],"decisions":[],"flows":[]`)
+}
+
+// BenchmarkAdvanceTraffic measures one sim.advance of a display frame (16 ms of wall time at
+// 1×, 10× and 1000×) at 400 and 10,000 partitions, with the cluster's stream of happenings
+// observed (as the page always has it) and without: the difference is what the traffic costs
+// the worker per frame.
+func BenchmarkAdvanceTraffic(b *testing.B) {
+	for _, n := range []int{400, 10_000} {
+		for _, speed := range []int{1, 10, 1000} {
+			for _, observed := range []bool{false, true} {
+				b.Run(fmt.Sprintf("partitions=%d/speed=%d/traffic=%v", n, speed, observed), func(b *testing.B) {
+					br := benchSession(b, n)
+					if !observed {
+						br.session.c.Observe(nil)
+					}
+					msg := []byte(fmt.Sprintf(`{"id":5,"type":"sim.advance","body":{"ms":%d,"layout":1}}`, 16*speed))
+					b.ReportAllocs()
+					b.ResetTimer()
+					var size int
+					for i := 0; i < b.N; i++ {
+						out, data := br.Handle(msg)
+						size = len(out) + len(data)
+					}
+					b.ReportMetric(float64(size), "bytes/frame")
+				})
+			}
+		}
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,6 +81,10 @@ type Options struct {
 	// "go" from PATH. Both must come from the same toolchain: wasm_exec.js is tied to the Go
 	// release that compiled the binary.
 	Go string
+	// Offline writes sw.js, the service worker that keeps a visited site working offline
+	// (web/ts/sw.ts), and names it in the pages so that the playground registers it. The edit
+	// loop leaves it off: a service worker keeps serving a build until its pages close.
+	Offline bool
 	// KeepLines leaves the wasm programs' file, line and inlining tables in, so that a panic's
 	// traceback in the browser has file:line. By default they are stripped (see
 	// internal/wasmstrip: about 130 KB of each program, brotli-compressed).
@@ -164,9 +170,15 @@ func Build(ctx context.Context, o Options) ([]Asset, error) {
 		}},
 		{"wasm_exec", func() (err error) { wasmExec, err = WasmExec(ctx, o.Go, root); return err }},
 		{"bundle", func() error { return bundle(root, out, wasmExec) }},
-		{"html", func() error { return renderHTML(ctx, out, o.Version) }},
+		{"html", func() error { return renderHTML(ctx, out, o.Version, o.Offline) }},
 		{"static", func() error { return copyTree(filepath.Join(root, "web", "static"), out) }},
 		{"notices", func() error { return copyNotices(root, out) }},
+	}
+	if o.Offline {
+		steps = append(steps, struct {
+			name string
+			f    func() error
+		}{"offline", func() error { return serviceWorker(root, out) }})
 	}
 	for _, s := range steps {
 		if err := step(s.name, s.f); err != nil {
@@ -466,12 +478,22 @@ func wasmExecPlugin(wasmExec string) api.Plugin {
 	}}
 }
 
-func renderHTML(ctx context.Context, out, version string) error {
+func renderHTML(ctx context.Context, out, version string, offline bool) error {
+	first, err := FirstFrame(version)
+	if err != nil {
+		return fmt.Errorf("the default cluster's first frame: %w", err)
+	}
+	data := web.PageData{Version: version, CSP: server.MetaContentSecurityPolicy()}
+	if offline {
+		data.ServiceWorker = ServiceWorker
+	}
 	f, err := os.Create(filepath.Join(out, "index.html"))
 	if err != nil {
 		return err
 	}
-	err = web.Page(web.PageData{Version: version, CSP: server.MetaContentSecurityPolicy()}).Render(ctx, f)
+	page := data
+	page.FirstFrame = first
+	err = web.Page(page).Render(ctx, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -483,20 +505,58 @@ func renderHTML(ctx context.Context, out, version string) error {
 	if err != nil {
 		return err
 	}
-	err = web.LabPage(web.PageData{Version: version, CSP: server.MetaContentSecurityPolicy()}).Render(ctx, lf)
+	err = web.LabPage(data).Render(ctx, lf)
 	if cerr := lf.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	return renderLessonIndex(ctx, out, version)
+	return renderLessonIndex(ctx, out, data)
+}
+
+// DefaultStart is the sim.start request of the playground's default cluster: the start form's
+// defaults, as web/ts/early.ts's DEFAULT_START asks for them (a test keeps the two the same).
+const DefaultStart = `{"seed":1,"brokers":4,"partitions":12,"configs":{}}`
+
+// FirstFrame returns the default cluster's first frame, as the worker answers the page's first
+// sim.advance for it, in a JSON object {"body": the frame, "data": its attachment in base64}.
+// The run is deterministic, so the frame is known when the site is built: the page draws it
+// before the wasm has arrived (web/ts/prebuilt.ts), and the worker's own, the same, follows.
+// The JSON is HTML-escaped, so it can sit in the page's HTML.
+func FirstFrame(version string) (string, error) {
+	b := bridge.New(bridge.Info{Version: version})
+	var body json.RawMessage
+	var data []byte
+	for _, req := range []string{
+		`{"id":1,"type":"sim.start","body":` + DefaultStart + `}`,
+		`{"id":2,"type":"sim.advance","body":{"ms":0,"layout":0}}`,
+	} {
+		out, attached := b.Handle([]byte(req))
+		var reply struct {
+			OK    bool            `json:"ok"`
+			Body  json.RawMessage `json:"body"`
+			Error json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(out, &reply); err != nil {
+			return "", err
+		}
+		if !reply.OK {
+			return "", fmt.Errorf("%s: %s", req, reply.Error)
+		}
+		body, data = reply.Body, attached
+	}
+	frame, err := json.Marshal(struct {
+		Body json.RawMessage `json:"body"`
+		Data []byte          `json:"data"`
+	}{body, data})
+	return string(frame), err
 }
 
 // renderLessonIndex writes lessons.html, the lesson index, from the embedded course: the list
 // is static HTML, so the index loads no wasm (the lessons' text reaches the playground through
 // the worker, which embeds the course to check goals anyway).
-func renderLessonIndex(ctx context.Context, out, version string) error {
+func renderLessonIndex(ctx context.Context, out string, data web.PageData) error {
 	course, err := lessons.Course()
 	if err != nil {
 		return err
@@ -519,11 +579,73 @@ func renderLessonIndex(ctx context.Context, out, version string) error {
 	if err != nil {
 		return err
 	}
-	err = web.LessonsPage(web.PageData{Version: version, CSP: server.MetaContentSecurityPolicy()}, entries).Render(ctx, f)
+	err = web.LessonsPage(data, entries).Render(ctx, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// ServiceWorker is the service worker's file name (Options.Offline).
+const ServiceWorker = "sw.js"
+
+// serviceWorker bundles web/ts/sw.ts into sw.js with the list of the site's files so far (the
+// pages, scripts, styles, wasm programs and static files; not source maps) and a hash of their
+// bytes: each build gets its own worker and cache, and a browser installs a new one exactly
+// when some file changed.
+func serviceWorker(root, out string) error {
+	var files []string
+	sum := sha256.New()
+	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			if err == nil && p != out && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		name := filepath.ToSlash(strings.TrimPrefix(p, out+string(filepath.Separator)))
+		if strings.HasPrefix(d.Name(), ".") || strings.HasSuffix(name, ".map") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, name)
+		fmt.Fprintf(sum, "%s %d\n", name, len(b))
+		sum.Write(b)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	list, err := json.Marshal(files)
+	if err != nil {
+		return err
+	}
+	res := api.Build(api.BuildOptions{
+		AbsWorkingDir:     root,
+		EntryPoints:       []string{"web/ts/sw.ts"},
+		Bundle:            true,
+		MinifyWhitespace:  true,
+		MinifyIdentifiers: true,
+		MinifySyntax:      true,
+		Target:            api.ES2022,
+		Format:            api.FormatIIFE,
+		Define:            map[string]string{"PRECACHE": string(list), "BUILD": fmt.Sprintf("%q", hex.EncodeToString(sum.Sum(nil)[:8]))},
+		Outfile:           filepath.Join(out, ServiceWorker),
+		LogLevel:          api.LogLevelSilent,
+		Write:             false,
+	})
+	if msgs := append(res.Errors, res.Warnings...); len(msgs) > 0 {
+		return errors.New(strings.Join(api.FormatMessages(msgs, api.FormatMessagesOptions{Kind: api.ErrorMessage}), ""))
+	}
+	for _, f := range res.OutputFiles {
+		if err := os.WriteFile(f.Path, f.Contents, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // notices are the licence files the site ships next to the code they cover: the project's

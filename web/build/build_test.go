@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -56,7 +57,7 @@ func TestBundleAndPage(t *testing.T) {
 	wasmExec, err := WasmExec(context.Background(), "go", root(t))
 	require.NoError(t, err)
 	require.NoError(t, bundle(root(t), out, wasmExec))
-	require.NoError(t, renderHTML(context.Background(), out, "v-test"))
+	require.NoError(t, renderHTML(context.Background(), out, "v-test", true))
 	for _, name := range []string{"app.js", "app.js.map", "app.css", "app.css.map", "worker.js", "worker.js.map", "boot.js", "boot.js.map", "index.html"} {
 		info, err := os.Stat(filepath.Join(out, name))
 		require.NoError(t, err, name)
@@ -297,6 +298,69 @@ func TestCompiledCourseOverlaysTheCommittedCopy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFirstFrameIsTheDefaultClusters: the prebuilt first frame is the one the worker sends for
+// the default cluster, it can sit in HTML, and it asks for what boot.ts and main.ts ask for.
+func TestFirstFrameIsTheDefaultClusters(t *testing.T) {
+	text, err := FirstFrame("v-test")
+	require.NoError(t, err)
+	assert.NotContains(t, text, "<", "HTML-escaped: it cannot end its <script> element")
+	var f struct {
+		Body struct {
+			TimeMs     int64 `json:"timeMs"`
+			Partitions struct {
+				Count int `json:"count"`
+			} `json:"partitions"`
+			Brokers []json.RawMessage `json:"brokers"`
+		} `json:"body"`
+		Data []byte `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(text), &f))
+	assert.Zero(t, f.Body.TimeMs)
+	assert.Equal(t, 12, f.Body.Partitions.Count)
+	assert.Len(t, f.Body.Brokers, 4)
+	assert.NotEmpty(t, f.Data)
+
+	// The page uses it only for the cluster early.ts's DEFAULT_START asks for: the same request.
+	early, err := os.ReadFile(filepath.Join(root(t), "web", "ts", "early.ts"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`DEFAULT_START: StartRequest = (\{.*\});`).FindSubmatch(early)
+	require.NotNil(t, m, "early.ts declares DEFAULT_START")
+	asJSON := regexp.MustCompile(`(\w+):`).ReplaceAllString(string(m[1]), `"$1":`)
+	assert.JSONEq(t, DefaultStart, asJSON)
+}
+
+// TestServiceWorkerListsTheSite: sw.js precaches every file of the site but source maps and
+// dot-files, and another byte in any file gives another cache (so browsers install it).
+func TestServiceWorkerListsTheSite(t *testing.T) {
+	out := t.TempDir()
+	for name, content := range map[string]string{"index.html": "<p>", "app.js": "1", "app.js.map": "{}", "kraftlab.wasm": "\x00asm", Marker: "x"} {
+		require.NoError(t, os.WriteFile(filepath.Join(out, name), []byte(content), 0o644))
+	}
+	sw := func() string {
+		require.NoError(t, serviceWorker(root(t), out))
+		b, err := os.ReadFile(filepath.Join(out, ServiceWorker))
+		require.NoError(t, err)
+		require.NoError(t, os.Remove(filepath.Join(out, ServiceWorker)))
+		return string(b)
+	}
+	first := sw()
+	assert.Contains(t, first, `["app.js","index.html","kraftlab.wasm"]`)
+	assert.Regexp(t, `"kraftlab-[0-9a-f]{16}"`, first)
+	assert.Equal(t, first, sw(), "the same files, the same worker")
+	require.NoError(t, os.WriteFile(filepath.Join(out, "app.js"), []byte("2"), 0o644))
+	assert.NotEqual(t, first, sw(), "a changed file, a new worker and cache")
+
+	// The pages name it only in a build that writes it.
+	require.NoError(t, renderHTML(context.Background(), out, "v", true))
+	html, err := os.ReadFile(filepath.Join(out, "lab.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), `<meta name="kraftlab-offline" content="sw.js">`)
+	require.NoError(t, renderHTML(context.Background(), out, "v", false))
+	html, err = os.ReadFile(filepath.Join(out, "index.html"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(html), "kraftlab-offline")
 }
 
 // TestNoticesCoverWhatTheSiteShips: every third-party module the wasm programs link and every

@@ -21,7 +21,7 @@ func TestReleaseSizes(t *testing.T) {
 		t.Skip("builds the release site with brotli (tens of seconds): set KRAFTLAB_RELEASE_SIZES=1, as make test does")
 	}
 	assets, err := Build(context.Background(), Options{Root: root(t), Out: filepath.Join(t.TempDir(), "dist"),
-		Version: "size-test", Gzip: true, Brotli: true})
+		Version: "size-test", Gzip: true, Brotli: true, Offline: true})
 	require.NoError(t, err)
 	var table strings.Builder
 	WriteSizes(&table, assets)

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -93,7 +94,7 @@ func site(t *testing.T) string {
 		}
 		dir := filepath.Join(siteRoot, "dist")
 		start := time.Now()
-		assets, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true})
+		assets, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true, Offline: true})
 		if builtSite.err = err; err != nil {
 			return
 		}
@@ -230,6 +231,17 @@ func poll(t *testing.T, tb *tab, cond string) {
 	t.Helper()
 	_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(10*time.Millisecond)))
 	require.NoError(t, err, "waiting for %s", cond)
+}
+
+// waitFor evaluates cond every 50 ms until it holds, for up to 30 s.
+func waitFor(t *testing.T, tb *tab, cond string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !eval[bool](t, tb, cond); {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: timeout", cond)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // screenshot saves a PNG under test-output/e2e/: of the element sel, or of the viewport when
@@ -401,6 +413,8 @@ func TestPlayground(t *testing.T) {
 		t.Logf("navigation and resource timing (ms since navigation):\n%s", loadTimings(t, tb))
 		assert.Less(t, m["worker-ready"], m["sim-started"])
 		assert.LessOrEqual(t, m["sim-started"], m["first-frame"])
+		assert.Contains(t, m, "first-paint", "the prebuilt first frame is drawn")
+		assert.LessOrEqual(t, m["first-paint"], m["first-frame"], "before the worker's")
 		// The default cluster is the one the boot script asked for while the page loaded
 		// (web/ts/boot.ts), not a second one started once app.js ran.
 		assert.Equal(t, "early", eval[string](t, tb, `document.body.dataset.start`), "the page adopted the boot script's cluster")
@@ -798,6 +812,50 @@ func TestPlayground(t *testing.T) {
 			res["frameMedian100000"], res["frameMin100000"], res["bytes100000"])
 	})
 
+	t.Run("a visited page works offline", func(t *testing.T) {
+		// The site on its own origin, whose server can go away: then every connection closes
+		// unanswered, as with no network at all.
+		var down atomic.Bool
+		flaky := serve(t, dir, func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if down.Load() {
+					if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+						_ = conn.Close()
+					}
+					return
+				}
+				h.ServeHTTP(w, r)
+			})
+		})
+		tb := open(t, bctx, flaky)
+		poll(t, tb, `performance.getEntriesByName("kraftlab:configs-rendered").length > 0`)
+		// The service worker installs once the page is interactive; ready: every file cached.
+		require.Equal(t, "activated", evalAwait[string](t, tb, `navigator.serviceWorker.ready.then(r => r.active.state === "activated" ? "activated" :
+			new Promise(done => r.active.addEventListener("statechange", e => e.target.state === "activated" && done("activated"))))`))
+		down.Store(true)
+		t.Cleanup(func() { down.Store(false) })
+		for _, page := range []string{"/", "/lab.html", "/lessons.html"} {
+			off := newTab(t, bctx)
+			require.NoError(t, chromedp.Do(off.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(flaky+page)))
+			// chromedp's Poll waits in an execution context it does not learn of for a page its
+			// service worker served, so these wait by evaluating from here.
+			switch page {
+			case "/":
+				waitFor(t, off, `document.getElementById("status").dataset.state === "ready"`)
+				waitFor(t, off, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 3`)
+				press(t, off, "1", "K") // a broker killed offline is fenced as online
+				waitFor(t, off, `document.getElementById("cluster-canvas").dataset.stopped === "1"`)
+			case "/lab.html":
+				// Its own wasm (worker.js?wasm=lab): it answers lab.presets, the playground's would not.
+				waitFor(t, off, `document.getElementById("status").dataset.state === "ready"`)
+			default:
+				waitFor(t, off, `document.querySelectorAll("a[href*='lesson=']").length > 0`)
+			}
+			assert.True(t, eval[bool](t, off, `!!navigator.serviceWorker.controller`), "%s came from the service worker", page)
+			assert.Empty(t, off.consoleErrors(), page)
+		}
+	})
+
 	t.Run("a worker that cannot start shows the error panel", func(t *testing.T) {
 		broken := serve(t, dir, func(h http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -815,6 +873,10 @@ func TestPlayground(t *testing.T) {
 		report := eval[string](t, tb, `document.getElementById("error-report").textContent`)
 		assert.Contains(t, report, "could not download kraftlab.wasm: HTTP 404")
 		assert.Contains(t, report, "browser: ")
+		// The default cluster was drawn all the same, from the frame prebuilt into the page, and
+		// it is the cluster the worker would have sent: 4 brokers, 3 leaders each, time 0.
+		assert.Equal(t, "1", eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.frames`))
+		assert.Equal(t, "0 1:3,2:3,3:3,4:3", eval[string](t, tb, `(() => { const d = document.getElementById("cluster-canvas").dataset; return d.timeMs + " " + d.leaders; })()`))
 
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#copy-report"))))
 		poll(t, tb, `document.getElementById("copy-status").textContent !== ""`)

@@ -189,19 +189,27 @@ func TestTraffic(t *testing.T) {
 			t.Skip("a measurement, not a test: set KRAFTLAB_MEASURE=1")
 		}
 		tb := open(t, bctx, url)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 20*time.Minute)
+		defer cancel()
+		tb.ctx = ctx
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1440, 900)))
 		for _, n := range []int{400, 10_000} {
 			for _, speed := range []int{1, 10, 1000} {
-				eval[bool](t, tb, `(() => { const i = document.getElementById("partition-count"); i.max = "100000"; i.value = "`+strconv.Itoa(n)+`";
+				// Traffic off then on, back to back, so that both see the same machine load.
+				for _, on := range []bool{false, true} {
+					if eval[bool](t, tb, `document.getElementById("traffic-toggle").checked`) != on {
+						click(t, tb, "#traffic-toggle")
+					}
+					eval[bool](t, tb, `(() => { const i = document.getElementById("partition-count"); i.max = "100000"; i.value = "`+strconv.Itoa(n)+`";
 					document.getElementById("broker-count").value = "6"; return true; })()`)
-				require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#start-button"))))
-				poll(t, tb, `document.getElementById("partition-caption").textContent.includes("`+commas(n)+`") || document.getElementById("partition-caption").textContent.includes("`+strconv.Itoa(n)+`")`)
-				setSpeed(t, tb, speed)
-				press(t, tb, "2", "k")
-				time.Sleep(time.Second)
-				var res map[string]float64
-				gc := traceGC(t, tb, func() {
-					res = evalAwait[map[string]float64](t, tb, `(async () => {
+					require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#start-button"))))
+					poll(t, tb, `document.getElementById("partition-caption").textContent.includes("`+commas(n)+`") || document.getElementById("partition-caption").textContent.includes("`+strconv.Itoa(n)+`")`)
+					setSpeed(t, tb, speed)
+					press(t, tb, "2", "k")
+					time.Sleep(time.Second)
+					var res map[string]float64
+					gc := traceGC(t, tb, func() {
+						res = evalAwait[map[string]float64](t, tb, `(async () => {
 						const c = document.getElementById("cluster-canvas");
 						const layer = document.querySelector("canvas.traffic-layer");
 						const f0 = Number(c.dataset.frames);
@@ -221,9 +229,10 @@ func TestTraffic(t *testing.T) {
 						return {rafFps: raf / secs, framesPerSec: (Number(c.dataset.frames) - f0) / secs, worstGapMs: worst,
 							layerMs, drawMs, drawn: `+drawnJS+`.length};
 					})()`)
-				})
-				t.Logf("%s partitions at %d×, traffic on: rAF %.1f fps, cluster frames %.1f/s, worst rAF gap %.1f ms, slowest traffic layer draw %.2f ms, slowest canvas draw %.2f ms; GC: main thread longest %.1f ms, anywhere %.1f ms",
-					commas(n), speed, res["rafFps"], res["framesPerSec"], res["worstGapMs"], res["layerMs"], res["drawMs"], gc.mainMs, gc.anyMs)
+					})
+					t.Logf("%s partitions at %d×, traffic %s: rAF %.1f fps, cluster frames %.1f/s, worst rAF gap %.1f ms, slowest traffic layer draw %.2f ms, slowest canvas draw %.2f ms; GC: main thread longest %.1f ms, anywhere %.1f ms",
+						commas(n), speed, map[bool]string{true: "on", false: "off"}[on], res["rafFps"], res["framesPerSec"], res["worstGapMs"], res["layerMs"], res["drawMs"], gc.mainMs, gc.anyMs)
+				}
 			}
 		}
 	})

@@ -1,8 +1,9 @@
 // The page's entry point: fill the skeleton's text, start the worker, build the Configs panel
 // from the worker's config definitions, start a cluster and draw its frames.
 //
-// Performance marks (kraftlab:*) record the start-up milestones (start, worker-ready,
-// status-ready, sim-started, first-frame-in, first-frame, configs-rendered); the end-to-end test
+// Performance marks (kraftlab:*) record the start-up milestones (start, first-paint: the
+// prebuilt frame drawn, worker-ready, status-ready, sim-started, first-frame-in, first-frame,
+// configs-rendered); the end-to-end test
 // reads them, and so can anyone with the browser's performance panel.
 
 import { CanvasInput } from "./canvas-input";
@@ -17,6 +18,8 @@ import { PROTOCOL, ProtocolError, WorkerClient, type ActOp, type ActRequest, typ
 import { BOOT_GLOBAL, sameStart, type BootState } from "./early";
 import { LogStripView } from "./logstrip";
 import { Renderer } from "./render";
+import { prebuiltFrame } from "./prebuilt";
+import { registerOffline } from "./offline";
 import { setUpWatch } from "./watch";
 import { Simulation } from "./sim";
 import { S, applyStrings } from "./strings";
@@ -101,6 +104,12 @@ function main(): void {
   const client = new WorkerClient(boot ?? "worker.js", problem);
   const canvas = byId<HTMLCanvasElement>("cluster-canvas");
   const renderer = new Renderer(canvas);
+  // The default cluster before the wasm arrives (prebuilt.ts); the worker's frames replace it.
+  const prebuilt = prebuiltFrame();
+  if (prebuilt) {
+    renderer.draw(prebuilt);
+    performance.mark("kraftlab:first-paint");
+  }
   // Traffic, explain mode and narration (watch.ts): views of the frames' stream of happenings.
   const watch = setUpWatch(canvas, renderer, () => sim);
   const log = new EventLog(byId("event-log"), document.getElementById("latest-events"));
@@ -559,6 +568,7 @@ function main(): void {
     );
     list.closest("section")?.setAttribute("aria-busy", "false");
     performance.mark("kraftlab:configs-rendered");
+    registerOffline();
   })().catch((e: unknown) => reportFailure("start-up", e));
 }
 

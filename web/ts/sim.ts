@@ -4,7 +4,7 @@
 //
 // Pacing: each animation frame with no request in flight asks the worker to advance by
 // (wall time since the last request) × speed, capped so that a hidden tab or a slow step
-// never asks for a huge jump, and gives the step a budget of wall time (STEP_BUDGET_MS): the
+// never asks for a huge jump, and gives the step a budget of wall time (stepBudget): the
 // worker stops there and the frame says how far it got, so a frame stays a frame however much
 // happens in the cluster time asked for. When the cluster cannot keep up, the simulation simply
 // runs slower than asked; the measured rate is shown next to the clock. An animation frame that
@@ -24,11 +24,15 @@ export const DEFAULT_SPEED = 10;
 const MAX_STEP_WALL_MS = 100;
 
 /**
- * The wall time in ms one step may spend running the cluster in the worker (sim.advance's
- * budgetMs). Building the frame, sending it and drawing it come on top; the page draws while
- * the worker runs the next step, so a frame every 30 ms or less leaves room for them.
+ * The wall time a frame may take, in ms: 30 frames a second. A step's budget (sim.advance's
+ * budgetMs, the time the worker may spend running the cluster) is this less what the rest of
+ * a step costs (building the frame, sending it, the worker's other messages), as measured on
+ * the last steps that spent their budget: a few ms at 12 partitions, tens at 100,000. The page
+ * draws a frame while the worker runs the next step, so drawing is not part of that cost.
  */
-const STEP_BUDGET_MS = 12;
+const FRAME_MS = 30;
+/** The least budget a step gets, in ms: below it the cluster would barely move. */
+const MIN_STEP_BUDGET_MS = 5;
 
 export interface SimEvents {
   /** A new frame arrived (every frame, playing or not). */
@@ -62,6 +66,10 @@ export class Simulation {
   private inFlight = false;
   /** Counts sim.advance requests, so that a request's end cannot end the next one's. */
   private flights = 0;
+  /** The cluster time of the latest frame received: where the next step starts. */
+  private clusterAt = 0;
+  /** What a step costs besides its budget (ms), smoothed over the steps that spent it. */
+  private stepOverhead = 0;
   /** An animation frame came while a request was in flight; the reply sends the next at once. */
   private missedTick = false;
   private starting = false;
@@ -151,6 +159,7 @@ export class Simulation {
     this.earlyFrame = undefined;
     this.generation++;
     this.info = info;
+    this.clusterAt = info.timeMs ?? 0;
     this.layout = undefined;
     this.last = undefined;
     this.stopped = undefined;
@@ -225,6 +234,7 @@ export class Simulation {
   private show(body: FrameBody, data: ArrayBuffer | undefined): Frame {
     if (!data) throw new Error("frame without its attachment");
     this.layout = layoutFrom(body, data, this.layout);
+    this.clusterAt = body.timeMs;
     const f = new Frame(body, data, this.layout);
     if (this.last && body.timeMs < this.last.body.timeMs) {
       this.stopped = undefined; // an earlier moment of a stopped run is not stopped
@@ -285,11 +295,19 @@ export class Simulation {
     const flight = ++this.flights;
     const gen = this.generation;
     const sent = now;
+    const sentAt = performance.now();
+    const target = this.clusterAt + ms;
+    const budgetMs = this.stepBudget();
     // An adopted run's first frame was asked for already, with this very request.
     const early = ms === 0 && !this.layout ? this.earlyFrame : undefined;
     this.earlyFrame = undefined;
-    (early ?? this.client.requestData("sim.advance", { ms, layout: this.layout?.version ?? 0, budgetMs: STEP_BUDGET_MS }))
+    (early ?? this.client.requestData("sim.advance", { ms, layout: this.layout?.version ?? 0, budgetMs }))
       .then(({ body, data }) => {
+        if (gen === this.generation) {
+          this.clusterAt = body.timeMs;
+          // A step that stopped short spent its budget: the rest of its time is the overhead.
+          if (body.timeMs < target) this.learnOverhead(performance.now() - sentAt - budgetMs);
+        }
         this.nextIfMissed(flight);
         if (gen !== this.generation) return; // a restart happened meanwhile
         this.measure(sent, body.timeMs);
@@ -315,6 +333,20 @@ export class Simulation {
       this.missedTick = false;
       this.tick(performance.now());
     }
+  }
+
+  /**
+   * The budget of the next step: what is left of a frame once the step's overhead is paid. When
+   * the overhead alone takes most of a frame (a 100,000-partition frame, a loaded machine), 30
+   * frames a second are out of reach whatever the budget, and a budget of half the overhead
+   * keeps a third of the worker's time for the cluster instead of starving it.
+   */
+  private stepBudget(): number {
+    return Math.round(Math.max(MIN_STEP_BUDGET_MS, FRAME_MS - this.stepOverhead, this.stepOverhead / 2));
+  }
+
+  private learnOverhead(ms: number): void {
+    this.stepOverhead += (Math.max(0, ms) - this.stepOverhead) / 4;
   }
 
   /** Tracks the achieved rate: cluster ms per wall ms over about the last second. */

@@ -578,7 +578,8 @@ export class TrafficLayer {
         if (p.perSecond > best.p.perSecond) Object.assign(best, { p, x, y });
       }
     }
-    const counted = [...busiest].map(([api, b]) => `${LOOKS[api]?.label ?? api}s ×${Math.round(b.total)}/s`);
+    const plural = (w: string) => (w.endsWith("h") ? `${w}es` : `${w}s`);
+    const counted = [...busiest].map(([api, b]) => `${plural(LOOKS[api]?.label ?? api)} ×${Math.round(b.total)}/s`);
     if (counted.length) this.captions.push({ text: `${this.narrow() ? "" : "too many to draw one by one: "}${counted.join(" · ")} (pulsing links)`, colour: this.fg });
   }
 

@@ -105,3 +105,37 @@ test("a reply that comes before the next animation frame waits for it", async ()
   assert.equal(h.pending.length, 2);
   assert.equal(h.pending[1].ms, Math.floor(16 * h.sim.speed));
 });
+
+test("a step that spent its budget and came back late leaves less budget to the next", async () => {
+  const h = harness();
+  h.sim["begin"]({} as StartBody);
+  h.sim.setSpeed(10_000);
+  const t0 = performance.now();
+  h.display(t0);
+  h.display(t0 + 16); // the first step asks for no time; this one is made up on its reply
+  h.pending[0].release();
+  await h.settle();
+  assert.equal(h.pending.length, 2);
+  const first = h.pending[1].budgetMs ?? 0;
+  assert.equal(first, 30, "no step has spent its budget yet: a whole frame");
+  h.display(t0 + 32);
+  // The worker stops short of the cluster time asked for (the frame's time is 0) 80 ms after
+  // the request: the step cost about 50 ms on top of its budget.
+  await new Promise((r) => setTimeout(r, 80));
+  h.pending[1].release();
+  await h.settle();
+  assert.equal(h.pending.length, 3);
+  const next = h.pending[2].budgetMs ?? 0;
+  assert.ok(next < first, `budget ${next} ms after a late step, ${first} ms before`);
+  assert.ok(next >= 5, "never below the least budget");
+  // Steps whose overhead alone is far over a frame: 30 fps is out of reach, and the cluster
+  // keeps a share of the worker's time rather than the least budget.
+  for (let i = 2; i < 5; i++) {
+    h.display(t0 + 48 + i);
+    await new Promise((r) => setTimeout(r, 300));
+    h.pending[i].release();
+    await h.settle();
+  }
+  const starved = h.pending[h.pending.length - 1].budgetMs ?? 0;
+  assert.ok(starved > 30, `budget ${starved} ms after steps 300 ms late: half their overhead`);
+});

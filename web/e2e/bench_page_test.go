@@ -1,0 +1,416 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/cdproto/systeminfo"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/lab"
+	"github.com/kraftlab/kraftlab/web/build"
+)
+
+// TestBenchPage is `make bench-page`: the page's figures in headless Chromium, measured and
+// printed as a Markdown table, never asserted (CI runs none of it). Every figure is measured
+// for each site in turn, so that with two sites (KRAFTLAB_BENCH_SITES=before=DIR,after=DIR)
+// both see the same machine load; without it, it builds this tree's release site.
+//
+//	KRAFTLAB_BENCH_PAGE=1            run it (make bench-page sets it)
+//	KRAFTLAB_BENCH_SITES=a=DIR,b=DIR the built sites to compare, in this order
+//	KRAFTLAB_BENCH_ONLY=speed,load,memory,lab   a subset of the sections
+func TestBenchPage(t *testing.T) {
+	if os.Getenv("KRAFTLAB_BENCH_PAGE") == "" {
+		t.Skip("a benchmark, not a test (about 15 minutes): make bench-page")
+	}
+	exe := chromiumPath(t)
+	sites := benchSites(t)
+	only := os.Getenv("KRAFTLAB_BENCH_ONLY")
+	want := func(section string) bool { return only == "" || strings.Contains(","+only+",", ","+section+",") }
+	table := &benchTable{}
+	for _, s := range sites {
+		table.sites = append(table.sites, s.name)
+	}
+	urls := make([]string, len(sites))
+	for i, s := range sites {
+		urls[i] = serve(t, s.dir, nil)
+	}
+	if want("speed") {
+		benchSpeeds(t, exe, urls, table)
+	}
+	if want("load") {
+		benchLoads(t, exe, urls, table)
+	}
+	if want("memory") {
+		benchMemory(t, exe, urls, table)
+	}
+	if want("lab") {
+		benchLab(t, exe, urls, table)
+	}
+	version, _ := exec.Command(exe, "--version").Output()
+	fmt.Printf("\n%s, %d cores, %s, load average %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"),
+		runtime.NumCPU(), strings.TrimSpace(string(version)), loadAverage())
+	table.write(os.Stdout)
+}
+
+type benchSite struct{ name, dir string }
+
+// benchSites reads KRAFTLAB_BENCH_SITES, or builds this tree's release site (brotli too: the
+// network profiles download what a static host sends).
+func benchSites(t *testing.T) []benchSite {
+	if v := os.Getenv("KRAFTLAB_BENCH_SITES"); v != "" {
+		var out []benchSite
+		for _, part := range strings.Split(v, ",") {
+			name, dir, ok := strings.Cut(part, "=")
+			require.True(t, ok, "KRAFTLAB_BENCH_SITES: %q is not name=dir", part)
+			_, err := os.Stat(filepath.Join(dir, build.Marker))
+			require.NoError(t, err, "KRAFTLAB_BENCH_SITES: %s is not a built site", dir)
+			out = append(out, benchSite{name, dir})
+		}
+		return out
+	}
+	dir := filepath.Join(t.TempDir(), "dist")
+	_, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true, Brotli: true, Offline: true})
+	require.NoError(t, err)
+	return []benchSite{{"this tree", dir}}
+}
+
+// benchTable collects figures by row, one column per site, in the order they came.
+type benchTable struct {
+	sites []string
+	rows  []string
+	cells map[string][]string
+}
+
+func (b *benchTable) set(row string, site int, value string) {
+	if b.cells == nil {
+		b.cells = map[string][]string{}
+	}
+	if _, ok := b.cells[row]; !ok {
+		b.rows = append(b.rows, row)
+		b.cells[row] = make([]string, len(b.sites))
+	}
+	b.cells[row][site] = value
+	fmt.Printf("  %s [%s]: %s\n", row, b.sites[site], value)
+}
+
+func (b *benchTable) write(w *os.File) {
+	fmt.Fprintf(w, "| figure | %s |\n|---|%s\n", strings.Join(b.sites, " | "), strings.Repeat("---|", len(b.sites)))
+	for _, r := range b.rows {
+		fmt.Fprintf(w, "| %s | %s |\n", r, strings.Join(b.cells[r], " | "))
+	}
+}
+
+// benchBrowser starts a fresh headless Chromium (fresh profile: no HTTP or code cache).
+func benchBrowser(t *testing.T, exe string) (context.Context, context.CancelFunc) {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelB := chromedp.NewContext(actx)
+	require.NoError(t, chromedp.Do(bctx))
+	return bctx, func() { cancelB(); cancelA() }
+}
+
+// benchTab opens a tab with a long budget: a 100,000-partition page takes a while to start on
+// a loaded machine.
+func benchTab(t *testing.T, bctx context.Context) *tab {
+	tb := newTab(t, bctx)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 10*time.Minute)
+	t.Cleanup(cancel)
+	tb.ctx = ctx
+	return tb
+}
+
+// bigLink is a share link to a cluster of n partitions (6 brokers, replication factor 3).
+func bigLink(n int) string {
+	return link("1", "0", fmt.Sprintf(`{"seed":1,"duration_ms":1000,"cluster":{"brokers":6,"topics":[{"name":"payments","partition_count":%d,"replication_factor":3}]}}`, n))
+}
+
+// openCluster opens the playground at 12 partitions (the default cluster) or at n through a
+// share link, waits for its frames, and leaves it playing.
+func openCluster(t *testing.T, tb *tab, url string, n int) {
+	t.Helper()
+	target := url + "/"
+	if n != 12 {
+		target += bigLink(n)
+	}
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(target)))
+	poll(t, tb, `document.getElementById("status").dataset.state === "ready"`)
+	poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+	if eval[string](t, tb, `document.body.dataset.sim`) != "playing" {
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "playing"`)
+	}
+}
+
+// pageSample is what the page shows at one moment and the main thread's busy time so far.
+type pageSample struct {
+	wall          time.Time
+	frames, simMs float64
+	taskSeconds   float64
+}
+
+func samplePage(t *testing.T, tb *tab) pageSample {
+	t.Helper()
+	v := eval[[]float64](t, tb, `(() => { const d = document.getElementById("cluster-canvas").dataset; return [Number(d.frames), Number(d.timeMs)]; })()`)
+	s := pageSample{wall: time.Now(), frames: v[0], simMs: v[1]}
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		res, err := cdp.Call(ctx, tg, performance.GetMetrics, cdp.Empty{})
+		for _, m := range res.Metrics {
+			if m.Name == "TaskDuration" {
+				s.taskSeconds = m.Value
+			}
+		}
+		return err
+	})))
+	return s
+}
+
+// benchSpeeds: frames drawn per second, the cluster time per wall time reached, and the main
+// thread's busy time per frame, at each offered speed on 12, 10,000 and 100,000 partitions.
+func benchSpeeds(t *testing.T, exe string, urls []string, table *benchTable) {
+	speeds := []int{1, 10, 100, 1000, 10_000}
+	for _, n := range []int{12, 10_000, 100_000} {
+		for site, url := range urls {
+			bctx, stop := benchBrowser(t, exe)
+			tb := benchTab(t, bctx)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := cdp.Call(ctx, tg, performance.Enable, performance.EnableParams{})
+				return err
+			})))
+			openCluster(t, tb, url, n)
+			for _, x := range speeds {
+				setSpeed(t, tb, x)
+				time.Sleep(2 * time.Second) // the new speed settles, V8 tiers up
+				a := samplePage(t, tb)
+				time.Sleep(5 * time.Second)
+				b := samplePage(t, tb)
+				wall := b.wall.Sub(a.wall).Seconds()
+				frames := b.frames - a.frames
+				perFrame := 0.0
+				if frames > 0 {
+					perFrame = (b.taskSeconds - a.taskSeconds) * 1000 / frames
+				}
+				table.set(fmt.Sprintf("%s partitions at %s×: fps, speed reached, main-thread ms per frame", thousands(n), thousands(x)), site,
+					fmt.Sprintf("%.0f fps, %s×, %.1f ms", frames/wall, thousands(int((b.simMs-a.simMs)/1000/wall)), perFrame))
+			}
+			stop()
+		}
+	}
+}
+
+// benchLoads: the first drawn frame and the interactive page (the Configs panel rendered, the
+// last step of start-up) on a cold load under two network profiles and on loopback, and a
+// second visit (same profile, so from the HTTP cache) under the faster profile. Medians of
+// three cold loads.
+func benchLoads(t *testing.T, exe string, urls []string, table *benchTable) {
+	profiles := []struct {
+		name             string
+		latencyMs, kbits float64
+	}{{"9 Mbit/s, 40 ms", 40, 9000}, {"1.6 Mbit/s, 150 ms", 150, 1600}, {"loopback", 0, 0}}
+	const rounds = 3
+	for _, p := range profiles {
+		drawn := make([][]float64, len(urls))
+		ready := make([][]float64, len(urls))
+		again := make([][]float64, len(urls))
+		for r := 0; r < rounds; r++ {
+			for site, url := range urls {
+				bctx, stop := benchBrowser(t, exe)
+				tb := benchTab(t, bctx)
+				if p.kbits > 0 {
+					require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+						if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
+							return err
+						}
+						bps := p.kbits * 1000 / 8
+						_, err := cdp.Call(ctx, tg, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+							MatchedNetworkConditions: []*network.Conditions{{Latency: p.latencyMs, DownloadThroughput: bps, UploadThroughput: bps}},
+						})
+						return err
+					})))
+				}
+				// waitFor, not poll: chromedp's Poll does not see a page its service worker served.
+				load := func() map[string]float64 {
+					require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
+					waitFor(t, tb, `performance.getEntriesByName("kraftlab:configs-rendered").length > 0`)
+					return marks(t, tb)
+				}
+				// The cluster is drawn at the prebuilt frame where the page has one.
+				drawnAt := func(m map[string]float64) float64 {
+					if v, ok := m["first-paint"]; ok {
+						return v
+					}
+					return m["first-frame"]
+				}
+				m := load()
+				drawn[site] = append(drawn[site], drawnAt(m))
+				ready[site] = append(ready[site], m["configs-rendered"])
+				if p.kbits == 9000 {
+					// A site with a service worker: the second visit comes once it is installed,
+					// as a visitor's next visit would.
+					evalAwait[bool](t, tb, `(async () => {
+						if (!document.querySelector('meta[name="kraftlab-offline"]')) return true;
+						const r = await navigator.serviceWorker.ready;
+						if (r.active.state !== "activated") await new Promise(done => r.active.addEventListener("statechange", e => e.target.state === "activated" && done()));
+						return true;
+					})()`)
+					m = load()
+					again[site] = append(again[site], drawnAt(m))
+				}
+				stop()
+			}
+		}
+		for site := range urls {
+			table.set("first frame drawn / interactive, "+p.name+" (ms, median of 3 cold loads)", site,
+				fmt.Sprintf("%.0f / %.0f", median(drawn[site]), median(ready[site])))
+			if len(again[site]) > 0 {
+				table.set("second visit, first frame drawn, "+p.name+" (ms)", site, fmt.Sprintf("%.0f", median(again[site])))
+			}
+		}
+	}
+}
+
+// benchMemory: the renderer process's resident memory and the worker's share of it after 60 s
+// of play at the default speed (10×), on 12 and on 100,000 partitions.
+func benchMemory(t *testing.T, exe string, urls []string, table *benchTable) {
+	for _, n := range []int{12, 100_000} {
+		for site, url := range urls {
+			bctx, stop := benchBrowser(t, exe)
+			tb := benchTab(t, bctx)
+			openCluster(t, tb, url, n)
+			time.Sleep(60 * time.Second)
+			table.set(fmt.Sprintf("memory after 60 s of play at 10×, %s partitions: renderer RSS, of which the worker", thousands(n)), site,
+				memoryFigure(t, bctx, tb))
+			stop()
+		}
+	}
+}
+
+// memoryFigure is the renderer processes' resident memory (the worker runs in the page's
+// renderer) and what performance.measureUserAgentSpecificMemory attributes to the worker.
+func memoryFigure(t *testing.T, bctx context.Context, tb *tab) string {
+	rss := rendererRSS(t, bctx)
+	worker := evalAwait[float64](t, tb, `(async () => {
+		if (!performance.measureUserAgentSpecificMemory) return -1;
+		const m = await Promise.race([performance.measureUserAgentSpecificMemory(), new Promise(r => setTimeout(() => r(null), 60000))]);
+		if (!m) return -1;
+		let w = 0;
+		for (const b of m.breakdown) if (b.attribution.some(a => (a.url || "").includes("worker.js"))) w += b.bytes;
+		return w;
+	})()`)
+	if worker < 0 {
+		return fmt.Sprintf("%.0f MB", rss/1e6)
+	}
+	return fmt.Sprintf("%.0f MB, %.0f MB", rss/1e6, worker/1e6)
+}
+
+// rendererRSS adds up VmRSS of the browser's renderer processes.
+func rendererRSS(t *testing.T, bctx context.Context) float64 {
+	res, err := chromedp.CallBrowser(bctx, systeminfo.GetProcessInfo, cdp.Empty{})
+	require.NoError(t, err)
+	total := 0.0
+	for _, p := range res.ProcessInfo {
+		if p.Type != "renderer" {
+			continue
+		}
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.ID))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
+				kb, _ := strconv.ParseFloat(f[1], 64)
+				total += kb * 1024
+			}
+		}
+	}
+	return total
+}
+
+// benchLab: the KIP preset's compare in the page (its own elapsed time), ten times in one tab,
+// with the renderer's memory after the first and the tenth; and the same compare natively.
+func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
+	for site, url := range urls {
+		bctx, stop := benchBrowser(t, exe)
+		tb := openLab(t, bctx, url)
+		validated(t, tb)
+		click(t, tb, `[data-preset="kip-load-test"]`)
+		validated(t, tb)
+		var times []float64
+		var after1 string
+		for i := 0; i < 10; i++ {
+			click(t, tb, "#compare-run")
+			if i > 0 {
+				poll(t, tb, `!/runs done in/.test(document.getElementById("compare-status").textContent)`)
+			}
+			finished(t, tb, "compare-status")
+			ms, _ := strconv.ParseFloat(eval[string](t, tb, `document.getElementById("compare-results").dataset.elapsedMs`), 64)
+			times = append(times, ms)
+			if i == 0 {
+				after1 = fmt.Sprintf("%.0f MB", rendererRSS(t, bctx)/1e6)
+			}
+		}
+		table.set("lab: KIP preset compare in the page (ms: first, median of ten)", site, fmt.Sprintf("%.0f, %.0f", times[0], median(times)))
+		table.set("lab: renderer RSS after one compare, after ten", site, after1+", "+fmt.Sprintf("%.0f MB", rendererRSS(t, bctx)/1e6))
+		stop()
+	}
+	doc, err := lab.KIPLoadTest().Scenario()
+	require.NoError(t, err)
+	ps := lab.DefaultPolicies()
+	ps[0].Overrides = lab.ImmediateOverrides()
+	var native []float64
+	for i := 0; i < 3; i++ {
+		start := time.Now()
+		_, err := lab.Compare(context.Background(), doc, ps, lab.Options{})
+		require.NoError(t, err)
+		native = append(native, float64(time.Since(start).Milliseconds()))
+	}
+	for site := range urls {
+		table.set("lab: the same compare native, this tree's code (ms, median of 3)", site, fmt.Sprintf("%.0f", median(native)))
+	}
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
