@@ -24,7 +24,7 @@ vet:
 unit:
 	KRAFTLAB_RELEASE_SIZES=1 $(GO) test -count=1 -timeout=20m ./...
 
-# Benchmarks of the hot paths; figures are recorded in the README.
+# Benchmarks of the hot paths; figures are recorded in docs/performance.md.
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./engine/...
 
@@ -41,7 +41,7 @@ pgo:
 	$(GO) test -pgo=off -count=1 -run='^$$' -bench=KIPLoadTest -benchtime=6x -cpuprofile=$$tmp/kip.prof -o $$tmp/cluster.test ./cluster && \
 	$(GO) tool pprof -proto $$tmp/big.prof $$tmp/kip.prof > $(PGO) && rm -rf $$tmp
 
-# The cluster's scale budgets (README, "Speed"): the KIP load test, and the 1M-partition rolling
+# The cluster's scale budgets (docs/performance.md): the KIP load test, and the 1M-partition rolling
 # restart (about a minute, 1.8 GB), built with the CLI's profile.
 bench-scale:
 	$(GO) test -pgo=$(PGO) -run='^$$' -bench=KIPLoadTest -benchtime=3x ./cluster
@@ -72,7 +72,7 @@ wasm-test:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/... ./lessons/... ./cluster/scenario/... ./lab/...
 
 # The page's hot path: building a frame (10,000 and 100,000 partitions) and a minute of cluster
-# time on the default cluster, natively and compiled to WebAssembly under Node (README, "Speed").
+# time on the default cluster, natively and compiled to WebAssembly under Node (docs/performance.md).
 bench-frame:
 	$(GO) test -run='^$$' -bench='Frame|Advance' -benchmem ./wasm/bridge
 	GOOS=js GOARCH=wasm $(GO) test -run='^$$' -bench='Frame$$|Advance' -benchtime=40x -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/bridge

@@ -46,6 +46,9 @@ type Elector func(partition int32) bool
 type BrokerCount struct {
 	Broker int32
 	Count  int
+	// Over: the count is over the wait-for-sync threshold. A gated broker under it is still
+	// held back until its second consecutive run under it.
+	Over bool
 }
 
 // Run reports one electPreferred run.
@@ -302,7 +305,7 @@ func (b *Balancer) waitForSync(im *metadata.Image, s Settings, nowMs int64, acti
 			eligible, onlyInSync = b.evaluate(id, over, s, nowMs, run)
 			if !eligible {
 				run.GatedBrokers = append(run.GatedBrokers, id)
-				run.OutOfSync = append(run.OutOfSync, BrokerCount{Broker: id, Count: oos})
+				run.OutOfSync = append(run.OutOfSync, BrokerCount{Broker: id, Count: oos, Over: over})
 				run.SkippedByGate += len(list) - oos
 				continue
 			}

@@ -182,7 +182,7 @@ func refRun(b *Balancer, im *metadata.Image, s Settings, nowMs int64, active fun
 			eligible, onlyInSync := b.evaluate(id, over, s, nowMs, &run)
 			if !eligible {
 				run.GatedBrokers = append(run.GatedBrokers, id)
-				run.OutOfSync = append(run.OutOfSync, BrokerCount{Broker: id, Count: oos})
+				run.OutOfSync = append(run.OutOfSync, BrokerCount{Broker: id, Count: oos, Over: over})
 				run.SkippedByGate += len(list) - oos
 				continue
 			}

@@ -538,7 +538,9 @@ func (l *eventLog) readRuns() {
 
 func runSentence(r cluster.BalancerRun) string {
 	var b strings.Builder
-	if len(r.Elected) == 0 {
+	if len(r.Elected) == 0 && len(r.GatedBrokers) > 0 {
+		b.WriteString("electPreferred elected no partition")
+	} else if len(r.Elected) == 0 {
 		b.WriteString("electPreferred found no partition to hand back to its preferred leader")
 	} else {
 		per := map[int32]int{}
@@ -556,9 +558,18 @@ func runSentence(r cluster.BalancerRun) string {
 		}
 		fmt.Fprintf(&b, "electPreferred elected %s (%s)", plural(len(r.Elected), "partition", "partitions"), joinList(parts))
 	}
+	// Each gate line says which rule holds the broker and what releases it
+	// (engine/balance, Balancer.evaluate).
 	for _, oc := range r.OutOfSync {
-		fmt.Fprintf(&b, "; wait-for-sync held back broker %d: %s of its preferred partitions are out of sync",
-			oc.Broker, thousands(int64(oc.Count)))
+		if oc.Over {
+			fmt.Fprintf(&b, "; wait-for-sync held back broker %d: %s of its preferred partitions are out of sync, over "+
+				"leader.imbalance.election.wait.for.sync.threshold.percent; it is released after two consecutive runs "+
+				"within the threshold, or by the escape hatch once wait.for.sync.max.wait.ms has passed",
+				oc.Broker, thousands(int64(oc.Count)))
+		} else {
+			fmt.Fprintf(&b, "; wait-for-sync held back broker %d for one more run: %s out of sync is within the threshold, "+
+				"and the gate opens at the second consecutive run within it", oc.Broker, thousands(int64(oc.Count)))
+		}
 	}
 	if len(r.OutOfSync) == 0 {
 		for _, g := range r.GatedBrokers {

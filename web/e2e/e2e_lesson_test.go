@@ -241,7 +241,29 @@ func TestLesson(t *testing.T) {
 			assert.Equal(t, start, eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`), "step %s: the clock does not move while the learner reads", step)
 			assert.Empty(t, eval[string](t, tb, `document.getElementById("scrub-hint").textContent`), "step %s: no 'earlier moment' hint at the step's start", step)
 			assert.Equal(t, "false", eval[string](t, tb, `document.getElementById("play-button").getAttribute("aria-pressed")`))
+			// The toolbar shows the lesson's cluster: 3 brokers, one partition.
+			assert.Equal(t, []string{"3", "1"}, eval[[]string](t, tb, `[document.getElementById("broker-count").value, document.getElementById("partition-count").value]`))
 		}
+	})
+
+	t.Run("each gate line says which rule holds the broker and what releases it", func(t *testing.T) {
+		// Lesson 6, step 2: broker 0 gated, then released at its second run in sync.
+		tb := openLesson(t, bctx, url, "lesson=6&step=2")
+		lessonClick(t, tb, "#lesson-show")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		// The run's lines arrive with the frame after it.
+		poll(t, tb, `[...document.querySelectorAll("#event-log li span")].some(s => s.textContent.includes("for one more run"))`)
+		lines := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent).filter(s => s.includes("wait-for-sync held back"))`)
+		require.NotEmpty(t, lines, "the gate held broker 0 back; the log: %s", eval[string](t, tb, `document.getElementById("event-log").textContent.slice(-1500)`))
+		over, within := false, false
+		for _, l := range lines {
+			assert.NotContains(t, l, "found no partition to hand back", "a run that held a broker back did not find nothing to do: %s", l)
+			o := strings.Contains(l, "over leader.imbalance.election.wait.for.sync.threshold.percent; it is released after two consecutive runs within the threshold")
+			w := strings.Contains(l, "for one more run") && strings.Contains(l, "the gate opens at the second consecutive run within it")
+			assert.True(t, o || w, "the line says the rule and the release: %s", l)
+			over, within = over || o, within || w
+		}
+		assert.True(t, over && within, "both the holding and the one-more-run lines appear: %q", lines)
 	})
 
 	t.Run("a step link opens that step", func(t *testing.T) {

@@ -98,8 +98,8 @@ func TestScreenshots(t *testing.T) {
 			})
 			t.Run("lesson", func(t *testing.T) {
 				tb := at(t, w, h, "/#lesson=1&step=1")
-				ready(t, tb)
-				poll(t, tb, `!!document.body.dataset.lesson`)
+				// A step opens paused: its one frame.
+				poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
 				settle(t, tb)
 				save(t, tb, fmt.Sprintf("lesson-%d", w))
 			})

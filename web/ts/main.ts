@@ -524,7 +524,15 @@ function main(): void {
 
   // The lesson runner (web/ts/lesson/panel.ts): a lesson's cluster is this run.
   const lesson = new LessonPanel(client, sim, {
-    newRun: () => newRun(),
+    newRun: () => {
+      newRun();
+      // The toolbar's form says which cluster this is: the lesson's, not the last one typed.
+      if (sim.info) {
+        byId<HTMLInputElement>("seed").value = String(sim.info.seed);
+        byId<HTMLInputElement>("broker-count").value = String(sim.info.brokers.length);
+        byId<HTMLInputElement>("partition-count").value = String(sim.info.partitions);
+      }
+    },
     note: (text) => log.note(sim.last?.body.timeMs ?? 0, text),
     failure: reportFailure,
     holdLink: (on) => keeper.hold(on),
