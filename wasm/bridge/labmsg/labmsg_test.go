@@ -24,6 +24,13 @@ func newBridge() *bridge.Bridge {
 	return b
 }
 
+// newRehearseBridge is a rehearsal's worker (rehearse.wasm): hello and lab.rehearse.*.
+func newRehearseBridge() *bridge.Bridge {
+	b := bridge.NewCore(bridge.Info{})
+	RegisterRehearse(b)
+	return b
+}
+
 // call sends one request through Handle and decodes the reply envelope, keeping the body raw.
 func call(t *testing.T, b *bridge.Bridge, msg string) (bridge.Reply, json.RawMessage) {
 	t.Helper()
@@ -49,9 +56,13 @@ func okBody[T any](t *testing.T, b *bridge.Bridge, msg string) T {
 // The lab page's worker answers hello and the lab.* messages, and nothing of the playground's.
 func TestLabWorkerAnswersHelloAndLabMessagesOnly(t *testing.T) {
 	h := okBody[bridge.HelloBody](t, newBridge(), `{"id":1,"type":"hello"}`)
-	assert.Equal(t, []string{"hello", "lab.drop", "lab.export", "lab.judge", "lab.plan", "lab.presets",
-		"lab.rehearse.adopt", "lab.rehearse.cancel", "lab.rehearse.export", "lab.rehearse.report", "lab.rehearse.start", "lab.rehearse.step", "lab.run.result",
+	assert.Equal(t, []string{"hello", "lab.drop", "lab.export", "lab.judge", "lab.plan", "lab.presets", "lab.run.result",
 		"lab.run.start", "lab.run.step"}, h.Types)
+	// The rehearsal's messages are rehearse.wasm's alone: with them lab.wasm would exceed its
+	// size budget (wasm/cmd/kraftlab-rehearse-wasm).
+	h = okBody[bridge.HelloBody](t, newRehearseBridge(), `{"id":1,"type":"hello"}`)
+	assert.Equal(t, []string{"hello", "lab.rehearse.adopt", "lab.rehearse.cancel", "lab.rehearse.export", "lab.rehearse.report",
+		"lab.rehearse.start", "lab.rehearse.step"}, h.Types)
 	r, _ := call(t, newBridge(), `{"id":1,"type":"sim.start"}`)
 	require.NotNil(t, r.Error)
 	assert.Equal(t, bridge.CodeUnknownType, r.Error.Code)

@@ -25,7 +25,7 @@ func rehearseMsg(t *testing.T, body map[string]any) string {
 
 // The page's rehearsal: import, step to the end, report; errors name the page's field and line.
 func TestRehearse(t *testing.T) {
-	b := newBridge()
+	b := newRehearseBridge()
 	body := map[string]any{"description": map[string]any{"data_bytes_per_broker": 1e9}, "topics": fixtureText(t, "topics-4x.txt"),
 		"quorum": fixtureText(t, "quorum-4x.txt"), "plan": "rolling-restart all timeout=10m\n",
 		"candidate": map[string]any{"name": "wait-for-sync", "overrides": []string{"leader.imbalance.election.algorithm=wait-for-sync"}}}
