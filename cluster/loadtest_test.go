@@ -67,7 +67,7 @@ func with(base []lab.Override, more ...lab.Override) []lab.Override {
 
 // TestKIPLoadTestComparison runs today's policy and the proposal on the KIP's load test, plus
 // the variants that show what drives the latency after unfencing, and prints the table the
-// README reports, and asserts the model's findings that docs/model.md §9 states, with
+// docs/reference.md reports, and asserts the model's findings that docs/model.md §9 states, with
 // tolerances.
 func TestKIPLoadTestComparison(t *testing.T) {
 	if testing.Short() {

@@ -16,7 +16,7 @@ type Policy struct {
 }
 
 // DefaultPolicies are today's policy and the KIP's example settings (threshold 5 %,
-// max.per.run 200, throttle 15 s), the comparison the README's load-test table starts with.
+// max.per.run 200, throttle 15 s), the comparison docs/reference.md's load-test table starts with.
 func DefaultPolicies() []Policy {
 	return []Policy{
 		{Name: "immediate (today)", Overrides: []Override{{config.LeaderImbalanceElectionAlgorithm, config.AlgorithmImmediate}}},

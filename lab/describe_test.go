@@ -18,7 +18,7 @@ func parsed(t *testing.T, doc []byte) *scenario.Scenario {
 	return s
 }
 
-// The KIP's load-test preset is the README's "The KIP's load test", parameter for parameter.
+// The KIP's load-test preset is docs/reference.md's "The load test after KIP-1358's", parameter for parameter.
 func TestKIPLoadTestPreset(t *testing.T) {
 	doc, err := KIPLoadTest().Scenario()
 	require.NoError(t, err)

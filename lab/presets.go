@@ -50,7 +50,7 @@ func Preset(name string) (*Description, error) {
 // 120 s: derived from what the broker holds, it would be over an hour (30,000 logs of about
 // 67 MB, each still in its first 1 GiB segment, so Kafka re-reads all 2 TB), and the test is
 // about leadership coming back, not log recovery. Every other parameter is the model's default
-// (the requests, acks=all...). cluster/loadtest_test.go runs it, so the README's table and the
+// (the requests, acks=all...). cluster/loadtest_test.go runs it, so docs/reference.md's table and the
 // lab share one definition.
 func KIPLoadTest() *Description {
 	return &Description{Preset: PresetKIPLoadTest,

@@ -49,7 +49,7 @@ type Program struct {
 // its messages (web/ts/worker.ts picks it, web/PROTOCOL.md lists which answers what), so
 // that a page does not download the other's code: the playground's carries the simulation
 // session, the lessons and the scenario format, the lab's the config lab; the lab page loads
-// the rehearsal's program only when a rehearsal starts (README, "The
+// the rehearsal's program only when a rehearsal starts (docs/reference.md, "The
 // playground", says what is linked where and what it costs).
 var Programs = []Program{
 	{File: "kraftlab.wasm", Package: "./wasm/cmd/kraftlab-wasm"},
@@ -364,7 +364,7 @@ func compiledCourse(root, dir string) (string, error) {
 // write barriers: without its inlining a step is about 2x slower), the engine and the cluster,
 // the frame encoder in wasm/bridge, and the small std packages they call in loops. Building
 // everything with -l would save about 10 %, but the simulation then runs 1.7-2.4x slower
-// (README, "The playground").
+// (docs/reference.md, "The playground").
 var Inlined = []string{
 	"runtime", "internal/runtime/...", "internal/abi", "internal/bytealg", "internal/stringslite",
 	"internal/sync", "internal/chacha8rand",
@@ -377,7 +377,7 @@ var Inlined = []string{
 // NotInlined lists packages inside Inlined's patterns that are built with -l all the same:
 // code that runs once per scenario or per request, never per simulated event. The scenario
 // format is parsed when a run starts (sim.load, lab.run.start) and written on an export, so
-// its 0.4 MB of parser and writer code gains nothing from inlining (README, "The playground",
+// its 0.4 MB of parser and writer code gains nothing from inlining (docs/reference.md, "The playground",
 // has the measurement).
 var NotInlined = []string{"github.com/kraftlab/kraftlab/cluster/scenario"}
 

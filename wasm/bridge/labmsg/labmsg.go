@@ -2,7 +2,7 @@
 // lab") on top of package lab. It registers them on a bridge.Bridge through its public
 // Register API, so that the lab page's own wasm (wasm/cmd/kraftlab-lab-wasm) links the lab and
 // not the playground's simulation session and lessons, and the playground's wasm does not link
-// the lab (README, "The playground": what is linked where).
+// the lab (web/PROTOCOL.md: which program answers what).
 //
 // The page plans with lab.plan (which is also its validation: every field-named error comes
 // from here), then spreads the plan's distinct runs over its own Web Workers, one run per
