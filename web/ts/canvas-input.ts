@@ -296,7 +296,7 @@ export class CanvasInput {
     if (!f) return;
     const nc = f.body.controllers.length;
     if (e.key === "ArrowLeft" || e.key === "ArrowRight" || e.key === "ArrowUp" || e.key === "ArrowDown") {
-      const next = moveFocus(this.renderer.focused, nc, f.body.brokers.length, e.key);
+      const next = moveFocus(this.renderer.focused, nc, f.body.brokers.length, e.key, this.renderer.brokerCols);
       this.focusTo(next);
       // A focused broker is also the selected one, so K, S, D and R act on it.
       if (next >= nc) panelItem("broker", f.body.brokers[next - nc].id)?.querySelector<HTMLButtonElement>("button.select")?.click();

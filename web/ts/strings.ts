@@ -315,6 +315,8 @@ export const S = {
   canvasLabel: "Cluster view. Arrow keys move between controllers and brokers, Enter opens the actions of the one in focus.",
   canvasStrips: (per: number) =>
     per === 1 ? "one column per replica; [ and ] zoom" : `each column: ${per.toLocaleString("en")} partitions stacked by state; [ and ] zoom`,
+  /** canvasStrips on a box too narrow for it. */
+  canvasStripsShort: (per: number) => (per === 1 ? "a column a replica" : `a column: ${per.toLocaleString("en")} partitions`),
   canvasRange: (lo: number, hi: number, count: number) =>
     ` · partitions ${lo.toLocaleString("en")}–${hi.toLocaleString("en")} of ${count.toLocaleString("en")}`,
   menuLabel: (who: string) => `Actions for ${who}`,
