@@ -93,6 +93,9 @@ export const S = {
   brokerCountLabel: "Brokers",
   partitionCountLabel: "Partitions",
   startButton: "Restart cluster",
+  lessonRestarted: (lesson: number, step: number) => `Restarted lesson ${lesson}'s cluster at the start of step ${step}.`,
+  lessonLeftForStart: (lesson: number) =>
+    `Left lesson ${lesson} to start the cluster typed here; open it again from Lessons to go on.`,
   starting: "Starting…",
   play: "Play",
   pause: "Pause",

@@ -201,6 +201,16 @@ export class LessonPanel {
       });
   }
 
+  /** The open lesson's number and step (from 1), undefined outside a lesson and in a talk. */
+  get where(): { number: number; step: number } | undefined {
+    return this.lesson && !this.talk ? { number: this.lesson.lesson.number, step: this.step + 1 } : undefined;
+  }
+
+  /** Starts the open step again from its start, on the lesson's own cluster. */
+  async restartStep(): Promise<void> {
+    await this.go(this.step);
+  }
+
   /** Leaves the lesson; the cluster stays as it is, as a sandbox. */
   close(): void {
     if (this.talk) {
@@ -404,8 +414,32 @@ export class LessonPanel {
     if (c.done && st.predict && this.chose !== undefined && !this.revealed) this.reveal(c.answer);
     this.showPicture(c);
     const demo = el("lesson-demo");
+    const stopped = demo.hidden && !!c.paused;
     demo.hidden = !c.paused;
     el("lesson-question").textContent = c.paused ?? "";
+    // The demo stopped to ask: its question is why, so it comes into view (in the panel's own
+    // scroll and the page's), not below the fold.
+    if (stopped) this.bringIntoView(demo);
+  }
+
+  /**
+   * Scrolls the panel (beside the canvas it scrolls on its own) or, stacked on a narrow page,
+   * the page, by as little as brings e into view: scrolling the page when the panel scrolls
+   * would take the canvas out of sight.
+   */
+  private bringIntoView(e: HTMLElement): void {
+    const panel = this.root;
+    if (panel.scrollHeight > panel.clientHeight + 1 && getComputedStyle(panel).overflowY !== "visible") {
+      const r = e.getBoundingClientRect();
+      const p = panel.getBoundingClientRect();
+      const bottom = Math.min(p.bottom, innerHeight);
+      if (r.bottom > bottom) panel.scrollTop += r.bottom - bottom + 8;
+      else if (r.top < p.top) panel.scrollTop -= p.top - r.top + 8;
+    }
+    // What the panel's own scroll could not bring up (its end is below the window).
+    const r = e.getBoundingClientRect();
+    if (r.bottom > innerHeight) scrollBy({ top: Math.min(r.top - 8, r.bottom - innerHeight + 8), behavior: "instant" });
+    else if (r.top < 0) scrollBy({ top: r.top - 8, behavior: "instant" });
   }
 
   /** Whether the step's prediction is still to be answered: its goals and picture stay hidden. */
