@@ -83,4 +83,25 @@ func TestLessonLayout(t *testing.T) {
 		assert.True(t, strings.Contains(text(t, tb, "start-note"), "open it again from Lessons"))
 		assert.Empty(t, tb.consoleErrors())
 	})
+
+	t.Run("goal explanations and log lines say states in words, not enum spellings", func(t *testing.T) {
+		tb := openLesson(t, bctx, url, "lesson=1&step=1")
+		press(t, tb, "1", "k")
+		poll(t, tb, `[...document.querySelectorAll("#lesson-goals .goal-explain")].some(e => e.textContent.includes("stopped"))`)
+		lessonClick(t, tb, "#lesson-show")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		// Outside <code> (a goal's own expression, config names): no snake_case words, no tags.
+		words := eval[[]string](t, tb, `(() => {
+			const out = [];
+			for (const root of document.querySelectorAll("#lesson-goals, #event-log, #latest-events")) {
+				const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+				for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+					if (n.parentElement.closest("code")) continue;
+					for (const m of n.textContent.matchAll(/\b[a-z]+_[a-z_]+\b|\[assumption\]|§|\bprocess (running|not_running)\b/g)) out.push(m[0] + " in: " + n.textContent.slice(0, 120));
+				}
+			}
+			return out;
+		})()`)
+		assert.Empty(t, words)
+	})
 }
