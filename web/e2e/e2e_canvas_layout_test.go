@@ -130,4 +130,37 @@ func TestCanvasLayout(t *testing.T) {
 			assert.InDelta(t, bottom+12, canvas["bottom"], 4, "at %d px the canvas ends under its last broker row", size.w)
 		}
 	})
+
+	t.Run("on a phone the start card does not push the canvas down, and its kill shows what follows", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+		eval[bool](t, tb, `localStorage.removeItem("kraftlab.welcome.dismissed"), true`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+		canvasTop := `document.getElementById("cluster-canvas").getBoundingClientRect().top + scrollY`
+		// Paused, so that nothing else moves the canvas between the two measures.
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		withCard := eval[float64](t, tb, canvasTop)
+		card := eval[map[string]float64](t, tb, `(r => ({top: r.top, bottom: r.bottom}))(document.getElementById("welcome").getBoundingClientRect())`)
+		assert.LessOrEqual(t, card["bottom"], 844.0, "the card is on screen: %v", card)
+		screenshot(t, tb, "welcome-390.png", "")
+		eval[bool](t, tb, `document.getElementById("welcome").hidden = true, true`)
+		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		assert.Equal(t, eval[float64](t, tb, canvasTop), withCard, "the card takes no room above the canvas")
+		eval[bool](t, tb, `document.getElementById("welcome").hidden = false, true`)
+
+		// Kill from the card: the canvas comes up, with the newest events under it.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#welcome-kill"))))
+		logItem(t, tb, "you killed broker")
+		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		seen := eval[map[string]float64](t, tb, `(() => { const c = document.getElementById("cluster-canvas").getBoundingClientRect(),
+			li = document.querySelector("#latest-events li:last-child").getBoundingClientRect();
+			return {canvasTop: c.top, canvasBottom: c.bottom, eventTop: li.top, eventBottom: li.bottom, h: innerHeight}; })()`)
+		assert.True(t, seen["canvasTop"] >= -1 && seen["canvasBottom"] <= seen["h"] && seen["eventBottom"] <= seen["h"] && seen["eventTop"] >= 0,
+			"the canvas and the newest event are on screen together: %v", seen)
+		screenshot(t, tb, "welcome-390-killed.png", "")
+	})
 }
