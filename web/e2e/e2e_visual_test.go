@@ -236,7 +236,7 @@ func TestVisual(t *testing.T) {
 
 		// Hovering a replica cell shows its partition, leader, ISR and ELR.
 		c := canvasBoxes(t, tb, "brokerBoxes")["1"]
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, c.x+20, c.y+70)))
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, c.x+20, c.y+82)))
 		poll(t, tb, `!document.getElementById("canvas-tooltip").hidden`)
 		tip := eval[string](t, tb, `document.getElementById("canvas-tooltip").textContent`)
 		assert.Regexp(t, `^payments-\d+ on broker 1: .+\nLeader: \d+  Isr: [\d,]+  Elr: `, tip)
