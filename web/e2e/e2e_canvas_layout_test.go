@@ -89,6 +89,8 @@ func TestCanvasLayout(t *testing.T) {
 				poll(t, tb, `!document.body.classList.contains("presenter")`)
 			}
 		}
+		// Sizing the canvas to its drawing must not make a resize loop the page reports.
+		assert.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`), eval[string](t, tb, `document.getElementById("error-report").textContent`))
 	}
 
 	t.Run("a gated broker's badge, counts and catch-up bar sit apart", func(t *testing.T) {
@@ -127,7 +129,8 @@ func TestCanvasLayout(t *testing.T) {
 				bottom = math.Max(bottom, b.y+b.h)
 			}
 			canvas := eval[map[string]float64](t, tb, `(r => ({top: r.top, bottom: r.bottom}))(document.getElementById("cluster-canvas").getBoundingClientRect())`)
-			assert.InDelta(t, bottom+12, canvas["bottom"], 4, "at %d px the canvas ends under its last broker row", size.w)
+			// Under the last row: the band the traffic layer's captions are written in.
+			assert.InDelta(t, bottom+46, canvas["bottom"], 4, "at %d px the canvas ends under its last broker row", size.w)
 		}
 	})
 

@@ -29,6 +29,12 @@ export const HEADER_H = 66;
  * narrower wrap into more rows instead.
  */
 export const MIN_BOX_W = 150;
+/**
+ * Room under the brokers for two lines of the traffic layer's captions (the balancer run,
+ * what is drawn as pulsing links), so that a canvas sized to its content does not have them
+ * written over its cells.
+ */
+export const CAPTION_BAND = 46;
 /** The largest replica cell, in layout units. */
 export const MAX_CELL = 30;
 /** Cells at least this big (layout units) carry their partition number. */

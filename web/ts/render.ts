@@ -18,6 +18,7 @@
 
 import { Frame, NO_SLOT, clockText, spanText, type Layout } from "./frame";
 import {
+  CAPTION_BAND,
   CONTROLLER_H,
   GAP,
   LABEL_CELL,
@@ -238,6 +239,8 @@ export class Renderer {
   private widths = new Map<string, number>();
   /** The content's height last asked of the page (CSS px), see fitHeight. */
   private contentH = "";
+  /** A frame will set contentH on the canvas. */
+  private heightPending = false;
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     const ctx = canvas.getContext("2d", { alpha: false });
@@ -338,7 +341,7 @@ export class Renderer {
     const rows = Math.ceil(nb / this.brokerCols);
     const boxW = (this.W - 2 * PAD - (this.brokerCols - 1) * GAP) / this.brokerCols;
     const boxH = brokerContentH(this.mostReplicas(f), boxW);
-    this.fitHeight(nb === 0 ? top : top + rows * boxH + (rows - 1) * GAP + PAD);
+    this.fitHeight(nb === 0 ? top : top + rows * boxH + (rows - 1) * GAP + CAPTION_BAND);
     const boxes = brokerBoxes(nb, this.W, this.H, top, boxH);
     // The replicas first, into the pixel buffer. A grid none of whose cells changed is still on
     // the canvas from the last frame: the drawing below is clipped around it and it is not
@@ -527,7 +530,15 @@ export class Renderer {
     const h = `${Math.ceil(units * this.eff)}px`;
     if (h === this.contentH) return;
     this.contentH = h;
-    this.canvas.style.setProperty("--content-h", h);
+    // Set in the next frame, not now: draw may run inside the resize observer's callback, and
+    // a size changed there is a "ResizeObserver loop" error the page reports as a failure.
+    if (!this.heightPending) {
+      this.heightPending = true;
+      requestAnimationFrame(() => {
+        this.heightPending = false;
+        this.canvas.style.setProperty("--content-h", this.contentH);
+      });
+    }
   }
 
   private drawBroker(b: BrokerState, slot: number, r: Rect): void {
