@@ -66,7 +66,12 @@ type compiledStep struct {
 type compiledPrediction struct {
 	Line             int
 	Question, Reveal string
-	Options          []compiledOption
+	Options          []compiledOption `json:",omitempty"`
+	// When is 1 + the index of a timed prediction's moment in compiledExprs (0: options).
+	When                          int    `json:",omitempty"`
+	WhenSource                    string `json:",omitempty"`
+	WhenLine                      int    `json:",omitempty"`
+	AnswerMs, ToleranceMs, SpanMs int64  `json:",omitempty"`
 }
 
 type compiledOption struct {
@@ -174,6 +179,10 @@ func (t *exprTable) prediction(p *Prediction) *compiledPrediction {
 		return nil
 	}
 	out := &compiledPrediction{Line: p.Line, Question: p.Question, Reveal: p.Reveal}
+	if p.Timed() {
+		out.When, out.WhenSource, out.WhenLine = 1+t.add(p.WhenSource, p.When), p.WhenSource, p.WhenLine
+		out.AnswerMs, out.ToleranceMs, out.SpanMs = p.AnswerMs, p.ToleranceMs, p.SpanMs
+	}
 	for _, o := range p.Options {
 		out.Options = append(out.Options, compiledOption{Line: o.Line, Label: o.Label, Source: o.Source, Expr: t.add(o.Source, o.Expr), Broker: o.Broker})
 	}
@@ -346,7 +355,13 @@ func decodeLesson(c compiledLesson) (*Lesson, error) {
 			s.Rejects = append(s.Rejects, acts)
 		}
 		if cp := cs.Predict; cp != nil {
-			s.Predict = &Prediction{Line: cp.Line, Question: cp.Question, Reveal: cp.Reveal}
+			s.Predict = &Prediction{Line: cp.Line, Question: cp.Question, Reveal: cp.Reveal,
+				WhenSource: cp.WhenSource, WhenLine: cp.WhenLine, AnswerMs: cp.AnswerMs, ToleranceMs: cp.ToleranceMs, SpanMs: cp.SpanMs}
+			if cp.When != 0 {
+				if s.Predict.When, err = compiledExpr(cp.When-1, cp.WhenLine); err != nil {
+					return nil, err
+				}
+			}
 			for _, co := range cp.Options {
 				e, err := compiledExpr(co.Expr, co.Line)
 				if err != nil {
