@@ -262,7 +262,7 @@ func TestLessonPredictionAndPicture(t *testing.T) {
 	require.NoError(t, err)
 	for li, l := range course {
 		for si, s := range l.Steps {
-			if s.Predict == nil {
+			if s.Predict == nil || s.Predict.Timed() {
 				continue
 			}
 			open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"`+l.ID+`","step":`+itoa(si)+`}`)
@@ -280,6 +280,54 @@ func TestLessonPredictionAndPicture(t *testing.T) {
 		}
 	}
 	t.Fatal("the course asks no prediction")
+}
+
+// TestLessonTimedPrediction: a prediction answered on the timeline sends its timeline, not its
+// answer; the moment comes in the learner's run as the clock advances (as in the page) and with
+// Show me, the same as the checker's reference run; an action taken before the moment makes
+// another run, whose moment is watched for again.
+func TestLessonTimedPrediction(t *testing.T) {
+	b := New(Info{})
+	// Lesson 1, step 3: when does broker 1 lead payments-0 again? At 300 s, the periodic run;
+	// the step starts at 44,440 ms (lessons: kraftlab lesson check -v).
+	open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":2}`)
+	q := open.Steps[2].Predict
+	require.NotNil(t, q)
+	require.NotNil(t, q.Timeline)
+	assert.Equal(t, LessonTimeline{SpanMs: 400000, ToleranceMs: 15000}, *q.Timeline)
+	assert.Empty(t, q.Options)
+	assert.Equal(t, int64(-1), open.Check.WhenMs)
+	const start, moment = int64(44440), int64(300000 - 44440)
+	require.Equal(t, start, open.Run.TimeMs)
+
+	advanceTo := func(t *testing.T, to int64) LessonCheckBody {
+		t.Helper()
+		var c LessonCheckBody
+		for c.TimeMs < to {
+			frameAt(t, b, "sim.advance", `{"ms":7000}`)
+			c = must[LessonCheckBody](t, b, "lesson.check", "")
+		}
+		return c
+	}
+	c := advanceTo(t, 250000)
+	assert.Equal(t, int64(-1), c.WhenMs, "not yet")
+	c = advanceTo(t, 310000)
+	assert.True(t, c.Done)
+	assert.InDelta(t, moment, c.WhenMs, float64(lessons.UntilPollMs), "as the checker measures it, within a poll")
+
+	// Looking back does not change the run: the moment stays.
+	must[Frame](t, b, "sim.seek", `{"timeMs":100000}`)
+	assert.InDelta(t, moment, must[LessonCheckBody](t, b, "lesson.check", "").WhenMs, float64(lessons.UntilPollMs))
+	// Acting there does: another run, its moment to come.
+	must[ActBody](t, b, "sim.act", `{"op":"kill","broker":0}`)
+	assert.Equal(t, int64(-1), must[LessonCheckBody](t, b, "lesson.check", "").WhenMs)
+	c = advanceTo(t, 310000)
+	assert.InDelta(t, moment, c.WhenMs, float64(lessons.UntilPollMs), "broker 0 does not matter to broker 1's return")
+
+	// Show me plays the reference: the same moment.
+	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":2}`)
+	p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
+	assert.Equal(t, moment, p.Check.WhenMs)
 }
 
 // TestTalkOpensAScene: a talk's scene opens like a lesson's step, at the end of the scenes
