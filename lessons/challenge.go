@@ -202,6 +202,11 @@ func (l *Lesson) GoalPictures() ([]*Picture, error) {
 	}
 	out := make([]*Picture, len(l.Steps))
 	for i, s := range l.Steps {
+		if s.From != nil {
+			if c, _, err = l.Checkpoint(i); err != nil {
+				return nil, err
+			}
+		}
 		if _, err := l.Play(c, s.Reference, MarkNow(c)); err != nil {
 			return nil, err
 		}

@@ -37,7 +37,7 @@ func parse(file string, data []byte, open Opener, talk bool) (*Lesson, error) {
 	if err := p.parse(open); err != nil {
 		return nil, err
 	}
-	if err := validate(l, p); err != nil {
+	if err := validateTalk(l, p); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -223,6 +223,16 @@ func (p *lessonParser) step(i int) (int, error) {
 				continue
 			case key == "play":
 				key = "reference" // a scene's play list is what the next scene starts after
+			case key == "from":
+				if s.From != nil {
+					return 0, p.errf(ln, "from: given twice in scene %q", s.Title)
+				}
+				o, err := parseOrigin(val, ln)
+				if err != nil {
+					return 0, p.errf(ln, "from: %v", err)
+				}
+				s.From = o
+				continue
 			}
 		}
 		switch key {

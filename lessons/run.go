@@ -34,17 +34,25 @@ func (l *Lesson) Build() (*cluster.Cluster, error) {
 // Checkpoint builds the cluster as it stands at the start of step i: the scenario, then the
 // reference actions of steps 0 to i-1. The same lesson gives the same checkpoint every time,
 // so back, forward and a link to step i all land in the same state. The Mark is step i's start.
+//
+// A talk's scene that starts from a lesson's checkpoint (a from: line, origin.go) starts from
+// that checkpoint instead, followed by the scenes between it and scene i.
 func (l *Lesson) Checkpoint(i int) (*cluster.Cluster, Mark, error) {
 	if i < 0 || i >= len(l.Steps) {
 		return nil, Mark{}, &Error{File: l.File, Msg: fmt.Sprintf("step %d does not exist (steps: 0 to %d)", i, len(l.Steps)-1)}
 	}
-	c, err := l.Build()
+	st := l.StartOf(i)
+	c, err := st.Base.Build()
 	if err != nil {
 		return nil, Mark{}, err
 	}
-	for _, s := range l.Steps[:i] {
-		m := MarkNow(c)
-		if _, err := l.Play(c, s.Reference, m); err != nil {
+	for _, s := range st.Base.Steps[:st.BaseSteps] {
+		if _, err := st.Base.Play(c, s.Reference, MarkNow(c)); err != nil {
+			return nil, Mark{}, err
+		}
+	}
+	for _, s := range l.Steps[st.From:i] {
+		if _, err := l.Play(c, s.Reference, MarkNow(c)); err != nil {
 			return nil, Mark{}, err
 		}
 	}

@@ -20,6 +20,12 @@ func VerifyTrace(l *Lesson, trace io.Writer) error {
 		return err
 	}
 	for i, s := range l.Steps {
+		if s.From != nil {
+			// A scene that starts from a lesson's checkpoint (origin.go).
+			if c, _, err = l.Checkpoint(i); err != nil {
+				return err
+			}
+		}
 		m := MarkNow(c)
 		for _, r := range s.Check(c, m) {
 			if r.Holds {

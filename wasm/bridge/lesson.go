@@ -293,17 +293,26 @@ func (r *lessonRun) open(body json.RawMessage) (any, error) {
 
 // start makes the lesson's cluster at step i's start the session's run: the scenario through
 // sim.load (the same code as an imported scenario), then the reference actions of the steps
-// before i, recorded in the run's history at the times they happened.
+// before i, recorded in the run's history at the times they happened. A talk's scene that
+// starts from a lesson's checkpoint starts from that lesson's scenario and steps instead
+// (lessons.StartOf), as lessons.Checkpoint builds it.
 func (r *lessonRun) start(l *lessons.Lesson, i int) (LoadBody, error) {
-	loaded, err := r.s.load(mustJSON(LoadRequest{Scenario: l.ScenarioJSON, TimeMs: l.StartMs}))
+	from := l.StartOf(i)
+	base := from.Base
+	loaded, err := r.s.load(mustJSON(LoadRequest{Scenario: base.ScenarioJSON, TimeMs: base.StartMs}))
 	if err != nil {
-		return LoadBody{}, fmt.Errorf("%s: scenario: %w", l.File, err)
+		return LoadBody{}, fmt.Errorf("%s: scenario: %w", base.File, err)
 	}
 	r.l, r.step, r.script, r.next, r.watch = l, i, nil, 0, nil
 	r.run = reflect.ValueOf(r.s.base).Pointer()
-	for _, st := range l.Steps[:i] {
-		m := lessons.MarkNow(r.s.c)
-		if _, err := r.playActions(st.Reference, m); err != nil {
+	for _, st := range base.Steps[:from.BaseSteps] {
+		if _, err := r.playActions(base, st.Reference, lessons.MarkNow(r.s.c)); err != nil {
+			r.l = nil
+			return LoadBody{}, err
+		}
+	}
+	for _, st := range l.Steps[from.From:i] {
+		if _, err := r.playActions(l, st.Reference, lessons.MarkNow(r.s.c)); err != nil {
 			r.l = nil
 			return LoadBody{}, err
 		}
@@ -385,10 +394,11 @@ func (r *lessonRun) active() error {
 	return nil
 }
 
-// playActions plays actions on the session's run until the first pause, returning how many
-// ran. Events go through the same path as sim.act (the event log's sentence, the history);
-// waits and untils are lessons.Apply's own, so the run is the one lessons.Checkpoint makes.
-func (r *lessonRun) playActions(acts []lessons.Action, m lessons.Mark) (int, error) {
+// playActions plays actions of lesson l (the open one, or the lesson a talk's scene starts
+// from) on the session's run until the first pause, returning how many ran. Events go through
+// the same path as sim.act (the event log's sentence, the history); waits and untils are
+// lessons.Apply's own, so the run is the one lessons.Checkpoint makes.
+func (r *lessonRun) playActions(l *lessons.Lesson, acts []lessons.Action, m lessons.Mark) (int, error) {
 	r.forgetFuture()
 	for i, a := range acts {
 		switch a.Kind {
@@ -396,17 +406,17 @@ func (r *lessonRun) playActions(acts []lessons.Action, m lessons.Mark) (int, err
 			return i, nil
 		case lessons.ActEvent:
 			if err := r.s.c.Err(); err != nil {
-				return i, fmt.Errorf("%s:%d: %q: the run stopped at an invariant violation: %w", r.l.File, a.Line, a.Source, err)
+				return i, fmt.Errorf("%s:%d: %q: the run stopped at an invariant violation: %w", l.File, a.Line, a.Source, err)
 			}
 			act := action{AtMs: r.s.c.Now(), Ev: a.Event, Raw: eventJSON(r.s.c.Now(), a.Event)}
 			if _, err := r.s.apply(act); err != nil {
-				return i, fmt.Errorf("%s:%d: %q was refused at %s ms: %w", r.l.File, a.Line, a.Source, thousands(r.s.c.Now()), err)
+				return i, fmt.Errorf("%s:%d: %q was refused at %s ms: %w", l.File, a.Line, a.Source, thousands(r.s.c.Now()), err)
 			}
 			r.s.record(act)
 			r.watch.Poll(r.s.c, m)
 			r.noteWatch()
 		default:
-			err := r.l.ApplyWatching(r.s.c, a, m, r.watch)
+			err := l.ApplyWatching(r.s.c, a, m, r.watch)
 			r.noteWatch()
 			r.s.horizon = max(r.s.horizon, r.s.c.Now())
 			if err != nil {
@@ -580,7 +590,7 @@ func (r *lessonRun) play(body json.RawMessage) (any, error) {
 	default:
 		return nil, BadRequest(`what: %q is not allowed; allowed: "reference", "demo", "continue"`, req.What)
 	}
-	n, err := r.playActions(r.script[r.next:], r.mark)
+	n, err := r.playActions(r.l, r.script[r.next:], r.mark)
 	r.next += n
 	if err != nil {
 		r.script, r.next = nil, 0

@@ -337,7 +337,7 @@ func TestTalkOpensAScene(t *testing.T) {
 	open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":1}`)
 	assert.True(t, open.Talk)
 	assert.Empty(t, open.Next, "a talk has no next lesson")
-	require.Len(t, open.Steps, 5)
+	require.Len(t, open.Steps, 6)
 	assert.Contains(t, open.Steps[1].Caption, "Broker 2's disk is replaced")
 	assert.Equal(t, int64(35000), open.Run.TimeMs, "scene 2 starts where scene 1's play list ends")
 	p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
@@ -346,6 +346,19 @@ func TestTalkOpensAScene(t *testing.T) {
 	// Again: the same scene, the same run.
 	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":1}`)
 	assert.Equal(t, p.Check.TimeMs, must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`).Check.TimeMs)
+	// Scene 6 starts from lesson 6's checkpoint at its step 3: the state and time that step
+	// opens in, and plays the same way each time.
+	lesson := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"6","step":2}`)
+	lessonFrame := must[Frame](t, b, "sim.frame", `{}`)
+	scene := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":5}`)
+	assert.Equal(t, int64(330010), scene.Run.TimeMs)
+	assert.Equal(t, lesson.Run.TimeMs, scene.Run.TimeMs)
+	assert.Equal(t, lesson.Run.Brokers, scene.Run.Brokers)
+	sceneFrame := must[Frame](t, b, "sim.frame", `{}`)
+	assert.Equal(t, lessonFrame.Brokers, sceneFrame.Brokers, "the same cluster state")
+	assert.Equal(t, int64(612530), must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`).Check.TimeMs)
+	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":5}`)
+	assert.Equal(t, int64(612530), must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`).Check.TimeMs)
 	// The course's list has no talk in it.
 	for _, l := range must[LessonListBody](t, b, "lesson.list", "").Lessons {
 		assert.NotEqual(t, "kip-1358-in-ten-minutes", l.ID)
