@@ -91,7 +91,11 @@ func TestLesson(t *testing.T) {
 			lessonClick(t, tb, "#lesson-forward")
 			poll(t, tb, `document.body.dataset.lessonStep === "`+step+`" && document.getElementById("lesson-panel").dataset.done === "false"`)
 			if eval[string](t, tb, `document.body.dataset.prediction`) == "pending" {
-				lessonClick(t, tb, `#lesson-predict-options button[data-option="0"]`)
+				if eval[bool](t, tb, `document.getElementById("lesson-predict-options").hidden`) {
+					lessonClick(t, tb, "#lesson-moment-mark") // answered on the timeline
+				} else {
+					lessonClick(t, tb, `#lesson-predict-options button[data-option="0"]`)
+				}
 			}
 			lessonClick(t, tb, "#lesson-show")
 			poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)

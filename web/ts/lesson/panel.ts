@@ -33,6 +33,8 @@ export interface LessonHost {
   holdLink(on: boolean): void;
   /** A talk turns presenter mode on, and leaving it off. */
   presenter(on: boolean): void;
+  /** A prediction answered on the timeline is pending: the canvas hides the next run's countdown, which would give it away. */
+  hideNextRun(on: boolean): void;
 }
 
 function el<T extends HTMLElement = HTMLElement>(id: string): T {
@@ -221,6 +223,7 @@ export class LessonPanel {
       if (/(^|&)talk=/.test(location.hash.slice(1))) history.replaceState(history.state, "", location.pathname + location.search);
     }
     this.lesson = undefined;
+    this.host.hideNextRun(false);
     this.root.hidden = true;
     document.body.classList.remove("lesson-mode");
     delete document.body.dataset.lesson;
@@ -433,6 +436,7 @@ export class LessonPanel {
     el("lesson-task").hidden = !st.task || pending;
     el("lesson-show").hidden = st.reference.length === 0 || pending;
     el("lesson-demo-play").hidden = !st.demo || pending;
+    this.host.hideNextRun(!!st.predict?.timeline && pending);
     if (!st.predict) return;
     el("lesson-predict-question").replaceChildren(renderLine(st.predict.question));
     const opts = el("lesson-predict-options");
