@@ -356,7 +356,9 @@ export class LessonPanel {
     const own = Object.assign(document.createElement("div"), { id: "lesson-step-text" });
     own.append(render(st.text));
     text.append(own);
-    el("lesson-model-note").hidden = !((this.step === 0 ? o.intro : "") + st.text).includes(MODEL_MARK);
+    // The note explains the tag wherever it appears: the text, the task, the hints, the question or the reveal.
+    const shown = [this.step === 0 ? o.intro : "", st.text, st.task, ...st.hints, st.predict?.question ?? "", st.predict?.reveal ?? ""];
+    el("lesson-model-note").hidden = !shown.some((x) => x.includes(MODEL_MARK));
     if (st.predict && this.chose === undefined) this.chose = predictionOf(browserStore, o.lesson.id, this.step)?.chose;
     if (st.predict && this.chose === -1 && this.markedMs === undefined) this.markedMs = predictionOf(browserStore, o.lesson.id, this.step)?.atMs;
     el("lesson-reveal").hidden = true;
