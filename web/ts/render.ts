@@ -224,6 +224,11 @@ export class Renderer {
   focused = -1;
   /** The partitions on screen; undefined means all of them. */
   range: Range | undefined;
+  /**
+   * Leaves out the countdown to the next electPreferred run: a lesson asking when leadership
+   * comes back hides it until the learner has marked their answer.
+   */
+  hideNextRun = false;
   /** The last frame's geometry: controller boxes and, per broker slot, its boxes and grid. */
   controllersDrawn: Rect[] = [];
   brokersDrawn: BrokerGeometry[] = [];
@@ -485,7 +490,7 @@ export class Renderer {
       if (last && this.measure(`${last.text} · ${part}`, 600, 13) <= room) last.text += ` · ${part}`;
       else lines.push({ text: part, next: "" });
     }
-    if (b.nextElectPreferredMs >= 0) {
+    if (b.nextElectPreferredMs >= 0 && !this.hideNextRun) {
       const span = spanText(Math.max(0, b.nextElectPreferredMs - b.timeMs));
       const next = this.memo("next", span, () => S.canvasNextRun(span));
       const last = lines[lines.length - 1];
