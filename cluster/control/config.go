@@ -56,20 +56,28 @@ func DefaultConfig() Config {
 // Callbacks are the calls Controllers makes into the embedding layer. Every field is optional.
 // The ones marked "inside a quorum hook" run while the quorum is handling an event: they may
 // send Client requests and operator actions (whose records are then appended a moment later, at
-// the same virtual time), but must not call Kill, Start, Cut, Heal, HealAll, Snapshot or
-// AddBroker, which return an error if they do. Slices passed in are only valid during the call.
+// the same virtual time), but Kill, Start, Cut, Heal, HealAll, Snapshot and AddBroker return an
+// error there. Slices passed in are only valid during the call.
+//
+// For each batch of entries the cluster commits for the first time, the calls come in this
+// order, entry by entry and then for the batch:
+//
+//	for each entry e:  BeforeCommit(e) → e is replayed into CommittedView → AfterCommit(e, err)
+//	then:              OnCommitted(batch)
 type Callbacks struct {
 	// OnCommitted gets entries as the cluster first commits them (the leader's high watermark
 	// passing them), in log order without gaps, LeaderChangeMessages included (inside a quorum
 	// hook). A broker fleet can publish them to its shared image here.
 	OnCommitted func(entries []CommittedEntry)
-	// OnCommittedEntry gets each entry as the cluster first commits it, before OnCommitted gets
-	// them together, with the function that replays it into CommittedView: it must call replay
-	// once, and may read the image before and after (inside a quorum hook). Without it, the
-	// entries are replayed all the same.
-	OnCommittedEntry func(entry CommittedEntry, replay func(metadata.Entry) error)
+	// BeforeCommit gets each entry as the cluster first commits it, while CommittedView does
+	// not hold it yet (inside a quorum hook): the place to read what the entry will change.
+	BeforeCommit func(entry CommittedEntry)
+	// AfterCommit gets the same entry once it is replayed into CommittedView, with the
+	// replay's error (nil: it replayed; otherwise it is also a violation) (inside a quorum
+	// hook).
+	AfterCommit func(entry CommittedEntry, err error)
 	// WarmCommitted, when set, gets the partition indexes the next few committed entries change
-	// in CommittedView, before they are replayed one by one through OnCommittedEntry: a chance
+	// in CommittedView, before they are replayed one by one (between BeforeCommit and AfterCommit): a chance
 	// to read the caller's own per-partition state for them in one pass, so that its cache
 	// misses overlap (see warm.go). It must only read.
 	WarmCommitted func(idxs []int32)

@@ -200,7 +200,7 @@ func TestFailoverActivatesANewControllerFromItsOwnLog(t *testing.T) {
 		require.NoError(t, h.c.Kill(old))
 		_, _, stillActive := h.c.Active()
 		assert.False(t, stillActive, "seed %d: killing the active controller discards its engine", seed)
-		require.Equal(t, activation{old, epoch, killAt}, h.resigns[len(h.resigns)-1])
+		require.Equal(t, activationNote{old, epoch, killAt}, h.resigns[len(h.resigns)-1])
 
 		next, nextEpoch := h.waitActive(epoch, 15_000)
 		v := h.view(next)
@@ -510,9 +510,8 @@ func TestInvariantViolationsNameSeedTimeAndBothFacts(t *testing.T) {
 	require.NoError(t, h.c.Err())
 
 	// A node "committing" a different record at an offset the cluster already committed.
-	m := h.c.members[h.c.byID[active]]
 	forged := []quorum.Entry[metadata.Record]{{Offset: 1, Epoch: 1, Payload: &metadata.RemoveTopicRecord{Topic: "x"}}}
-	h.c.ledger(m, forged, h.c.convert(forged))
+	h.c.log.extend(&h.c.iv, active, forged, h.c.log.convert(forged), h.s.Now())
 	require.Len(t, seen, 1)
 	v := seen[0]
 	assert.Equal(t, uint64(12), v.Seed)
@@ -529,7 +528,7 @@ func TestInvariantViolationsNameSeedTimeAndBothFacts(t *testing.T) {
 	cur := metadata.NewImage()
 	require.NoError(t, cur.Replay(metadata.Entry{Offset: 0, Record: &metadata.TopicRecord{Name: "t", TopicID: "T"}}))
 	require.NoError(t, cur.Replay(metadata.Entry{Offset: 1, Record: &metadata.PartitionRecord{Topic: "t", TopicID: "T", Replicas: []int32{1}, Isr: []int32{1}, Leader: 1, LeaderEpoch: 4, PartitionEpoch: 9}}))
-	h.c.checkNotBelow(m, present(old), 1, cur)
+	h.c.byID[active].ctl.checkNotBelow(&h.c.iv, present(old), 1, cur)
 	require.Len(t, seen, 2)
 	assert.Equal(t, "partition epochs never go down", seen[1].Rule)
 	assert.Contains(t, seen[1].Fact, "t-0 at leader epoch 5")
@@ -681,7 +680,7 @@ func TestControllersStopKeepingDeletedSnapshots(t *testing.T) {
 	h.run(60_000)
 	require.Greater(t, h.c.Stats().SnapshotsTaken, int64(6))
 	for _, v := range h.c.Voters() {
-		assert.LessOrEqual(t, len(h.c.members[h.c.byID[v]].snaps), 1, "controller %d holds one snapshot", v)
+		assert.LessOrEqual(t, len(h.c.byID[v].ctl.snaps), 1, "controller %d holds one snapshot", v)
 	}
 	loaded := h.c.Stats().SnapshotsLoaded
 	require.NoError(t, h.c.Start(follower))

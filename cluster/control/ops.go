@@ -18,11 +18,11 @@ import (
 // records it writes: the general form of every operator action, for engine calls this package
 // does not wrap (ExpireSession, say). fn must not keep the controller.
 func (c *Controllers) WithActive(fn func(e *controller.Controller, nowMs int64) error) error {
-	m := c.activeMember()
+	m := c.activeNode()
 	if m == nil {
 		return c.notController("an operator request needs an active controller")
 	}
-	err := fn(m.engine, c.sim.Now())
+	err := fn(m.active.engine, c.sim.Now())
 	c.afterEngine(m)
 	return err
 }
@@ -79,19 +79,22 @@ func (c *Controllers) Kill(id int32) error {
 	if err := c.notInHook("Kill"); err != nil {
 		return err
 	}
-	m, err := c.member(id)
+	n, err := c.node(id)
 	if err != nil {
 		return err
 	}
 	if err := c.q.Kill(quorum.NodeID(id)); err != nil {
 		return err
 	}
+	if n.brk != nil {
+		n.brk.running = false
+		return nil
+	}
+	m := n.ctl
 	m.running = false
 	c.deactivate(m) // already done by the Resigned hook if it led; this clears a pending activation
-	if m.voter {
-		// Its image stays where it was until Start rebuilds it; the shared one moves on.
-		c.leaveRoot(m)
-	}
+	// Its image stays where it was until Start rebuilds it; the shared one moves on.
+	m.leaveRoot(c.images)
 	return nil
 }
 
@@ -101,17 +104,30 @@ func (c *Controllers) Start(id int32) error {
 	if err := c.notInHook("Start"); err != nil {
 		return err
 	}
-	m, err := c.member(id)
+	n, err := c.node(id)
 	if err != nil {
 		return err
 	}
+	if n.brk != nil {
+		if n.brk.running {
+			return fmt.Errorf("control: node %d is already running; Kill it first", id)
+		}
+		n.brk.running = true
+		if err := c.q.Start(quorum.NodeID(id)); err != nil {
+			n.brk.running = false
+			return err
+		}
+		return nil
+	}
+	m := n.ctl
 	if m.running {
 		return fmt.Errorf("control: node %d is already running; Kill it first", id)
 	}
-	m.restarting = m.voter
+	// The boot's LoadSnapshot rebuilds its image and compares it with the one it had.
+	m.restart.booting = true
 	m.running = true
 	if err := c.q.Start(quorum.NodeID(id)); err != nil {
-		m.running, m.restarting = false, false
+		m.running, m.restart.booting = false, false
 		return err
 	}
 	return nil
@@ -126,7 +142,7 @@ func (c *Controllers) Cut(a, b int32) error {
 	if err := c.q.Cut(quorum.NodeID(a), quorum.NodeID(b)); err != nil {
 		return err
 	}
-	c.cuts[linkKey(a, b)] = struct{}{}
+	c.net.cuts[linkKey(a, b)] = struct{}{}
 	return nil
 }
 
@@ -138,7 +154,7 @@ func (c *Controllers) Heal(a, b int32) error {
 	if err := c.q.Heal(quorum.NodeID(a), quorum.NodeID(b)); err != nil {
 		return err
 	}
-	delete(c.cuts, linkKey(a, b))
+	delete(c.net.cuts, linkKey(a, b))
 	return nil
 }
 
@@ -148,7 +164,7 @@ func (c *Controllers) HealAll() error {
 		return err
 	}
 	c.q.HealAll()
-	clear(c.cuts)
+	clear(c.net.cuts)
 	return nil
 }
 
@@ -157,7 +173,7 @@ func (c *Controllers) Snapshot(id int32) (quorum.SnapshotID, error) {
 	if err := c.notInHook("Snapshot"); err != nil {
 		return quorum.SnapshotID{}, err
 	}
-	if _, err := c.member(id); err != nil {
+	if _, err := c.node(id); err != nil {
 		return quorum.SnapshotID{}, err
 	}
 	return c.q.Snapshot(quorum.NodeID(id))

@@ -3,7 +3,6 @@ package control
 import (
 	"slices"
 
-	"github.com/kraftlab/kraftlab/cluster/quorum"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
 	"github.com/kraftlab/kraftlab/internal/hugepage"
@@ -38,7 +37,7 @@ type Snapshot struct {
 	// savedChunk, so that keeping a few hundred thousand does not copy them over and over).
 	// owner is the controller that took it, while src holds its partitions.
 	parts   []metadata.Partition
-	owner   *member
+	owner   *snapshotList
 	src     *store
 	changed []uint64
 	saved   [][]savedPartition
@@ -60,18 +59,6 @@ type snapTopic struct {
 type savedPartition struct {
 	idx int32
 	p   metadata.Partition
-}
-
-// takeSnapshot captures m's committed image (at m.applied) as a snapshot attached to m: the
-// records metadata.Image.SnapshotRecords would write, but for the partitions, which stay in the
-// image until they change or the snapshot is frozen. TestSnapshotRecordsMatchTheImage keeps the
-// two in step.
-func (c *Controllers) takeSnapshot(m *member, end int64, epoch int32) *Snapshot {
-	s := buildSnapshot(m.store, end)
-	s.Epoch, s.Node, s.owner = epoch, m.id, m
-	m.snaps = append(m.snaps, s)
-	m.store.snaps = append(m.store.snaps, s)
-	return s
 }
 
 // buildSnapshot captures st's image as it was at offset end (its end, or a user's offset behind
@@ -218,9 +205,9 @@ func (s *Snapshot) freeze() {
 
 // detach stops the image it reads from keeping old partition values for the snapshot.
 func (s *Snapshot) detach() {
-	if m := s.owner; m != nil {
-		if i := slices.Index(m.snaps, s); i >= 0 {
-			m.snaps = slices.Delete(m.snaps, i, i+1)
+	if l := s.owner; l != nil {
+		if i := slices.Index(*l, s); i >= 0 {
+			*l = slices.Delete(*l, i, i+1)
 		}
 	}
 	if st := s.src; st != nil {
@@ -318,7 +305,7 @@ func (s *Snapshot) Entries() []metadata.Entry {
 // PartitionChangeRecord changes, or -1): the snapshots the image still holds partitions for keep
 // the old value of what is about to change. A record that may change partitions in place
 // without naming one (ClearElrRecord, or a kind this layer does not know) freezes them instead.
-func (c *Controllers) beforeReplay(st *store, r metadata.Record, idx int32) {
+func (st *store) beforeReplay(r metadata.Record, idx int32) {
 	switch r.(type) {
 	case *metadata.PartitionChangeRecord:
 		if idx >= 0 {
@@ -336,26 +323,4 @@ func (c *Controllers) beforeReplay(st *store, r metadata.Record, idx int32) {
 			st.snaps[len(st.snaps)-1].freeze()
 		}
 	}
-}
-
-// freezeSnapshots freezes every snapshot that reads partitions from m's image.
-func (c *Controllers) freezeSnapshots(m *member) {
-	for len(m.snaps) > 0 {
-		m.snaps[len(m.snaps)-1].freeze()
-	}
-}
-
-// onDeletedSnapshot is the quorum's DeletedSnapshot hook: a snapshot the node took and nobody
-// else can load any more is released; one whose content is on its way to a follower is frozen.
-func (c *Controllers) onDeletedSnapshot(id quorum.NodeID, qs quorum.Snapshot, inFlight bool) {
-	s, _ := qs.Data.(*Snapshot)
-	if s == nil || s.owner == nil || s.owner != c.memberOf(id) {
-		return
-	}
-	if inFlight {
-		s.freeze()
-		return
-	}
-	s.detach()
-	s.released = true
 }

@@ -31,7 +31,7 @@ type store struct {
 	pool  *savedPool  // where those snapshots get the chunks they save old partitions in
 
 	shared bool
-	users  []*member
+	users  []*imagePos
 	// The journal: what each entry from the lowest user's offset on changed, as it was before
 	// it, in offset order; parts[partsFrom:] and heads[headsFrom:] are live.
 	parts     []partUndo
@@ -155,9 +155,13 @@ func (st *store) journal(e metadata.Entry) {
 	}
 }
 
-// leave takes m out of the shared image's users.
-func (st *store) leave(m *member) {
-	if i := slices.Index(st.users, m); i >= 0 {
+// imagePos is a controller's place in its committed image: offsets below applied are replayed
+// for it (it equals the controller's high watermark). The shared image's users are theirs.
+type imagePos struct{ applied int64 }
+
+// leave takes the user at pos out of the shared image's users.
+func (st *store) leave(pos *imagePos) {
+	if i := slices.Index(st.users, pos); i >= 0 {
 		st.users = slices.Delete(st.users, i, i+1)
 	}
 	st.trim()

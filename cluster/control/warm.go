@@ -11,9 +11,9 @@ const warmChunk = 16
 // misses per chunk instead of one miss per entry. For the shared image,
 // Callbacks.WarmCommitted warms what its readers read. (The image's own state is the
 // engine's, which has no such devices.)
-func (c *Controllers) warmImage(st *store, n int, rec func(int) metadata.Record) {
+func (ims *images) warmImage(st *store, n int, rec func(int) metadata.Record, warm func([]int32)) {
 	im := st.image
-	idxs := c.warmBuf[:0]
+	idxs := ims.warmBuf[:0]
 	for i := range n {
 		if pc, ok := rec(i).(*metadata.PartitionChangeRecord); ok {
 			if idx, ok := im.ChangeIndex(pc); ok {
@@ -29,9 +29,9 @@ func (c *Controllers) warmImage(st *store, n int, rec func(int) metadata.Record)
 			}
 		}
 	}
-	c.warmSink += sink
-	c.warmBuf = idxs
-	if st == c.root && c.cb.WarmCommitted != nil {
-		c.cb.WarmCommitted(idxs)
+	ims.warmSink += sink
+	ims.warmBuf = idxs
+	if st == ims.root && warm != nil {
+		warm(idxs)
 	}
 }
