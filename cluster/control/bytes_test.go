@@ -47,9 +47,9 @@ func TestImageSnapshotBytesMatchesTheRecords(t *testing.T) {
 	h.startBrokers()
 	active, _ := h.waitActive(0, 5000)
 	h.run(5000)
-	require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 3000, ReplicationFactor: 3}))
+	require.NoError(t, h.c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 3000, ReplicationFactor: 3}))
 	h.run(2000)
-	require.NoError(t, h.c.SetConfig("t", "min.insync.replicas", "2"))
+	require.NoError(t, h.c.Admin().SetConfig("t", "min.insync.replicas", "2"))
 	h.brokers[1].stop()
 	h.run(30_000)
 	for _, id := range h.c.Voters() {

@@ -7,17 +7,20 @@ import (
 	"github.com/kraftlab/kraftlab/engine/controller"
 )
 
-// --- operator actions -----------------------------------------------------------------------
-//
-// Operator actions go to the active controller (the running one with the highest epoch) from
-// outside the network model, as an admin client would, and are handled at the current virtual
-// time. Their records are appended to the quorum at once; the call does not wait for the commit.
-// Without an active controller they fail with NOT_CONTROLLER.
+// Admin is the operator's way to the controllers, as an admin client's: its actions go to the
+// active controller (the running one with the highest epoch) from outside the network model, and
+// are handled at the current virtual time. Their records are appended to the quorum at once; the
+// call does not wait for the commit. Without an active controller they fail with NOT_CONTROLLER.
+type Admin struct{ c *Controllers }
+
+// Admin returns the operator's client.
+func (c *Controllers) Admin() Admin { return Admin{c} }
 
 // WithActive runs fn against the active engine controller at the current time and ships the
 // records it writes: the general form of every operator action, for engine calls this package
 // does not wrap (ExpireSession, say). fn must not keep the controller.
-func (c *Controllers) WithActive(fn func(e *controller.Controller, nowMs int64) error) error {
+func (a Admin) WithActive(fn func(e *controller.Controller, nowMs int64) error) error {
+	c := a.c
 	m := c.activeNode()
 	if m == nil {
 		return c.notController("an operator request needs an active controller")
@@ -28,9 +31,9 @@ func (c *Controllers) WithActive(fn func(e *controller.Controller, nowMs int64) 
 }
 
 // ElectLeaders runs an ElectLeaders request (an empty list means every partition).
-func (c *Controllers) ElectLeaders(election controller.Election, partitions []controller.TopicPartition) ([]controller.ElectionResult, error) {
+func (a Admin) ElectLeaders(election controller.Election, partitions []controller.TopicPartition) ([]controller.ElectionResult, error) {
 	var out []controller.ElectionResult
-	err := c.WithActive(func(e *controller.Controller, now int64) error {
+	err := a.WithActive(func(e *controller.Controller, now int64) error {
 		out = e.ElectLeaders(election, partitions, now)
 		return nil
 	})
@@ -38,30 +41,30 @@ func (c *Controllers) ElectLeaders(election controller.Election, partitions []co
 }
 
 // CreateTopic runs a CreateTopics request for one topic.
-func (c *Controllers) CreateTopic(req controller.CreateTopicRequest) error {
-	return c.WithActive(func(e *controller.Controller, now int64) error { return e.CreateTopic(req, now) })
+func (a Admin) CreateTopic(req controller.CreateTopicRequest) error {
+	return a.WithActive(func(e *controller.Controller, now int64) error { return e.CreateTopic(req, now) })
 }
 
 // DeleteTopic runs a DeleteTopics request for one topic.
-func (c *Controllers) DeleteTopic(name string) error {
-	return c.WithActive(func(e *controller.Controller, now int64) error { return e.DeleteTopic(name, now) })
+func (a Admin) DeleteTopic(name string) error {
+	return a.WithActive(func(e *controller.Controller, now int64) error { return e.DeleteTopic(name, now) })
 }
 
 // SetConfig runs an IncrementalAlterConfigs SET (DELETE when value is nil) at the cluster level
 // (topic "") or on a topic.
-func (c *Controllers) SetConfig(topic, name string, value any) error {
-	return c.WithActive(func(e *controller.Controller, now int64) error { return e.SetConfig(topic, name, value, now) })
+func (a Admin) SetConfig(topic, name string, value any) error {
+	return a.WithActive(func(e *controller.Controller, now int64) error { return e.SetConfig(topic, name, value, now) })
 }
 
 // SetFeature runs an UpdateFeatures request for one feature.
-func (c *Controllers) SetFeature(name string, level any) error {
-	return c.WithActive(func(e *controller.Controller, now int64) error { return e.SetFeature(name, level, now) })
+func (a Admin) SetFeature(name string, level any) error {
+	return a.WithActive(func(e *controller.Controller, now int64) error { return e.SetFeature(name, level, now) })
 }
 
 // ElectPreferredNow runs the electPreferred periodic task now and reschedules it as its result
 // says, as a manual trigger would.
-func (c *Controllers) ElectPreferredNow() error {
-	return c.WithActive(func(e *controller.Controller, now int64) error {
+func (a Admin) ElectPreferredNow() error {
+	return a.WithActive(func(e *controller.Controller, now int64) error {
 		if !e.RunTaskNow(controller.TaskElectPreferred, now) {
 			return &controller.APIError{Code: controller.InvalidRequest,
 				Message: "the electPreferred task is not registered: auto.leader.rebalance.enable is false"}

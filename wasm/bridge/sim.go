@@ -609,7 +609,7 @@ func (s *Session) apply(a action) (ActBody, error) {
 		if err := s.c.Err(); err != nil {
 			return out, err
 		}
-		res, err := s.c.Controllers().ElectLeaders(ev.Election, ev.Partitions)
+		res, err := s.c.Controllers().Admin().ElectLeaders(ev.Election, ev.Partitions)
 		if err != nil {
 			return out, err
 		}
