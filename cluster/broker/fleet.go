@@ -81,31 +81,27 @@ type peerView struct {
 }
 
 // change is one decoded metadata record queued for a broker: the full resulting state of a
-// partition, or of a broker registration, at offset off. It is 32 bytes (every broker queues
-// three of them per partition change at a million partitions): a broker change keeps the
-// broker epoch in the two epoch fields, which only partition changes use otherwise.
+// partition (kind chPartition), or of a broker registration (chBroker), at offset off. Each kind
+// has its own fields; the other kind's stay zero. It is 40 bytes, and every broker queues
+// three of them per partition change at a million partitions.
 type change struct {
-	off         int64
-	part        int32 // partition index, or broker slot for broker changes
-	rep         int32 // partition changes: the receiving broker's replica slot (see queuePartition)
-	leaderEpoch int32 // broker changes: the broker epoch's low 32 bits
-	partEpoch   int32 // broker changes: the broker epoch's high 32 bits
+	off int64
+	// Broker changes: the registration's broker epoch.
+	brokerEpoch int64
+	// Partition changes: the partition index, the receiving broker's replica slot (see
+	// queuePartition), and the partition's epochs.
+	part        int32
+	rep         int32
+	leaderEpoch int32
+	partEpoch   int32
 	kind        uint8
-	leader      int8  // replica position of the leader, -1 none
-	isr         uint8 // ISR as a mask of replica positions
-	flags       uint8 // broker changes: registered|fenced|inCS bits
-}
-
-// brokerChange is a broker change at offset off for broker slot with broker epoch epoch and
-// flags.
-func brokerChange(off int64, slot int, epoch int64, flags uint8) change {
-	return change{off: off, part: int32(slot), kind: chBroker, flags: flags,
-		leaderEpoch: int32(uint32(epoch)), partEpoch: int32(epoch >> 32)}
-}
-
-// brokerEpoch is a broker change's broker epoch.
-func (ch *change) brokerEpoch() int64 {
-	return int64(uint32(ch.leaderEpoch)) | int64(ch.partEpoch)<<32
+	// Partition changes: the leader's replica position (-1 none) and the ISR as a mask of
+	// replica positions.
+	leader int8
+	isr    uint8
+	// Broker changes: the registered|fenced|inCS bits and the broker's slot.
+	flags uint8
+	slot  int16
 }
 
 // replicaView is what one replica's broker knows of its partition from the metadata it has

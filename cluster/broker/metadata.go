@@ -229,7 +229,7 @@ func (f *Fleet) queueBroker(off int64, slot int) {
 	if reg.inCS {
 		flags |= flInCS
 	}
-	ch := brokerChange(off, slot, reg.epoch, flags)
+	ch := change{off: off, kind: chBroker, slot: int16(slot), brokerEpoch: reg.epoch, flags: flags}
 	for i := range f.brokers {
 		f.brokers[i].queue.push(&f.blocks, ch)
 	}
@@ -299,9 +299,9 @@ func (f *Fleet) applyChange(b *broker, ch *change) {
 			f.pt[p].tkind = max(f.pt[p].tkind, kind)
 		}
 	case chBroker:
-		b.peers[ch.part] = peerView{epoch: ch.brokerEpoch(), registered: ch.flags&flRegistered != 0,
+		b.peers[ch.slot] = peerView{epoch: ch.brokerEpoch, registered: ch.flags&flRegistered != 0,
 			fenced: ch.flags&flFenced != 0, inCS: ch.flags&flInCS != 0}
-		f.peerBuf = append(f.peerBuf, int16(ch.part))
+		f.peerBuf = append(f.peerBuf, ch.slot)
 	}
 }
 

@@ -11,7 +11,7 @@ type changeQueue struct {
 	head   int // position of the first change in blocks[first]
 }
 
-// queueBlock is how many changes one block holds (32 bytes each).
+// queueBlock is how many changes one block holds (40 bytes each).
 const queueBlock = 512
 
 // changeBlock is one block of a changeQueue; n of its changes are filled.
@@ -23,7 +23,7 @@ type changeBlock struct {
 // blockPool keeps the blocks no queue holds, up to maxFreeBlocks of them.
 type blockPool struct{ free []*changeBlock }
 
-// maxFreeBlocks bounds the blocks the pool keeps: 1,024 blocks are 16 MiB, more than a
+// maxFreeBlocks bounds the blocks the pool keeps: 1,024 blocks are 20 MiB, more than a
 // broker restart at a million partitions has queued at once; a bootstrap's millions of changes
 // go back to the collector instead.
 const maxFreeBlocks = 1024
