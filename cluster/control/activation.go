@@ -20,10 +20,6 @@ import (
 // ship appends the engine's records to the quorum; inside a quorum hook (hookDepth > 0), where
 // the quorum must not be appended to, it defers itself to an evShip event at the same time.
 
-// handler is Controllers' sim.Handler, a separate type so that its dispatch method is not part of
-// the Controllers API.
-type handler struct{ c *Controllers }
-
 // HandleEvent runs one of Controllers' own events; only the simulation calls it.
 func (h *handler) HandleEvent(ev sim.Event) {
 	c := h.c

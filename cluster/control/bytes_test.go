@@ -67,7 +67,7 @@ func TestSnapshotsKeepTheirContentAsTheImageMovesOn(t *testing.T) {
 	v := func(s string) *string { return &s }
 	iv := &invariants{sim: sim.New(1)}
 	ims := &images{iv: iv}
-	m := &controllerNode{store: &store{image: metadata.NewImage()}}
+	m := &controllerNode{store: &store{cowImage: cowImage{image: metadata.NewImage()}}}
 	off := int64(0)
 	apply := func(recs ...metadata.Record) {
 		es := make([]metadata.Entry, len(recs))

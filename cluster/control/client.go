@@ -42,20 +42,9 @@ import (
 // whose records never committed.
 // A request that the engine refuses without writing anything is answered after the round trip.
 // Network delays draw from the "control/network" stream.
-type Client struct {
-	c *Controllers
-	// route is where the last request went, for obs; lent* are what tellRequest lends
-	// obs.Request, reused.
-	route         route
-	lentRequest   Request
-	lentHeartbeat controller.HeartbeatRequest
-	lentReply     controller.HeartbeatReply
-}
+type Client struct{ c *Controllers }
 
 var _ broker.ControllerClient = (*Client)(nil)
-
-// Client returns the brokers' ControllerClient.
-func (c *Controllers) Client() *Client { return c.client }
 
 // Register sends a BrokerRegistrationRequest.
 func (cl *Client) Register(req controller.RegisterRequest, nowMs int64) (int64, int64, error) {
@@ -66,7 +55,7 @@ func (cl *Client) Register(req controller.RegisterRequest, nowMs int64) (int64, 
 		return err
 	})
 	if cl.c.obs.Request != nil {
-		cl.tellRequest(&Request{API: "BrokerRegistration", Broker: req.BrokerID}, nowMs, delay, err)
+		cl.tell(&Request{API: "BrokerRegistration", Broker: req.BrokerID}, nowMs, delay, err)
 	}
 	return epoch, delay, err
 }
@@ -80,8 +69,8 @@ func (cl *Client) Heartbeat(req controller.HeartbeatRequest, nowMs int64) (contr
 		return err
 	})
 	if cl.c.obs.Request != nil {
-		cl.lentHeartbeat, cl.lentReply = req, reply
-		cl.tellRequest(&Request{API: "BrokerHeartbeat", Broker: req.BrokerID, Heartbeat: &cl.lentHeartbeat, HeartbeatReply: &cl.lentReply}, nowMs, delay, err)
+		cl.c.lent.heartbeat, cl.c.lent.reply = req, reply
+		cl.tell(&Request{API: "BrokerHeartbeat", Broker: req.BrokerID, Heartbeat: &cl.c.lent.heartbeat, HeartbeatReply: &cl.c.lent.reply}, nowMs, delay, err)
 	}
 	return reply, delay, err
 }
@@ -100,7 +89,7 @@ func (cl *Client) AlterPartition(reqs []controller.AlterPartitionRequest, errs [
 		return nil
 	})
 	if cl.c.obs.Request != nil {
-		cl.tellRequest(&Request{API: "AlterPartition", Broker: from, Partitions: len(reqs)}, nowMs, delay, err)
+		cl.tell(&Request{API: "AlterPartition", Broker: from, Partitions: len(reqs)}, nowMs, delay, err)
 	}
 	return delay, err
 }
@@ -136,10 +125,15 @@ func (e *UnreachableError) Unwrap() []error {
 // IsUnreachable reports whether err means the request got no answer.
 func IsUnreachable(err error) bool { return errors.Is(err, broker.ErrUnreachable) }
 
+// tell reports a request just routed to the observer.
+func (cl *Client) tell(r *Request, nowMs, delay int64, err error) {
+	cl.c.lent.tell(cl.c.obs.Request, r, nowMs, delay, err, IsUnreachable(err))
+}
+
 // activeNote names the active controller for NOT_CONTROLLER messages.
 func (c *Controllers) activeNote() string {
-	if id, epoch, ok := c.Active(); ok {
-		return fmt.Sprintf("the active controller is node %d (epoch %d)", id, epoch)
+	if m := c.activeNode(); m != nil {
+		return fmt.Sprintf("the active controller is node %d (epoch %d)", m.id, m.active.epoch)
 	}
 	return "no controller is active"
 }
@@ -152,7 +146,7 @@ func (c *Controllers) notController(format string, args ...any) *controller.APIE
 func (cl *Client) request(from int32, nowMs int64, handle func(e *controller.Controller) error) (int64, error) {
 	c := cl.c
 	c.stats.Requests++
-	cl.route = route{to: -1, outMs: -1}
+	c.lent.route = route{to: -1, outMs: -1}
 	timeout := c.cfg.Quorum.RequestTimeoutMs
 	unreachable := func(to int32, reason string, notCtl bool) (int64, error) {
 		e := &UnreachableError{Broker: from, Controller: to, Reason: reason}
@@ -176,7 +170,7 @@ func (cl *Client) request(from int32, nowMs int64, handle func(e *controller.Con
 		return unreachable(-1, fmt.Sprintf("broker %d knows no quorum leader in epoch %d", from, st.Epoch), true)
 	}
 	to := int32(st.LeaderID)
-	cl.route.to = to
+	c.lent.route.to = to
 	m := c.byID[to].ctl
 	if !m.running {
 		return unreachable(to, fmt.Sprintf("controller %d is stopped", to), true)
@@ -186,7 +180,7 @@ func (cl *Client) request(from int32, nowMs int64, handle func(e *controller.Con
 	}
 	out := c.net.oneWay()
 	rtt := out + c.net.oneWay()
-	cl.route.outMs = out
+	c.lent.route.outMs = out
 	a := m.active
 	if a == nil {
 		c.stats.NotController++

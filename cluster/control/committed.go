@@ -1,6 +1,7 @@
 package control
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -207,14 +208,15 @@ func (l *committedLog) trimTo(low int64) {
 // dueTrim reports whether the log should look for entries to drop now.
 func (l *committedLog) dueTrim() bool { return l.trim && len(l.entries) >= l.trimAt }
 
-// minTrim is the smallest retained committed log worth trimming.
-const minTrim = 4096
+// pledgeCounts are how the pledges settled: see Stats.LostReplies, LateReplies and
+// ShortCommitWaits.
+type pledgeCounts struct{ lost, late, short int64 }
 
 // resolvePledges settles delayed replies whose offsets just committed (fresh), counting the
-// ones that were late or lost in st.
-func (l *committedLog) resolvePledges(fresh []CommittedEntry, st *Stats) {
+// ones that were late or lost.
+func (l *committedLog) resolvePledges(fresh []CommittedEntry) (n pledgeCounts) {
 	if len(l.pledges) == 0 {
-		return
+		return n
 	}
 	end := fresh[len(fresh)-1].Offset + 1
 	kept := l.pledges[:0]
@@ -228,13 +230,43 @@ func (l *committedLog) resolvePledges(fresh []CommittedEntry, st *Stats) {
 		case i < 0:
 			// Dropped from the retained log before it could be compared: nothing to say.
 		case l.entries[i].Epoch != p.epoch:
-			st.LostReplies++
+			n.lost++
 		case l.entries[i].CommitMs > p.replyMs:
-			st.LateReplies++
-			st.ShortCommitWaits++
+			n.late++
+			n.short++
 		case l.entries[i].CommitMs > p.waitMs:
-			st.ShortCommitWaits++
+			n.short++
 		}
 	}
 	l.pledges = kept
+	return n
+}
+
+// CommittedEntry is one entry of the committed metadata log as the cluster first committed it.
+// A LeaderChangeMessage's Record is a *metadata.LeaderChangeMessage carrying its epoch and leader.
+type CommittedEntry struct {
+	metadata.Entry
+	Epoch    int32 // the quorum leader epoch the entry was written in
+	CommitMs int64 // when the first node's high watermark passed it (the leader's)
+}
+
+// MarshalJSON writes the entry as metadata.Entry does (offset, type, the record's fields) plus
+// "epoch" and "commit_ms".
+func (e CommittedEntry) MarshalJSON() ([]byte, error) {
+	body, err := e.Entry.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	tail, err := json.Marshal(struct {
+		Epoch    int32 `json:"epoch"`
+		CommitMs int64 `json:"commit_ms"`
+	}{e.Epoch, e.CommitMs})
+	if err != nil {
+		return nil, err
+	}
+	// Splice: {...entry fields} + ,"epoch":..,"commit_ms":..}
+	out := make([]byte, 0, len(body)+len(tail))
+	out = append(out, body[:len(body)-1]...)
+	out = append(out, ',')
+	return append(out, tail[1:]...), nil
 }

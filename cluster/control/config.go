@@ -1,9 +1,6 @@
 package control
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/kraftlab/kraftlab/cluster/quorum"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
@@ -99,50 +96,6 @@ type Callbacks struct {
 	OnResigned func(node int32, epoch int32, nowMs int64)
 	// OnViolation tells of an invariant violation as it is found; the caller should stop the run.
 	OnViolation func(v Violation)
-}
-
-// CommittedEntry is one entry of the committed metadata log as the cluster first committed it.
-// A LeaderChangeMessage's Record is a *metadata.LeaderChangeMessage carrying its epoch and leader.
-type CommittedEntry struct {
-	metadata.Entry
-	Epoch    int32 // the quorum leader epoch the entry was written in
-	CommitMs int64 // when the first node's high watermark passed it (the leader's)
-}
-
-// MarshalJSON writes the entry as metadata.Entry does (offset, type, the record's fields) plus
-// "epoch" and "commit_ms".
-func (e CommittedEntry) MarshalJSON() ([]byte, error) {
-	body, err := e.Entry.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	tail, err := json.Marshal(struct {
-		Epoch    int32 `json:"epoch"`
-		CommitMs int64 `json:"commit_ms"`
-	}{e.Epoch, e.CommitMs})
-	if err != nil {
-		return nil, err
-	}
-	// Splice: {...entry fields} + ,"epoch":..,"commit_ms":..}
-	out := make([]byte, 0, len(body)+len(tail))
-	out = append(out, body[:len(body)-1]...)
-	out = append(out, ',')
-	return append(out, tail[1:]...), nil
-}
-
-// Violation is a broken invariant: the rule, when, under which seed, and the two facts that
-// disagree. Replaying the seed with the same inputs reproduces it.
-type Violation struct {
-	Seed     uint64 // the run's seed
-	AtMs     int64  // virtual time of detection
-	Rule     string // the invariant
-	Fact     string // what was established first
-	Conflict string // what contradicts it
-}
-
-// Error renders the violation.
-func (v Violation) Error() string {
-	return fmt.Sprintf("control invariant %q broken at t=%d ms (seed %d): %s, but %s", v.Rule, v.AtMs, v.Seed, v.Fact, v.Conflict)
 }
 
 // Stats counts what the controllers did, for benchmarks, tests and the UI.

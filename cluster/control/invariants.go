@@ -28,3 +28,18 @@ func (iv *invariants) violate(rule, fact, conflict string) {
 		iv.notify(v)
 	}
 }
+
+// Violation is a broken invariant: the rule, when, under which seed, and the two facts that
+// disagree. Replaying the seed with the same inputs reproduces it.
+type Violation struct {
+	Seed     uint64 // the run's seed
+	AtMs     int64  // virtual time of detection
+	Rule     string // the invariant
+	Fact     string // what was established first
+	Conflict string // what contradicts it
+}
+
+// Error renders the violation.
+func (v Violation) Error() string {
+	return fmt.Sprintf("control invariant %q broken at t=%d ms (seed %d): %s, but %s", v.Rule, v.AtMs, v.Seed, v.Fact, v.Conflict)
+}

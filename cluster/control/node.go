@@ -78,10 +78,6 @@ type activeEngine struct {
 	shipPending bool
 }
 
-// snapshotList is the snapshots a controller took that still read partitions from a committed
-// image; each points back at it (Snapshot.owner) to leave it when frozen or released.
-type snapshotList []*Snapshot
-
 // engine is the node's engine controller, or nil while it is not active.
 func (m *controllerNode) engine() *controller.Controller {
 	if m.active == nil {
@@ -189,7 +185,7 @@ func (m *controllerNode) leaveRoot(ims *images) {
 		im = im.Clone()
 	}
 	st.leave(&m.imagePos)
-	m.store = &store{image: im, at: m.applied, pool: &ims.saved}
+	m.store = &store{cowImage: cowImage{image: im, pool: &ims.saved}, at: m.applied}
 }
 
 // checkNotBelow compares the node's image at its offset now with an older image of the same

@@ -48,26 +48,30 @@ type route struct {
 	outMs int64
 }
 
-// Observe installs the observer; the zero Observer removes it.
-func (c *Controllers) Observe(o Observer) {
-	c.obs = o
-	c.q.ObserveMessages(o.Message)
+// requestNote is what a routed request lends Observer.Request: one reused, so that requests
+// cost no allocation.
+type requestNote struct {
+	route     route
+	request   Request
+	heartbeat controller.HeartbeatRequest
+	reply     controller.HeartbeatReply
 }
 
-// tellRequest reports a request that request() has just routed. The Request (and what it points
-// to) is lent for the call only: one is reused, so that requests cost no allocation.
-func (cl *Client) tellRequest(r *Request, nowMs, delay int64, err error) {
-	cl.lentRequest = *r
-	r = &cl.lentRequest
-	r.SentMs, r.Controller, r.Err = nowMs, cl.route.to, err
+// tell reports to tell a request that has just been routed (to n.route), answered after delay
+// with err (unreachable: no answer). The Request (and what it points to) is lent for the call
+// only.
+func (n *requestNote) tell(tell func(*Request), r *Request, nowMs, delay int64, err error, unreachable bool) {
+	n.request = *r
+	r = &n.request
+	r.SentMs, r.Controller, r.Err = nowMs, n.route.to, err
 	r.ArriveMs, r.ReplyMs = -1, -1
-	if cl.route.outMs >= 0 {
-		r.ArriveMs = nowMs + cl.route.outMs
+	if n.route.outMs >= 0 {
+		r.ArriveMs = nowMs + n.route.outMs
 	}
-	if r.ArriveMs >= 0 && !IsUnreachable(err) {
+	if r.ArriveMs >= 0 && !unreachable {
 		r.ReplyMs = nowMs + delay
 	}
-	cl.c.obs.Request(r)
+	tell(r)
 }
 
 // tellSessionExpiry reports to tell the fences the maybeFenceStaleBroker task wrote on the

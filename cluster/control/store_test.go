@@ -86,10 +86,10 @@ func storeLog() []metadata.Entry {
 func TestSnapshotsBehindTheSharedImage(t *testing.T) {
 	log := storeLog()
 	iv := &invariants{sim: sim.New(1)}
-	ims := &images{iv: iv, root: &store{image: metadata.NewImage(), shared: true}}
+	ims := &images{iv: iv, root: &store{cowImage: cowImage{image: metadata.NewImage()}, shared: true}}
 	front := &controllerNode{id: 1, store: ims.root}
 	behind := &controllerNode{id: 2, store: ims.root}
-	own := &controllerNode{id: 3, store: &store{image: metadata.NewImage()}}
+	own := &controllerNode{id: 3, store: &store{cowImage: cowImage{image: metadata.NewImage()}}}
 	ims.root.users = []*imagePos{&front.imagePos, &behind.imagePos}
 	rng := rand.New(rand.NewPCG(1, 2))
 	type taken struct {
@@ -144,7 +144,7 @@ func TestSnapshotsBehindTheSharedImage(t *testing.T) {
 // compacts in place once most of it is dead, keeping what is still above.
 func TestJournalCompactsAsItsUsersMoveOn(t *testing.T) {
 	a, b := &imagePos{}, &imagePos{}
-	st := &store{image: metadata.NewImage(), shared: true, users: []*imagePos{a, b}}
+	st := &store{cowImage: cowImage{image: metadata.NewImage()}, shared: true, users: []*imagePos{a, b}}
 	const n = 3 * minTrim
 	for off := range int64(n) {
 		st.parts = append(st.parts, partUndo{off: off, idx: int32(off)})

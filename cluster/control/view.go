@@ -64,17 +64,6 @@ func (c *Controllers) Brokers() []int32 {
 	return out
 }
 
-// activeNode is the running controller whose engine has the highest epoch, or nil.
-func (c *Controllers) activeNode() *controllerNode {
-	var best *controllerNode
-	for _, m := range c.controllers {
-		if m.active != nil && (best == nil || m.active.epoch > best.active.epoch) {
-			best = m
-		}
-	}
-	return best
-}
-
 // Active returns the node running the active engine controller and its epoch. While a partitioned
 // old leader still believes it leads, two nodes may run engines of different epochs; the higher
 // epoch's is the one returned.
