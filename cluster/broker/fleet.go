@@ -9,36 +9,6 @@ import (
 	"github.com/kraftlab/kraftlab/engine/controller"
 )
 
-// State is a broker's lifecycle state, as Kafka's BrokerState names it.
-type State uint8
-
-// The lifecycle states, in the order a broker goes through them.
-const (
-	NotRunning State = iota
-	// Starting: the process is up, registers, then heartbeats every 10 ms until the controller
-	// says its metadata has caught up to its registration.
-	Starting
-	// Recovery: logs are loaded or recovered; heartbeats carry WantFence=true until done.
-	Recovery
-	// Running: unfenced (or asking to be), heartbeating every broker.heartbeat.interval.ms.
-	Running
-	// PendingControlledShutdown: asked to shut down; waits for the controller to move its
-	// leaderships and release it.
-	PendingControlledShutdown
-	// ShuttingDown: released, closing logs and writing the clean-shutdown file.
-	ShuttingDown
-)
-
-var stateNames = [...]string{"NOT_RUNNING", "STARTING", "RECOVERY", "RUNNING", "PENDING_CONTROLLED_SHUTDOWN", "SHUTTING_DOWN"}
-
-// String returns Kafka's name for the state.
-func (s State) String() string {
-	if int(s) < len(stateNames) {
-		return stateNames[s]
-	}
-	return fmt.Sprintf("State(%d)", s)
-}
-
 // Replica states (rstate). A replica's log-end offset is read from different places depending
 // on it; see Fleet.pos.
 const (
@@ -78,30 +48,6 @@ type peerView struct {
 	registered bool
 	fenced     bool
 	inCS       bool
-}
-
-// change is one decoded metadata record queued for a broker: the full resulting state of a
-// partition (kind chPartition), or of a broker registration (chBroker), at offset off. Each kind
-// has its own fields; the other kind's stay zero. It is 40 bytes, and every broker queues
-// three of them per partition change at a million partitions.
-type change struct {
-	off int64
-	// Broker changes: the registration's broker epoch.
-	brokerEpoch int64
-	// Partition changes: the partition index, the receiving broker's replica slot (see
-	// queuePartition), and the partition's epochs.
-	part        int32
-	rep         int32
-	leaderEpoch int32
-	partEpoch   int32
-	kind        uint8
-	// Partition changes: the leader's replica position (-1 none) and the ISR as a mask of
-	// replica positions.
-	leader int8
-	isr    uint8
-	// Broker changes: the registered|fenced|inCS bits and the broker's slot.
-	flags uint8
-	slot  int16
 }
 
 // replicaView is what one replica's broker knows of its partition from the metadata it has
@@ -186,17 +132,6 @@ type replicaState struct {
 	// rstate is written through putRState, which keeps the out-of-sync counts.
 	rstate uint8
 }
-
-const (
-	chPartition uint8 = iota + 1
-	chBroker
-)
-
-const (
-	flRegistered uint8 = 1 << iota
-	flFenced
-	flInCS
-)
 
 // broker is one broker's lifecycle, metadata view and per-broker bookkeeping.
 type broker struct {
@@ -481,40 +416,6 @@ func (f *Fleet) at(t int64, kind int32, id int32, arg int64) sim.Handle {
 	return h
 }
 
-// HandleEvent runs one of the fleet's timers. It implements sim.Handler.
-func (f *Fleet) HandleEvent(ev sim.Event) {
-	switch ev.Kind {
-	case evSession:
-		f.sessionEvent(int(ev.ID))
-		return
-	case evAlloc:
-		f.allocEv = sim.Handle{}
-		f.realloc()
-		return
-	}
-	b := &f.brokers[ev.ID]
-	if uint32(ev.Arg) != b.gen {
-		return // an event of an earlier incarnation
-	}
-	switch ev.Kind {
-	case evStart:
-		f.sendRegistration(int(ev.ID))
-	case evComm:
-		f.communicate(int(ev.ID))
-	case evRegReply:
-		f.registrationReply(int(ev.ID))
-	case evHbReply:
-		f.heartbeatReply(int(ev.ID))
-	case evRecoveryDone:
-		f.recoveryDone(int(ev.ID))
-	case evShutdownDone:
-		f.stop(int(ev.ID), true)
-	case evIsrTick:
-		f.isrTick(int(ev.ID))
-	case evAlterFlush:
-		b.alterFlush = false
-		f.flushAlter(int(ev.ID))
-	case evAlterReply:
-		f.alterReply(int(ev.ID))
-	}
-}
+// bigBuffer is the capacity above which a per-broker buffer (the AlterPartition batch's) is
+// released once empty rather than kept for reuse: a burst of ISR changes grows it once.
+const bigBuffer = 4096

@@ -1,12 +1,5 @@
 package broker
 
-import (
-	"errors"
-
-	"github.com/kraftlab/kraftlab/engine/controller"
-	"github.com/kraftlab/kraftlab/engine/metadata"
-)
-
 // watchIfIsr puts a follower that stopped being caught up on its leader's watch list if it is
 // in the maximal ISR, so the isr-expiration task looks at it.
 func (f *Fleet) watchIfIsr(r int32) {
@@ -180,57 +173,6 @@ func (f *Fleet) propose(p int32, mask uint8, expand bool) {
 	}
 }
 
-// flushAlter sends the queued proposals as one AlterPartition request; one request is in flight
-// per broker at a time, as DefaultAlterPartitionManager does.
-func (f *Fleet) flushAlter(slot int) {
-	b := &f.brokers[slot]
-	if b.alterBusy || len(b.alterQueue) == 0 || !b.active {
-		return
-	}
-	b.alterBatch, b.alterReqs, b.alterIsrBuf = b.alterBatch[:0], b.alterReqs[:0], b.alterIsrBuf[:0]
-	for i, p := range b.alterQueue {
-		if i%warmChunk == 0 {
-			f.warmAlter(b.alterQueue[i:min(i+warmChunk, len(b.alterQueue))])
-		}
-		if f.pt[p].alterSt != alQueued || f.pt[p].leader < 0 {
-			continue
-		}
-		lr := f.pt[p].rbase + int32(f.pt[p].leader)
-		if int(f.rp[lr].rb) != slot || f.rp[lr].view.leaderEpoch != f.alter[p].le {
-			f.pt[p].alterSt = alNone
-			continue
-		}
-		b.alterIsrBuf = f.appendProposedIsr(b.alterIsrBuf, p)
-		b.alterBatch = append(b.alterBatch, p)
-		f.pt[p].alterSt = alSent
-	}
-	b.alterQueue = b.alterQueue[:0]
-	if len(b.alterBatch) == 0 {
-		return
-	}
-	// NewIsr slices point into alterIsrBuf, which is complete now (no more appends).
-	off := 0
-	for _, p := range b.alterBatch {
-		k := popcount(f.alter[p].isr)
-		rs := metadata.NoRecoveryChange
-		if f.cat.parts[p].recov == metadata.Recovering {
-			rs = metadata.Recovered
-		}
-		b.alterReqs = append(b.alterReqs, controller.AlterPartitionRequest{BrokerID: b.id, BrokerEpoch: b.epoch,
-			Topic: f.topicName(p), Partition: f.cat.parts[p].pnum, LeaderEpoch: f.alter[p].le, PartitionEpoch: f.alter[p].pe,
-			NewIsr: b.alterIsrBuf[off : off+k : off+k], LeaderRecoveryState: rs})
-		off += k
-	}
-	if cap(b.alterErrs) < len(b.alterReqs) {
-		b.alterErrs = make([]error, len(b.alterReqs))
-	}
-	b.alterErrs = b.alterErrs[:len(b.alterReqs)]
-	clear(b.alterErrs)
-	delay, err := f.client.AlterPartition(b.alterReqs, b.alterErrs, f.now())
-	b.alterBusy, b.alterErr = true, err
-	f.at(f.now()+max(0, delay), evAlterReply, int32(slot), int64(b.gen))
-}
-
 // appendProposedIsr appends the ISR of p's proposal to dst in the order Kafka's leader sends
 // it: the committed ISR's members that stay, in the committed order, then the one joining.
 // Partition.prepareIsrExpand sends partitionState.isr + newInSyncReplicaId and
@@ -262,70 +204,6 @@ func popcount(m uint8) int {
 	return n
 }
 
-// alterReply handles the AlterPartition response: accepted proposals wait for their metadata
-// record; refused ones fall back to the committed ISR and are looked at again when metadata or
-// a broker registration changes; an unanswered request is resent after AlterPartitionRetryMs.
-func (f *Fleet) alterReply(slot int) {
-	b := &f.brokers[slot]
-	b.alterBusy = false
-	if b.alterErr != nil {
-		f.stats.AlterPartitionTimeouts++
-		for _, p := range b.alterBatch {
-			if f.pt[p].alterSt == alSent {
-				f.pt[p].alterSt = alQueued
-				b.alterQueue = append(b.alterQueue, p)
-			}
-		}
-		b.alterBatch = b.alterBatch[:0]
-		if len(b.alterQueue) > 0 && !b.alterFlush {
-			b.alterFlush = true
-			f.at(f.now()+f.p.AlterPartitionRetryMs, evAlterFlush, int32(slot), int64(b.gen))
-		}
-		return
-	}
-	for i, p := range b.alterBatch {
-		if i%warmChunk == 0 {
-			f.warmAlter(b.alterBatch[i:min(i+warmChunk, len(b.alterBatch))])
-		}
-		if f.pt[p].alterSt != alSent || f.pt[p].leader < 0 {
-			continue
-		}
-		lr := f.pt[p].rbase + int32(f.pt[p].leader)
-		if int(f.rp[lr].rb) != slot {
-			continue
-		}
-		if err := b.alterErrs[i]; err != nil {
-			f.stats.AlterPartitionErrors++
-			f.pt[p].alterSt = alNone
-			f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
-			var api *controller.APIError
-			if errors.As(err, &api) {
-				f.watchPartition(slot, p)
-			}
-			continue
-		}
-		if f.alter[p].expand {
-			f.stats.IsrExpands++
-		} else {
-			f.stats.IsrShrinks++
-		}
-		f.pt[p].alterSt = alAwait
-		if f.rp[lr].view.partEpoch > f.alter[p].pe {
-			f.leaderViewChanged(p)
-		}
-	}
-	if cap(b.alterReqs) > bigBuffer && len(b.alterQueue) == 0 {
-		// A burst of ISR changes grew them and nothing more is queued: release them rather
-		// than keep that much per broker for good.
-		b.alterBatch, b.alterReqs, b.alterErrs, b.alterIsrBuf = nil, nil, nil, nil
-	}
-	b.alterBatch = b.alterBatch[:0]
-	if len(b.alterQueue) > 0 && !b.alterFlush {
-		b.alterFlush = true
-		f.at(f.now(), evAlterFlush, int32(slot), int64(b.gen))
-	}
-}
-
 // watchPartition watches every follower of p whose ISR membership and catch-up state disagree.
 func (f *Fleet) watchPartition(slot int, p int32) {
 	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
@@ -333,5 +211,15 @@ func (f *Fleet) watchPartition(slot int, p int32) {
 		if f.watchRelevant(slot, r) {
 			f.addWatch(f.pt[p].rbase+int32(f.pt[p].leader), r)
 		}
+	}
+}
+
+// caughtUp is a follower reaching the leader's log end: it is caught up now, and the leader
+// considers adding it to the ISR.
+func (f *Fleet) caughtUp(r int32) {
+	f.lastCU[r] = f.now()
+	p := f.rp[r].rpart
+	if ld := f.pt[p].leader; ld >= 0 && f.pt[p].isrMax&(1<<(r-f.pt[p].rbase)) == 0 {
+		f.maybeExpand(p)
 	}
 }

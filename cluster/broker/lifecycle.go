@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -373,6 +372,3 @@ func (f *Fleet) recoveryDone(slot int) {
 		f.scheduleComm(slot, 0)
 	}
 }
-
-// ErrNotRunning is returned (wrapped) by ApplyMetadata for a broker that is not running.
-var ErrNotRunning = errors.New("broker is not running")

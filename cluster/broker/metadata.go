@@ -8,66 +8,12 @@ import (
 	"github.com/kraftlab/kraftlab/internal/hugepage"
 )
 
-// Publish decodes committed metadata entries into the fleet's shared catalog and queues, for
-// each broker, the changes it must see. Entries already published are skipped, so the assembly may
-// hand the same entries to several brokers. Entries must continue the published log without a
-// gap. ApplyMetadata publishes too; Publish alone is for entries no running broker applies yet
-// (while every broker is down) and for the starting cluster's bootstrap records.
-func (f *Fleet) Publish(entries []metadata.Entry) error {
-	if len(entries) > 1024 {
-		f.reserve(entries)
-	}
-	for i := range entries {
-		if i%warmChunk == 0 {
-			f.warmPublish(entries[i:min(i+warmChunk, len(entries))])
-		}
-		e := entries[i]
-		if e.Offset <= f.published {
-			continue
-		}
-		if f.published >= 0 && e.Offset != f.published+1 {
-			return fmt.Errorf("broker: metadata entry at offset %d does not follow the published offset %d; entries must come in log order without gaps", e.Offset, f.published)
-		}
-		if err := f.publishOne(e); err != nil {
-			return err
-		}
-		f.published = e.Offset
-	}
-	return nil
-}
-
-// Published is the offset of the last published metadata entry (-1 before any).
-func (f *Fleet) Published() int64 { return f.published }
-
 // AppliedOffset is the last metadata offset a broker has applied; its heartbeats report it.
 func (f *Fleet) AppliedOffset(id int32) int64 {
 	if s, ok := f.slotOf[id]; ok {
 		return f.brokers[s].applied
 	}
 	return -1
-}
-
-// ApplyMetadata makes broker id apply committed metadata up to the last of entries (which are
-// published first if needed), in log order, as its metadata loader would. The broker's view of
-// its partitions and of the other brokers changes, and its replicas react: becoming leader or
-// follower, truncating, moving between fetchers. A broker that is NOT_RUNNING cannot apply
-// metadata (ErrNotRunning).
-func (f *Fleet) ApplyMetadata(id int32, entries []metadata.Entry) error {
-	b, slot, err := f.slot(id)
-	if err != nil {
-		return err
-	}
-	if b.state == NotRunning {
-		return fmt.Errorf("broker: ApplyMetadata(%d): %w (state %s)", id, ErrNotRunning, b.state)
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	if err := f.Publish(entries); err != nil {
-		return err
-	}
-	f.applyUpTo(slot, entries[len(entries)-1].Offset)
-	return nil
 }
 
 // LoadSnapshot sets a broker's metadata view to the published state, as loading a metadata
@@ -305,10 +251,6 @@ func (f *Fleet) applyChange(b *broker, ch *change) {
 	}
 }
 
-// bigBuffer is the capacity above which a per-broker buffer (the AlterPartition batch's) is
-// released once empty rather than kept for reuse: a burst of ISR changes grows it once.
-const bigBuffer = 4096
-
 // Reactions a partition change asks of the broker that applied it.
 const (
 	touchNone   uint8 = iota
@@ -343,17 +285,6 @@ func (f *Fleet) loadView(slot int) {
 		}
 		f.rp[r].view.in = true
 	}
-}
-
-// replicaOf is the replica slot of broker slot in partition p, or -1.
-func (f *Fleet) replicaOf(p int32, slot int) int32 {
-	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
-	for r := base; r < base+n; r++ {
-		if int(f.rp[r].rb) == slot {
-			return r
-		}
-	}
-	return -1
 }
 
 // applyPartition updates a broker's view of a partition and says what reaction it needs.
@@ -397,20 +328,4 @@ func (f *Fleet) configChanged(r *metadata.ConfigRecord) {
 			f.updateProduce(p)
 		}
 	}
-}
-
-// minIsr resolves min.insync.replicas for a partition: topic, committed cluster configs, then
-// the brokers' static configs, then Kafka's default.
-func (f *Fleet) minIsr(p int32) int {
-	t := f.pt[p].topic
-	for int(t) >= len(f.topicMinIsr) {
-		f.topicMinIsr = append(f.topicMinIsr, -1)
-	}
-	if v := f.topicMinIsr[t]; v >= 0 {
-		return int(v)
-	}
-	top := &f.cat.topics[t]
-	v := int32(config.Int64(config.MinInsyncReplicas, &top.configs, &f.cat.cluster, &f.static))
-	f.topicMinIsr[t] = v
-	return int(v)
 }

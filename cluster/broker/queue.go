@@ -110,3 +110,38 @@ func (q *changeQueue) size() int {
 	}
 	return n
 }
+
+// change is one decoded metadata record queued for a broker: the full resulting state of a
+// partition (kind chPartition), or of a broker registration (chBroker), at offset off. Each kind
+// has its own fields; the other kind's stay zero. It is 40 bytes, and every broker queues
+// three of them per partition change at a million partitions.
+type change struct {
+	off int64
+	// Broker changes: the registration's broker epoch.
+	brokerEpoch int64
+	// Partition changes: the partition index, the receiving broker's replica slot (see
+	// queuePartition), and the partition's epochs.
+	part        int32
+	rep         int32
+	leaderEpoch int32
+	partEpoch   int32
+	kind        uint8
+	// Partition changes: the leader's replica position (-1 none) and the ISR as a mask of
+	// replica positions.
+	leader int8
+	isr    uint8
+	// Broker changes: the registered|fenced|inCS bits and the broker's slot.
+	flags uint8
+	slot  int16
+}
+
+const (
+	chPartition uint8 = iota + 1
+	chBroker
+)
+
+const (
+	flRegistered uint8 = 1 << iota
+	flFenced
+	flInCS
+)

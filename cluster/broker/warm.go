@@ -66,17 +66,6 @@ func (f *Fleet) warmView(ps []int32) {
 	f.warmParts(ps)
 }
 
-// touchAll re-derives the roles of each partition in ps (partitionTouched), warming them a
-// chunk at a time.
-func (f *Fleet) touchAll(ps []int32) {
-	for i, p := range ps {
-		if i%warmChunk == 0 {
-			f.warmParts(ps[i:min(i+warmChunk, len(ps))])
-		}
-		f.partitionTouched(p)
-	}
-}
-
 // warmPublish reads the catalog state publishChange and queuePartition will read for the
 // partition changes among es that are not published yet: the partition's entry, then its
 // replicas' ids and broker slots (in the same pass when the replication factor is uniform, as
