@@ -9,7 +9,8 @@ import (
 
 // flushAlter sends the queued proposals as one AlterPartition request; one request is in flight
 // per broker at a time, as DefaultAlterPartitionManager does.
-func (f *Fleet) flushAlter(slot int) {
+func (ik *isrKeeper) flushAlter(slot int) {
+	f := ik.f
 	b := &f.brokers[slot]
 	if b.alterBusy || len(b.alterQueue) == 0 || !b.active {
 		return
@@ -23,11 +24,11 @@ func (f *Fleet) flushAlter(slot int) {
 			continue
 		}
 		lr := f.pt[p].rbase + int32(f.pt[p].leader)
-		if int(f.rp[lr].rb) != slot || f.rp[lr].view.leaderEpoch != f.alter[p].le {
+		if int(f.rp[lr].rb) != slot || f.rp[lr].view.leaderEpoch != ik.alter[p].le {
 			f.pt[p].alterSt = alNone
 			continue
 		}
-		b.alterIsrBuf = f.appendProposedIsr(b.alterIsrBuf, p)
+		b.alterIsrBuf = ik.appendProposedIsr(b.alterIsrBuf, p)
 		b.alterBatch = append(b.alterBatch, p)
 		f.pt[p].alterSt = alSent
 	}
@@ -38,13 +39,13 @@ func (f *Fleet) flushAlter(slot int) {
 	// NewIsr slices point into alterIsrBuf, which is complete now (no more appends).
 	off := 0
 	for _, p := range b.alterBatch {
-		k := popcount(f.alter[p].isr)
+		k := popcount(ik.alter[p].isr)
 		rs := metadata.NoRecoveryChange
 		if f.cat.parts[p].recov == metadata.Recovering {
 			rs = metadata.Recovered
 		}
 		b.alterReqs = append(b.alterReqs, controller.AlterPartitionRequest{BrokerID: b.id, BrokerEpoch: b.epoch,
-			Topic: f.topicName(p), Partition: f.cat.parts[p].pnum, LeaderEpoch: f.alter[p].le, PartitionEpoch: f.alter[p].pe,
+			Topic: f.topicName(p), Partition: f.cat.parts[p].pnum, LeaderEpoch: ik.alter[p].le, PartitionEpoch: ik.alter[p].pe,
 			NewIsr: b.alterIsrBuf[off : off+k : off+k], LeaderRecoveryState: rs})
 		off += k
 	}
@@ -61,7 +62,8 @@ func (f *Fleet) flushAlter(slot int) {
 // alterReply handles the AlterPartition response: accepted proposals wait for their metadata
 // record; refused ones fall back to the committed ISR and are looked at again when metadata or
 // a broker registration changes; an unanswered request is resent after AlterPartitionRetryMs.
-func (f *Fleet) alterReply(slot int) {
+func (ik *isrKeeper) alterReply(slot int) {
+	f := ik.f
 	b := &f.brokers[slot]
 	b.alterBusy = false
 	if b.alterErr != nil {
@@ -96,17 +98,17 @@ func (f *Fleet) alterReply(slot int) {
 			f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
 			var api *controller.APIError
 			if errors.As(err, &api) {
-				f.watchPartition(slot, p)
+				ik.watchPartition(slot, p)
 			}
 			continue
 		}
-		if f.alter[p].expand {
+		if ik.alter[p].expand {
 			f.stats.IsrExpands++
 		} else {
 			f.stats.IsrShrinks++
 		}
 		f.pt[p].alterSt = alAwait
-		if f.rp[lr].view.partEpoch > f.alter[p].pe {
+		if f.rp[lr].view.partEpoch > ik.alter[p].pe {
 			f.leaderViewChanged(p)
 		}
 	}

@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"slices"
+
 	"github.com/kraftlab/kraftlab/engine/config"
 )
 
@@ -107,4 +109,36 @@ func elrBits(elr, lke bool) uint8 {
 		b |= 2
 	}
 	return b
+}
+
+// order turns a list of broker ids, all replicas of p, into replica positions in the list's
+// order.
+func (c *catalog) order(p int32, ids []int32) isrOrder {
+	var o isrOrder
+	reps := c.catReplicas(p)
+	for _, id := range ids {
+		if i := slices.Index(reps, id); i >= 0 {
+			o |= isrOrder(i) << (3 * o.len())
+			o += 1 << 28
+		}
+	}
+	return o
+}
+
+// mask turns a list of broker ids into a mask of replica positions of p; false if one is
+// not a replica.
+func (c *catalog) mask(p int32, ids []int32) (uint8, bool) {
+	var m uint8
+	reps := c.catReplicas(p)
+next:
+	for _, id := range ids {
+		for i, r := range reps {
+			if r == id {
+				m |= 1 << i
+				continue next
+			}
+		}
+		return 0, false
+	}
+	return m, true
 }

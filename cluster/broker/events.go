@@ -6,11 +6,11 @@ import "github.com/kraftlab/kraftlab/cluster/sim"
 func (f *Fleet) HandleEvent(ev sim.Event) {
 	switch ev.Kind {
 	case evSession:
-		f.sessionEvent(int(ev.ID))
+		f.cu.sessionEvent(int(ev.ID))
 		return
 	case evAlloc:
-		f.allocEv = sim.Handle{}
-		f.realloc()
+		f.cu.allocEv = sim.Handle{}
+		f.cu.realloc()
 		return
 	}
 	b := &f.brokers[ev.ID]
@@ -19,23 +19,23 @@ func (f *Fleet) HandleEvent(ev sim.Event) {
 	}
 	switch ev.Kind {
 	case evStart:
-		f.sendRegistration(int(ev.ID))
+		f.life.sendRegistration(int(ev.ID))
 	case evComm:
-		f.communicate(int(ev.ID))
+		f.life.communicate(int(ev.ID))
 	case evRegReply:
-		f.registrationReply(int(ev.ID))
+		f.life.registrationReply(int(ev.ID))
 	case evHbReply:
-		f.heartbeatReply(int(ev.ID))
+		f.life.heartbeatReply(int(ev.ID))
 	case evRecoveryDone:
-		f.recoveryDone(int(ev.ID))
+		f.life.recoveryDone(int(ev.ID))
 	case evShutdownDone:
-		f.stop(int(ev.ID), true)
+		f.life.stop(int(ev.ID), true)
 	case evIsrTick:
-		f.isrTick(int(ev.ID))
+		f.isr.isrTick(int(ev.ID))
 	case evAlterFlush:
 		b.alterFlush = false
-		f.flushAlter(int(ev.ID))
+		f.isr.flushAlter(int(ev.ID))
 	case evAlterReply:
-		f.alterReply(int(ev.ID))
+		f.isr.alterReply(int(ev.ID))
 	}
 }

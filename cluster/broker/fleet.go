@@ -156,7 +156,16 @@ type broker struct {
 	throttleL    float64
 	throttleF    float64
 
-	// Heartbeat channel, as BrokerLifecycleManager's single "communication" event.
+	heartbeatChannel
+	brokerView
+	leaderIsr
+	brokerLoads
+}
+
+// heartbeatChannel is a broker's one channel to the controller, as BrokerLifecycleManager's
+// single "communication" event: a registration or a heartbeat in flight, the next one due, and
+// the last replies.
+type heartbeatChannel struct {
 	comm          sim.Handle
 	inFlight      bool
 	nextImmediate bool
@@ -165,13 +174,19 @@ type broker struct {
 	regErr        error
 	hbReply       controller.HeartbeatReply
 	hbErr         error
+}
 
-	// Metadata.
+// brokerView is how far a broker has applied the committed metadata, the changes queued for
+// it, and what it knows of the other brokers' registrations.
+type brokerView struct {
 	applied int64
 	queue   changeQueue
 	peers   []peerView // by broker slot
+}
 
-	// ISR maintenance as a leader.
+// leaderIsr is a broker's ISR maintenance as a leader (see isrKeeper): its isr-expiration task,
+// its watch list, and its AlterPartition batches.
+type leaderIsr struct {
 	isrTick     sim.Handle
 	isrTickAt   int64
 	watch       []int32 // replica slots whose ISR membership may need a change
@@ -183,9 +198,12 @@ type broker struct {
 	alterBusy   bool
 	alterFlush  bool
 	alterErr    error
+}
 
-	// Loads by rate class: producing partitions led, tracking followers held, and tracking
-	// followers served as a leader. Bytes are counts × class rates.
+// brokerLoads are a broker's loads by rate class: producing partitions led, tracking followers
+// held, and tracking followers served as a leader (bytes are counts × class rates), and its
+// catch-up traffic.
+type brokerLoads struct {
 	leadCnt  []int32
 	trackCnt []int32
 	replCnt  []int32
@@ -209,12 +227,9 @@ type Fleet struct {
 
 	brokers []broker
 	slotOf  map[int32]int16
-	// blocks lends the brokers' metadata queues their blocks.
-	blocks blockPool
-
-	// The committed metadata log decoded once for all brokers, and its last offset.
-	cat       catalog
-	published int64
+	// The committed metadata log decoded once for all brokers, and the path it takes to them.
+	cat catalog
+	pub publisher
 
 	// Rate classes: K real classes plus class K with rate 0 (partitions not taking writes).
 	k       int
@@ -226,28 +241,23 @@ type Fleet struct {
 	// Per partition: the fields the metadata path reads on every change sit in one partState
 	// (one cache line); the rest stay in parallel slices.
 	pt      []partState
-	epochSt []float64       // leader-epoch start offset
-	alter   []alterProposal // the pending AlterPartition proposal, while alterSt says there is one
-	route   []route         // when the serving leader last changed, and where the replicas are
+	epochSt []float64 // leader-epoch start offset
+	route   []route   // when the serving leader last changed, and where the replicas are
 	// uniformRF is the replication factor of every partition when all have the same one, so
 	// that partition p's replicas start at slot p*uniformRF; 0 when they do not.
 	uniformRF uint8
-	mark      []uint32
 
 	// Per replica slot: the hot fields in one replicaState, the rest in parallel slices.
 	rp     []replicaState
-	hgen   []uint32
 	lastCU []int64
 
 	// cut[a*n+b] is set while the link between broker slots a and b is down (nil: none).
 	cut []bool
 
-	// Catch-up sessions: (follower slot, leader slot, fetcher) → session.
-	sessions []session
-	active   []int32
-	allocEv  sim.Handle
-	allocAt  int64
-	scratch  allocScratch
+	// cu is follower catch-up through fetch sessions; isr is ISR maintenance on the leaders.
+	cu   catchUp
+	isr  isrKeeper
+	life lifecycle
 
 	// topicMinIsr caches min.insync.replicas per topic index (-1: not resolved yet).
 	topicMinIsr []int32
@@ -256,17 +266,61 @@ type Fleet struct {
 	// whose replica there neither leads nor tracks (see OutOfSyncAll).
 	oos []int32
 
-	markGen  uint32
-	tgen     uint32
-	touchBuf []int32
-	peerBuf  []int16
-	stats    Stats
+	stats Stats
 	// warmSink keeps the reads of the warm functions from being optimised away; warmIdx is
 	// warmPublish's buffer (see warm.go).
 	warmSink int32
 	warmIdx  []int32
 	// notes records when each restarted broker's catch-up began (catchup_status.go).
 	notes catchUpNotes
+}
+
+// catchUp is follower catch-up through fetch sessions (see the package doc's "Time and cost"):
+// every session, by (follower slot, leader slot, fetcher), the ones with catching-up members, the
+// event that reallocates their rates, and each replica slot's heap generation. It moves the
+// replicas of the fleet's tables, f.
+type catchUp struct {
+	f        *Fleet
+	sessions []session
+	active   []int32
+	allocEv  sim.Handle
+	allocAt  int64
+	scratch  allocScratch
+	hgen     []uint32 // by replica slot: the generation of its current heap entry
+}
+
+// publisher is the path committed metadata takes to the brokers, as Kafka's MetadataLoader and
+// its publishers: each record decoded once into the catalog (Publish), queued as a change for
+// every broker it concerns, and applied to each broker's view in batches up to the offset the
+// broker has reached (ApplyMetadata), the roles it changes re-derived once per batch.
+type publisher struct {
+	f *Fleet
+	// blocks lends the brokers' metadata queues their blocks.
+	blocks    blockPool
+	published int64 // the last offset published into the catalog
+	// A batch's touched partitions (deduped by partState.tmark == tgen) and peers whose
+	// registration changed.
+	tgen     uint32
+	touchBuf []int32
+	peerBuf  []int16
+}
+
+// lifecycle drives each broker through its states as Kafka's BrokerLifecycleManager does:
+// registration, heartbeats on one channel to the controller, log recovery, unfencing,
+// controlled shutdown. Its state is each broker's (broker.state and heartbeatChannel); the
+// exported Fleet methods (Boot, Start, Kill, ...) are its entry points.
+type lifecycle struct{ f *Fleet }
+
+// isrKeeper is ISR maintenance on the leaders, as Kafka's Partition and
+// DefaultAlterPartitionManager do it: each leader's watch list and isr-expiration task, the
+// proposals (by partition), and the AlterPartition batches (in each broker's state). It reads
+// and moves the replicas of the fleet's tables, f.
+type isrKeeper struct {
+	f     *Fleet
+	alter []alterProposal // by partition: the pending proposal, while partState.alterSt says there is one
+	// mark and markGen dedupe the partitions one isr-expiration pass looks at.
+	mark    []uint32
+	markGen uint32
 }
 
 // Stats are cumulative counters of what the brokers did.
@@ -320,7 +374,7 @@ func New(s *sim.Sim, p Params, ids []int32, static config.Values, client Control
 		return nil, fmt.Errorf("broker: Rates.NumClasses() = %d; must be in [1, %d]", k, MaxClasses)
 	}
 	f := &Fleet{sim: s, p: p, static: static.Clone(), client: client, rates: rates,
-		slotOf: make(map[int32]int16, len(ids)), cat: newCatalog(len(ids)), published: -1, k: k}
+		slotOf: make(map[int32]int16, len(ids)), cat: newCatalog(len(ids)), k: k}
 	f.clsRate = make([]float64, k+1)
 	f.clsReq = make([]float64, k+1)
 	f.clsVol = make([]float64, k+1)
@@ -338,15 +392,18 @@ func New(s *sim.Sim, p Params, ids []int32, static config.Values, client Control
 			return nil, fmt.Errorf("broker: broker id %d is listed twice", id)
 		}
 		f.slotOf[id] = int16(i)
-		f.brokers[i] = broker{id: id, epoch: -1, prevEpoch: -1, applied: -1, clientUp: true, slow: 1,
-			rng: root.ChildID("broker", int64(id)), peers: make([]peerView, n),
+		f.brokers[i] = broker{id: id, epoch: -1, prevEpoch: -1, clientUp: true, slow: 1,
+			rng:       root.ChildID("broker", int64(id)),
 			throttleL: p.LeaderThrottleBytesPerSec, throttleF: p.FollowerThrottleBytesPerSec,
-			leadCnt: make([]int32, k+1), trackCnt: make([]int32, k+1), replCnt: make([]int32, k+1)}
+			brokerView:  brokerView{applied: -1, peers: make([]peerView, n)},
+			brokerLoads: brokerLoads{leadCnt: make([]int32, k+1), trackCnt: make([]int32, k+1), replCnt: make([]int32, k+1)}}
 	}
 	f.oos = make([]int32, n)
-	f.sessions = make([]session, n*n*p.NumReplicaFetchers)
-	for i := range f.sessions {
-		f.sessions[i].pos = -1
+	f.cu.f, f.isr.f, f.life.f = f, f, f
+	f.pub = publisher{f: f, published: -1}
+	f.cu.sessions = make([]session, n*n*p.NumReplicaFetchers)
+	for i := range f.cu.sessions {
+		f.cu.sessions[i].pos = -1
 	}
 	return f, nil
 }

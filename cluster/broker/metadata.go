@@ -26,7 +26,7 @@ func (f *Fleet) LoadSnapshot(id int32) error {
 	if b.state == NotRunning {
 		return fmt.Errorf("broker: LoadSnapshot(%d): %w", id, ErrNotRunning)
 	}
-	f.loadView(slot)
+	f.pub.loadView(slot)
 	if b.active {
 		f.touchAll(f.replicaParts(b.id))
 	}
@@ -35,10 +35,11 @@ func (f *Fleet) LoadSnapshot(id int32) error {
 
 // reserve grows the per-partition slices once for the partitions entries create, so that a
 // bootstrap of a million partitions does not copy them over and over.
-func (f *Fleet) reserve(entries []metadata.Entry) {
+func (pb *publisher) reserve(entries []metadata.Entry) {
+	f := pb.f
 	parts, reps := 0, 0
 	for i := range entries {
-		if r, ok := entries[i].Record.(*metadata.PartitionRecord); ok && entries[i].Offset > f.published {
+		if r, ok := entries[i].Record.(*metadata.PartitionRecord); ok && entries[i].Offset > pb.published {
 			parts++
 			reps += len(r.Replicas)
 		}
@@ -51,14 +52,14 @@ func (f *Fleet) reserve(entries []metadata.Entry) {
 	c := &f.cat
 	growAll(parts, &f.pt)
 	growAll(parts, &c.parts)
-	growAll(parts, &f.alter)
+	growAll(parts, &f.isr.alter)
 	growAll(parts, &f.epochSt)
 	growAll(parts, &f.route)
-	growAll(parts, &f.mark)
+	growAll(parts, &f.isr.mark)
 	growAll(reps, &c.rid)
 	growAll(reps, &c.rslot)
 	growAll(reps, &f.rp)
-	growAll(reps, &f.hgen)
+	growAll(reps, &f.cu.hgen)
 	growAll(reps, &f.lastCU)
 }
 
@@ -83,7 +84,8 @@ func growAll[T any](n int, ss ...*[]T) {
 }
 
 // addPartition grows the per-partition and per-replica slices for a new partition of topic t.
-func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
+func (pb *publisher) addPartition(idx int32, t int32, reps []int32) {
+	f := pb.f
 	c := &f.cat
 	base := int32(len(f.rp))
 	if rf := uint8(len(reps)); idx == 0 {
@@ -100,9 +102,9 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 	f.pt = append(f.pt, partState{rbase: base, rf: uint8(len(reps)), cls: uint8(cl), fetcher: f.fetcherOf(t, pnum),
 		topic: t, leader: -1, lastLd: -1, lastEp: -1, servEp: -1, hwFrozen: true, alterSt: alNone})
 	f.epochSt = append(f.epochSt, 0)
-	f.alter = append(f.alter, alterProposal{})
+	f.isr.alter = append(f.isr.alter, alterProposal{})
 	f.route = append(f.route, route{changed: f.now(), rbase: base, rf: uint8(len(reps))})
-	f.mark = append(f.mark, 0)
+	f.isr.mark = append(f.isr.mark, 0)
 	for _, id := range reps {
 		s, ok := f.slotOf[id]
 		if !ok {
@@ -114,7 +116,7 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 		c.rslot = append(c.rslot, s)
 		f.rp = append(f.rp, replicaState{rpart: idx, rb: s, rstate: rsDead, grp: -1,
 			view: replicaView{leader: -1, leaderEpoch: -1, partEpoch: -1}})
-		f.hgen = append(f.hgen, 0)
+		f.cu.hgen = append(f.cu.hgen, 0)
 		f.lastCU = append(f.lastCU, f.now())
 	}
 }
@@ -140,7 +142,8 @@ func (f *Fleet) Prefill() {
 }
 
 // queuePartition queues a partition's new state for each broker holding a replica of it.
-func (f *Fleet) queuePartition(off int64, idx int32) {
+func (pb *publisher) queuePartition(off int64, idx int32) {
+	f := pb.f
 	c := &f.cat
 	cp := &c.parts[idx]
 	ch := change{off: off, part: idx, kind: chPartition, leader: -1, isr: cp.isr,
@@ -157,13 +160,14 @@ func (f *Fleet) queuePartition(off int64, idx int32) {
 		if s := c.rslot[r]; s >= 0 {
 			b := &f.brokers[s]
 			ch.rep = r
-			b.queue.push(&f.blocks, ch)
+			b.queue.push(&pb.blocks, ch)
 		}
 	}
 }
 
 // queueBroker queues a broker registration's new state for every broker.
-func (f *Fleet) queueBroker(off int64, slot int) {
+func (pb *publisher) queueBroker(off int64, slot int) {
+	f := pb.f
 	reg := &f.cat.regs[slot]
 	var flags uint8
 	if reg.registered {
@@ -177,7 +181,7 @@ func (f *Fleet) queueBroker(off int64, slot int) {
 	}
 	ch := change{off: off, kind: chBroker, slot: int16(slot), brokerEpoch: reg.epoch, flags: flags}
 	for i := range f.brokers {
-		f.brokers[i].queue.push(&f.blocks, ch)
+		f.brokers[i].queue.push(&pb.blocks, ch)
 	}
 }
 
@@ -185,10 +189,11 @@ func (f *Fleet) queueBroker(off int64, slot int) {
 // which hands the broker one delta per batch, it first updates the broker's view with every
 // change and only then reacts, so that a leader sees an ISR change and the fencing written in
 // the same batch together.
-func (f *Fleet) applyUpTo(slot int, offset int64) {
+func (pb *publisher) applyUpTo(slot int, offset int64) {
+	f := pb.f
 	b := &f.brokers[slot]
-	f.tgen++
-	f.touchBuf, f.peerBuf = f.touchBuf[:0], f.peerBuf[:0]
+	pb.tgen++
+	pb.touchBuf, pb.peerBuf = pb.touchBuf[:0], pb.peerBuf[:0]
 	for {
 		// A block of the queue at a time; applying queues nothing, so chs stays valid.
 		chs := b.queue.front()
@@ -197,9 +202,9 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 			if k%warmChunk == 0 {
 				f.warmChanges(chs[k:min(k+warmChunk, len(chs))])
 			}
-			f.applyChange(b, &chs[k])
+			pb.applyChange(b, &chs[k])
 		}
-		b.queue.popN(&f.blocks, k)
+		b.queue.popN(&pb.blocks, k)
 		if k == 0 || k < len(chs) {
 			break
 		}
@@ -210,7 +215,7 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 	if !b.active {
 		return
 	}
-	touched := f.touchBuf
+	touched := pb.touchBuf
 	for i, p := range touched {
 		if i%warmChunk == 0 {
 			f.warmParts(touched[i:min(i+warmChunk, len(touched))])
@@ -225,29 +230,30 @@ func (f *Fleet) applyUpTo(slot int, offset int64) {
 			}
 		}
 	}
-	for _, q := range f.peerBuf {
-		f.recheckWatch(slot, q)
+	for _, q := range pb.peerBuf {
+		f.isr.recheckWatch(slot, q)
 	}
 }
 
 // applyChange updates broker b's view with one queued change. A partition that needs a
 // reaction once the whole batch is applied goes into touchBuf (once a batch, with the
 // strongest reaction asked of it); a peer whose registration changed goes into peerBuf.
-func (f *Fleet) applyChange(b *broker, ch *change) {
+func (pb *publisher) applyChange(b *broker, ch *change) {
+	f := pb.f
 	switch ch.kind {
 	case chPartition:
-		if kind := f.applyPartition(ch); kind > 0 {
+		if kind := pb.applyPartition(ch); kind > 0 {
 			p := ch.part
-			if f.pt[p].tmark != f.tgen {
-				f.pt[p].tmark, f.pt[p].tkind = f.tgen, 0
-				f.touchBuf = append(f.touchBuf, p)
+			if f.pt[p].tmark != pb.tgen {
+				f.pt[p].tmark, f.pt[p].tkind = pb.tgen, 0
+				pb.touchBuf = append(pb.touchBuf, p)
 			}
 			f.pt[p].tkind = max(f.pt[p].tkind, kind)
 		}
 	case chBroker:
 		b.peers[ch.slot] = peerView{epoch: ch.brokerEpoch, registered: ch.flags&flRegistered != 0,
 			fenced: ch.flags&flFenced != 0, inCS: ch.flags&flInCS != 0}
-		f.peerBuf = append(f.peerBuf, ch.slot)
+		pb.peerBuf = append(pb.peerBuf, ch.slot)
 	}
 }
 
@@ -259,11 +265,12 @@ const (
 )
 
 // loadView copies the published state into a broker's view and drops its queue.
-func (f *Fleet) loadView(slot int) {
+func (pb *publisher) loadView(slot int) {
+	f := pb.f
 	b := &f.brokers[slot]
 	c := &f.cat
-	b.queue.drop(&f.blocks)
-	b.applied = f.published
+	b.queue.drop(&pb.blocks)
+	b.applied = pb.published
 	for q := range f.brokers {
 		reg := &c.regs[q]
 		b.peers[q] = peerView{epoch: reg.epoch, registered: reg.registered, fenced: reg.fenced, inCS: reg.inCS}
@@ -288,7 +295,8 @@ func (f *Fleet) loadView(slot int) {
 }
 
 // applyPartition updates a broker's view of a partition and says what reaction it needs.
-func (f *Fleet) applyPartition(ch *change) uint8 {
+func (pb *publisher) applyPartition(ch *change) uint8 {
+	f := pb.f
 	p := ch.part
 	if f.pt[p].deleted {
 		return touchNone
@@ -308,7 +316,8 @@ func (f *Fleet) applyPartition(ch *change) uint8 {
 }
 
 // configChanged re-reads min.insync.replicas for the partitions a ConfigRecord touches.
-func (f *Fleet) configChanged(r *metadata.ConfigRecord) {
+func (pb *publisher) configChanged(r *metadata.ConfigRecord) {
+	f := pb.f
 	if r.Name != config.MinInsyncReplicas {
 		return
 	}

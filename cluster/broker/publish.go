@@ -3,7 +3,6 @@ package broker
 import (
 	"fmt"
 	"hash/fnv"
-	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
@@ -19,46 +18,15 @@ func (f *Fleet) PartitionIndex(topic string, partition int32) (int32, bool) {
 	return f.cat.topics[t].first + partition, true
 }
 
-// order turns a list of broker ids, all replicas of p, into replica positions in the list's
-// order.
-func (f *Fleet) order(p int32, ids []int32) isrOrder {
-	var o isrOrder
-	reps := f.cat.catReplicas(p)
-	for _, id := range ids {
-		if i := slices.Index(reps, id); i >= 0 {
-			o |= isrOrder(i) << (3 * o.len())
-			o += 1 << 28
-		}
-	}
-	return o
-}
-
-// mask turns a list of broker ids into a mask of replica positions of p; false if one is
-// not a replica.
-func (f *Fleet) mask(p int32, ids []int32) (uint8, bool) {
-	var m uint8
-	reps := f.cat.catReplicas(p)
-next:
-	for _, id := range ids {
-		for i, r := range reps {
-			if r == id {
-				m |= 1 << i
-				continue next
-			}
-		}
-		return 0, false
-	}
-	return m, true
-}
-
 // publishOne decodes one committed entry and queues its effect for the brokers.
-func (f *Fleet) publishOne(e metadata.Entry) error {
+func (pb *publisher) publishOne(e metadata.Entry) error {
+	f := pb.f
 	c := &f.cat
 	switch r := e.Record.(type) {
 	case *metadata.RegisterBrokerRecord:
 		if s, ok := f.slotOf[r.BrokerID]; ok {
 			c.regs[s] = creg{epoch: r.BrokerEpoch, registered: true, fenced: r.Fenced, inCS: r.InControlledShutdown}
-			f.queueBroker(e.Offset, int(s))
+			pb.queueBroker(e.Offset, int(s))
 		}
 	case *metadata.BrokerRegistrationChangeRecord:
 		s, ok := f.slotOf[r.BrokerID]
@@ -78,7 +46,7 @@ func (f *Fleet) publishOne(e metadata.Entry) error {
 		if r.InControlledShutdown == 1 {
 			reg.inCS = true
 		}
-		f.queueBroker(e.Offset, int(s))
+		pb.queueBroker(e.Offset, int(s))
 	case *metadata.TopicRecord:
 		if _, dup := c.byName[r.Name]; dup {
 			return fmt.Errorf("broker: offset %d: TopicRecord for existing topic %q", e.Offset, r.Name)
@@ -89,15 +57,15 @@ func (f *Fleet) publishOne(e metadata.Entry) error {
 		c.topics = append(c.topics, ctopic{name: r.Name, id: r.TopicID, first: int32(len(f.pt)), hash: h.Sum32()})
 		c.byName[r.Name], c.byID[r.TopicID] = t, t
 	case *metadata.PartitionRecord:
-		return f.publishPartition(e.Offset, r)
+		return pb.publishPartition(e.Offset, r)
 	case *metadata.PartitionChangeRecord:
-		return f.publishChange(e.Offset, r)
+		return pb.publishChange(e.Offset, r)
 	case *metadata.RemoveTopicRecord:
 		t, ok := c.byID[r.TopicID]
 		if !ok {
 			return fmt.Errorf("broker: offset %d: RemoveTopicRecord for unknown topic id %s", e.Offset, r.TopicID)
 		}
-		f.removeTopic(t)
+		pb.removeTopic(t)
 	case *metadata.ClearElrRecord:
 		for t := range c.topics {
 			top := &c.topics[t]
@@ -108,7 +76,7 @@ func (f *Fleet) publishOne(e metadata.Entry) error {
 				if c.parts[p].elr != 0 {
 					c.parts[p].elr = 0
 					c.parts[p].pe++
-					f.queuePartition(e.Offset, p)
+					pb.queuePartition(e.Offset, p)
 				}
 			}
 		}
@@ -126,7 +94,7 @@ func (f *Fleet) publishOne(e metadata.Entry) error {
 		} else if err := level.Set(r.Name, *r.Value, scope); err != nil {
 			return fmt.Errorf("broker: offset %d: %w", e.Offset, err)
 		}
-		f.configChanged(r)
+		pb.configChanged(r)
 	case *metadata.FeatureLevelRecord, *metadata.NoOpRecord, *metadata.LeaderChangeMessage:
 	default:
 		return fmt.Errorf("broker: offset %d: unknown record %T", e.Offset, e.Record)
@@ -135,7 +103,8 @@ func (f *Fleet) publishOne(e metadata.Entry) error {
 }
 
 // publishPartition decodes a PartitionRecord: a new partition with its full state.
-func (f *Fleet) publishPartition(off int64, r *metadata.PartitionRecord) error {
+func (pb *publisher) publishPartition(off int64, r *metadata.PartitionRecord) error {
+	f := pb.f
 	c := &f.cat
 	t, ok := c.byID[r.TopicID]
 	if !ok {
@@ -149,23 +118,24 @@ func (f *Fleet) publishPartition(off int64, r *metadata.PartitionRecord) error {
 		return fmt.Errorf("broker: offset %d: PartitionRecord %s-%d has %d replicas; the model allows 1 to %d", off, top.name, r.PartitionID, len(r.Replicas), metadata.MaxReplicas)
 	}
 	idx := int32(len(f.pt))
-	f.addPartition(idx, t, r.Replicas)
-	isr, ok := f.mask(idx, r.Isr)
-	_, okE := f.mask(idx, r.Elr)
-	_, okL := f.mask(idx, r.LastKnownElr)
+	pb.addPartition(idx, t, r.Replicas)
+	isr, ok := f.cat.mask(idx, r.Isr)
+	_, okE := f.cat.mask(idx, r.Elr)
+	_, okL := f.cat.mask(idx, r.LastKnownElr)
 	if !ok || !okE || !okL {
 		return fmt.Errorf("broker: offset %d: PartitionRecord %s-%d names a broker that is not a replica", off, top.name, r.PartitionID)
 	}
 	top.count++
 	c.parts[idx].leader, c.parts[idx].le, c.parts[idx].pe, c.parts[idx].isr, c.parts[idx].recov = r.Leader, r.LeaderEpoch, r.PartitionEpoch, isr, r.LeaderRecoveryState
-	c.parts[idx].isrOrder = f.order(idx, r.Isr)
+	c.parts[idx].isrOrder = f.cat.order(idx, r.Isr)
 	c.parts[idx].elr = elrBits(len(r.Elr) > 0, len(r.LastKnownElr) > 0)
-	f.queuePartition(off, idx)
+	pb.queuePartition(off, idx)
 	return nil
 }
 
 // publishChange decodes a PartitionChangeRecord with Image.Replay's epoch rules.
-func (f *Fleet) publishChange(off int64, r *metadata.PartitionChangeRecord) error {
+func (pb *publisher) publishChange(off int64, r *metadata.PartitionChangeRecord) error {
+	f := pb.f
 	c := &f.cat
 	t, ok := c.topicByID(r.TopicID)
 	if !ok || r.PartitionID < 0 || r.PartitionID >= c.topics[t].count {
@@ -174,10 +144,10 @@ func (f *Fleet) publishChange(off int64, r *metadata.PartitionChangeRecord) erro
 	p := c.topics[t].first + r.PartitionID
 	isr := c.parts[p].isr
 	if r.Isr != nil {
-		if isr, ok = f.mask(p, r.Isr); !ok {
+		if isr, ok = f.cat.mask(p, r.Isr); !ok {
 			return fmt.Errorf("broker: offset %d: PartitionChangeRecord %s-%d names a broker that is not a replica", off, r.Topic, r.PartitionID)
 		}
-		c.parts[p].isrOrder = f.order(p, r.Isr)
+		c.parts[p].isrOrder = f.cat.order(p, r.Isr)
 	}
 	c.parts[p].pe++
 	if r.Leader != metadata.NoLeaderChange {
@@ -194,12 +164,13 @@ func (f *Fleet) publishChange(off int64, r *metadata.PartitionChangeRecord) erro
 	if r.LeaderRecoveryState != metadata.NoRecoveryChange {
 		c.parts[p].recov = r.LeaderRecoveryState
 	}
-	f.queuePartition(off, p)
+	pb.queuePartition(off, p)
 	return nil
 }
 
 // removeTopic retires a deleted topic's partitions: their replicas stop everywhere.
-func (f *Fleet) removeTopic(t int32) {
+func (pb *publisher) removeTopic(t int32) {
+	f := pb.f
 	c := &f.cat
 	top := &c.topics[t]
 	for p := top.first; p < top.first+top.count; p++ {
@@ -230,29 +201,29 @@ func (f *Fleet) removeTopic(t int32) {
 // (while every broker is down) and for the starting cluster's bootstrap records.
 func (f *Fleet) Publish(entries []metadata.Entry) error {
 	if len(entries) > 1024 {
-		f.reserve(entries)
+		f.pub.reserve(entries)
 	}
 	for i := range entries {
 		if i%warmChunk == 0 {
 			f.warmPublish(entries[i:min(i+warmChunk, len(entries))])
 		}
 		e := entries[i]
-		if e.Offset <= f.published {
+		if e.Offset <= f.pub.published {
 			continue
 		}
-		if f.published >= 0 && e.Offset != f.published+1 {
-			return fmt.Errorf("broker: metadata entry at offset %d does not follow the published offset %d; entries must come in log order without gaps", e.Offset, f.published)
+		if f.pub.published >= 0 && e.Offset != f.pub.published+1 {
+			return fmt.Errorf("broker: metadata entry at offset %d does not follow the published offset %d; entries must come in log order without gaps", e.Offset, f.pub.published)
 		}
-		if err := f.publishOne(e); err != nil {
+		if err := f.pub.publishOne(e); err != nil {
 			return err
 		}
-		f.published = e.Offset
+		f.pub.published = e.Offset
 	}
 	return nil
 }
 
 // Published is the offset of the last published metadata entry (-1 before any).
-func (f *Fleet) Published() int64 { return f.published }
+func (f *Fleet) Published() int64 { return f.pub.published }
 
 // ApplyMetadata makes broker id apply committed metadata up to the last of entries (which are
 // published first if needed), in log order, as its metadata loader would. The broker's view of
@@ -273,6 +244,6 @@ func (f *Fleet) ApplyMetadata(id int32, entries []metadata.Entry) error {
 	if err := f.Publish(entries); err != nil {
 		return err
 	}
-	f.applyUpTo(slot, entries[len(entries)-1].Offset)
+	f.pub.applyUpTo(slot, entries[len(entries)-1].Offset)
 	return nil
 }

@@ -206,7 +206,7 @@ func (f *Fleet) minIsr(p int32) int {
 // groupA is A(t) of group g (session × (k+1) + class).
 func (f *Fleet) groupA(g int32, t int64) float64 {
 	kk := int32(f.k + 1)
-	ss := &f.sessions[g/kk]
+	ss := &f.cu.sessions[g/kk]
 	c := g % kk
 	return ss.groups[c].a + (f.clsRate[c]-ss.share())*float64(t-ss.at)/1000
 }

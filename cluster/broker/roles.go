@@ -22,7 +22,7 @@ func (f *Fleet) freezeAll(p int32) float64 {
 			}
 		case rsCatching:
 			f.rp[r].leo = f.pos(r, now)
-			f.leaveGroup(r)
+			f.cu.leaveGroup(r)
 		default:
 			continue
 		}
@@ -163,7 +163,7 @@ func (f *Fleet) updateProduceHW(p int32, hwBefore float64) {
 		if f.rp[r].rstate == rsCatching {
 			backlog[j] = lnow - f.pos(r, now)
 			moving |= 1 << j
-			f.leaveGroup(r)
+			f.cu.leaveGroup(r)
 			f.putRState(r, rsStalled)
 		}
 	}
@@ -173,7 +173,7 @@ func (f *Fleet) updateProduceHW(p int32, hwBefore float64) {
 	f.contrib(p, 1)
 	for j := int32(0); j < n; j++ {
 		if moving&(1<<j) != 0 {
-			f.joinGroup(base+j, backlog[j])
+			f.cu.joinGroup(base+j, backlog[j])
 		}
 	}
 }
@@ -245,7 +245,7 @@ func (f *Fleet) leaderViewChanged(p int32) {
 	}
 	switch f.pt[p].alterSt {
 	case alAwait, alQueued:
-		if f.rp[lr].view.partEpoch > f.alter[p].pe {
+		if f.rp[lr].view.partEpoch > f.isr.alter[p].pe {
 			f.pt[p].alterSt = alNone
 			f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
 		}
@@ -253,7 +253,7 @@ func (f *Fleet) leaderViewChanged(p int32) {
 		f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
 	}
 	f.updateProduceHW(p, hwBefore)
-	f.maybeExpand(p)
+	f.isr.maybeExpand(p)
 }
 
 // refreshFollower decides whether a non-leader replica fetches from the serving leader: its
@@ -279,12 +279,12 @@ func (f *Fleet) refreshFollower(r int32) {
 			now := f.now()
 			f.rp[r].leo = f.pos(r, now)
 			if st == rsCatching {
-				f.leaveGroup(r)
+				f.cu.leaveGroup(r)
 			} else {
 				f.lastCU[r] = now
 			}
 			f.setRState(r, to)
-			f.watchIfIsr(r)
+			f.isr.watchIfIsr(r)
 			return
 		}
 		f.putRState(r, to)
@@ -306,10 +306,10 @@ func (f *Fleet) refreshFollower(r int32) {
 	f.rp[r].leo = fl
 	if backlog := lnow - fl; backlog <= f.p.ReplicaFetchMaxBytes {
 		f.setRState(r, rsTracking)
-		f.caughtUp(r)
+		f.isr.caughtUp(r)
 	} else {
-		f.joinGroup(r, backlog)
-		f.watchIfIsr(r)
+		f.cu.joinGroup(r, backlog)
+		f.isr.watchIfIsr(r)
 	}
 }
 
@@ -329,7 +329,7 @@ func (f *Fleet) activate(slot int, randomPhase bool) {
 	}
 	b.isrTick = f.at(b.isrTickAt, evIsrTick, int32(slot), int64(b.gen))
 	f.touchAll(f.replicaParts(b.id))
-	f.requestRealloc()
+	f.cu.requestRealloc()
 }
 
 // deactivate stops a broker's replicas: partitions it led stop taking writes until a new
@@ -343,14 +343,14 @@ func (f *Fleet) deactivate(slot int) {
 	f.sim.Cancel(b.isrTick)
 	b.isrTick = noHandle
 	for _, r := range b.watch {
-		if f.watching(slot, r) {
+		if f.isr.watching(slot, r) {
 			f.rp[r].watchLd = 0
 		}
 	}
 	b.watch = b.watch[:0]
 	b.alterQueue, b.alterBatch = b.alterQueue[:0], b.alterBatch[:0]
 	f.touchAll(f.replicaParts(b.id))
-	f.requestRealloc()
+	f.cu.requestRealloc()
 }
 
 // touchAll re-derives the roles of each partition in ps (partitionTouched), warming them a

@@ -56,7 +56,7 @@ func (f *Fleet) SetClientLink(id int32, up bool) error {
 			f.updateProduce(p)
 		}
 	}
-	f.requestRealloc()
+	f.cu.requestRealloc()
 	return nil
 }
 
@@ -149,14 +149,14 @@ func (f *Fleet) Loads(out []Load) {
 		l.DiskReadBytesPerSec = l.CatchUpOutBytesPerSec
 		l.NicInBytesPerSec = l.DiskWriteBytesPerSec
 		l.NicOutBytesPerSec = l.ConsumerOutBytesPerSec + l.ReplicationOutBytesPerSec + l.CatchUpOutBytesPerSec
-		l.DiskWriteCapacity, l.DiskReadCapacity = f.writeRate(b), f.readRate(b)
+		l.DiskWriteCapacity, l.DiskReadCapacity = f.cu.writeRate(b), f.cu.readRate(b)
 		l.NicInCapacity, l.NicOutCapacity = f.p.NicInBytesPerSec, f.p.NicOutBytesPerSec
 		l.ProduceRequestsPerSec, l.FollowerFetchRequestsPerSec = preq, freq
 		l.ConsumerFetchRequestsPerSec = f.p.ConsumerFanout * preq
 	}
-	for _, s := range f.active {
-		if c := f.cycleMs(int(s)); c > 0 {
-			_, lb := f.sessionBrokers(int(s))
+	for _, s := range f.cu.active {
+		if c := f.cu.cycleMs(int(s)); c > 0 {
+			_, lb := f.cu.sessionBrokers(int(s))
 			out[lb].CatchUpFetchRequestsPerSec += 1000 / c
 		}
 	}
@@ -261,8 +261,8 @@ func (f *Fleet) PartitionPath(p int32, out *Path) {
 		fb := f.rp[r].rb
 		out.Follower[out.Followers] = int32(fb)
 		out.HolMs[out.Followers] = 0
-		if s := f.sessionIndex(int(fb), int(lb), int(f.pt[p].fetcher)); f.sessions[s].n > 0 {
-			out.HolMs[out.Followers] = f.cycleMs(s)
+		if s := f.cu.sessionIndex(int(fb), int(lb), int(f.pt[p].fetcher)); f.cu.sessions[s].n > 0 {
+			out.HolMs[out.Followers] = f.cu.cycleMs(s)
 		}
 		out.Followers++
 	}
@@ -400,7 +400,7 @@ func (f *Fleet) OutOfSync(id int32) int {
 }
 
 // ActiveSessions is the number of fetch sessions carrying catch-up.
-func (f *Fleet) ActiveSessions() int { return len(f.active) }
+func (f *Fleet) ActiveSessions() int { return len(f.cu.active) }
 
 // Acks is the producers' acks setting the brokers run with (Params.Acks).
 func (f *Fleet) Acks() Acks { return f.p.Acks }

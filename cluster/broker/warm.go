@@ -74,7 +74,7 @@ func (f *Fleet) warmPublish(es []metadata.Entry) {
 	c := &f.cat
 	ps := f.warmIdx[:0]
 	for i := range es {
-		if r, ok := es[i].Record.(*metadata.PartitionChangeRecord); ok && es[i].Offset > f.published {
+		if r, ok := es[i].Record.(*metadata.PartitionChangeRecord); ok && es[i].Offset > f.pub.published {
 			if t, ok := c.topicByID(r.TopicID); ok && r.PartitionID >= 0 && r.PartitionID < c.topics[t].count {
 				ps = append(ps, c.topics[t].first+r.PartitionID)
 			}
@@ -106,7 +106,7 @@ func (f *Fleet) warmAlter(ps []int32) {
 	var sink int32
 	rf := int32(f.uniformRF)
 	for _, p := range ps {
-		sink += f.pt[p].rbase + f.alter[p].le + f.cat.parts[p].pnum
+		sink += f.pt[p].rbase + f.isr.alter[p].le + f.cat.parts[p].pnum
 		if rf > 0 {
 			sink += f.rp[p*rf].rpart + f.cat.rid[p*rf]
 		}
