@@ -18,7 +18,7 @@ func (ik *isrKeeper) flushAlter(slot int) {
 	b.alterBatch, b.alterReqs, b.alterIsrBuf = b.alterBatch[:0], b.alterReqs[:0], b.alterIsrBuf[:0]
 	for i, p := range b.alterQueue {
 		if i%warmChunk == 0 {
-			f.warmAlter(b.alterQueue[i:min(i+warmChunk, len(b.alterQueue))])
+			f.warm.warmAlter(b.alterQueue[i:min(i+warmChunk, len(b.alterQueue))])
 		}
 		if f.pt[p].alterSt != alQueued || f.pt[p].leader < 0 {
 			continue
@@ -83,7 +83,7 @@ func (ik *isrKeeper) alterReply(slot int) {
 	}
 	for i, p := range b.alterBatch {
 		if i%warmChunk == 0 {
-			f.warmAlter(b.alterBatch[i:min(i+warmChunk, len(b.alterBatch))])
+			f.warm.warmAlter(b.alterBatch[i:min(i+warmChunk, len(b.alterBatch))])
 		}
 		if f.pt[p].alterSt != alSent || f.pt[p].leader < 0 {
 			continue
@@ -109,7 +109,7 @@ func (ik *isrKeeper) alterReply(slot int) {
 		}
 		f.pt[p].alterSt = alAwait
 		if f.rp[lr].view.partEpoch > ik.alter[p].pe {
-			f.leaderViewChanged(p)
+			f.roles.leaderViewChanged(p)
 		}
 	}
 	if cap(b.alterReqs) > bigBuffer && len(b.alterQueue) == 0 {

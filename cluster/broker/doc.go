@@ -29,13 +29,15 @@
 //	├─ per replica slot r       rp[r] replicaState (leo, view, rstate) · lastCU[r] · cu.hgen[r]
 //	├─ cu             catchUp: fetch sessions[(follower, leader, fetcher)] → groups by rate class
 //	├─ isr            isrKeeper: proposals, isr-expiration passes
-//	└─ life           lifecycle: registration, heartbeats, recovery, shutdown
+//	├─ roles          roles: leaders and followers taking up their roles, produce, HW
+//	├─ life           lifecycle: registration, heartbeats, recovery, shutdown
+//	└─ warm           warmer: cache warming of the big loops
 //
 // # Following one broker's restart and one ISR change
 //
 // A restart goes through the files in order: lifecycle.go (Start: register, heartbeat, recover
 // logs, unfence) → metadata.go (the broker applies the records it missed: publisher.applyUpTo)
-// → roles.go (its replicas take up their roles: refreshFollower) → catchup.go (a follower
+// → roles.go (its replicas take up their roles: roles.refreshFollower) → catchup.go (a follower
 // behind its leader joins a fetch session's group, catchUp.joinGroup, and rejoins when the
 // group's heap says so) → isr.go (isrKeeper.caughtUp proposes the ISR expansion) → alter.go
 // (the AlterPartition round trip; the controller's record comes back through publish.go). An

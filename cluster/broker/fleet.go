@@ -255,9 +255,10 @@ type Fleet struct {
 	cut []bool
 
 	// cu is follower catch-up through fetch sessions; isr is ISR maintenance on the leaders.
-	cu   catchUp
-	isr  isrKeeper
-	life lifecycle
+	cu    catchUp
+	isr   isrKeeper
+	life  lifecycle
+	roles roles
 
 	// topicMinIsr caches min.insync.replicas per topic index (-1: not resolved yet).
 	topicMinIsr []int32
@@ -267,10 +268,7 @@ type Fleet struct {
 	oos []int32
 
 	stats Stats
-	// warmSink keeps the reads of the warm functions from being optimised away; warmIdx is
-	// warmPublish's buffer (see warm.go).
-	warmSink int32
-	warmIdx  []int32
+	warm  warmer
 	// notes records when each restarted broker's catch-up began (catchup_status.go).
 	notes catchUpNotes
 }
@@ -310,6 +308,21 @@ type publisher struct {
 // controlled shutdown. Its state is each broker's (broker.state and heartbeatChannel); the
 // exported Fleet methods (Boot, Start, Kill, ...) are its entry points.
 type lifecycle struct{ f *Fleet }
+
+// roles makes each partition's replicas take up the roles their brokers' metadata gives them:
+// the serving leader (takeover, produce, high watermark) and followers tracking it, catching up
+// a backlog, or stalled. It re-derives a partition's roles when its metadata, a link or a
+// broker's state changes (partitionTouchedBy), on the fleet's tables, f.
+type roles struct{ f *Fleet }
+
+// warmer reads, ahead of the fleet's big loops, the cache lines they will use (see warm.go):
+// sink keeps those reads from being optimised away and means nothing; idx is warmPublish's
+// buffer.
+type warmer struct {
+	f    *Fleet
+	sink int32
+	idx  []int32
+}
 
 // isrKeeper is ISR maintenance on the leaders, as Kafka's Partition and
 // DefaultAlterPartitionManager do it: each leader's watch list and isr-expiration task, the
@@ -399,7 +412,7 @@ func New(s *sim.Sim, p Params, ids []int32, static config.Values, client Control
 			brokerLoads: brokerLoads{leadCnt: make([]int32, k+1), trackCnt: make([]int32, k+1), replCnt: make([]int32, k+1)}}
 	}
 	f.oos = make([]int32, n)
-	f.cu.f, f.isr.f, f.life.f = f, f, f
+	f.cu.f, f.isr.f, f.life.f, f.roles.f, f.warm.f = f, f, f, f, f
 	f.pub = publisher{f: f, published: -1}
 	f.cu.sessions = make([]session, n*n*p.NumReplicaFetchers)
 	for i := range f.cu.sessions {

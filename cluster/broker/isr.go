@@ -61,7 +61,7 @@ func (ik *isrKeeper) isrTick(slot int) {
 	n, kept := len(b.watch), 0
 	for i := 0; i < n; i++ {
 		if i%warmChunk == 0 {
-			f.warmWatch(b.watch[i:min(i+warmChunk, n)])
+			f.warm.warmWatch(b.watch[i:min(i+warmChunk, n)])
 		}
 		r := b.watch[i]
 		if !ik.watching(slot, r) {
@@ -155,7 +155,7 @@ func (ik *isrKeeper) recheckWatch(slot int, peer int16) {
 	b := &f.brokers[slot]
 	for i := 0; i < len(b.watch); i++ {
 		if i%warmChunk == 0 {
-			f.warmWatch(b.watch[i:min(i+warmChunk, len(b.watch))])
+			f.warm.warmWatch(b.watch[i:min(i+warmChunk, len(b.watch))])
 		}
 		r := b.watch[i]
 		if f.rp[r].rb == peer && f.rp[r].rstate == rsTracking && ik.watching(slot, r) {

@@ -46,7 +46,7 @@ func (f *Fleet) Boot(id int32) error {
 	f.pub.loadView(slot)
 	f.life.setState(slot, Running)
 	b.comm = f.at(f.now()+b.rng.Between(0, f.p.HeartbeatIntervalMs), evComm, int32(slot), int64(b.gen))
-	f.activate(slot, true)
+	f.roles.activate(slot, true)
 	return nil
 }
 
@@ -189,7 +189,7 @@ func (lc *lifecycle) stop(slot int, clean bool) {
 	f.sim.Cancel(b.comm)
 	b.comm = noHandle
 	b.inFlight, b.nextImmediate, b.alterBusy, b.alterFlush = false, false, false, false
-	f.deactivate(slot)
+	f.roles.deactivate(slot)
 	if clean && b.ready && b.registered {
 		b.prevEpoch, b.needRecovery = b.epoch, false
 	} else {
@@ -209,7 +209,7 @@ func (lc *lifecycle) beginShutdown(slot int) {
 	f.sim.Cancel(b.comm)
 	b.comm = noHandle
 	b.inFlight, b.nextImmediate, b.alterBusy, b.alterFlush = false, false, false, false
-	f.deactivate(slot)
+	f.roles.deactivate(slot)
 	lc.setState(slot, ShuttingDown)
 	f.at(f.now()+f.p.ShutdownFlushMs, evShutdownDone, int32(slot), int64(b.gen))
 }
@@ -375,7 +375,7 @@ func (lc *lifecycle) recoveryDone(slot int) {
 	}
 	b.ready = true
 	b.emptyDisk, b.needRecovery = false, false
-	f.activate(slot, false)
+	f.roles.activate(slot, false)
 	if b.inFlight {
 		b.nextImmediate = true
 	} else {

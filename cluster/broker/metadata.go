@@ -28,7 +28,7 @@ func (f *Fleet) LoadSnapshot(id int32) error {
 	}
 	f.pub.loadView(slot)
 	if b.active {
-		f.touchAll(f.replicaParts(b.id))
+		f.roles.touchAll(f.replicaParts(b.id))
 	}
 	return nil
 }
@@ -200,7 +200,7 @@ func (pb *publisher) applyUpTo(slot int, offset int64) {
 		k := 0
 		for ; k < len(chs) && chs[k].off <= offset; k++ {
 			if k%warmChunk == 0 {
-				f.warmChanges(chs[k:min(k+warmChunk, len(chs))])
+				f.warm.warmChanges(chs[k:min(k+warmChunk, len(chs))])
 			}
 			pb.applyChange(b, &chs[k])
 		}
@@ -218,15 +218,15 @@ func (pb *publisher) applyUpTo(slot int, offset int64) {
 	touched := pb.touchBuf
 	for i, p := range touched {
 		if i%warmChunk == 0 {
-			f.warmParts(touched[i:min(i+warmChunk, len(touched))])
+			f.warm.warmParts(touched[i:min(i+warmChunk, len(touched))])
 		}
 		switch f.pt[p].tkind {
 		case touchRole:
-			f.partitionTouchedBy(p, slot)
+			f.roles.partitionTouchedBy(p, slot)
 		case touchLeader:
 			// Only the ISR or partition epoch changed; it matters to the serving leader alone.
 			if ld := f.pt[p].leader; ld >= 0 && int(f.rp[f.pt[p].rbase+int32(ld)].rb) == slot {
-				f.leaderViewChanged(p)
+				f.roles.leaderViewChanged(p)
 			}
 		}
 	}
@@ -278,7 +278,7 @@ func (pb *publisher) loadView(slot int) {
 	parts := c.replicaOf[slot]
 	for i, p := range parts {
 		if i%warmChunk == 0 {
-			f.warmView(parts[i:min(i+warmChunk, len(parts))])
+			f.warm.warmView(parts[i:min(i+warmChunk, len(parts))])
 		}
 		r := f.replicaOf(p, slot)
 		if r < 0 || f.pt[p].deleted {
@@ -334,7 +334,7 @@ func (pb *publisher) configChanged(r *metadata.ConfigRecord) {
 	}
 	for p := lo; p < hi; p++ {
 		if !f.pt[p].deleted && f.pt[p].leader >= 0 {
-			f.updateProduce(p)
+			f.roles.updateProduce(p)
 		}
 	}
 }

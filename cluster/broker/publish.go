@@ -175,7 +175,7 @@ func (pb *publisher) removeTopic(t int32) {
 	top := &c.topics[t]
 	for p := top.first; p < top.first+top.count; p++ {
 		if !f.pt[p].deleted {
-			f.freezeAll(p)
+			f.roles.freezeAll(p)
 			f.pt[p].hwFrozen = true
 			f.pt[p].deleted = true
 		}
@@ -205,7 +205,7 @@ func (f *Fleet) Publish(entries []metadata.Entry) error {
 	}
 	for i := range entries {
 		if i%warmChunk == 0 {
-			f.warmPublish(entries[i:min(i+warmChunk, len(entries))])
+			f.warm.warmPublish(entries[i:min(i+warmChunk, len(entries))])
 		}
 		e := entries[i]
 		if e.Offset <= f.pub.published {

@@ -5,7 +5,8 @@ import "math/bits"
 // freezeAll stops a partition: every replica's log end is frozen where it is now, catching-up
 // followers leave their sessions, and the partition has no serving leader until startLeader.
 // It returns the leader's log end at this moment.
-func (f *Fleet) freezeAll(p int32) float64 {
+func (ro *roles) freezeAll(p int32) float64 {
+	f := ro.f
 	now := f.now()
 	oldL := f.leaderEnd(p, now)
 	f.contrib(p, -1)
@@ -36,14 +37,15 @@ func (f *Fleet) freezeAll(p int32) float64 {
 // above the new leader's log end are truncated everywhere; those that were acknowledged count
 // as lost: every one under acks=1, and under acks=all those below the old high watermark,
 // which only an unclean election can lose.
-func (f *Fleet) takeover(p int32, i int8) {
+func (ro *roles) takeover(p int32, i int8) {
+	f := ro.f
 	now := f.now()
 	hwOld := f.hw(p, now)
 	hadLeader := f.pt[p].leader >= 0
 	if hadLeader {
 		f.pt[p].lastEp = f.pt[p].servEp
 	}
-	oldL := f.freezeAll(p)
+	oldL := ro.freezeAll(p)
 	if i < 0 {
 		f.pt[p].hwFrozen, f.pt[p].hwVal = true, hwOld
 		if hadLeader {
@@ -66,7 +68,7 @@ func (f *Fleet) takeover(p int32, i int8) {
 		lost = acked / f.rates.RecordBytes()
 		f.stats.LostAckedRecords += lost
 	}
-	f.startLeader(p, i)
+	ro.startLeader(p, i)
 	if f.p.Acks == AcksAll && hwOld-fn > LossToleranceBytes(hwOld) {
 		if ll, ok := f.lis.(LossListener); ok {
 			ll.AckedRecordsLost(AckedLoss{Partition: p, Topic: f.topicName(p), PartitionID: f.cat.parts[p].pnum,
@@ -84,7 +86,8 @@ func (f *Fleet) takeover(p int32, i int8) {
 // leader: the leader-epoch start is its log end, other replicas above it are truncated, the
 // maximal ISR is the committed one, and ISR members get a fresh lastCaughtUpTime, as Kafka's
 // makeLeader gives them.
-func (f *Fleet) startLeader(p int32, i int8) {
+func (ro *roles) startLeader(p int32, i int8) {
+	f := ro.f
 	now := f.now()
 	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
 	r := base + int32(i)
@@ -111,25 +114,27 @@ func (f *Fleet) startLeader(p int32, i int8) {
 		f.countOutOfSync(p, 1)
 	}
 	f.contrib(p, 1)
-	f.updateProduce(p)
+	ro.updateProduce(p)
 }
 
 // updateProduce decides whether the serving leader takes writes (it runs, producers reach it,
 // and under acks=all its committed ISR is at least min.insync.replicas) and freezes the high
 // watermark while the committed ISR is below min(min.insync.replicas, replicas). A change of
 // rate moves catching-up followers to the group of their new rate.
-func (f *Fleet) updateProduce(p int32) {
+func (ro *roles) updateProduce(p int32) {
+	f := ro.f
 	hwNow := f.pt[p].hwVal
 	if !f.pt[p].hwFrozen && f.pt[p].leader >= 0 {
 		hwNow = f.hw(p, f.now())
 	}
-	f.updateProduceHW(p, hwNow)
+	ro.updateProduceHW(p, hwNow)
 }
 
 // updateProduceHW is updateProduce with the high watermark as it was before the ISR change
 // that prompted the call: a leader that falls below min.insync.replicas keeps that one, as
 // Kafka's maybeIncrementLeaderHW refuses to move it while under min ISR.
-func (f *Fleet) updateProduceHW(p int32, hwBefore float64) {
+func (ro *roles) updateProduceHW(p int32, hwBefore float64) {
+	f := ro.f
 	now := f.now()
 	want := false
 	if ld := f.pt[p].leader; ld >= 0 && !f.pt[p].deleted {
@@ -189,13 +194,14 @@ func (f *Fleet) updateProduceHW(p int32, hwBefore float64) {
 // destroy the newer leader's. The model leaves such a zombie out (producers find no leader
 // rather than one that cannot commit), instead of letting it take over and truncate every
 // replica to its stale log.
-func (f *Fleet) partitionTouched(p int32) { f.partitionTouchedBy(p, -1) }
+func (ro *roles) partitionTouched(p int32) { ro.partitionTouchedBy(p, -1) }
 
 // partitionTouchedBy is partitionTouched after broker slot's view of p changed (slot -1: any
 // input may have). Without a takeover, only that broker's replica has new inputs: every other
 // follower's fetch state already follows from its own view, the serving leader and the links,
 // because every change to those (a takeover, an activation, a link cut) refreshes them all.
-func (f *Fleet) partitionTouchedBy(p int32, slot int) {
+func (ro *roles) partitionTouchedBy(p int32, slot int) {
+	f := ro.f
 	if f.pt[p].deleted {
 		return
 	}
@@ -221,14 +227,14 @@ func (f *Fleet) partitionTouchedBy(p int32, slot int) {
 	all := slot < 0
 	switch {
 	case best != cur || (best >= 0 && bestEpoch != f.pt[p].servEp):
-		f.takeover(p, best)
+		ro.takeover(p, best)
 		all = true
 	case best >= 0:
-		f.leaderViewChanged(p)
+		ro.leaderViewChanged(p)
 	}
 	for i := int32(0); i < n; i++ {
 		if int8(i) != f.pt[p].leader && (all || int(f.rp[base+i].rb) == slot) {
-			f.refreshFollower(base + i)
+			ro.refreshFollower(base + i)
 		}
 	}
 }
@@ -236,7 +242,8 @@ func (f *Fleet) partitionTouchedBy(p int32, slot int) {
 // leaderViewChanged handles a new committed state seen by the serving leader itself: a
 // pending AlterPartition is settled by a newer partition epoch, and the ISR size may change
 // whether it takes writes.
-func (f *Fleet) leaderViewChanged(p int32) {
+func (ro *roles) leaderViewChanged(p int32) {
+	f := ro.f
 	lr := f.pt[p].rbase + int32(f.pt[p].leader)
 	// The HW before the change only matters if the change takes the ISR below min ISR.
 	hwBefore := f.pt[p].hwVal
@@ -252,7 +259,7 @@ func (f *Fleet) leaderViewChanged(p int32) {
 	case alNone:
 		f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
 	}
-	f.updateProduceHW(p, hwBefore)
+	ro.updateProduceHW(p, hwBefore)
 	f.isr.maybeExpand(p)
 }
 
@@ -260,7 +267,8 @@ func (f *Fleet) leaderViewChanged(p int32) {
 // broker is active, its view names that leader with the same epoch the leader runs, and the
 // link between them is up. A replica that starts fetching is in sync if its backlog is within
 // one fetch, else it joins its fetch session's catch-up.
-func (f *Fleet) refreshFollower(r int32) {
+func (ro *roles) refreshFollower(r int32) {
+	f := ro.f
 	p := f.rp[r].rpart
 	s := f.rp[r].rb
 	ld := f.pt[p].leader
@@ -316,7 +324,8 @@ func (f *Fleet) refreshFollower(r int32) {
 // activate starts a broker's replicas: each becomes leader or follower per its view, and the
 // isr-expiration task starts (every replica.lag.time.max.ms / 2).
 // A booted broker starts the task at a random phase so that brokers do not act in lockstep.
-func (f *Fleet) activate(slot int, randomPhase bool) {
+func (ro *roles) activate(slot int, randomPhase bool) {
+	f := ro.f
 	b := &f.brokers[slot]
 	if b.active {
 		return
@@ -328,13 +337,14 @@ func (f *Fleet) activate(slot int, randomPhase bool) {
 		b.isrTickAt = f.now() + b.rng.Between(1, period+1)
 	}
 	b.isrTick = f.at(b.isrTickAt, evIsrTick, int32(slot), int64(b.gen))
-	f.touchAll(f.replicaParts(b.id))
+	ro.touchAll(f.replicaParts(b.id))
 	f.cu.requestRealloc()
 }
 
 // deactivate stops a broker's replicas: partitions it led stop taking writes until a new
 // leader takes over, its followers stop fetching, and its AlterPartition work is dropped.
-func (f *Fleet) deactivate(slot int) {
+func (ro *roles) deactivate(slot int) {
+	f := ro.f
 	b := &f.brokers[slot]
 	if !b.active {
 		return
@@ -349,17 +359,18 @@ func (f *Fleet) deactivate(slot int) {
 	}
 	b.watch = b.watch[:0]
 	b.alterQueue, b.alterBatch = b.alterQueue[:0], b.alterBatch[:0]
-	f.touchAll(f.replicaParts(b.id))
+	ro.touchAll(f.replicaParts(b.id))
 	f.cu.requestRealloc()
 }
 
 // touchAll re-derives the roles of each partition in ps (partitionTouched), warming them a
 // chunk at a time.
-func (f *Fleet) touchAll(ps []int32) {
+func (ro *roles) touchAll(ps []int32) {
+	f := ro.f
 	for i, p := range ps {
 		if i%warmChunk == 0 {
-			f.warmParts(ps[i:min(i+warmChunk, len(ps))])
+			f.warm.warmParts(ps[i:min(i+warmChunk, len(ps))])
 		}
-		f.partitionTouched(p)
+		ro.partitionTouched(p)
 	}
 }

@@ -34,7 +34,7 @@ func (f *Fleet) SetLink(a, b int32, up bool) error {
 	f.cut[sa*n+sb], f.cut[sb*n+sa] = !up, !up
 	for _, id := range [2]int32{a, b} {
 		for _, p := range f.replicaParts(id) {
-			f.partitionTouched(p)
+			f.roles.partitionTouched(p)
 		}
 	}
 	return nil
@@ -53,7 +53,7 @@ func (f *Fleet) SetClientLink(id int32, up bool) error {
 	b.clientUp = up
 	for _, p := range f.replicaParts(id) {
 		if ld := f.pt[p].leader; ld >= 0 && int(f.rp[f.pt[p].rbase+int32(ld)].rb) == slot {
-			f.updateProduce(p)
+			f.roles.updateProduce(p)
 		}
 	}
 	f.cu.requestRealloc()
@@ -211,12 +211,12 @@ func (f *Fleet) PartitionPath(p int32, out *Path) {
 	// The replicas' lines are asked for before the partition's state arrives, from where the
 	// layout puts them when every partition has the same replication factor, else from route.
 	if rf := int32(f.uniformRF); rf > 0 {
-		f.warmSink += f.rp[p*rf].rpart + f.rp[p*rf+rf-1].rpart
+		f.warm.sink += f.rp[p*rf].rpart + f.rp[p*rf+rf-1].rpart
 	}
 	rt := &f.route[p]
 	out.Leader, out.LeaderChangedAtMs = -1, rt.changed
 	if f.uniformRF == 0 && rt.rf > 0 {
-		f.warmSink += f.rp[rt.rbase].rpart + f.rp[rt.rbase+int32(rt.rf)-1].rpart
+		f.warm.sink += f.rp[rt.rbase].rpart + f.rp[rt.rbase+int32(rt.rf)-1].rpart
 	}
 	if f.pt[p].deleted {
 		out.Status = PathDeleted
