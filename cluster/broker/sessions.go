@@ -29,7 +29,7 @@ type session struct {
 	at     int64   // time the groups' A values were last brought forward
 	groups []group // by class, allocated on first use
 	ev     sim.Handle
-	pos    int32 // index in Fleet.active, -1 while idle
+	pos    int32 // index in catchUp.active, -1 while idle
 }
 
 // allocScratch holds the allocator's working slices, reused between runs.

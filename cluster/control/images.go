@@ -18,7 +18,7 @@ type images struct {
 	// booting is set while quorum.New boots the voters: a voter booting with no snapshot joins
 	// root.
 	booting bool
-	// warmBuf holds warmImage's partition indexes; warmSink keeps its reads (see warm.go).
+	// warmBuf holds warmImage's partition indexes; warmSink keeps its reads.
 	warmBuf  []int32
 	warmSink int32
 }

@@ -14,8 +14,9 @@ import (
 //
 // Every controller that booted with no snapshot replays the same committed log into the same
 // empty image, so their committed images differ only in how far each has got (its high
-// watermark). They share one image, the cluster's committed image (CommittedView), which ledger
-// replays once per entry as the cluster first commits it: a controller in it ("a user") is at
+// watermark). They share one image, the cluster's committed image (CommittedView), into which
+// images.replayRoot replays each entry once, as the cluster first commits it: a controller in
+// it ("a user") is at
 // or behind its offset. What a user needs at its own offset, a snapshot it takes there or its
 // image for observers, is the shared image with the journal undone back to that offset. A
 // controller that loads a snapshot has an image of its own from then on: an image rebuilt from

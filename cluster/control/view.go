@@ -109,7 +109,7 @@ func (c *Controllers) CommittedImage(node int32) (*metadata.Image, error) {
 }
 
 // CommittedView is the cluster's committed image: every entry the cluster has committed
-// (CommittedEnd), replayed as it was first committed (see Callbacks.OnCommittedEntry).
+// (CommittedEnd), replayed as it was first committed (see Callbacks.BeforeCommit and AfterCommit).
 // Read-only.
 func (c *Controllers) CommittedView() *metadata.Image { return c.images.root.image }
 
