@@ -380,8 +380,7 @@ func (c *Cluster) afterCommit(ce control.CommittedEntry, err error) {
 	touched, newLeader := c.note.touched, c.note.newLeader
 	var before *metadata.Partition
 	if c.note.hasBefore {
-		p := c.note.before
-		before = &p
+		before = &c.note.before // read here only; the next beforeCommit overwrites it
 	}
 	if err != nil {
 		c.fail(fmt.Errorf("cluster: committed record at offset %d does not replay: %w", ce.Offset, err))
