@@ -83,7 +83,7 @@ func benchSites(t *testing.T) []benchSite {
 		return out
 	}
 	dir := filepath.Join(t.TempDir(), "dist")
-	_, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true, Brotli: true, Offline: true})
+	_, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true, Brotli: true, Offline: true, Hash: true})
 	require.NoError(t, err)
 	return []benchSite{{"this tree", dir}}
 }
@@ -311,7 +311,7 @@ func memoryFigure(t *testing.T, bctx context.Context, tb *tab) string {
 		const m = await Promise.race([performance.measureUserAgentSpecificMemory(), new Promise(r => setTimeout(() => r(null), 60000))]);
 		if (!m) return -1;
 		let w = 0;
-		for (const b of m.breakdown) if (b.attribution.some(a => (a.url || "").includes("worker.js"))) w += b.bytes;
+		for (const b of m.breakdown) if (b.attribution.some(a => /worker(\.[0-9a-f]{10})?\.js/.test(a.url || ""))) w += b.bytes;
 		return w;
 	})()`)
 	if worker < 0 {
