@@ -79,6 +79,21 @@ func hashNames(out string) (map[string]string, error) {
 			renamed[name] = to
 		}
 	}
+	// A script, style or program the list forgot would keep its plain name: still served, but
+	// revalidated on every visit. Name it instead of shipping it so.
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch filepath.Ext(name) {
+		case ".js", ".css", ".wasm", ".svg":
+			if name != ServiceWorker && Unhashed(name) == name {
+				return nil, fmt.Errorf("%s has no content-hashed name: add it to hashed in web/build/hash.go", name)
+			}
+		}
+	}
 	for _, name := range pages {
 		p := filepath.Join(out, name)
 		b, err := os.ReadFile(p)

@@ -136,3 +136,20 @@ func checkHashedSite(t *testing.T, out string) {
 		assert.Equal(t, server.ImmutableCacheControl, header(name))
 	}
 }
+
+// TestHashNamesRefusesAForgottenFile: a script the list of hashed files does not name fails the
+// build, rather than shipping with a name browsers must revalidate.
+func TestHashNamesRefusesAForgottenFile(t *testing.T) {
+	out := t.TempDir()
+	for _, level := range hashed {
+		for _, name := range level {
+			require.NoError(t, os.WriteFile(filepath.Join(out, name), []byte(name), 0o644))
+		}
+	}
+	for _, name := range append([]string{"extra.js"}, pages...) {
+		require.NoError(t, os.WriteFile(filepath.Join(out, name), []byte("<p>"), 0o644))
+	}
+	_, err := hashNames(out)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "extra.js has no content-hashed name")
+}
