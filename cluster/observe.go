@@ -66,9 +66,25 @@ func (c *Cluster) checkReplicas(nowMs int64) {
 	c.replicaCursor = (c.replicaCursor + min(n, replicaChecksPerSample)) % n
 }
 
+// stateName is a broker state's name as samples give it ("running"). The names are made once:
+// every sample names every broker's state.
 func stateName(s broker.State) string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
 	return strings.ToLower(s.String())
 }
+
+var stateNames = func() []string {
+	var names []string
+	for s := broker.State(0); ; s++ {
+		name := s.String()
+		if strings.HasPrefix(name, "State(") {
+			return names
+		}
+		names = append(names, strings.ToLower(name))
+	}
+}()
 
 // Records returns the committed metadata log with scenario times, or nil when the Spec set
 // DiscardRecords.

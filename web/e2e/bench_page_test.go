@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -16,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/cdproto/systeminfo"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -32,6 +35,8 @@ import (
 //	KRAFTLAB_BENCH_PAGE=1            run it (make bench-page sets it)
 //	KRAFTLAB_BENCH_SITES=a=DIR,b=DIR the built sites to compare, in this order
 //	KRAFTLAB_BENCH_ONLY=speed,load,memory,lab   a subset of the sections
+//	KRAFTLAB_BENCH_ONLY=profile      the main thread's CPU profile at 10,000 partitions (only when named)
+//	KRAFTLAB_BENCH_PROFILE_DIR=DIR   where profile writes each site's .cpuprofile (DevTools opens it)
 func TestBenchPage(t *testing.T) {
 	if os.Getenv("KRAFTLAB_BENCH_PAGE") == "" {
 		t.Skip("a benchmark, not a test (about 15 minutes): make bench-page")
@@ -60,6 +65,9 @@ func TestBenchPage(t *testing.T) {
 	if want("lab") {
 		benchLab(t, exe, urls, table)
 	}
+	if strings.Contains(","+only+",", ",profile,") {
+		benchProfile(t, exe, sites, urls)
+	}
 	version, _ := exec.Command(exe, "--version").Output()
 	fmt.Printf("\n%s, %d cores, %s, load average %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"),
 		runtime.NumCPU(), strings.TrimSpace(string(version)), loadAverage())
@@ -83,7 +91,7 @@ func benchSites(t *testing.T) []benchSite {
 		return out
 	}
 	dir := filepath.Join(t.TempDir(), "dist")
-	_, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true, Brotli: true, Offline: true})
+	_, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true, Brotli: true, Offline: true, Hash: true})
 	require.NoError(t, err)
 	return []benchSite{{"this tree", dir}}
 }
@@ -215,6 +223,70 @@ func benchSpeeds(t *testing.T, exe string, urls []string, table *benchTable) {
 	}
 }
 
+// benchProfile records the page's main thread with the DevTools protocol's CPU profiler for
+// 5 s of play at 10,000× on 10,000 partitions, prints the functions with the most self time
+// (minified names, with their script, line and column: the source maps beside the scripts
+// name them) and writes the profile to KRAFTLAB_BENCH_PROFILE_DIR, if set, for DevTools.
+func benchProfile(t *testing.T, exe string, sites []benchSite, urls []string) {
+	for site, url := range urls {
+		bctx, stop := benchBrowser(t, exe)
+		tb := benchTab(t, bctx)
+		openCluster(t, tb, url, 10_000)
+		setSpeed(t, tb, 10_000)
+		time.Sleep(2 * time.Second)
+		var prof *profiler.Profile
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			if _, err := cdp.Call(ctx, tg, profiler.Enable, cdp.Empty{}); err != nil {
+				return err
+			}
+			if _, err := cdp.Call(ctx, tg, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 500}); err != nil {
+				return err
+			}
+			if _, err := cdp.Call(ctx, tg, profiler.Start, cdp.Empty{}); err != nil {
+				return err
+			}
+			time.Sleep(5 * time.Second)
+			res, err := cdp.Call(ctx, tg, profiler.Stop, cdp.Empty{})
+			prof = res.Profile
+			return err
+		})))
+		stop()
+		if dir := os.Getenv("KRAFTLAB_BENCH_PROFILE_DIR"); dir != "" {
+			b, err := json.Marshal(prof)
+			require.NoError(t, err)
+			file := filepath.Join(dir, sites[site].name+".cpuprofile")
+			require.NoError(t, os.WriteFile(file, b, 0o644))
+			fmt.Printf("  profile [%s]: %s\n", sites[site].name, file)
+		}
+		self := map[string]float64{}
+		total := 0.0
+		byID := map[int64]*profiler.ProfileNode{}
+		for _, n := range prof.Nodes {
+			byID[n.ID] = n
+		}
+		for i, id := range prof.Samples {
+			dt := float64(prof.TimeDeltas[i]) / 1000
+			n := byID[id]
+			f := n.CallFrame
+			key := f.FunctionName
+			if f.URL != "" {
+				key = fmt.Sprintf("%s %s:%d:%d", f.FunctionName, path.Base(f.URL), f.LineNumber+1, f.ColumnNumber+1)
+			}
+			self[key] += dt
+			total += dt
+		}
+		keys := make([]string, 0, len(self))
+		for k := range self {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return self[keys[i]] > self[keys[j]] })
+		fmt.Printf("  main thread at 10,000 partitions, 10,000× [%s], %.0f ms profiled, self time:\n", sites[site].name, total)
+		for _, k := range keys[:min(25, len(keys))] {
+			fmt.Printf("    %7.1f ms %5.1f %%  %s\n", self[k], 100*self[k]/total, k)
+		}
+	}
+}
+
 // benchLoads: the first drawn frame and the interactive page (the Configs panel rendered, the
 // last step of start-up) on a cold load under two network profiles and on loopback, and a
 // second visit (same profile, so from the HTTP cache) under the faster profile. Medians of
@@ -311,7 +383,7 @@ func memoryFigure(t *testing.T, bctx context.Context, tb *tab) string {
 		const m = await Promise.race([performance.measureUserAgentSpecificMemory(), new Promise(r => setTimeout(() => r(null), 60000))]);
 		if (!m) return -1;
 		let w = 0;
-		for (const b of m.breakdown) if (b.attribution.some(a => (a.url || "").includes("worker.js"))) w += b.bytes;
+		for (const b of m.breakdown) if (b.attribution.some(a => /worker(\.[0-9a-f]{10})?\.js/.test(a.url || ""))) w += b.bytes;
 		return w;
 	})()`)
 	if worker < 0 {
