@@ -509,11 +509,21 @@ const bigCommit = 4096
 // still sees every entry it will be asked about. It looks every minTrim new entries, and drops
 // only when at least half the retained log goes, so the copying is amortised.
 func (c *Controllers) trimCommitted() {
-	low := c.CommittedEnd()
+	if low, ok := c.lowestRestart(); ok && 2*(low-c.committedBase) >= int64(len(c.committed)) {
+		c.DropCommittedBefore(low)
+	}
+	c.trimAt = len(c.committed) + minTrim
+}
+
+// lowestRestart is the lowest offset any node may still commit: a running node commits from
+// its high watermark on, and a restarted one from its latest snapshot (or offset 0 without
+// one). ok is false when a node cannot be read.
+func (c *Controllers) lowestRestart() (low int64, ok bool) {
+	low = c.CommittedEnd()
 	for _, m := range c.members {
 		st, err := c.q.Node(quorum.NodeID(m.id))
 		if err != nil {
-			return
+			return 0, false
 		}
 		restart := int64(0)
 		if st.HasSnapshot {
@@ -521,10 +531,24 @@ func (c *Controllers) trimCommitted() {
 		}
 		low = min(low, st.HighWatermark, restart)
 	}
-	if 2*(low-c.committedBase) >= int64(len(c.committed)) {
+	return low, true
+}
+
+// TrimCommittedBelow drops the retained committed entries below offset that no node may still
+// commit (the rule SetTrimCommitted applies on its own), for a caller that reads the committed
+// log as the run goes and must keep what it has not read yet: it trims between its reads,
+// with automatic trimming off. Like automatic trimming it drops only when at least half of
+// the retained log goes, so calling it often costs little. What is simulated is the same
+// either way.
+func (c *Controllers) TrimCommittedBelow(offset int64) {
+	low, ok := c.lowestRestart()
+	if !ok {
+		return
+	}
+	low = min(low, offset)
+	if len(c.committed) >= minTrim && 2*(low-c.committedBase) >= int64(len(c.committed)) {
 		c.DropCommittedBefore(low)
 	}
-	c.trimAt = len(c.committed) + minTrim
 }
 
 // minTrim is the smallest retained committed log worth trimming.
