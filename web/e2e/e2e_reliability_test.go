@@ -56,6 +56,24 @@ func TestReliability(t *testing.T) {
 		}
 	})
 
+	t.Run("a failure of the lab page's own script is not blamed on the worker", func(t *testing.T) {
+		tb := newTab(t, bctx)
+		// The page's start-up ends by writing its state to the URL; a browser that refuses it
+		// makes the page's script fail while its workers run on.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+			_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+				Source: `History.prototype.replaceState = function () { throw new Error("replaceState refused by the test"); };`})
+			return err
+		})))
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/lab.html")))
+		poll(t, tb, `document.getElementById("status").dataset.state === "failed"`)
+		assert.Equal(t, "The lab page failed", eval[string](t, tb, `document.querySelector("#error-panel h2").textContent`))
+		assert.Equal(t, "page", eval[string](t, tb, `document.getElementById("error-panel").dataset.source`))
+		assert.NotContains(t, text(t, tb, "status"), "simulator")
+		assert.Contains(t, text(t, tb, "error-report"), "replaceState refused by the test")
+		screenshot(t, tb, "lab-page-failed.png", "")
+	})
+
 	t.Run("blocked storage: lessons work and the index says progress is not kept", func(t *testing.T) {
 		tb := newTab(t, bctx)
 		// As a browser that blocks storage for the site does: reading localStorage throws.
