@@ -34,6 +34,7 @@ import (
 //	KRAFTLAB_BENCH_PAGE=1            run it (make bench-page sets it)
 //	KRAFTLAB_BENCH_SITES=a=DIR,b=DIR the built sites to compare, in this order
 //	KRAFTLAB_BENCH_ONLY=speed,load,memory,lab   a subset of the sections
+//	KRAFTLAB_BENCH_FAST_MINUTES=N    how long the memory section plays at 10,000× (10)
 func TestBenchPage(t *testing.T) {
 	if os.Getenv("KRAFTLAB_BENCH_PAGE") == "" {
 		t.Skip("a benchmark, not a test (about 15 minutes): make bench-page")
@@ -303,6 +304,23 @@ func benchMemory(t *testing.T, exe string, urls []string, table *benchTable) {
 				memoryFigure(t, bctx))
 			stop()
 		}
+	}
+	// Seven days of the default cluster through a share link: the worker replays it as fast as
+	// it can, whatever the page's frame rate, so this reaches the end of cluster time on a
+	// machine where playing at 10,000× does not.
+	week := link("1", "604800000", `{"seed":1,"duration_ms":1000,"cluster":{"brokers":4,"topics":[{"name":"payments","partition_count":12,"replication_factor":3}]}}`)
+	for site, url := range urls {
+		bctx, stop := benchBrowser(t, exe)
+		tb := benchTab(t, bctx)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 60*time.Minute)
+		tb.ctx = ctx
+		start := time.Now()
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"+week)))
+		poll(t, tb, `document.body.dataset.replay === "done" || Number(document.getElementById("cluster-canvas").dataset.timeMs) === 604800000`)
+		table.set("7 days of the default cluster replayed from a link: wall time; renderer RSS (private), worker's Go heap / linear memory", site,
+			fmt.Sprintf("%.0f s; %s", time.Since(start).Seconds(), memoryFigure(t, bctx)))
+		cancel()
+		stop()
 	}
 	minutes := 10
 	if v := os.Getenv("KRAFTLAB_BENCH_FAST_MINUTES"); v != "" {
