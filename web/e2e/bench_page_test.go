@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/cdproto/systeminfo"
+	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -33,8 +35,8 @@ import (
 //
 //	KRAFTLAB_BENCH_PAGE=1            run it (make bench-page sets it)
 //	KRAFTLAB_BENCH_SITES=a=DIR,b=DIR the built sites to compare, in this order
-//	KRAFTLAB_BENCH_ONLY=speed,load,memory,lab   a subset of the sections
-//	KRAFTLAB_BENCH_FAST_MINUTES=N    how long the memory section plays at 10,000× (10)
+//	KRAFTLAB_BENCH_ONLY=speed,load,memory,week,fast,lab   a subset of the sections
+//	KRAFTLAB_BENCH_FAST_MINUTES=N    how long the fast section plays at 10,000× (10)
 func TestBenchPage(t *testing.T) {
 	if os.Getenv("KRAFTLAB_BENCH_PAGE") == "" {
 		t.Skip("a benchmark, not a test (about 15 minutes): make bench-page")
@@ -59,6 +61,12 @@ func TestBenchPage(t *testing.T) {
 	}
 	if want("memory") {
 		benchMemory(t, exe, urls, table)
+	}
+	if want("week") {
+		benchWeek(t, exe, urls, table)
+	}
+	if want("fast") {
+		benchFast(t, exe, urls, table)
 	}
 	if want("lab") {
 		benchLab(t, exe, urls, table)
@@ -135,6 +143,15 @@ func benchBrowser(t *testing.T, exe string) (context.Context, context.CancelFunc
 func benchTab(t *testing.T, bctx context.Context) *tab {
 	tb := newTab(t, bctx)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 10*time.Minute)
+	t.Cleanup(cancel)
+	tb.ctx = ctx
+	return tb
+}
+
+// longTab is a benchTab for the memory section's long runs (an hour).
+func longTab(t *testing.T, bctx context.Context) *tab {
+	tb := benchTab(t, bctx)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), time.Hour)
 	t.Cleanup(cancel)
 	tb.ctx = ctx
 	return tb
@@ -290,9 +307,7 @@ func benchLoads(t *testing.T, exe string, urls []string, table *benchTable) {
 }
 
 // benchMemory: the renderer processes' memory and the worker's after 60 s of play at the
-// default speed (10×), on 12 and on 100,000 partitions; then the default cluster played at
-// 10,000× for KRAFTLAB_BENCH_FAST_MINUTES minutes (default 10), which reaches the page's 7-day
-// limit of cluster time if the page keeps up, with its memory each minute.
+// default speed (10×), on 12 and on 100,000 partitions, and where the page's renderer holds it.
 func benchMemory(t *testing.T, exe string, urls []string, table *benchTable) {
 	for _, n := range []int{12, 100_000} {
 		for site, url := range urls {
@@ -302,26 +317,37 @@ func benchMemory(t *testing.T, exe string, urls []string, table *benchTable) {
 			time.Sleep(60 * time.Second)
 			table.set(fmt.Sprintf("memory after 60 s of play at 10×, %s partitions: renderer RSS (private), worker's Go heap / linear memory", thousands(n)), site,
 				memoryFigure(t, bctx))
+			table.set(fmt.Sprintf("where the page's renderer memory goes then, %s partitions (memory-infra)", thousands(n)), site,
+				memoryBreakdown(t, tb))
 			stop()
 		}
 	}
-	// Seven days of the default cluster through a share link: the worker replays it as fast as
-	// it can, whatever the page's frame rate, so this reaches the end of cluster time on a
-	// machine where playing at 10,000× does not.
+}
+
+// benchWeek: seven days of the default cluster through a share link; the worker replays it as
+// fast as it can, whatever the page's frame rate, so this reaches the end of cluster time on
+// a machine where playing at 10,000× does not.
+func benchWeek(t *testing.T, exe string, urls []string, table *benchTable) {
 	week := link("1", "604800000", `{"seed":1,"duration_ms":1000,"cluster":{"brokers":4,"topics":[{"name":"payments","partition_count":12,"replication_factor":3}]}}`)
 	for site, url := range urls {
 		bctx, stop := benchBrowser(t, exe)
-		tb := benchTab(t, bctx)
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 60*time.Minute)
-		tb.ctx = ctx
+		tb := longTab(t, bctx)
 		start := time.Now()
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"+week)))
-		poll(t, tb, `document.body.dataset.replay === "done" || Number(document.getElementById("cluster-canvas").dataset.timeMs) === 604800000`)
+		for !eval[bool](t, tb, `document.body.dataset.replay === "done" || Number(document.getElementById("cluster-canvas").dataset.timeMs) === 604800000`) {
+			require.Less(t, time.Since(start), 60*time.Minute, "the 7-day replay did not end")
+			time.Sleep(2 * time.Second)
+		}
 		table.set("7 days of the default cluster replayed from a link: wall time; renderer RSS (private), worker's Go heap / linear memory", site,
 			fmt.Sprintf("%.0f s; %s", time.Since(start).Seconds(), memoryFigure(t, bctx)))
-		cancel()
 		stop()
 	}
+}
+
+// benchFast: the default cluster played at 10,000× for KRAFTLAB_BENCH_FAST_MINUTES minutes
+// (default 10), which reaches the page's 7-day limit if the page keeps up, with its memory
+// each minute.
+func benchFast(t *testing.T, exe string, urls []string, table *benchTable) {
 	minutes := 10
 	if v := os.Getenv("KRAFTLAB_BENCH_FAST_MINUTES"); v != "" {
 		var err error
@@ -330,7 +356,7 @@ func benchMemory(t *testing.T, exe string, urls []string, table *benchTable) {
 	}
 	for site, url := range urls {
 		bctx, stop := benchBrowser(t, exe)
-		tb := benchTab(t, bctx)
+		tb := longTab(t, bctx)
 		openCluster(t, tb, url, 12)
 		setSpeed(t, tb, 10_000)
 		start := time.Now()
@@ -512,4 +538,117 @@ func loadAverage() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// memoryBreakdown takes a memory-infra dump of the browser (what chrome://tracing's memory
+// view shows) and returns the top-level allocators of the renderer that holds the most —
+// v8 (JavaScript heaps and wasm code), partition_alloc, blink_gc, malloc, cc (canvases)... —
+// in MB, largest first (an allocator's size counts its children; blink_objects re-counts part
+// of blink_gc by type).
+func memoryBreakdown(t *testing.T, tb *tab) string {
+	var mu sync.Mutex
+	var events []json.RawMessage
+	done := make(chan struct{})
+	ctx, cancel := context.WithCancel(tb.ctx)
+	defer cancel()
+	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *tracing.EventDataCollected:
+			mu.Lock()
+			for _, v := range ev.Value {
+				events = append(events, json.RawMessage(v))
+			}
+			mu.Unlock()
+		case *tracing.EventTracingComplete:
+			close(done)
+		}
+	}))
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, tracing.Start, tracing.StartParams{TraceConfig: &tracing.TraceConfig{
+			IncludedCategories: []string{"disabled-by-default-memory-infra"}}}); err != nil {
+			return err
+		}
+		if _, err := cdp.Call(ctx, tg, tracing.RequestMemoryDump, tracing.RequestMemoryDumpParams{}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, tracing.End, cdp.Empty{})
+		return err
+	})))
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the memory dump's trace did not complete")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	type allocator struct {
+		Attrs map[string]struct {
+			Value string `json:"value"`
+		} `json:"attrs"`
+	}
+	perPid := map[int]map[string]float64{}
+	renderer := map[int]bool{}
+	for _, raw := range events {
+		var e struct {
+			Ph   string `json:"ph"`
+			Name string `json:"name"`
+			Pid  int    `json:"pid"`
+			Args struct {
+				Name  string `json:"name"`
+				Dumps struct {
+					Allocators map[string]allocator `json:"allocators"`
+				} `json:"dumps"`
+			} `json:"args"`
+		}
+		if json.Unmarshal(raw, &e) != nil {
+			continue
+		}
+		if e.Ph == "M" && e.Name == "process_name" {
+			renderer[e.Pid] = e.Args.Name == "Renderer"
+		}
+		if e.Ph != "v" {
+			continue
+		}
+		for name, a := range e.Args.Dumps.Allocators {
+			if strings.Contains(name, "/") {
+				continue
+			}
+			size, err := strconv.ParseUint(strings.TrimPrefix(a.Attrs["size"].Value, "0x"), 16, 64)
+			if err != nil {
+				continue
+			}
+			if perPid[e.Pid] == nil {
+				perPid[e.Pid] = map[string]float64{}
+			}
+			perPid[e.Pid][name] += float64(size)
+		}
+	}
+	best, bestTotal := -1, 0.0
+	for pid, m := range perPid {
+		if !renderer[pid] {
+			continue
+		}
+		total := 0.0
+		for _, v := range m {
+			total += v
+		}
+		if total > bestTotal {
+			best, bestTotal = pid, total
+		}
+	}
+	if best < 0 {
+		return "no dump"
+	}
+	names := make([]string, 0, len(perPid[best]))
+	for n := range perPid[best] {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return perPid[best][names[i]] > perPid[best][names[j]] })
+	var parts []string
+	for _, n := range names {
+		if v := perPid[best][n]; v >= 1e6 {
+			parts = append(parts, fmt.Sprintf("%s %.0f", n, v/1e6))
+		}
+	}
+	return fmt.Sprintf("pid %d: %s MB", best, strings.Join(parts, ", "))
 }
