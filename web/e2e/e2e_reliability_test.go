@@ -79,6 +79,8 @@ func TestReliability(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("%d older events are not shown: the log keeps the latest 400 (scrub back to see earlier ones)", before+420-400),
 			eval[string](t, tb, log+`.firstElementChild.textContent`))
 		assert.Contains(t, eval[string](t, tb, log+`.lastElementChild.textContent`), "Select a broker first")
+		eval[int](t, tb, log+`.scrollTop = 0`)
+		screenshot(t, tb, "event-log-dropped.png", "#event-log")
 	})
 
 	t.Run("a failure of the lab page's own script is not blamed on the worker", func(t *testing.T) {
