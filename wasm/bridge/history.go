@@ -9,6 +9,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/engine/controller"
+	"github.com/kraftlab/kraftlab/lessons"
 )
 
 // The run's history: the actions taken, with their cluster times. Time only moves forward in a
@@ -60,7 +61,7 @@ type action struct {
 func (s *Session) runTo(t int64) {
 	for s.c.Err() == nil && s.applied < len(s.hist) && s.hist[s.applied].AtMs <= t {
 		a := s.hist[s.applied]
-		if s.runUntil(a.AtMs) != nil {
+		if s.runClock(a.AtMs) != nil {
 			break
 		}
 		s.applied++
@@ -71,9 +72,23 @@ func (s *Session) runTo(t int64) {
 		}
 	}
 	if s.c.Err() == nil && t > s.c.Now() {
-		_ = s.runUntil(t)
+		_ = s.runClock(t)
 	}
 	s.horizon = max(s.horizon, s.c.Now())
+}
+
+// runClock runs the cluster to time t: at once, or while a lesson watches for a moment
+// (Session.watch) in steps of lessons.UntilPollMs, calling it after each.
+func (s *Session) runClock(t int64) error {
+	for s.watch != nil && s.c.Now() < t {
+		if err := s.runUntil(min(t, s.c.Now()+lessons.UntilPollMs)); err != nil {
+			return err
+		}
+		if !s.watch() {
+			s.watch = nil
+		}
+	}
+	return s.runUntil(t)
 }
 
 // runUntil runs the cluster to t, stopping at every multiple of retainEveryMs of cluster time
