@@ -82,7 +82,7 @@ bench-frame:
 # The page's figures in headless Chromium, printed as docs/performance.md's table: fps and speed
 # reached at every offered speed, first frame under two network profiles, memory, the lab's
 # compare. It builds this tree's release site; KRAFTLAB_BENCH_SITES=before=DIR,after=DIR measures
-# built sites side by side instead, KRAFTLAB_BENCH_ONLY=speed,load,memory,lab a subset. A
+# built sites side by side instead, KRAFTLAB_BENCH_ONLY=speed,load,memory,week,fast,lab a subset. A
 # benchmark, not a test: CI runs none of it (about 15 minutes per site).
 bench-page:
 	KRAFTLAB_BENCH_PAGE=1 $(GO) test -count=1 -v -timeout=90m -run='^TestBenchPage$$' ./web/e2e | grep -v '^=== '
