@@ -18,21 +18,32 @@ import (
 // drawnJS is the traffic layer's record of what it drew (web/ts/traffic.ts, Drawn).
 const drawnJS = `document.querySelector("canvas.traffic-layer").drawnLog`
 
-// drawnIndex returns the index of the first drawn entry from `from` on that matches the JS
+// Drawn entries are found by their seq (web/ts/traffic.ts, Drawn.seq), which keeps counting
+// while the layer drops its oldest entries, so that a number taken earlier still points at
+// the same entry.
+
+// drawnIndex returns the seq of the first drawn entry from seq `from` on that matches the JS
 // predicate over d, or -1.
 func drawnIndex(t *testing.T, tb *tab, from int, pred string) int {
 	t.Helper()
-	return eval[int](t, tb, `(() => { const l = `+drawnJS+`; for (let i = `+strconv.Itoa(from)+`; i < l.length; i++) { const d = l[i]; if (`+pred+`) return i; } return -1; })()`)
+	return eval[int](t, tb, `(() => { for (const d of `+drawnJS+`) { if (d.seq >= `+strconv.Itoa(from)+` && (`+pred+`)) return d.seq; } return -1; })()`)
 }
 
+// drawnLen returns the seq the next drawn entry will have.
 func drawnLen(t *testing.T, tb *tab) int {
-	return eval[int](t, tb, drawnJS+`.length`)
+	return eval[int](t, tb, `(() => { const l = `+drawnJS+`; return l.length ? l[l.length - 1].seq + 1 : 0; })()`)
 }
 
-// waitDrawn waits until an entry from `from` on matches pred and returns its index.
+// drawnField reads a field of the drawn entry with this seq.
+func drawnField[T any](t *testing.T, tb *tab, seq int, field string) T {
+	t.Helper()
+	return eval[T](t, tb, drawnJS+`.find((d) => d.seq === `+strconv.Itoa(seq)+`).`+field)
+}
+
+// waitDrawn waits until an entry from seq `from` on matches pred and returns its seq.
 func waitDrawn(t *testing.T, tb *tab, from int, pred string) int {
 	t.Helper()
-	poll(t, tb, `(() => { const l = `+drawnJS+`; for (let i = `+strconv.Itoa(from)+`; i < l.length; i++) { const d = l[i]; if (`+pred+`) return true; } return false; })()`)
+	poll(t, tb, `(() => { for (const d of `+drawnJS+`) { if (d.seq >= `+strconv.Itoa(from)+` && (`+pred+`)) return true; } return false; })()`)
 	return drawnIndex(t, tb, from, pred)
 }
 
@@ -74,7 +85,7 @@ func TestTraffic(t *testing.T) {
 		require.GreaterOrEqual(t, fence, 0, "the fence is drawn")
 		assert.Less(t, session, fence, "the session check comes before the fence")
 		assert.Less(t, fence, move, "the fence comes before the leader move")
-		assert.Contains(t, eval[string](t, tb, drawnJS+`[`+strconv.Itoa(move)+`].label`), "online · fence of broker 1")
+		assert.Contains(t, drawnField[string](t, tb, move, "label"), "online · fence of broker 1")
 		late := drawnIndex(t, tb, before, `d.kind === "message" && d.from === 1 && d.sentMs > `+strconv.FormatInt(killedAt, 10))
 		assert.Equal(t, -1, late, "a killed broker sends nothing, so nothing is drawn leaving it")
 		// The other brokers go on heartbeating.
@@ -86,11 +97,17 @@ func TestTraffic(t *testing.T) {
 		tb := open(t, bctx, url)
 		before := drawnLen(t, tb)
 		press(t, tb, "c")
+		// The layer records a decision when its frame arrives and a message when it is first
+		// drawn, a display frame or more later; a slow frame can hold the whole election, so
+		// the order checked is the cluster's (sentMs, timeMs), not the order of recording.
 		vote := waitDrawn(t, tb, before, `d.kind === "message" && d.api === "Vote" && !d.response && !d.note.startsWith("pre-vote")`)
-		granted := waitDrawn(t, tb, vote, `d.kind === "message" && d.api === "Vote" && d.response && d.note === "granted"`)
-		waitDrawn(t, tb, granted, `d.kind === "message" && d.api === "BeginQuorumEpoch" && d.note.startsWith("I lead epoch")`)
-		// The new leader's LeaderChangeMessage commits: it is the active controller.
-		waitDrawn(t, tb, vote, `d.kind === "decision" && d.decision === "quorum_leader"`)
+		voteMs := drawnField[int64](t, tb, vote, "sentMs")
+		ms := strconv.FormatInt(voteMs, 10)
+		granted := waitDrawn(t, tb, before, `d.kind === "message" && d.api === "Vote" && d.response && d.note === "granted" && d.sentMs >= `+ms)
+		grantedMs := strconv.FormatInt(drawnField[int64](t, tb, granted, "sentMs"), 10)
+		waitDrawn(t, tb, before, `d.kind === "message" && d.api === "BeginQuorumEpoch" && d.note.startsWith("I lead epoch") && d.sentMs >= `+grantedMs)
+		// The new leader's LeaderChangeMessage commits after the votes: it is the active controller.
+		waitDrawn(t, tb, before, `d.kind === "decision" && d.decision === "quorum_leader" && d.timeMs >= `+grantedMs)
 		screenshot(t, tb, "traffic-vote.png", chromedp.CSS("#cluster-canvas"))
 		assert.Empty(t, tb.consoleErrors())
 	})
@@ -109,7 +126,7 @@ func TestTraffic(t *testing.T) {
 		setSpeed(t, tb, 100)
 		press(t, tb, " ")
 		run := waitDrawn(t, tb, 0, `d.kind === "run" && d.withheld > 0`)
-		label := eval[string](t, tb, drawnJS+`[`+strconv.Itoa(run)+`].label`)
+		label := drawnField[string](t, tb, run, "label")
 		assert.Regexp(t, `^electPreferred run \d+: elected \d+ · .*withheld by the gate \(broker 2\)`, label)
 		screenshot(t, tb, "traffic-gate.png", chromedp.CSS("#cluster-canvas"))
 		assert.Empty(t, tb.consoleErrors())
