@@ -312,7 +312,8 @@ export const S = {
   chartPartitions: "Under-replicated and offline partitions",
   chartUnderReplicated: "under-replicated",
   chartOffline: "offline",
-  canvasLabel: "Cluster view. Arrow keys move between controllers and brokers, Enter opens the actions of the one in focus.",
+  canvasLabel:
+    "Cluster view. Arrow keys move between controllers and brokers, Enter opens the actions of the one in focus; Shift with ← → steps through a broker's replicas and follows each one's partition.",
   canvasStrips: (per: number) =>
     per === 1 ? "one column per replica; [ and ] zoom" : `each column: ${per.toLocaleString("en")} partitions stacked by state; [ and ] zoom`,
   canvasRange: (lo: number, hi: number, count: number) =>
@@ -339,6 +340,7 @@ export const S = {
     ["P", "Presenter mode: hide the side panels, enlarge everything"],
     ["Tab to the canvas, then ← → ↑ ↓", "Move between controllers and brokers"],
     ["Enter", "Open the actions of the controller or broker in focus (a click does the same)"],
+    ["Shift + ← →", "Step through the replicas of the broker in focus: each one's partition is followed on every broker and in the describe table (Escape lets go)"],
     ["] / [", "Zoom in / out of the partitions on the canvas (or the mouse wheel)"],
     ["0", "Show all partitions again"],
   ] as readonly (readonly [string, string])[],
