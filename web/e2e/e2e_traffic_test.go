@@ -285,3 +285,51 @@ func TestFollowOnePartition(t *testing.T) {
 	poll(t, tb, `document.getElementById("cluster-canvas").dataset.followed === "-1"`)
 	assert.Empty(t, tb.consoleErrors())
 }
+
+func TestChartMarkers(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+	tb := open(t, bctx, url)
+	press(t, tb, "1", "k")
+	logItem(t, tb, "you killed broker 1")
+	press(t, tb, " ")
+	poll(t, tb, `document.body.dataset.sim === "paused"`)
+	press(t, tb, "n") // to the next balancer run
+	logItem(t, tb, "electPreferred")
+	const chart = `document.querySelector('[data-chart="leaders"]')`
+	// The charts redraw a moment after the frame: the start, the kill and the run are marked.
+	poll(t, tb, chart+`.dataset.markerX && `+chart+`.dataset.markerX.split(",").length >= 3`)
+	eval[bool](t, tb, chart+`.scrollIntoView({block: "center"}), true`)
+	xs := strings.Split(eval[string](t, tb, chart+`.dataset.markerX`), ",")
+	// Each marker's line, as the pointer finds it over the plot.
+	var tips []string
+	for _, x := range xs {
+		px, err := strconv.ParseFloat(x, 64)
+		require.NoError(t, err)
+		ox := eval[float64](t, tb, chart+`.querySelector(".u-over").getBoundingClientRect().left`)
+		oy := eval[float64](t, tb, chart+`.querySelector(".u-over").getBoundingClientRect().top`)
+		w := eval[float64](t, tb, chart+`.querySelector(".u-over").getBoundingClientRect().width`)
+		// The latest run sits on the plot's right edge: point just inside it.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent("mouseMoved", ox+min(px, w-1), oy+30)))
+		poll(t, tb, `!`+chart+`.querySelector(".chart-marker-tip").hidden`)
+		tips = append(tips, eval[string](t, tb, chart+`.querySelector(".chart-marker-tip").textContent`))
+		if len(tips) == 2 {
+			screenshot(t, tb, "chart-marker.png", chromedp.CSS(`[data-chart="leaders"]`))
+		}
+	}
+	// A marker's line is the event log's line: its time and its sentence.
+	line := func(prefix string) string {
+		return eval[string](t, tb, `(() => { const li = [...document.querySelectorAll("#event-log li")].find(li => li.querySelector("span").textContent.startsWith(`+jsString(prefix)+`)); return li.querySelector("time").textContent + " " + li.querySelector("span").textContent; })()`)
+	}
+	joined := strings.Join(tips, "\n")
+	assert.Contains(t, joined, line("you killed broker 1"), "the kill's marker shows its log line")
+	assert.Contains(t, joined, line("electPreferred"), "the run's marker shows its log line")
+	// Away from the markers, no line.
+	ox := eval[float64](t, tb, chart+`.querySelector(".u-over").getBoundingClientRect().right`)
+	oy := eval[float64](t, tb, chart+`.querySelector(".u-over").getBoundingClientRect().top`)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent("mouseMoved", ox-60, oy+30)))
+	poll(t, tb, chart+`.querySelector(".chart-marker-tip").hidden`)
+	assert.Empty(t, tb.consoleErrors())
+}

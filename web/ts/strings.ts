@@ -297,6 +297,7 @@ export const S = {
   // (canvas-input.ts), the dense view (render.ts).
   chartsHeading: "Over time",
   chartTime: "time",
+  chartMarkerKey: "Marks on the charts: a solid line for each of your actions, a dotted one for each balancer (electPreferred) run. Point at a mark for its event-log line.",
   chartBroker: (id: number) => `broker ${id}`,
   chartLeaders: "Leaders per broker",
   chartOutOfSync: "Out-of-sync replicas per broker",
