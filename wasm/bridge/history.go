@@ -129,12 +129,12 @@ func (s *Session) seek(t int64) error {
 		}
 		next = lv
 	}
-	s.live.c.Observe(nil)
+	s.live.traffic = nil
 	s.keepSpare(s.live)
 	s.live = next
 	s.runTo(t)
 	s.log.take() // read and drop the replayed events
-	s.traffic.watch(next.c)
+	s.showTraffic()
 	return nil
 }
 

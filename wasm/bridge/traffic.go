@@ -111,11 +111,9 @@ type trafficLog struct {
 	dropped   int
 }
 
-// newTrafficLog starts collecting c's happenings.
-func newTrafficLog(c *cluster.Cluster) *trafficLog {
-	t := &trafficLog{fromMs: c.Now(), links: map[linkKey]int{}}
-	c.Observe(t.observe)
-	return t
+// newTrafficLog starts a window at nowMs; the shown cluster's observer (live.observe) feeds it.
+func newTrafficLog(nowMs int64) *trafficLog {
+	return &trafficLog{fromMs: nowMs, links: map[linkKey]int{}}
 }
 
 // maxHeldDecisions bounds the decisions held between frames before folding: a fence at
@@ -143,13 +141,6 @@ func (t *trafficLog) observe(h *cluster.Happening) {
 			t.dropped++
 		}
 	}
-}
-
-// watch makes c the observed cluster and forgets what was collected: after a seek or a load,
-// the replay's traffic is not news.
-func (t *trafficLog) watch(c *cluster.Cluster) {
-	c.Observe(t.observe)
-	t.clear(c.Now())
 }
 
 // clear forgets what was collected: after a seek or a load, the replay's traffic is not news.

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,9 +70,9 @@ func TestTrafficListsAreNeverNull(t *testing.T) {
 }
 
 // BenchmarkAdvanceTraffic measures one sim.advance of a display frame (16 ms of wall time at
-// 1×, 10× and 1000×) at 400 and 10,000 partitions, with the cluster's stream of happenings
-// observed (as the page always has it) and without: the difference is what the traffic costs
-// the worker per frame.
+// 1×, 10× and 1000×) at 400 and 10,000 partitions, with the shown cluster's traffic collected
+// (as the page always has it) and without: the difference is what the traffic costs the worker
+// per frame. The event log reads the same stream in both.
 func BenchmarkAdvanceTraffic(b *testing.B) {
 	for _, n := range []int{400, 10_000} {
 		for _, speed := range []int{1, 10, 1000} {
@@ -79,7 +80,7 @@ func BenchmarkAdvanceTraffic(b *testing.B) {
 				b.Run(fmt.Sprintf("partitions=%d/speed=%d/traffic=%v", n, speed, observed), func(b *testing.B) {
 					br := benchSession(b, n)
 					if !observed {
-						br.session.c.Observe(nil)
+						br.session.live.traffic = nil // the event log still reads the stream
 					}
 					msg := []byte(fmt.Sprintf(`{"id":5,"type":"sim.advance","body":{"ms":%d,"layout":1}}`, 16*speed))
 					b.ReportAllocs()
@@ -93,5 +94,76 @@ func BenchmarkAdvanceTraffic(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// TestTheLogAndTheDecisionsTellOneAccount checks that the event log and the frames' decisions,
+// both read from the cluster's one stream of happenings, agree: every decision the page stops
+// at or narrates has the log's line at its cluster time in the same frame (the page's explain
+// card shows those lines), and the log tells cause before effect.
+func TestTheLogAndTheDecisionsTellOneAccount(t *testing.T) {
+	b := started(t, `{"brokers":4,"partitions":12}`)
+	frameAt(t, b, "sim.advance", `{"ms":10000}`)
+	var log []LogEvent
+	stops := map[string]int{}
+	play := func(frames int) {
+		for i := 0; i < frames; i++ {
+			f, _ := frameAt(t, b, "sim.advance", `{"ms":100,"layout":1}`)
+			checkFrame(t, f, stops)
+			log = append(log, f.Events...)
+		}
+	}
+	must[ActBody](t, b, "sim.act", `{"op":"kill","broker":1}`)
+	play(150)
+	must[ActBody](t, b, "sim.act", `{"op":"kill_controller","controller":"active"}`)
+	play(100)
+	must[ActBody](t, b, "sim.act", `{"op":"start","broker":1}`)
+	play(300)
+	for i := 0; i < 2; i++ {
+		f, _ := frameAt(t, b, "sim.step", `{"to":"run","layout":1}`)
+		checkFrame(t, f, stops)
+		log = append(log, f.Events...)
+	}
+	for _, kind := range []string{"session_expired", "fenced", "leader", "isr", "quorum_leader", "unfenced", "balancer_run"} {
+		assert.Positive(t, stops[kind], "the run has a %s decision: %v", kind, stops)
+	}
+
+	at := func(part string) int {
+		for i, e := range log {
+			if strings.Contains(e.Text, part) {
+				return i
+			}
+		}
+		t.Fatalf("no log line says %q", part)
+		return -1
+	}
+	check, fence := at("'s session check: broker 1 sent no heartbeat for"), at("broker 1 fenced")
+	assert.Less(t, check, fence, "the session check is told before the fence it writes")
+	assert.Less(t, log[check].TimeMs, log[fence].TimeMs, "and happens before it commits")
+	assert.Contains(t, log[check].Text, "more than broker.session.timeout.ms (9,000 ms)")
+	for i := 1; i < len(log); i++ {
+		assert.GreaterOrEqual(t, log[i].TimeMs, log[i-1].TimeMs, "the log's times never go back: %q after %q", log[i].Text, log[i-1].Text)
+	}
+}
+
+// checkFrame checks that each decision of a frame has a log line at its time in the same
+// frame, and counts the decisions by kind.
+func checkFrame(t *testing.T, f Frame, kinds map[string]int) {
+	t.Helper()
+	lines := map[int64][]string{}
+	for _, e := range f.Events {
+		lines[e.TimeMs] = append(lines[e.TimeMs], e.Text)
+	}
+	for _, d := range f.Traffic.Decisions {
+		kinds[d.Decision]++
+		if d.Decision == "leader" && strings.HasPrefix(d.Trigger, "electPreferred run") {
+			continue // told by the run's own line, when it ran
+		}
+		if d.Decision == "isr" && len(lines[d.TimeMs]) == 0 {
+			// An ISR change that moves no replica in or out (a reorder) has no sentence.
+			continue
+		}
+		assert.NotEmpty(t, lines[d.TimeMs], "the %s decision at %d ms (%s) has the log's line at its time; the frame's lines: %v",
+			d.Decision, d.TimeMs, d.Reason, f.Events)
 	}
 }

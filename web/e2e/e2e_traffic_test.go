@@ -143,6 +143,8 @@ func TestTraffic(t *testing.T) {
 		assert.Equal(t, "session_expired", eval[string](t, tb, `document.getElementById("explain-card").dataset.decision`))
 		card := eval[string](t, tb, `document.getElementById("explain-card").textContent`)
 		assert.Contains(t, card, "broker 1 sent no heartbeat")
+		// The card says what the event log says: its lines are the log's lines of that moment.
+		cardLogAgree(t, tb)
 		screenshot(t, tb, "explain-stop.png", "")
 		// It stays stopped: the clock does not move.
 		at := eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.timeMs`)
@@ -151,8 +153,13 @@ func TestTraffic(t *testing.T) {
 		press(t, tb, " ")
 		poll(t, tb, `document.body.dataset.sim === "playing" && document.getElementById("explain-card").hidden`)
 		// The fence's commit stops it again, unless it was told in the same stop.
-		if !strings.Contains(card, "broker 1 is fenced") {
-			poll(t, tb, `!document.getElementById("explain-card").hidden && document.getElementById("explain-card").textContent.includes("broker 1 is fenced")`)
+		if !strings.Contains(card, "broker 1 fenced") {
+			poll(t, tb, `!document.getElementById("explain-card").hidden && document.getElementById("explain-card").textContent.includes("broker 1 fenced")`)
+			cardLogAgree(t, tb)
+			// Cause before effect: the session check is in the log above the fence.
+			order := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent).filter(s => s.includes("session check: broker 1") || s.startsWith("broker 1 fenced")).map(s => s.slice(0, 20))`)
+			require.Len(t, order, 2)
+			assert.Contains(t, order[0], "session check", "the session check is told before the fence: %v", order)
 			press(t, tb, " ")
 		}
 		// The narration told the same story.
@@ -284,6 +291,19 @@ func TestFollowOnePartition(t *testing.T) {
 	press(t, tb, "\x1b")
 	poll(t, tb, `document.getElementById("cluster-canvas").dataset.followed === "-1"`)
 	assert.Empty(t, tb.consoleErrors())
+}
+
+// cardLogAgree checks that every line the explain card shows is a line of the event log, at the
+// card's moment: the card and the log are one account.
+func cardLogAgree(t *testing.T, tb *tab) {
+	t.Helper()
+	assert.Equal(t, "log", eval[string](t, tb, `document.getElementById("explain-card").dataset.from`), "the card shows the log's lines")
+	lines := eval[[]string](t, tb, `[...document.querySelectorAll("#explain-card .explain-reasons li")].map(li => li.textContent).filter(s => !/^and [\d,]+ more$/.test(s))`)
+	require.NotEmpty(t, lines)
+	log := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent)`)
+	for _, l := range lines {
+		assert.Contains(t, log, l, "the card's line is the log's")
+	}
 }
 
 func TestChartMarkers(t *testing.T) {

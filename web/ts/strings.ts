@@ -113,7 +113,6 @@ export const S = {
   explainMore: (n: number) => `and ${n.toLocaleString("en")} more`,
   narrateMessage: (m: { api: string; response?: boolean; from: number; to: number; note?: string }) =>
     `${nodeName(m.from)} to ${nodeName(m.to)}: ${m.api}${m.response ? " answer" : ""}${m.note ? `, ${m.note}` : ""}`,
-  narrateDropped: (n: number) => `${n.toLocaleString("en")} more decisions in this moment`,
   narrateSkipped: (n: number) => `${n.toLocaleString("en")} earlier happenings skipped`,
   legendMessages:
     "messages: heartbeats (blue), metadata fetches (grey), AlterPartition (orange square), votes (pink); solid asks, hollow answers; each hop is drawn over 0.4 s (the model's network takes 1–2 ms)",

@@ -44,11 +44,12 @@ export function setUpWatch(canvas: HTMLCanvasElement, renderer: Renderer, sim: (
     frame(f: Frame) {
       traffic.take(f, sim().speed);
       markRow(f, traffic.followed);
-      narrator.frame(f);
-      explainer.frame(f);
+      const stopped = explainer.frame(f);
+      narrator.frame(f, stopped);
     },
     reset() {
       traffic.clear();
+      explainer.resumed(); // a stop's card is about a moment no longer shown
     },
     state() {
       const s = sim();

@@ -562,7 +562,8 @@ export class LessonPanel {
       if (what !== "continue") await this.load(this.lesson!.lesson.id, this.step);
       this.busy = true;
       try {
-        const start = this.sim.last?.body.timeMs ?? 0;
+        // The step's start, where load() put the run (a demo's continue plays from the pause).
+        const start = this.lesson!.run.timeMs;
         const p = await this.client.request("lesson.play", { what });
         this.host.note(L.played(p.ran));
         if (what === "reference" && p.check.timeMs > start) {
@@ -593,6 +594,8 @@ export class LessonPanel {
     this.explainBefore = document.body.dataset.explain === "on";
     this.sim.setSpeed(showMeSpeed(end - start));
     document.dispatchEvent(new CustomEvent("kraftlab:explain", { detail: { on: true } }));
+    // The learner watches the canvas, wherever the page was scrolled.
+    document.getElementById("cluster-canvas")?.scrollIntoView({ block: "nearest" });
     this.sim.seek(start);
     this.sim.setPlaying(true);
   }
