@@ -2,6 +2,9 @@ package bridge
 
 import (
 	"fmt"
+	"math"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
 
@@ -83,6 +86,8 @@ func BenchmarkAdvanceTraffic(b *testing.B) {
 						br.session.live.traffic = nil // the event log still reads the stream
 					}
 					msg := []byte(fmt.Sprintf(`{"id":5,"type":"sim.advance","body":{"ms":%d,"layout":1}}`, 16*speed))
+					runtime.GC()
+					gc := readGC()
 					b.ReportAllocs()
 					b.ResetTimer()
 					var size int
@@ -90,7 +95,9 @@ func BenchmarkAdvanceTraffic(b *testing.B) {
 						out, data := br.Handle(msg)
 						size = len(out) + len(data)
 					}
+					b.StopTimer()
 					b.ReportMetric(float64(size), "bytes/frame")
+					gc.report(b)
 				})
 			}
 		}
@@ -166,4 +173,60 @@ func checkFrame(t *testing.T, f Frame, kinds map[string]int) {
 		assert.NotEmpty(t, lines[d.TimeMs], "the %s decision at %d ms (%s) has the log's line at its time; the frame's lines: %v",
 			d.Decision, d.TimeMs, d.Reason, f.Events)
 	}
+}
+
+// gcReading is the Go runtime's GC figures at a moment (runtime/metrics), for a benchmark to
+// report what its loop cost in garbage collection: the longest stop-the-world pause of a GC
+// (/sched/pauses/total/gc, a histogram: its highest non-empty bucket's upper bound) and the CPU
+// time the GC took (/cpu/classes/gc/total; under js/wasm there is one thread, so it is time the
+// worker spent collecting instead of answering).
+type gcReading struct {
+	pauses []uint64
+	cpu    float64
+	cycles uint64
+}
+
+var gcMetrics = []string{"/sched/pauses/total/gc:seconds", "/cpu/classes/gc/total:cpu-seconds", "/gc/cycles/total:gc-cycles"}
+
+func readGC() gcReading {
+	s := make([]metrics.Sample, len(gcMetrics))
+	for i, n := range gcMetrics {
+		s[i].Name = n
+	}
+	metrics.Read(s)
+	var g gcReading
+	if s[0].Value.Kind() == metrics.KindFloat64Histogram {
+		g.pauses = append([]uint64(nil), s[0].Value.Float64Histogram().Counts...)
+	}
+	if s[1].Value.Kind() == metrics.KindFloat64 {
+		g.cpu = s[1].Value.Float64()
+	}
+	if s[2].Value.Kind() == metrics.KindUint64 {
+		g.cycles = s[2].Value.Uint64()
+	}
+	return g
+}
+
+// report adds, per benchmark loop since r was read: the longest GC pause (ms, bucket upper
+// bound), the GC's CPU time per op (ms) and the GC cycles.
+func (r gcReading) report(b *testing.B) {
+	s := []metrics.Sample{{Name: gcMetrics[0]}}
+	metrics.Read(s)
+	now := readGC()
+	longest := 0.0
+	if s[0].Value.Kind() == metrics.KindFloat64Histogram {
+		h := s[0].Value.Float64Histogram()
+		for i, c := range h.Counts {
+			if i < len(r.pauses) && c > r.pauses[i] {
+				if hi := h.Buckets[i+1]; !math.IsInf(hi, 1) {
+					longest = hi * 1000
+				} else {
+					longest = h.Buckets[i] * 1000
+				}
+			}
+		}
+	}
+	b.ReportMetric(longest, "max-gc-pause-ms")
+	b.ReportMetric((now.cpu-r.cpu)*1000/float64(b.N), "gc-cpu-ms/op")
+	b.ReportMetric(float64(now.cycles-r.cycles), "gc-cycles")
 }

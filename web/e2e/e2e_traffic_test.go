@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -351,5 +352,42 @@ func TestChartMarkers(t *testing.T) {
 	oy := eval[float64](t, tb, chart+`.querySelector(".u-over").getBoundingClientRect().top`)
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent("mouseMoved", ox-60, oy+30)))
 	poll(t, tb, chart+`.querySelector(".chart-marker-tip").hidden`)
+	assert.Empty(t, tb.consoleErrors())
+}
+
+func TestFollowOnePartitionByKeyboard(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+	tb := open(t, bctx, url)
+	press(t, tb, " ")
+	poll(t, tb, `document.body.dataset.sim === "paused"`)
+	// Into the canvas by keyboard: the first broker takes the focus.
+	eval[bool](t, tb, `document.getElementById("cluster-canvas").focus(), true`)
+	poll(t, tb, `document.getElementById("cluster-canvas").dataset.focus === "broker 1"`)
+	shift := chromedp.KeyModifiers(chromedp.ModifierShift)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.ArrowRight, shift)))
+	// The first replica broker 1 holds is in focus: its tooltip, and its partition followed on
+	// every broker and in the describe table, as a hovered replica's is.
+	poll(t, tb, `document.getElementById("cluster-canvas").dataset.focusReplica !== ""`)
+	first := eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.focusReplica`)
+	assert.Regexp(t, `^payments-\d+$`, first)
+	assert.Contains(t, eval[string](t, tb, `document.getElementById("canvas-tooltip").textContent`), first+" on broker 1")
+	assert.False(t, eval[bool](t, tb, `document.getElementById("canvas-tooltip").hidden`))
+	followed := eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.followed`)
+	assert.NotEqual(t, "-1", followed)
+	poll(t, tb, `document.querySelectorAll("#partition-rows tr.followed").length === 1`)
+	row := eval[string](t, tb, `(() => { const r = document.querySelector("#partition-rows tr.followed"); return r.cells[0].textContent + "-" + r.dataset.partition; })()`)
+	assert.Equal(t, first, row, "the followed row is the focused replica's partition")
+	screenshot(t, tb, "follow-one-keyboard.png", chromedp.CSS("#cluster-canvas"))
+	// The next replica of broker 1, then Escape lets go.
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.ArrowRight, shift)))
+	poll(t, tb, `document.getElementById("cluster-canvas").dataset.focusReplica !== `+jsString(first))
+	assert.NotEqual(t, followed, eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.followed`))
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.Escape)))
+	poll(t, tb, `document.getElementById("cluster-canvas").dataset.followed === "-1" && document.getElementById("canvas-tooltip").hidden`)
+	assert.Equal(t, 0, eval[int](t, tb, `document.querySelectorAll("#partition-rows tr.followed").length`))
+	assert.Equal(t, "broker 1", eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.focus`), "the broker keeps the focus")
 	assert.Empty(t, tb.consoleErrors())
 }
