@@ -139,9 +139,15 @@ export class CanvasInput {
     this.canvas.dataset.focusReplica = partitionName(f, p);
     this.tooltip.textContent = replicaTooltip(f, p, slot, hosted.positions[i]);
     this.tooltip.hidden = false;
-    const g = this.renderer.brokersDrawn[slot]?.box;
+    // Under the replica's cell when it is drawn one by one, else under the broker's header.
+    const geo = this.renderer.brokersDrawn[slot];
     const s = this.renderer.scale;
-    if (g) this.place(this.tooltip, (g.x + 12) * s, (g.y + g.h) * s + 6);
+    const dpr = this.canvas.width / Math.max(1, this.canvas.clientWidth);
+    const k = i - (geo?.from ?? 0);
+    if (geo?.cells && k >= 0 && k < geo.cells.fits) {
+      const c = geo.cells.cell;
+      this.place(this.tooltip, (geo.gx + (k % geo.cells.cols) * c) / dpr, (geo.gy + (Math.floor(k / geo.cells.cols) + 1) * c) / dpr + 6);
+    } else if (geo) this.place(this.tooltip, (geo.box.x + 12) * s, (geo.box.y + 60) * s);
     document.dispatchEvent(new CustomEvent("kraftlab:follow", { detail: { partition: p } }));
   }
 
