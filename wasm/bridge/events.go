@@ -126,7 +126,14 @@ func (l *eventLog) track(p *metadata.Partition) {
 func (l *eventLog) observe(h *cluster.Happening) {
 	switch h.Kind {
 	case cluster.Committed:
-		l.committed = append(l.committed, h.Entry)
+		// Only the records a sentence is made from: a quiet cluster commits a NoOpRecord every
+		// metadata.max.idle.interval.ms, and a long replay must not hold them all.
+		switch h.Entry.Record.(type) {
+		case *metadata.PartitionChangeRecord, *metadata.PartitionRecord, *metadata.BrokerRegistrationChangeRecord,
+			*metadata.RegisterBrokerRecord, *metadata.LeaderChangeMessage, *metadata.ConfigRecord, *metadata.TopicRecord,
+			*metadata.RemoveTopicRecord, *metadata.ClearElrRecord, *metadata.FeatureLevelRecord:
+			l.committed = append(l.committed, h.Entry)
+		}
 	case cluster.Decided:
 		switch h.Decision {
 		case cluster.DecisionBalancerRun:
