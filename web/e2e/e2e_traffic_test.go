@@ -255,8 +255,8 @@ func TestTraffic(t *testing.T) {
 							layerMs, drawMs, drawn: `+drawnJS+`.length};
 					})()`)
 					})
-					t.Logf("%s partitions at %d×, traffic %s: rAF %.1f fps, cluster frames %.1f/s, worst rAF gap %.1f ms, slowest traffic layer draw %.2f ms, slowest canvas draw %.2f ms; GC: main thread longest %.1f ms, anywhere %.1f ms",
-						commas(n), speed, map[bool]string{true: "on", false: "off"}[on], res["rafFps"], res["framesPerSec"], res["worstGapMs"], res["layerMs"], res["drawMs"], gc.mainMs, gc.anyMs)
+					t.Logf("%s partitions at %d×, traffic %s: rAF %.1f fps, cluster frames %.1f/s, worst rAF gap %.1f ms, slowest traffic layer draw %.2f ms, slowest canvas draw %.2f ms; GC: main thread longest %.1f ms (%.1f ms CPU), anywhere (the worker's V8 heap included) %.1f ms (%.1f ms CPU)",
+						commas(n), speed, map[bool]string{true: "on", false: "off"}[on], res["rafFps"], res["framesPerSec"], res["worstGapMs"], res["layerMs"], res["drawMs"], gc.mainMs, gc.mainCPUGCMs, gc.anyMs, gc.anyCPUGCMs)
 				}
 			}
 		}
