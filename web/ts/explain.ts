@@ -101,15 +101,16 @@ export class Explainer {
     if (!on) this.resumed();
   }
 
-  /** Looks at a frame's decisions; stops and explains when one matters. Returns whether it stopped. */
-  frame(f: Frame): boolean {
-    if (!this.on || this.stopped) return false;
+  /** Looks at a frame's decisions; stops and explains when one matters. Returns the log lines its card shows. */
+  frame(f: Frame): readonly LogEvent[] {
+    if (!this.on || this.stopped) return [];
     const stops = (f.body.traffic?.decisions ?? []).filter(isStop).sort((a, b) => RANK[a.decision] - RANK[b.decision]);
-    if (stops.length === 0) return false;
+    if (stops.length === 0) return [];
     this.stopped = true;
     this.hooks.pause();
-    this.show(stops, linesOf(f.body.events, stops));
-    return true;
+    const lines = linesOf(f.body.events, stops);
+    this.show(stops, lines);
+    return lines;
   }
 
   /** Playback resumed: the stop is over. */
@@ -178,17 +179,31 @@ export class Narrator {
   private static readonly GAP_MS = 1500;
   private static readonly KEEP = 4;
 
-  constructor(private readonly region: HTMLElement) {}
+  constructor(private readonly region: HTMLElement) {
+    // The page's own log lines (EventLog.note: a refused action, presenter mode) are spoken too.
+    document.addEventListener("kraftlab:narrate", (e) => {
+      const text = (e as CustomEvent<{ text: string }>).detail?.text;
+      if (!text) return;
+      this.queue.push(text);
+      this.trim();
+      this.flush();
+    });
+  }
 
-  /** Takes a frame; linesSaid: the explain card shows (and says) its log lines already. */
-  frame(f: Frame, linesSaid = false): void {
+  /** Takes a frame; carded: the log lines the explain card shows (a status region says them). */
+  frame(f: Frame, carded: readonly LogEvent[] = []): void {
     const said: { at: number; text: string }[] = [];
     for (const m of f.body.traffic?.messages ?? []) if (isNews(m)) said.push({ at: m.sentMs, text: S.narrateMessage(m) });
-    if (!linesSaid) for (const e of f.body.events) said.push({ at: e.timeMs, text: e.text });
+    for (const e of f.body.events) if (!carded.includes(e)) said.push({ at: e.timeMs, text: e.text });
     said.sort((a, b) => a.at - b.at); // stable: the log's own order at one time
     for (const s of said) this.queue.push(s.text);
-    if (this.queue.length > Narrator.KEEP) this.queue = [S.narrateSkipped(this.queue.length - Narrator.KEEP + 1), ...this.queue.slice(-(Narrator.KEEP - 1))];
+    this.trim();
     this.flush();
+  }
+
+  /** Keeps the latest few, saying how many earlier ones were skipped. */
+  private trim(): void {
+    if (this.queue.length > Narrator.KEEP) this.queue = [S.narrateSkipped(this.queue.length - Narrator.KEEP + 1), ...this.queue.slice(-(Narrator.KEEP - 1))];
   }
 
   private flush(): void {

@@ -120,9 +120,10 @@ export class EventLog {
     }
   }
 
-  /** Adds a line written by the page itself (a refused action, say). */
+  /** Adds a line written by the page itself (a refused action, say); the narration says it too. */
   note(timeMs: number, text: string, kind = "notice"): void {
     this.append([{ timeMs, kind: kind as LogEvent["kind"], text }]);
+    document.dispatchEvent(new CustomEvent("kraftlab:narrate", { detail: { text } }));
   }
 
   private item(e: LogEvent): HTMLLIElement {

@@ -44,8 +44,8 @@ export function setUpWatch(canvas: HTMLCanvasElement, renderer: Renderer, sim: (
     frame(f: Frame) {
       traffic.take(f, sim().speed);
       markRow(f, traffic.followed);
-      const stopped = explainer.frame(f);
-      narrator.frame(f, stopped);
+      const carded = explainer.frame(f);
+      narrator.frame(f, carded);
     },
     reset() {
       traffic.clear();
