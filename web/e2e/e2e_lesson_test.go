@@ -304,6 +304,14 @@ func TestLesson(t *testing.T) {
 		assert.Equal(t, "paused", eval[string](t, tb, `document.body.dataset.sim`), "it stops where the actions ended")
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
 		assert.Equal(t, "off", eval[string](t, tb, `document.body.dataset.explain`), "explain mode goes back to what the learner had")
+
+		// On a phone the canvas is below the lesson's text: Show me brings it into view.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+		eval[bool](t, tb, `(window.scrollTo(0, 0), true)`)
+		lessonClick(t, tb, "#lesson-show")
+		poll(t, tb, `!document.getElementById("explain-card").hidden && document.body.dataset.sim === "paused"`)
+		assert.True(t, eval[bool](t, tb, `(() => { const r = document.getElementById("cluster-canvas").getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; })()`), "the canvas is on screen")
+		screenshot(t, tb, "lesson-show-me-390.png", "")
 		assert.Empty(t, tb.consoleErrors())
 	})
 
