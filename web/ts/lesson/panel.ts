@@ -191,7 +191,15 @@ export class LessonPanel {
 
   /** Called on every frame: re-checks the goals when cluster time or the run moved. */
   frame(f: Frame): void {
-    if (this.sceneEnd >= 0 && !this.sceneRolling && f.body.timeMs <= this.sceneStart) this.sceneRolling = true;
+    if (this.sceneEnd >= 0 && !this.sceneRolling && f.body.timeMs <= this.sceneStart) {
+      this.sceneRolling = true;
+      if (!this.talk) {
+        // Show me: explain mode from the step's start on, so that no frame from before the
+        // jump back stops it; and playing, even if such a frame had paused it.
+        document.dispatchEvent(new CustomEvent("kraftlab:explain", { detail: { on: true } }));
+        if (!this.sim.playing) this.sim.setPlaying(true);
+      }
+    }
     if (this.sceneRolling && this.sceneEnd >= 0 && f.body.timeMs >= this.sceneEnd) {
       // The scene (or Show me) has played: stop where its play list ended, every time.
       const end = this.sceneEnd;
@@ -626,6 +634,7 @@ export class LessonPanel {
           this.showPlaying(start, p.check.timeMs);
           return;
         }
+        if (what === "reference") document.body.dataset.showMe = "done"; // nothing to play: no time passes
         this.sim.seek(p.check.timeMs);
         this.showCheck(p.check);
         if (p.finished && this.wasPlaying) this.sim.setPlaying(true);
@@ -649,7 +658,6 @@ export class LessonPanel {
     document.body.dataset.showMe = "playing";
     this.explainBefore = document.body.dataset.explain === "on";
     this.sim.setSpeed(showMeSpeed(end - start));
-    document.dispatchEvent(new CustomEvent("kraftlab:explain", { detail: { on: true } }));
     // The learner watches the canvas, wherever the page was scrolled.
     document.getElementById("cluster-canvas")?.scrollIntoView({ block: "nearest" });
     this.sim.seek(start);
