@@ -270,7 +270,9 @@ func (s *Session) replace(spec cluster.Spec, info StartBody, base map[string]jso
 
 // build makes a fresh cluster of the run at cluster time 0, with no action applied.
 func (s *Session) build() (*live, error) {
-	c, err := cluster.New(s.spec)
+	spec := s.spec
+	spec.KeepSamples = keptSamples
+	c, err := cluster.New(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +282,10 @@ func (s *Session) build() (*live, error) {
 	lv.log.add(LogEvent{TimeMs: 0, Kind: KindAction, Text: startSentence(s.info, s.spec)})
 	return lv, nil
 }
+
+// keptSamples is how many of the latest samples (one per 10 s of cluster time) a cluster of
+// the page keeps: a frame shows the latest only, and the page's charts keep their own history.
+const keptSamples = 360
 
 // startSentence is the event log's first line: what was built, so that a reader (or a bug
 // report) can tell the run apart from another.
@@ -633,7 +639,7 @@ func (s *Session) apply(a action) (ActBody, error) {
 		if err := s.c.Err(); err != nil {
 			return out, err
 		}
-		res, err := s.c.Controllers().ElectLeaders(ev.Election, ev.Partitions)
+		res, err := s.c.Controllers().Admin().ElectLeaders(ev.Election, ev.Partitions)
 		if err != nil {
 			return out, err
 		}
