@@ -43,6 +43,15 @@ function el<T extends HTMLElement = HTMLElement>(id: string): T {
   return e as T;
 }
 
+/** Screen seconds "Show me" aims to take, explain stops aside. */
+const SHOW_ME_SECONDS = 30;
+
+/** The slowest of the page's speeds (1× up) that plays spanMs of cluster time in about SHOW_ME_SECONDS. */
+export function showMeSpeed(spanMs: number): number {
+  for (const x of [1, 10, 100, 1000]) if (spanMs / x <= SHOW_ME_SECONDS * 1000) return x;
+  return 10_000;
+}
+
 export class LessonPanel {
   private readonly root = el("lesson-panel");
   private readonly body = el("lesson-body");
@@ -70,6 +79,8 @@ export class LessonPanel {
   private sceneEnd = -1;
   /** A frame at the scene's start has been shown: frames before it are the worker's jump to the end. */
   private sceneRolling = false;
+  /** Whether explain mode was on before Show me turned it on for its play. */
+  private explainBefore = false;
   private readonly words: PictureWords = {
     state: L.picState,
     leaders: L.picLeaders,
@@ -180,14 +191,27 @@ export class LessonPanel {
 
   /** Called on every frame: re-checks the goals when cluster time or the run moved. */
   frame(f: Frame): void {
-    if (this.talk && this.sceneEnd >= 0 && !this.sceneRolling && f.body.timeMs <= this.sceneStart) this.sceneRolling = true;
-    if (this.talk && this.sceneRolling && this.sceneEnd >= 0 && f.body.timeMs >= this.sceneEnd) {
-      // The scene has played: stop where its play list ended, every time.
+    if (this.sceneEnd >= 0 && !this.sceneRolling && f.body.timeMs <= this.sceneStart) {
+      this.sceneRolling = true;
+      if (!this.talk) {
+        // Show me: explain mode from the step's start on, so that no frame from before the
+        // jump back stops it; and playing, even if such a frame had paused it.
+        document.dispatchEvent(new CustomEvent("kraftlab:explain", { detail: { on: true } }));
+        if (!this.sim.playing) this.sim.setPlaying(true);
+      }
+    }
+    if (this.sceneRolling && this.sceneEnd >= 0 && f.body.timeMs >= this.sceneEnd) {
+      // The scene (or Show me) has played: stop where its play list ended, every time.
       const end = this.sceneEnd;
       this.sceneEnd = -1;
       this.sim.setPlaying(false);
       if (f.body.timeMs > end) this.sim.seek(end);
-      this.setSceneState("done");
+      if (this.talk) this.setSceneState("done");
+      else {
+        document.body.dataset.showMe = "done";
+        // Explain mode goes back to what the learner had.
+        if (!this.explainBefore) document.dispatchEvent(new CustomEvent("kraftlab:explain", { detail: { on: false } }));
+      }
     }
     if (!this.lesson || this.checking || this.busy) return;
     const key = f.body.timeMs * 1e3 + f.body.history;
@@ -233,6 +257,8 @@ export class LessonPanel {
       if (/(^|&)talk=/.test(location.hash.slice(1))) history.replaceState(history.state, "", location.pathname + location.search);
     }
     this.lesson = undefined;
+    this.sceneEnd = -1;
+    delete document.body.dataset.showMe;
     this.host.hideNextRun(false);
     this.root.hidden = true;
     document.body.classList.remove("lesson-mode");
@@ -281,6 +307,8 @@ export class LessonPanel {
     }
     const o = out!;
     this.host.newRun();
+    this.sceneEnd = -1; // a Show me under way ends with its step
+    delete document.body.dataset.showMe;
     if (o.talk) {
       await this.openScene(o);
       return;
@@ -632,8 +660,15 @@ export class LessonPanel {
       if (what !== "continue") await this.load(this.lesson!.lesson.id, this.step);
       this.busy = true;
       try {
+        // The step's start, where load() put the run (a demo's continue plays from the pause).
+        const start = this.lesson!.run.timeMs;
         const p = await this.client.request("lesson.play", { what });
         this.host.note(L.played(p.ran));
+        if (what === "reference" && p.check.timeMs > start) {
+          this.showPlaying(start, p.check.timeMs);
+          return;
+        }
+        if (what === "reference") document.body.dataset.showMe = "done"; // nothing to play: no time passes
         this.sim.seek(p.check.timeMs);
         this.showCheck(p.check);
         if (p.finished && this.wasPlaying) this.sim.setPlaying(true);
@@ -641,6 +676,26 @@ export class LessonPanel {
         this.busy = false;
       }
     });
+  }
+
+  /**
+   * Show me: the worker has played the reference actions (recorded in the run's history);
+   * the page goes back to the step's start and lets the clock replay them at a speed that
+   * shows the whole in about half a minute, with explain mode on, so that the learner watches
+   * each event happen and why, and the charts draw every point on the way. The clock stops
+   * where the actions ended.
+   */
+  private showPlaying(start: number, end: number): void {
+    this.sceneStart = start;
+    this.sceneEnd = end;
+    this.sceneRolling = false;
+    document.body.dataset.showMe = "playing";
+    this.explainBefore = document.body.dataset.explain === "on";
+    this.sim.setSpeed(showMeSpeed(end - start));
+    // The learner watches the canvas, wherever the page was scrolled.
+    document.getElementById("cluster-canvas")?.scrollIntoView({ block: "nearest" });
+    this.sim.seek(start);
+    this.sim.setPlaying(true);
   }
 
   private setDone(text: string, state: string): void {
