@@ -58,7 +58,7 @@ func lessonPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section id=\"lesson-panel\" class=\"lesson-panel\" aria-labelledby=\"lesson-title\" data-lsn-label=\"panelLabel\" hidden><nav class=\"lesson-nav\"><a href=\"lessons.html\" id=\"lesson-index-link\" data-lsn=\"index\"></a> <button type=\"button\" id=\"lesson-close\" class=\"link-button\" data-lsn=\"close\"></button></nav><p id=\"lesson-error\" class=\"lesson-error\" role=\"alert\" hidden></p><div id=\"lesson-pick\" class=\"lesson-pick\" hidden><p data-lsn=\"pickLesson\"></p><ol id=\"lesson-pick-list\"></ol></div><div id=\"lesson-body\" class=\"lesson-body\" hidden><h2 id=\"lesson-title\"></h2><p class=\"lesson-step-of\"><span id=\"lesson-step-of\"></span> · <a id=\"lesson-step-link\" data-lsn=\"stepLink\"></a></p><h3 id=\"lesson-step-title\"><span id=\"lesson-challenge\" class=\"lesson-challenge\" data-lsn=\"challenge\" hidden></span> <span id=\"lesson-step-name\"></span></h3><div id=\"lesson-text\" class=\"lesson-text\"></div><p id=\"lesson-model-note\" class=\"lesson-model-note\" hidden><span class=\"badge source source-model model-tag\">model</span> <span data-lsn=\"modelNote\"></span></p><div id=\"lesson-predict\" class=\"lesson-predict\" hidden><p><strong data-lsn=\"predictLabel\"></strong> <span id=\"lesson-predict-question\"></span></p><div id=\"lesson-predict-options\" class=\"lesson-predict-options\" role=\"group\"></div><p id=\"lesson-predict-click\" class=\"hint\" data-lsn=\"predictClick\" hidden></p><p id=\"lesson-predict-said\" class=\"lesson-predict-said\" role=\"status\" aria-live=\"polite\"></p></div><p id=\"lesson-task\" class=\"lesson-task\"></p><div id=\"lesson-reveal\" class=\"lesson-reveal\" role=\"status\" aria-live=\"polite\" hidden><p id=\"lesson-reveal-verdict\" class=\"lesson-reveal-verdict\"></p><div id=\"lesson-reveal-text\" class=\"lesson-text\"></div></div><div id=\"lesson-picture\" class=\"lesson-picture\" hidden><figure><figcaption data-lsn=\"pictureGoal\"></figcaption><div id=\"lesson-picture-goal\" class=\"pic\"></div></figure><figure><figcaption><span data-lsn=\"pictureNow\"></span> <span id=\"lesson-picture-diff\" class=\"pic-diff\"></span></figcaption><div id=\"lesson-picture-now\" class=\"pic\"></div></figure></div><div id=\"lesson-goal-box\" class=\"lesson-goal-box\"><h4 data-lsn=\"goalsLabel\"></h4><ul id=\"lesson-goals\" class=\"lesson-goals\"></ul><p id=\"lesson-done\" class=\"lesson-done\" role=\"status\" aria-live=\"polite\"></p></div><div id=\"lesson-demo\" class=\"lesson-demo\" role=\"status\" aria-live=\"polite\" hidden><p><strong data-lsn=\"demoQuestion\"></strong> <span id=\"lesson-question\"></span></p><button type=\"button\" id=\"lesson-continue\" data-lsn=\"continueDemo\"></button></div><ol id=\"lesson-hints\" class=\"lesson-hints\"></ol><div class=\"lesson-buttons\"><button type=\"button\" id=\"lesson-hint\" data-lsn=\"hint\"></button> <button type=\"button\" id=\"lesson-undo\" data-lsn=\"undo\" data-lsn-title=\"undoTitle\" disabled></button> <button type=\"button\" id=\"lesson-show\" data-lsn=\"showMe\" data-lsn-title=\"showMeTitle\"></button> <button type=\"button\" id=\"lesson-demo-play\" data-lsn=\"playDemo\" hidden></button> <button type=\"button\" id=\"lesson-reset\" data-lsn=\"reset\"></button></div><div class=\"lesson-buttons lesson-steps\"><button type=\"button\" id=\"lesson-back\" data-lsn=\"back\"></button> <button type=\"button\" id=\"lesson-forward\" data-lsn=\"forward\"></button> <a id=\"lesson-next\" class=\"button-link\" data-lsn=\"nextLesson\" hidden></a></div><details class=\"lesson-links\"><summary data-lsn=\"links\"></summary><ul id=\"lesson-links\"></ul></details></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section id=\"lesson-panel\" class=\"lesson-panel\" aria-labelledby=\"lesson-title\" data-lsn-label=\"panelLabel\" hidden><nav class=\"lesson-nav\"><a href=\"lessons.html\" id=\"lesson-index-link\" data-lsn=\"index\"></a> <button type=\"button\" id=\"lesson-close\" class=\"link-button\" data-lsn=\"close\"></button></nav><p id=\"lesson-error\" class=\"lesson-error\" role=\"alert\" hidden></p><div id=\"lesson-pick\" class=\"lesson-pick\" hidden><p data-lsn=\"pickLesson\"></p><ol id=\"lesson-pick-list\"></ol></div><div id=\"lesson-body\" class=\"lesson-body\" hidden><h2 id=\"lesson-title\"></h2><p class=\"lesson-step-of\"><span id=\"lesson-step-of\"></span> · <a id=\"lesson-step-link\" data-lsn=\"stepLink\"></a></p><h3 id=\"lesson-step-title\"><span id=\"lesson-challenge\" class=\"lesson-challenge\" data-lsn=\"challenge\" hidden></span> <span id=\"lesson-step-name\"></span></h3><div id=\"lesson-text\" class=\"lesson-text\"></div><button type=\"button\" id=\"lesson-read\" class=\"link-button lesson-read\" aria-expanded=\"true\" aria-controls=\"lesson-text\"></button><p id=\"lesson-model-note\" class=\"lesson-model-note\" hidden><span class=\"badge source source-model model-tag\">model</span> <span data-lsn=\"modelNote\"></span></p><div id=\"lesson-predict\" class=\"lesson-predict\" hidden><p><strong data-lsn=\"predictLabel\"></strong> <span id=\"lesson-predict-question\"></span></p><div id=\"lesson-predict-options\" class=\"lesson-predict-options\" role=\"group\"></div><p id=\"lesson-predict-click\" class=\"hint\" data-lsn=\"predictClick\" hidden></p><p id=\"lesson-predict-said\" class=\"lesson-predict-said\" role=\"status\" aria-live=\"polite\"></p></div><p id=\"lesson-task\" class=\"lesson-task\"></p><div id=\"lesson-reveal\" class=\"lesson-reveal\" role=\"status\" aria-live=\"polite\" hidden><p id=\"lesson-reveal-verdict\" class=\"lesson-reveal-verdict\"></p><div id=\"lesson-reveal-text\" class=\"lesson-text\"></div></div><div id=\"lesson-picture\" class=\"lesson-picture\" hidden><figure><figcaption data-lsn=\"pictureGoal\"></figcaption><div id=\"lesson-picture-goal\" class=\"pic\"></div></figure><figure><figcaption><span data-lsn=\"pictureNow\"></span> <span id=\"lesson-picture-diff\" class=\"pic-diff\"></span></figcaption><div id=\"lesson-picture-now\" class=\"pic\"></div></figure></div><div id=\"lesson-goal-box\" class=\"lesson-goal-box\"><h4 data-lsn=\"goalsLabel\"></h4><ul id=\"lesson-goals\" class=\"lesson-goals\"></ul><p id=\"lesson-done\" class=\"lesson-done\" role=\"status\" aria-live=\"polite\"></p></div><div id=\"lesson-demo\" class=\"lesson-demo\" role=\"status\" aria-live=\"polite\" hidden><p><strong data-lsn=\"demoQuestion\"></strong> <span id=\"lesson-question\"></span></p><button type=\"button\" id=\"lesson-continue\" data-lsn=\"continueDemo\"></button></div><ol id=\"lesson-hints\" class=\"lesson-hints\"></ol><div class=\"lesson-buttons\"><button type=\"button\" id=\"lesson-hint\" data-lsn=\"hint\"></button> <button type=\"button\" id=\"lesson-undo\" data-lsn=\"undo\" data-lsn-title=\"undoTitle\" disabled></button> <button type=\"button\" id=\"lesson-show\" data-lsn=\"showMe\" data-lsn-title=\"showMeTitle\"></button> <button type=\"button\" id=\"lesson-demo-play\" data-lsn=\"playDemo\" hidden></button> <button type=\"button\" id=\"lesson-reset\" data-lsn=\"reset\"></button></div><div class=\"lesson-buttons lesson-steps\"><button type=\"button\" id=\"lesson-back\" data-lsn=\"back\"></button> <button type=\"button\" id=\"lesson-forward\" data-lsn=\"forward\"></button> <a id=\"lesson-next\" class=\"button-link\" data-lsn=\"nextLesson\" hidden></a></div><details class=\"lesson-links\"><summary data-lsn=\"links\"></summary><ul id=\"lesson-links\"></ul></details></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -133,7 +133,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(e.ID).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 136, Col: 49}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 139, Col: 49}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 			if templ_7745c5c3_Err != nil {
@@ -146,7 +146,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(len(e.Steps))).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 136, Col: 91}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 139, Col: 91}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 			if templ_7745c5c3_Err != nil {
@@ -159,7 +159,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(goalSteps(e)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 136, Col: 124}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 139, Col: 124}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 			if templ_7745c5c3_Err != nil {
@@ -172,7 +172,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 			var templ_7745c5c3_Var7 string
 			templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL("index.html#lesson=" + e.ID + "&step=1")).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 137, Col: 75}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 140, Col: 75}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 			if templ_7745c5c3_Err != nil {
@@ -185,7 +185,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 			var templ_7745c5c3_Var8 string
 			templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(e.Number))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 137, Col: 102}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 140, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 			if templ_7745c5c3_Err != nil {
@@ -198,7 +198,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 			var templ_7745c5c3_Var9 string
 			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(e.Title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 137, Col: 115}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 140, Col: 115}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 			if templ_7745c5c3_Err != nil {
@@ -211,7 +211,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 			var templ_7745c5c3_Var10 string
 			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(e.Summary)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 138, Col: 21}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 141, Col: 21}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {
@@ -224,7 +224,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(e.Minutes)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 139, Col: 97}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 142, Col: 97}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
 			if templ_7745c5c3_Err != nil {
@@ -237,7 +237,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 			var templ_7745c5c3_Var12 string
 			templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(len(e.Steps))).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 141, Col: 83}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 144, Col: 83}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
 			if templ_7745c5c3_Err != nil {
@@ -255,7 +255,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 				var templ_7745c5c3_Var13 string
 				templ_7745c5c3_Var13, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(i)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 144, Col: 41}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 147, Col: 41}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var13)
 				if templ_7745c5c3_Err != nil {
@@ -268,7 +268,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 				var templ_7745c5c3_Var14 string
 				templ_7745c5c3_Var14, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL("index.html#lesson=" + e.ID + "&step=" + strconv.Itoa(i+1))).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 144, Col: 127}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 147, Col: 127}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var14)
 				if templ_7745c5c3_Err != nil {
@@ -281,7 +281,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 				var templ_7745c5c3_Var15 string
 				templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(s)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 144, Col: 133}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 147, Col: 133}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 				if templ_7745c5c3_Err != nil {
@@ -304,7 +304,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 				var templ_7745c5c3_Var16 string
 				templ_7745c5c3_Var16, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(k.URL)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 149, Col: 44}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 152, Col: 44}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var16)
 				if templ_7745c5c3_Err != nil {
@@ -317,7 +317,7 @@ func LessonsPage(d PageData, course []LessonEntry) templ.Component {
 				var templ_7745c5c3_Var17 string
 				templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(k.Title)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 149, Col: 98}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `lessons.templ`, Line: 152, Col: 98}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 				if templ_7745c5c3_Err != nil {

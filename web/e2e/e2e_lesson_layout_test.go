@@ -60,6 +60,66 @@ func TestLessonLayout(t *testing.T) {
 		}
 	})
 
+	t.Run("on a narrow screen the goals and the canvas they are about share the screen", func(t *testing.T) {
+		for _, size := range sizes[:2] {
+			// Opened at the learner's own width, as a phone or a half-screen window opens it.
+			tb := newTab(t, bctx)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/#lesson=1&step=1")))
+			poll(t, tb, `!!document.body.dataset.lesson`)
+			poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+			together := func(when string, ids ...string) {
+				t.Helper()
+				evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+				for _, id := range append([]string{"lesson-goals", "cluster-canvas"}, ids...) {
+					r := eval[map[string]float64](t, tb, `(() => { const r = document.getElementById("`+id+`").getBoundingClientRect(); return {top: r.top, bottom: r.bottom, h: innerHeight}; })()`)
+					assert.True(t, r["bottom"] > 0 && r["top"] < r["h"] && r["bottom"] > r["top"], "at %d px %s, #%s is on screen: %v", size.w, when, id, r)
+					if id != "cluster-canvas" {
+						// And in the panel's own scrolled area (a pinned panel scrolls).
+						p := eval[map[string]float64](t, tb, `(() => { const r = document.getElementById("lesson-panel").getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; })()`)
+						assert.True(t, r["bottom"] > p["top"] && r["top"] < p["bottom"], "at %d px %s, #%s is in the panel's view: %v, panel %v", size.w, when, id, r, p)
+					}
+				}
+				// No text lies over other text or over the canvas: the panel's and the latest
+				// events' lines, pairwise, and each against the canvas.
+				overlaps := eval[[]string](t, tb, `(() => {
+					// What shows of an element: its box cut by every scrolling or clipping box around it
+					// (the pinned panel's own scroll, the folded step text).
+					const shown = el => {
+						let r = el.getBoundingClientRect(), box = {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+						for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+							if (getComputedStyle(a).overflow === "visible") continue;
+							const c = a.getBoundingClientRect();
+							box = {left: Math.max(box.left, c.left), right: Math.min(box.right, c.right), top: Math.max(box.top, c.top), bottom: Math.min(box.bottom, c.bottom)};
+						}
+						return box;
+					};
+					const leaves = [...document.querySelectorAll("#lesson-panel :is(p, li, h2, h3, h4, button, summary, a), #latest-events li")]
+						.filter(el => el.checkVisibility() && !el.querySelector("p, li, button, a") && el.textContent.trim() !== "")
+						.map(el => ({el, r: shown(el)})).filter(({r}) => r.right > r.left && r.bottom > r.top);
+					const canvas = document.getElementById("cluster-canvas").getBoundingClientRect();
+					const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+					const name = el => (el.id ? "#" + el.id : el.tagName) + " " + JSON.stringify(el.textContent.trim().slice(0, 30));
+					const out = [];
+					leaves.forEach((a, i) => {
+						if (hit(a.r, canvas)) out.push(name(a.el) + " over the canvas");
+						for (const b of leaves.slice(i + 1)) if (!a.el.contains(b.el) && !b.el.contains(a.el) && hit(a.r, b.r)) out.push(name(a.el) + " over " + name(b.el));
+					});
+					return out;
+				})()`)
+				assert.Empty(t, overlaps, "at %d px %s", size.w, when)
+			}
+			together("on opening lesson 1 step 1")
+			screenshot(t, tb, fmt.Sprintf("lesson-narrow-%d.png", size.w), "")
+
+			// The demo stops to ask: its question joins them.
+			eval[bool](t, tb, `document.getElementById("lesson-demo-play").click(), true`)
+			poll(t, tb, `!document.getElementById("lesson-demo").hidden && document.getElementById("lesson-question").textContent !== ""`)
+			together("when the demo asks its question", "lesson-demo")
+			screenshot(t, tb, fmt.Sprintf("lesson-narrow-question-%d.png", size.w), "")
+			assert.Empty(t, tb.consoleErrors())
+		}
+	})
+
 	t.Run("Restart cluster in a lesson restarts the lesson's cluster and says so", func(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")
 		start := eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`)

@@ -105,6 +105,7 @@ export class LessonPanel {
     el("lesson-continue").addEventListener("click", () => void this.play("continue"));
     el("lesson-close").addEventListener("click", () => this.close());
     el("lesson-undo").addEventListener("click", () => void this.undo());
+    el("lesson-read").addEventListener("click", () => this.setRead(el("lesson-read").getAttribute("aria-expanded") !== "true", true));
     // Ctrl+Z (Cmd+Z) undoes too, outside text fields, where it keeps its usual meaning.
     document.addEventListener("keydown", (e) => {
       if (!this.lesson || e.key.toLowerCase() !== "z" || !(e.ctrlKey || e.metaKey) || e.shiftKey || e.altKey) return;
@@ -329,6 +330,35 @@ export class LessonPanel {
     markOpened(browserStore, o.lesson.id, o.step);
     this.showStep();
     this.showCheck(o.check);
+    this.pinOnNarrow();
+  }
+
+  /**
+   * Stacked on a narrow page, the panel is pinned at the window's top over the canvas
+   * (web/css/lesson.css): a lesson opened with the page scrolled above it (the toolbar and
+   * the timeline) scrolls down to it, so the goals and the canvas under them are on screen.
+   * The page is never scrolled back up: a learner reading the log stays where they are.
+   */
+  private pinOnNarrow(): void {
+    if (!matchMedia(NARROW).matches) return;
+    const top = this.root.parentElement!.getBoundingClientRect().top;
+    if (top > 0) window.scrollBy(0, top);
+  }
+
+  /**
+   * Folds or opens the step's text. Folded (the default), a narrow page shows its first lines
+   * and the button; a wide page, where the panel scrolls beside the canvas, always shows it
+   * all (web/css/lesson.css). The learner's choice is kept per step.
+   */
+  private setRead(open: boolean, chosen = false): void {
+    const button = el("lesson-read");
+    button.setAttribute("aria-expanded", String(open));
+    button.textContent = open ? L.foldStep : L.readStep;
+    this.root.dataset.read = open ? "open" : "folded";
+    if (!chosen || !this.lesson) return;
+    const key = readKey(this.lesson.lesson.id, this.step);
+    if (open) browserStore.setItem(key, "open");
+    else browserStore.removeItem(key);
   }
 
   /**
@@ -394,6 +424,7 @@ export class LessonPanel {
     const own = Object.assign(document.createElement("div"), { id: "lesson-step-text" });
     own.append(render(st.text));
     text.append(own);
+    this.setRead(browserStore.getItem(readKey(o.lesson.id, this.step)) === "open");
     // The note explains the tag wherever it appears: the text, the task, the hints, the question or the reveal.
     const shown = [this.step === 0 ? o.intro : "", st.text, st.task, ...st.hints, st.predict?.question ?? "", st.predict?.reveal ?? ""];
     el("lesson-model-note").hidden = !shown.some((x) => x.includes(MODEL_MARK));
@@ -740,4 +771,12 @@ export class LessonPanel {
       this.host.failure("lesson.list", e);
     }
   }
+}
+
+/** The widths at which the panel is stacked above the canvas (web/css/lesson.css). */
+const NARROW = "(max-width: 64rem)";
+
+/** Where a step's opened text is remembered. */
+function readKey(lesson: string, step: number): string {
+  return `kraftlab.lessonRead.${lesson}.${step}`;
 }

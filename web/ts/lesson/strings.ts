@@ -29,6 +29,8 @@ export const L = {
   openingStep: (i: number) => `Setting up step ${i + 1}…`,
   taskLabel: "Your task",
   goalsLabel: "Goals",
+  readStep: "Read the step",
+  foldStep: "Fold the step",
   goalHolds: "done",
   goalOpen: "not yet",
   allDone: "All goals met. Well done.",
