@@ -340,7 +340,7 @@ export class LessonPanel {
    * The page is never scrolled back up: a learner reading the log stays where they are.
    */
   private pinOnNarrow(): void {
-    if (!matchMedia(NARROW).matches) return;
+    if (!matchMedia(NARROW).matches || document.body.classList.contains("presenter")) return;
     const top = this.root.parentElement!.getBoundingClientRect().top;
     if (top > 0) window.scrollBy(0, top);
   }
@@ -528,6 +528,8 @@ export class LessonPanel {
     document.body.dataset.prediction = !st.predict ? "none" : pending ? "pending" : `answered:${this.chose}`;
     el("lesson-goal-box").hidden = st.sandbox || pending;
     el("lesson-step-text").hidden = pending;
+    // Nothing to read until the prediction is answered (the first step's intro aside).
+    el("lesson-read").hidden = pending && !(this.step === 0 && o.intro.trim());
     el("lesson-task").hidden = !st.task || pending;
     el("lesson-show").hidden = st.reference.length === 0 || pending;
     el("lesson-demo-play").hidden = !st.demo || pending;
@@ -773,7 +775,7 @@ export class LessonPanel {
   }
 }
 
-/** The widths at which the panel is stacked above the canvas (web/css/lesson.css). */
+/** The widths at which the panel is stacked above the canvas outside presenter mode (web/css/lesson.css). */
 const NARROW = "(max-width: 64rem)";
 
 /** Where a step's opened text is remembered. */
