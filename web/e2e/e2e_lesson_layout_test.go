@@ -116,6 +116,25 @@ func TestLessonLayout(t *testing.T) {
 			poll(t, tb, `!document.getElementById("lesson-demo").hidden && document.getElementById("lesson-question").textContent !== ""`)
 			together("when the demo asks its question", "lesson-demo")
 			screenshot(t, tb, fmt.Sprintf("lesson-narrow-question-%d.png", size.w), "")
+
+			// "Read the step" opens the whole text; the step remembers it; one tap folds it again.
+			folded := eval[float64](t, tb, `document.getElementById("lesson-text").getBoundingClientRect().height`)
+			lessonClick(t, tb, "#lesson-read")
+			assert.Equal(t, "true", eval[string](t, tb, `document.getElementById("lesson-read").getAttribute("aria-expanded")`))
+			assert.Greater(t, eval[float64](t, tb, `document.getElementById("lesson-text").getBoundingClientRect().height`), folded+20, "at %d px the step's text opens", size.w)
+			eval[bool](t, tb, `location.hash = "#lesson=1&step=2", true`)
+			poll(t, tb, `document.body.dataset.lessonStep === "1" && document.getElementById("lesson-read").getAttribute("aria-expanded") === "false"`)
+			eval[bool](t, tb, `location.hash = "#lesson=1&step=1", true`)
+			poll(t, tb, `document.body.dataset.lessonStep === "0" && document.getElementById("lesson-read").getAttribute("aria-expanded") === "true"`)
+			lessonClick(t, tb, "#lesson-read")
+			assert.Equal(t, "false", eval[string](t, tb, `document.getElementById("lesson-read").getAttribute("aria-expanded")`))
+			together("after folding the step's text again")
+
+			// Read further down (the event log), the strip no longer covers the page.
+			eval[bool](t, tb, `document.getElementById("events-heading").scrollIntoView(), true`)
+			poll(t, tb, `document.getElementById("lesson-panel").dataset.canvasShown === "false"`)
+			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			assert.Less(t, eval[float64](t, tb, `document.getElementById("lesson-panel").getBoundingClientRect().bottom`), 1.0, "at %d px the panel scrolled away with the page", size.w)
 			assert.Empty(t, tb.consoleErrors())
 		}
 	})

@@ -105,6 +105,9 @@ export class LessonPanel {
     el("lesson-continue").addEventListener("click", () => void this.play("continue"));
     el("lesson-close").addEventListener("click", () => this.close());
     el("lesson-undo").addEventListener("click", () => void this.undo());
+    // Pinned over the canvas on a narrow page only while the canvas shows: further down (the
+    // log, the table) the strip scrolls away with the page rather than cover what is read there.
+    new IntersectionObserver(([e]) => (this.root.dataset.canvasShown = String(e.isIntersecting))).observe(el("cluster-canvas"));
     el("lesson-read").addEventListener("click", () => this.setRead(el("lesson-read").getAttribute("aria-expanded") !== "true", true));
     // Ctrl+Z (Cmd+Z) undoes too, outside text fields, where it keeps its usual meaning.
     document.addEventListener("keydown", (e) => {
