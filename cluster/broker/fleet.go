@@ -39,6 +39,11 @@ var noHandle sim.Handle
 // Fleet is every broker of the cluster and every replica they hold. It is a sim.Handler: it
 // schedules its own timers (heartbeats, recovery, isr-expiration, AlterPartition batches,
 // catch-up) on the sim it was given.
+//
+// Its concerns (catchUp, isrKeeper, roles, lifecycle, publisher) hold the Fleet, not only its
+// tables, because a step of one runs on into another (a follower's rejoin in catchUp proposes
+// an ISR expansion in isrKeeper, an AlterPartition answer may re-derive roles) and because their
+// timers are the Fleet's events.
 type Fleet struct {
 	// tables are the brokers, the catalog, the rate classes and the per-partition,
 	// per-replica and per-session tables every concern below reads and writes.
@@ -102,10 +107,9 @@ type lifecycle struct{ f *Fleet }
 // broker's state changes (partitionTouchedBy), on the fleet's tables, f.
 type roles struct{ f *Fleet }
 
-// warmer reads, ahead of the fleet's big loops, the cache lines of the tables, tb, they will use
-// (see warm.go):
-// sink keeps those reads from being optimised away and means nothing; idx is warmPublish's
-// buffer.
+// warmer reads, ahead of the fleet's big loops, the cache lines of the tables, tb, that they
+// will use (see warm.go): sink keeps those reads from being optimised away and means nothing;
+// idx is warmPublish's buffer. It needs nothing of the Fleet but its tables.
 type warmer struct {
 	tb   *tables
 	sink int32
