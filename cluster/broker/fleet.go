@@ -298,6 +298,7 @@ type Fleet struct {
 	epochSt []float64       // leader-epoch start offset
 	alter   []alterProposal // the pending AlterPartition proposal, while alterSt says there is one
 	route   []route         // when the serving leader last changed, and where the replicas are
+	sizes   []float64       // the starting partitions' local log sizes, if given (localBytes)
 	// uniformRF is the replication factor of every partition when all have the same one, so
 	// that partition p's replicas start at slot p*uniformRF; 0 when they do not.
 	uniformRF uint8

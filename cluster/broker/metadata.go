@@ -173,13 +173,13 @@ func (f *Fleet) addPartition(idx int32, t int32, reps []int32) {
 	}
 }
 
-// Prefill gives every published partition a full local log of LocalRetentionSec seconds of its
-// class's produce (on every replica), as a cluster that has been running for a while has. Call
+// Prefill gives every published partition a full local log (localBytes: its given size, or
+// LocalRetentionSec seconds of its class's produce) on every replica, as a cluster that has been running for a while has. Call
 // it after publishing the starting cluster's records and before booting brokers.
 func (f *Fleet) Prefill() {
 	now := f.now()
 	for p := range f.pt {
-		size := f.clsRate[f.pt[p].cls] * f.p.LocalRetentionSec
+		size := f.localBytes(int32(p))
 		f.pt[p].leoBase = size
 		f.pt[p].volBase = f.vol(int(f.effClass(int32(p))), now)
 		f.epochSt[p] = size
