@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -211,6 +212,29 @@ func TestImportRoundTripsAssignment(t *testing.T) {
 	if s.Cluster.Spec.Controllers != 3 {
 		t.Errorf("controllers %d", s.Cluster.Spec.Controllers)
 	}
+	// Each partition's size (its largest replica in log-dirs) and rate (its topic's rate
+	// spread by size) reach the scenario as they were imported.
+	lg, _, _ := ParseLogDirs(in.LogDirs)
+	rates, _, _ := ParseRates(in.Rates)
+	for i, tp := range topics {
+		st := spec.Topics[i]
+		var sum float64
+		want := make([]float64, len(tp.Partitions))
+		for p := range tp.Partitions {
+			for _, v := range lg.Sizes[fmt.Sprintf("%s-%d", tp.Name, p)] {
+				want[p] = max(want[p], float64(v))
+			}
+			sum += want[p]
+		}
+		if !slices.Equal(st.SizeBytes, want) {
+			t.Errorf("%s: sizes %v, want %v", tp.Name, st.SizeBytes, want)
+		}
+		for p := range tp.Partitions {
+			if r := rates.ByTopic[tp.Name] * want[p] / sum; math.Abs(st.ProduceBytesPerSec[p]-r) > 1e-9*r {
+				t.Errorf("%s-%d: rate %v, want %v", tp.Name, p, st.ProduceBytesPerSec[p], r)
+			}
+		}
+	}
 	rep := imp.Report
 	if !strings.HasPrefix(rep.Summary, "5 brokers, 15 partitions, ") || !strings.Contains(rep.Summary, "from log-dirs") || !strings.Contains(rep.Summary, "rates from Prometheus") {
 		t.Errorf("summary %q", rep.Summary)
@@ -224,6 +248,47 @@ func TestImportRoundTripsAssignment(t *testing.T) {
 	for _, u := range rep.Unused {
 		if u.Line < 1 || u.Reason == "" || u.Source == "" {
 			t.Errorf("unused line without a place or reason: %+v", u)
+		}
+	}
+}
+
+// TestImportSpreadsTheTotalBySize checks the import's other ways to per-partition figures:
+// sizes without rates spread the assumed total by size; neither leaves the model's skew.
+func TestImportSpreadsTheTotalBySize(t *testing.T) {
+	base, _ := Preset(PresetSmall)
+	in := fixtureInputs(t)
+	in.Rates = ""
+	imp, err := Import(in, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total, size float64
+	var sizes, rates []float64
+	for _, tp := range imp.Description.Topics {
+		sizes, rates = append(sizes, tp.SizeBytes...), append(rates, tp.ProduceBytesPerSec...)
+	}
+	for i := range sizes {
+		total, size = total+rates[i], size+sizes[i]
+	}
+	if math.Abs(total-base.ProduceBytesPerSec) > 1e-6*total {
+		t.Errorf("rates add up to %v, want the assumed %v", total, base.ProduceBytesPerSec)
+	}
+	for i := range sizes {
+		if want := base.ProduceBytesPerSec * sizes[i] / size; math.Abs(rates[i]-want) > 1e-9*want {
+			t.Errorf("partition %d: rate %v, want %v (by size)", i, rates[i], want)
+		}
+	}
+	if !strings.Contains(imp.Report.Summary, "rates assumed from partition sizes") {
+		t.Errorf("summary %q", imp.Report.Summary)
+	}
+
+	in.LogDirs = ""
+	if imp, err = Import(in, base); err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range imp.Description.Topics {
+		if tp.SizeBytes != nil || tp.ProduceBytesPerSec != nil {
+			t.Errorf("%s: figures without log-dirs or rates: %v %v", tp.Name, tp.SizeBytes, tp.ProduceBytesPerSec)
 		}
 	}
 }
