@@ -33,19 +33,28 @@ type PlanRun struct {
 // RunPlanComparison runs the plan on doc (the current config: the cluster's properties and
 // overrides already applied) and on doc with the candidate's overrides, and the immediate
 // baseline when it differs from both, opts.Workers at a time (every core natively). The
-// candidate's config holds from the start of its run: the model's controllers read it from
-// time 0, not broker by broker as the roll reaches them.
+// candidate's controller-side static configs take effect when a controller restarted with them
+// becomes active, if the plan has a roll-controllers step; its other configs, and all of them
+// without such a step, hold from the start of its run (rollout.go).
 func RunPlanComparison(ctx context.Context, doc []byte, plan *Plan, candidate Policy, opts Options) (*PlanComparison, error) {
-	candDoc, err := ApplyOverrides(doc, candidate.Overrides)
+	candDoc, ro, err := planCandidate(doc, plan, candidate)
 	if err != nil {
-		return nil, inputErrorf("candidate %q: %w", candidate.Name, err)
+		return nil, err
 	}
 	baseDoc, err := ApplyOverrides(doc, ImmediateOverrides())
 	if err != nil {
 		return nil, err
 	}
 	var b batch
-	cur, cand, base := b.add(doc), b.add(candDoc), b.add(baseDoc)
+	cur, cand, base := b.add(doc), 0, 0
+	if ro != nil {
+		cand = b.addApart(candDoc)
+	} else {
+		cand = b.add(candDoc)
+	}
+	base = b.add(baseDoc)
+	rolls := make([]*rollout, len(b.docs))
+	rolls[cand] = ro
 	results := make([]*PlanResult, len(b.docs))
 	errs := make([]error, len(b.docs))
 	ctx, cancel := context.WithCancel(ctx)
@@ -53,7 +62,7 @@ func RunPlanComparison(ctx context.Context, doc []byte, plan *Plan, candidate Po
 	var mu sync.Mutex
 	done := 0
 	runOne := func(i int) {
-		results[i], errs[i] = RunPlan(b.docs[i], plan, func(int64) error { return ctx.Err() })
+		results[i], errs[i] = runPlan(b.docs[i], plan, rolls[i], func(int64) error { return ctx.Err() })
 		if errs[i] != nil {
 			cancel()
 			return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster/quorum"
 	"github.com/kraftlab/kraftlab/cluster/sim"
+	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
 )
@@ -29,6 +30,9 @@ type member struct {
 	restarting bool
 	before     *metadata.Image
 	beforeOff  int64
+	// static, when set, is the server.properties the controller was last started with
+	// (StartWith); nil: Config.Static.
+	static *config.Values
 
 	// Controllers: the engine while active, and the activation waiting for the epoch's start.
 	engine       *controller.Controller
@@ -892,7 +896,14 @@ func (c *Controllers) maybeActivate(m *member) {
 			fmt.Sprintf("the shared committed image is at offset %d", m.store.at))
 		return
 	}
-	eng := controller.Restore(seed, c.cfg.Static, c.imageAt(m).Clone(), st.EndOffset)
+	// A controller reads its static configs when its process starts (Kafka's
+	// ControllerServer.startup hands KafkaConfig to QuorumController.Builder), so the engine it
+	// activates runs with the configs it was last started with.
+	static := c.cfg.Static
+	if m.static != nil {
+		static = *m.static
+	}
+	eng := controller.Restore(seed, static, c.imageAt(m).Clone(), st.EndOffset)
 	if c.cfg.Bootstrap != nil && m.records == 0 {
 		if err := c.cfg.Bootstrap(eng, now); err != nil {
 			c.violate("bootstrap", fmt.Sprintf("node %d activates over an empty metadata log in epoch %d", m.id, epoch),

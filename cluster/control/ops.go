@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kraftlab/kraftlab/cluster/quorum"
+	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
 )
 
@@ -115,6 +116,44 @@ func (c *Controllers) Start(id int32) error {
 		return err
 	}
 	return nil
+}
+
+// StartWith restarts a killed controller with new static configs, as an operator restarts it
+// with an edited server.properties: the engine it runs whenever it becomes active reads them
+// (the others keep theirs). Controller-side static configs such as
+// leader.imbalance.check.interval.seconds therefore take effect only once a controller
+// restarted with them is the active one.
+func (c *Controllers) StartWith(id int32, static config.Values) error {
+	m, err := c.member(id)
+	if err != nil {
+		return err
+	}
+	if !m.voter {
+		return fmt.Errorf("control: node %d is a broker; only controllers read controller configs", id)
+	}
+	if m.running {
+		return fmt.Errorf("control: node %d is already running; Kill it first", id)
+	}
+	prev := m.static
+	v := static.Clone()
+	m.static = &v
+	if err := c.Start(id); err != nil {
+		m.static = prev
+		return err
+	}
+	return nil
+}
+
+// StaticOf returns the static configs controller id runs with (read-only).
+func (c *Controllers) StaticOf(id int32) (config.Values, error) {
+	m, err := c.member(id)
+	if err != nil {
+		return config.Values{}, err
+	}
+	if m.static != nil {
+		return *m.static, nil
+	}
+	return c.cfg.Static, nil
 }
 
 // Cut drops every message between a and b (controllers or brokers), both ways, until Heal:
