@@ -355,8 +355,9 @@ func partitionSizes(topics []DescribedTopic, lg *LogDirs) (map[string][]float64,
 	unsized := 0
 	for _, t := range topics {
 		s := make([]float64, len(t.Partitions))
-		var known []int
+		known := make([]bool, len(s))
 		var sum float64
+		n := 0
 		for i := range t.Partitions {
 			m, ok := lg.Sizes[t.Name+"-"+strconv.Itoa(int(t.Partitions[i].Partition))]
 			if !ok {
@@ -365,17 +366,16 @@ func partitionSizes(topics []DescribedTopic, lg *LogDirs) (map[string][]float64,
 			for _, v := range m {
 				s[i] = max(s[i], float64(v))
 			}
-			known = append(known, i)
-			sum += s[i]
+			known[i], n, sum = true, n+1, sum+s[i]
 		}
-		if len(known) < len(s) {
-			unsized += len(s) - len(known)
+		if n < len(s) {
+			unsized += len(s) - n
 			mean := 0.0
-			if len(known) > 0 {
-				mean = sum / float64(len(known))
+			if n > 0 {
+				mean = sum / float64(n)
 			}
 			for i := range s {
-				if !slices.Contains(known, i) {
+				if !known[i] {
 					s[i] = mean
 				}
 			}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -320,7 +319,9 @@ func bigDescribe(brokers, partitions int) string {
 	const perTopic = 1000
 	for t := 0; t*perTopic < partitions; t++ {
 		n := min(perTopic, partitions-t*perTopic)
-		name := "topic." + strconv.Itoa(t)
+		// Topic names of about 110 characters (Kafka allows 249) make the text the 40 MB the
+		// import's bound names.
+		name := fmt.Sprintf("prod.eu-west-1.payments.card-transactions.v%03d.events-by-customer-and-merchant.compacted-changelog-retained-7d", t)
 		fmt.Fprintf(&b, "Topic: %s\tTopicId: AAAAAAAAAAAAAAAAAAAAAA\tPartitionCount: %d\tReplicationFactor: 3\tConfigs: min.insync.replicas=2,retention.ms=604800000\n", name, n)
 		for p := range n {
 			k := t*perTopic + p
@@ -331,26 +332,73 @@ func bigDescribe(brokers, partitions int) string {
 	return b.String()
 }
 
-// BenchmarkImport200k imports a 60-broker, 200,000-partition describe (about 27 MB), the
+// bigLogDirs writes kafka-log-dirs.sh --describe output for bigDescribe's cluster: every
+// replica on its broker's one log dir, sizes spread over two orders of magnitude.
+func bigLogDirs(brokers, partitions int) string {
+	topics, _, err := ParseTopicsDescribe(bigDescribe(brokers, partitions))
+	if err != nil {
+		panic(err)
+	}
+	byBroker := map[int32][]string{}
+	var ids []int32
+	k := 0
+	for _, t := range topics {
+		for _, p := range t.Partitions {
+			for _, r := range p.Assignment() {
+				if byBroker[r] == nil {
+					ids = append(ids, r)
+				}
+				byBroker[r] = append(byBroker[r], fmt.Sprintf(`{"partition":"%s-%d","size":%d,"offsetLag":0,"isFuture":false}`, t.Name, p.Partition, 1e8+int64(k%100)*1e8))
+			}
+			k++
+		}
+	}
+	slices.Sort(ids)
+	var b strings.Builder
+	b.WriteString("Querying brokers for log directories information\nReceived log directory information from brokers " + joinIDs(ids, ",") + "\n")
+	b.WriteString(`{"version":1,"brokers":[`)
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"broker":%d,"logDirs":[{"logDir":"/var/lib/kafka/data","error":null,"partitions":[%s]}]}`, id, strings.Join(byBroker[id], ","))
+	}
+	b.WriteString("]}\n")
+	return b.String()
+}
+
+// BenchmarkImport200k imports a 60-broker, 200,000-partition describe (about 40 MB), the
 // rehearsal's scale target; /scenario also writes and checks its scenario file, as every run
-// does before it starts.
+// does before it starts; log-dirs/ adds every replica's size (about 110 MB of JSON more).
 func BenchmarkImport200k(b *testing.B) {
 	text := bigDescribe(60, 200_000)
+	logDirs := bigLogDirs(60, 200_000)
 	base, _ := Preset(PresetSmall)
-	for _, withScenario := range []bool{false, true} {
-		b.Run(map[bool]string{false: "import", true: "scenario"}[withScenario], func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
+	for _, c := range []struct {
+		name         string
+		in           Inputs
+		withScenario bool
+	}{
+		{"import", Inputs{Topics: text}, false},
+		{"scenario", Inputs{Topics: text}, true},
+		{"log-dirs/import", Inputs{Topics: text, LogDirs: logDirs}, false},
+		{"log-dirs/scenario", Inputs{Topics: text, LogDirs: logDirs}, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.in.Topics) + len(c.in.LogDirs)))
+			cpu := cpuSeconds()
 			for b.Loop() {
-				imp, err := Import(Inputs{Topics: text}, base)
+				imp, err := Import(c.in, base)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if withScenario {
+				if c.withScenario {
 					if _, err := imp.Description.Scenario(); err != nil {
 						b.Fatal(err)
 					}
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }

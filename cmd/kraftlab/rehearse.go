@@ -102,7 +102,7 @@ func (o *rehearseOptions) load(e *env, name string) ([]byte, error) {
 		if f.file == "" {
 			continue
 		}
-		data, err := readInput(e, f.file)
+		data, err := readCapped(e, f.file, maxToolOutputBytes, "a tool's output")
 		if err != nil {
 			return nil, usage{fmt.Errorf("%s: %v", f.flag, err)}
 		}
