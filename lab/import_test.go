@@ -281,6 +281,24 @@ func TestImportSpreadsTheTotalBySize(t *testing.T) {
 		t.Errorf("summary %q", imp.Report.Summary)
 	}
 
+	// A partition no log dir lists gets its topic's mean size, and the report says so.
+	lg, _, _ := ParseLogDirs(in.LogDirs)
+	var one float64
+	for _, v := range lg.Sizes["audit_log-1"] {
+		one = max(one, float64(v))
+	}
+	in.LogDirs = strings.ReplaceAll(in.LogDirs, `"audit_log-0"`, `"audit_log-7"`)
+	if imp, err = Import(in, base); err != nil {
+		t.Fatal(err)
+	}
+	audit := imp.Description.Topics[3]
+	if audit.Name != "audit_log" || audit.SizeBytes[0] != one || audit.SizeBytes[1] != one {
+		t.Errorf("%s: sizes %v, want both %v (partition 0's missing: the topic's mean)", audit.Name, audit.SizeBytes, one)
+	}
+	if !slices.ContainsFunc(imp.Report.Notes, func(n string) bool { return strings.HasPrefix(n, "1 partition has no replica in log-dirs") }) {
+		t.Errorf("notes %q", imp.Report.Notes)
+	}
+
 	in.LogDirs = ""
 	if imp, err = Import(in, base); err != nil {
 		t.Fatal(err)
