@@ -351,7 +351,7 @@ func bigDescribe(brokers, partitions int) string {
 }
 
 // bigLogDirs writes kafka-log-dirs.sh --describe output for bigDescribe's cluster: every
-// replica on its broker's one log dir, sizes spread over two orders of magnitude.
+// replica on its broker's one log dir, sizes from 10 to 406 MB (about 2 TB per broker).
 func bigLogDirs(brokers, partitions int) string {
 	topics, _, err := ParseTopicsDescribe(bigDescribe(brokers, partitions))
 	if err != nil {
@@ -366,7 +366,7 @@ func bigLogDirs(brokers, partitions int) string {
 				if byBroker[r] == nil {
 					ids = append(ids, r)
 				}
-				byBroker[r] = append(byBroker[r], fmt.Sprintf(`{"partition":"%s-%d","size":%d,"offsetLag":0,"isFuture":false}`, t.Name, p.Partition, 1e8+int64(k%100)*1e8))
+				byBroker[r] = append(byBroker[r], fmt.Sprintf(`{"partition":"%s-%d","size":%d,"offsetLag":0,"isFuture":false}`, t.Name, p.Partition, 1e7+int64(k%100)*4e6))
 			}
 			k++
 		}
