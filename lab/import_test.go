@@ -421,6 +421,36 @@ func BenchmarkImport200k(b *testing.B) {
 	}
 }
 
+// BenchmarkRehearsalStart200k is what each of the page's workers does on Rehearse
+// (labmsg's lab.rehearse.start) with a 200,000-partition describe: import it, write its
+// scenario, prepare the plan's runs (the current, candidate and baseline files).
+func BenchmarkRehearsalStart200k(b *testing.B) {
+	text := bigDescribe(60, 200_000)
+	base, _ := Preset(PresetSmall)
+	plan, err := ParsePlan("rolling-restart all timeout=15m\n")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(text)))
+	cpu := cpuSeconds()
+	for b.Loop() {
+		imp, err := Import(Inputs{Topics: text}, base)
+		if err != nil {
+			b.Fatal(err)
+		}
+		doc, err := imp.Description.Scenario()
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := NewRehearsal(doc, plan, DefaultPolicies()[1])
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+	reportCPU(b, cpu)
+}
+
 // describeOf writes a scenario's starting partitions as kafka-topics.sh --describe prints them
 // (TopicCommand's 4.x format), with min.insync.replicas in each topic's Configs.
 func describeOf(t *testing.T, doc []byte, minISR int) string {

@@ -37,11 +37,14 @@ type PlanRun struct {
 // becomes active, if the plan has a roll-controllers step; its other configs, and all of them
 // without such a step, hold from the start of its run (rollout.go).
 func RunPlanComparison(ctx context.Context, doc []byte, plan *Plan, candidate Policy, opts Options) (*PlanComparison, error) {
+	if _, err := parseCluster(doc, "the lab runs cluster-mode scenarios"); err != nil {
+		return nil, err
+	}
 	candDoc, ro, err := planCandidate(doc, plan, candidate)
 	if err != nil {
 		return nil, err
 	}
-	baseDoc, err := ApplyOverrides(doc, ImmediateOverrides())
+	baseDoc, err := applyChecked(doc, ImmediateOverrides())
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func NewRehearsal(doc []byte, plan *Plan, candidate Policy) (*Rehearsal, error) 
 	if err != nil {
 		return nil, err
 	}
-	baseDoc, err := ApplyOverrides(doc, ImmediateOverrides())
+	baseDoc, err := applyChecked(doc, ImmediateOverrides())
 	if err != nil {
 		return nil, err
 	}

@@ -54,9 +54,10 @@ type rollout struct {
 // overrides that hold from the start) and, when the plan rolls the controllers and the
 // candidate has controller-side static configs, the rollout that applies those at each
 // controller's restart. Without a roll-controllers step the whole candidate holds from the
-// start, as if rolled out before the plan.
+// start, as if rolled out before the plan. doc must be a valid cluster-mode file (parsed by
+// the caller).
 func planCandidate(doc []byte, plan *Plan, candidate Policy) ([]byte, *rollout, error) {
-	full, err := ApplyOverrides(doc, candidate.Overrides)
+	full, err := applyChecked(doc, candidate.Overrides)
 	if err != nil {
 		return nil, nil, inputErrorf("candidate %q: %w", candidate.Name, err)
 	}
@@ -78,7 +79,7 @@ func planCandidate(doc []byte, plan *Plan, candidate Policy) ([]byte, *rollout, 
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := ApplyOverrides(doc, atStart)
+	d, err := applyChecked(doc, atStart)
 	if err != nil {
 		return nil, nil, inputErrorf("candidate %q: %w", candidate.Name, err)
 	}
