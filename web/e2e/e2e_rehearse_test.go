@@ -130,7 +130,7 @@ func TestLabRehearseImportTime(t *testing.T) {
 	paste(t, tb, "r-plan", "pause 1m\n")
 	click(t, tb, "#r-run")
 	_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](`document.getElementById("rehearse").dataset.importMs !== undefined || ["invalid", "failed"].includes(document.getElementById("rehearse").dataset.state)`,
-		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(5*time.Minute)))
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(9*time.Minute)))
 	require.NoError(t, err)
 	require.NotEmpty(t, eval[string](t, tb, `document.getElementById("rehearse").dataset.importMs || ""`), text(t, tb, "r-status"))
 	t.Logf("page import of a %.1f MB, 200,000-partition describe: %s ms from the click to every worker ready (%s)",
