@@ -50,9 +50,11 @@ type Cluster struct {
 	meta check.Metadata
 	// warmSink keeps the reads of meta.Warm from being optimised away; it means nothing.
 	warmSink int32
-	bal      check.Balancer
-	reps     check.Replicas
-	dur      check.Durability
+	// note carries what beforeCommit saw to afterCommit.
+	note commitNote
+	bal  check.Balancer
+	reps check.Replicas
+	dur  check.Durability
 	// replicaCursor is where the next sample's rotating replica check starts.
 	replicaCursor int
 	err           error
@@ -125,9 +127,10 @@ func New(spec Spec) (*Cluster, error) {
 		return nil, err
 	}
 	c.ctl = ctl
-	c.view = ctl.CommittedView() // the controllers replay it; applyCommitted watches
+	c.view = ctl.CommittedView() // the controllers replay it; beforeCommit and afterCommit watch
 	ctl.SetCallbacks(control.Callbacks{
-		OnCommittedEntry:  c.applyCommitted,
+		BeforeCommit:      c.beforeCommit,
+		AfterCommit:       c.afterCommit,
 		WarmCommitted:     func(idxs []int32) { c.warmSink += c.meta.Warm(c.view, idxs) },
 		OnCommitted:       c.onCommitted,
 		OnBrokerCommitted: c.onBrokerCommitted,
@@ -366,7 +369,7 @@ func reserve(im *metadata.Image, n int, rec func(i int) metadata.Record) {
 }
 
 // onCommitted publishes newly committed entries to the brokers, once the controllers have
-// replayed them into the committed view (applyCommitted).
+// replayed them into the committed view (beforeCommit, afterCommit).
 func (c *Cluster) onCommitted(ces []control.CommittedEntry) {
 	for i := range ces {
 		if c.bootOffset >= 0 && ces[i].Offset >= c.bootOffset {
@@ -383,17 +386,25 @@ func (c *Cluster) onCommitted(ces []control.CommittedEntry) {
 	}
 }
 
-// applyCommitted has the controllers replay one newly committed entry into the committed view
-// and checks the metadata invariants on the partition it touches, keeping the counters.
-func (c *Cluster) applyCommitted(ce control.CommittedEntry, replay func(metadata.Entry) error) {
-	var touched, newLeader int32 = -1, -1
-	var before *metadata.Partition
+// commitNote is what beforeCommit saw of the committed view before an entry's replay, for
+// afterCommit: the partition the entry changes, its value before, and the partition it gives a
+// leader (-1: none).
+type commitNote struct {
+	touched, newLeader int32
+	hasBefore          bool
+	before             metadata.Partition
+}
+
+// beforeCommit notes, before the controllers replay a newly committed entry into the committed
+// view, what afterCommit compares it with.
+func (c *Cluster) beforeCommit(ce control.CommittedEntry) {
+	n := &c.note
+	*n = commitNote{touched: -1, newLeader: -1}
 	switch r := ce.Record.(type) {
 	case *metadata.PartitionChangeRecord:
 		if idx, ok := c.view.PartitionIndex(r.Topic, r.PartitionID); ok {
-			touched = idx
-			p := c.view.Partitions[idx]
-			before = &p
+			n.touched = idx
+			n.before, n.hasBefore = c.view.Partitions[idx], true
 		}
 		if r.LeaderRecoveryState == metadata.Recovering {
 			c.unclean++
@@ -403,7 +414,7 @@ func (c *Cluster) applyCommitted(ce control.CommittedEntry, replay func(metadata
 		// second unclean election before the first leader recovered), and the only clean
 		// choice, the recovering leader itself, loses nothing.
 		if r.Leader >= 0 {
-			newLeader = touched
+			n.newLeader = n.touched
 		}
 	case *metadata.RemoveTopicRecord:
 		if t, ok := c.view.TopicByName(r.Topic); ok {
@@ -413,7 +424,17 @@ func (c *Cluster) applyCommitted(ce control.CommittedEntry, replay func(metadata
 			}
 		}
 	}
-	if err := replay(ce.Entry); err != nil {
+}
+
+// afterCommit checks the metadata invariants on the partition a newly committed entry touched,
+// once the controllers replayed it into the committed view, and keeps the counters.
+func (c *Cluster) afterCommit(ce control.CommittedEntry, err error) {
+	touched, newLeader := c.note.touched, c.note.newLeader
+	var before *metadata.Partition
+	if c.note.hasBefore {
+		before = &c.note.before // read here only; the next beforeCommit overwrites it
+	}
+	if err != nil {
 		c.fail(fmt.Errorf("cluster: committed record at offset %d does not replay: %w", ce.Offset, err))
 		return
 	}

@@ -318,15 +318,15 @@ func (c *Cluster) Do(ev Event) error {
 		if slices.Contains(brokerThrottleConfigs, ev.Name) {
 			return c.setThrottle(ev.Name, ev.Value)
 		}
-		return c.ctl.SetConfig(ev.Topic, ev.Name, ev.Value)
+		return c.ctl.Admin().SetConfig(ev.Topic, ev.Name, ev.Value)
 	case OpCreateTopic:
 		t := ev.TopicSpec
-		return c.ctl.CreateTopic(controller.CreateTopicRequest{Name: t.Name, NumPartitions: t.PartitionCount,
+		return c.ctl.Admin().CreateTopic(controller.CreateTopicRequest{Name: t.Name, NumPartitions: t.PartitionCount,
 			ReplicationFactor: t.ReplicationFactor, Assignments: t.Replicas, Configs: t.Configs})
 	case OpDeleteTopic:
-		return c.ctl.DeleteTopic(ev.Name)
+		return c.ctl.Admin().DeleteTopic(ev.Name)
 	case OpElectLeaders:
-		res, err := c.ctl.ElectLeaders(ev.Election, ev.Partitions)
+		res, err := c.ctl.Admin().ElectLeaders(ev.Election, ev.Partitions)
 		if err == nil {
 			c.electResults = append(c.electResults, ElectLeadersResult{TimeMs: c.Now(), Results: res})
 			if c.obs != nil {

@@ -18,13 +18,31 @@ const MaxHints = 3
 // the option that holds is what happened, and the reveal says why, right or wrong. Verify
 // checks that exactly one option holds after the reference actions, so the answer comes from
 // the simulation, never from the author's memory.
+//
+// A timed prediction ("how long until broker 1 leads again?") has no options: the learner
+// marks a moment on a timeline of the step, from its start to SpanMs later, and the answer is
+// the moment When first holds in the learner's run. AnswerMs is the author's answer, which
+// Verify requires within ToleranceMs of the moment the reference run gives; a learner's mark
+// within ToleranceMs of what happened is right.
 type Prediction struct {
 	Line     int
 	Question string
 	Options  []Option
 	// Reveal is Markdown: why it happened, shown once the step is done.
 	Reveal string
+
+	// When is a timed prediction's moment: the step time at which it first holds. nil for a
+	// prediction with options.
+	When       Expr
+	WhenSource string
+	WhenLine   int
+	// AnswerMs, ToleranceMs and SpanMs are step times: the author's answer, how far off a
+	// mark may be and still be right, and the timeline's length.
+	AnswerMs, ToleranceMs, SpanMs int64
 }
+
+// Timed reports whether the learner answers on a timeline rather than by an option.
+func (p *Prediction) Timed() bool { return p.When != nil }
 
 // Option is one answer to a prediction.
 type Option struct {
@@ -184,6 +202,11 @@ func (l *Lesson) GoalPictures() ([]*Picture, error) {
 	}
 	out := make([]*Picture, len(l.Steps))
 	for i, s := range l.Steps {
+		if s.From != nil {
+			if c, _, err = l.Checkpoint(i); err != nil {
+				return nil, err
+			}
+		}
 		if _, err := l.Play(c, s.Reference, MarkNow(c)); err != nil {
 			return nil, err
 		}

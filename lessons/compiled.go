@@ -61,12 +61,26 @@ type compiledStep struct {
 	// Picture is the goal's picture (Lesson.GoalPictures), computed when the course compiles.
 	Picture *Picture `json:",omitempty"`
 	Caption string   `json:",omitempty"`
+	// From is a talk scene's origin, a lesson's checkpoint: its actions and those of the
+	// scenes after it (up to the next origin) are numbered in From.Events.
+	From *compiledOrigin `json:",omitempty"`
+}
+
+type compiledOrigin struct {
+	Lesson     string
+	Step, Line int
+	Events     string
 }
 
 type compiledPrediction struct {
 	Line             int
 	Question, Reveal string
-	Options          []compiledOption
+	Options          []compiledOption `json:",omitempty"`
+	// When is 1 + the index of a timed prediction's moment in compiledExprs (0: options).
+	When                          int    `json:",omitempty"`
+	WhenSource                    string `json:",omitempty"`
+	WhenLine                      int    `json:",omitempty"`
+	AnswerMs, ToleranceMs, SpanMs int64  `json:",omitempty"`
 }
 
 type compiledOption struct {
@@ -119,6 +133,9 @@ func EncodeCourse(course []*Lesson) (data, exprs []byte, err error) {
 				Goals: t.goals(s.Goals), Expects: t.goals(s.Expects), Hints: s.Hints,
 				Reference: t.actions(s.Reference), Play: t.actions(s.Play), Picture: pics[j],
 				Predict: t.prediction(s.Predict), Caption: s.Caption}
+			if o := s.From; o != nil {
+				c.Steps[j].From = &compiledOrigin{Lesson: o.Lesson, Step: o.Step, Line: o.Line, Events: string(o.events)}
+			}
 			for _, acts := range s.Solutions {
 				c.Steps[j].Solutions = append(c.Steps[j].Solutions, t.actions(acts))
 			}
@@ -174,6 +191,10 @@ func (t *exprTable) prediction(p *Prediction) *compiledPrediction {
 		return nil
 	}
 	out := &compiledPrediction{Line: p.Line, Question: p.Question, Reveal: p.Reveal}
+	if p.Timed() {
+		out.When, out.WhenSource, out.WhenLine = 1+t.add(p.WhenSource, p.When), p.WhenSource, p.WhenLine
+		out.AnswerMs, out.ToleranceMs, out.SpanMs = p.AnswerMs, p.ToleranceMs, p.SpanMs
+	}
 	for _, o := range p.Options {
 		out.Options = append(out.Options, compiledOption{Line: o.Line, Label: o.Label, Source: o.Source, Expr: t.add(o.Source, o.Expr), Broker: o.Broker})
 	}
@@ -292,6 +313,18 @@ func DecodeCourse(data []byte) ([]*Lesson, error) {
 		}
 		out[i] = l
 	}
+	// A talk's scene that starts from a lesson's checkpoint refers to that lesson, decoded above.
+	for _, l := range out {
+		for _, s := range l.Steps {
+			if o := s.From; o != nil {
+				k := slices.IndexFunc(out, func(x *Lesson) bool { return !x.Talk && x.ID == o.Lesson })
+				if k < 0 {
+					return nil, fmt.Errorf("compiled course: %s:%d: from: %q is not in the compiled course", l.File, o.Line, o.Lesson)
+				}
+				o.lesson = out[k]
+			}
+		}
+	}
 	return out, nil
 }
 
@@ -306,19 +339,26 @@ func decodeLesson(c compiledLesson) (*Lesson, error) {
 		return nil, err
 	}
 	l.Scenario = sc
-	events := map[int]scenario.Event{}
-	if c.Events != "" {
-		l.events = []byte(c.Events)
-		fsc, err := scenario.ParseCluster(l.events)
-		if err != nil {
-			return nil, err
-		}
-		for _, ev := range fsc.Cluster.Events {
-			events[ev.Index+1] = ev
-		}
+	l.events = []byte(c.Events)
+	if c.Events == "" {
+		l.events = nil
+	}
+	events, err := decodeEvents(c.Events)
+	if err != nil {
+		return nil, err
 	}
 	for j, cs := range c.Steps {
 		s := &Step{Index: j, Line: cs.Line, Title: cs.Title, Text: cs.Text, Task: cs.Task, Hints: cs.Hints, Picture: cs.Picture, Caption: cs.Caption}
+		if co := cs.From; co != nil {
+			// From here on, the actions are numbered in the segment's own events.
+			s.From = &Origin{Lesson: co.Lesson, Step: co.Step, Line: co.Line, events: []byte(co.Events)}
+			if co.Events == "" {
+				s.From.events = nil
+			}
+			if events, err = decodeEvents(co.Events); err != nil {
+				return nil, err
+			}
+		}
 		if s.Goals, err = decodeGoals(cs.Goals); err != nil {
 			return nil, err
 		}
@@ -346,7 +386,13 @@ func decodeLesson(c compiledLesson) (*Lesson, error) {
 			s.Rejects = append(s.Rejects, acts)
 		}
 		if cp := cs.Predict; cp != nil {
-			s.Predict = &Prediction{Line: cp.Line, Question: cp.Question, Reveal: cp.Reveal}
+			s.Predict = &Prediction{Line: cp.Line, Question: cp.Question, Reveal: cp.Reveal,
+				WhenSource: cp.WhenSource, WhenLine: cp.WhenLine, AnswerMs: cp.AnswerMs, ToleranceMs: cp.ToleranceMs, SpanMs: cp.SpanMs}
+			if cp.When != 0 {
+				if s.Predict.When, err = compiledExpr(cp.When-1, cp.WhenLine); err != nil {
+					return nil, err
+				}
+			}
 			for _, co := range cp.Options {
 				e, err := compiledExpr(co.Expr, co.Line)
 				if err != nil {
@@ -358,6 +404,23 @@ func decodeLesson(c compiledLesson) (*Lesson, error) {
 		l.Steps[j] = s
 	}
 	return l, nil
+}
+
+// decodeEvents parses a scenario validation with the event actions in it (a lesson's Events,
+// or a talk segment's) into its events by 1 + index, as actions refer to them.
+func decodeEvents(doc string) (map[int]scenario.Event, error) {
+	events := map[int]scenario.Event{}
+	if doc == "" {
+		return events, nil
+	}
+	fsc, err := scenario.ParseCluster([]byte(doc))
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range fsc.Cluster.Events {
+		events[ev.Index+1] = ev
+	}
+	return events, nil
 }
 
 func decodeGoals(cs []compiledGoal) ([]Goal, error) {

@@ -289,4 +289,8 @@ var compiledExprs = []Expr{
 	&brokerState{id: 3, state: "gated"},
 	// runs elected 50 == 4
 	&runs{electedOp: "==", elected: 50, op: "==", v: 4},
+	// broker 0 gated and broker 0 preferred_led == 0 and broker 0 preferred_total == 200
+	&binary{op: "and", l: &binary{op: "and", l: &brokerState{id: 0, state: "gated"}, r: &brokerCount{id: 0, field: "preferred_led", op: "==", v: 0}}, r: &brokerCount{id: 0, field: "preferred_total", op: "==", v: 200}},
+	// broker 0 out_of_sync == 305 and broker 0 leaders == 0
+	&binary{op: "and", l: &brokerCount{id: 0, field: "out_of_sync", op: "==", v: 305}, r: &brokerCount{id: 0, field: "leaders", op: "==", v: 0}},
 }

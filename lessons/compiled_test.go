@@ -45,6 +45,12 @@ func TestCompiledCourseIsTheCourse(t *testing.T) {
 			// The compiled course carries each goal's picture; a parsed lesson computes it.
 			assert.Equal(t, pics[k], got[i].Steps[k].Picture, "%s: step %d's goal picture", l.File, k+1)
 			got[i].Steps[k].Picture = nil
+			if s.From != nil {
+				// A scene's origin is the course lesson itself, compared above.
+				require.NotNil(t, got[i].Steps[k].From, "%s:%d", l.File, s.From.Line)
+				assert.Equal(t, s.From.lesson.File, got[i].Steps[k].From.lesson.File)
+				s.From.lesson, got[i].Steps[k].From.lesson = nil, nil
+			}
 			for _, acts := range append(append([][]Action{s.Reference, s.Play}, s.Solutions...), s.Rejects...) {
 				for k := range acts {
 					if acts[k].raw != nil {

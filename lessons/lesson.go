@@ -70,6 +70,9 @@ type Step struct {
 	Solutions, Rejects [][]Action
 	// Caption is a talk scene's caption (Markdown, one paragraph), "" in a lesson.
 	Caption string
+	// From is where a talk's scene starts when not where the scene before it ended: a lesson's
+	// checkpoint (origin.go). nil in a lesson.
+	From *Origin
 	// Picture is the state the reference reaches, as the page draws the goal: set by the
 	// compiled course (GoalPictures), nil for a sandbox and in a lesson parsed from Markdown.
 	Picture *Picture

@@ -37,7 +37,7 @@ func parse(file string, data []byte, open Opener, talk bool) (*Lesson, error) {
 	if err := p.parse(open); err != nil {
 		return nil, err
 	}
-	if err := validate(l, p); err != nil {
+	if err := validateTalk(l, p); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -223,6 +223,16 @@ func (p *lessonParser) step(i int) (int, error) {
 				continue
 			case key == "play":
 				key = "reference" // a scene's play list is what the next scene starts after
+			case key == "from":
+				if s.From != nil {
+					return 0, p.errf(ln, "from: given twice in scene %q", s.Title)
+				}
+				o, err := parseOrigin(val, ln)
+				if err != nil {
+					return 0, p.errf(ln, "from: %v", err)
+				}
+				s.From = o
+				continue
 			}
 		}
 		switch key {
@@ -272,6 +282,31 @@ func (p *lessonParser) step(i int) (int, error) {
 				return 0, p.errf(ln, "option: %v", err)
 			}
 			s.Predict.Options = append(s.Predict.Options, Option{Line: ln, Label: label, Source: src, Expr: e, Broker: optionBroker(label)})
+		case "when":
+			if s.Predict == nil {
+				return 0, p.errf(ln, "when: comes after a predict: line")
+			}
+			e, err := ParseExpr(val)
+			if err != nil {
+				return 0, p.errf(ln, "when: %v", err)
+			}
+			s.Predict.When, s.Predict.WhenSource, s.Predict.WhenLine = e, val, ln
+		case "answer", "tolerance", "timeline":
+			if s.Predict == nil {
+				return 0, p.errf(ln, "%s: comes after a predict: line", key)
+			}
+			ms, err := parseDuration(val)
+			if err != nil || ms == 0 {
+				return 0, p.errf(ln, "%s: expected a duration after the step's start, more than 0 (90s, 5m), got %q", key, val)
+			}
+			switch key {
+			case "answer":
+				s.Predict.AnswerMs = ms
+			case "tolerance":
+				s.Predict.ToleranceMs = ms
+			default:
+				s.Predict.SpanMs = ms
+			}
 		case "reveal":
 			if s.Predict == nil {
 				return 0, p.errf(ln, "reveal: comes after a predict: line")
@@ -334,16 +369,40 @@ func (p *lessonParser) step(i int) (int, error) {
 		return 0, p.errf(s.Line, "step %q is a challenge (it has a solution: list) without a reject: list; give a wrong attempt the check must refuse", s.Title)
 	}
 	if q := s.Predict; q != nil {
+		timed := q.AnswerMs > 0 || q.ToleranceMs > 0 || q.SpanMs > 0
 		switch {
 		case len(s.Goals) == 0:
 			return 0, p.errf(q.Line, "predict: step %q has no goal; a prediction is revealed when the step's goals are met", s.Title)
+		case q.Timed() && len(q.Options) > 0:
+			return 0, p.errf(q.Line, "predict: a prediction answered on the timeline (when:) has no option: lines")
+		case q.Timed() && (q.AnswerMs == 0 || q.ToleranceMs == 0 || q.SpanMs == 0):
+			return 0, p.errf(q.Line, "predict: a prediction answered on the timeline needs answer:, tolerance: and timeline: lines (durations after the step's start)")
+		case q.Timed() && q.SpanMs < q.AnswerMs+q.ToleranceMs:
+			return 0, p.errf(q.Line, "predict: timeline: %d ms is shorter than answer: plus tolerance: (%d ms); the learner must be able to mark past the answer", q.SpanMs, q.AnswerMs+q.ToleranceMs)
+		case timed && !q.Timed():
+			return 0, p.errf(q.Line, "predict: answer:, tolerance: and timeline: belong to a prediction answered on the timeline; add its when: line")
+		case q.Timed() && q.Reveal == "":
+			return 0, p.errf(q.Line, "predict: no reveal: line; say what happened and why, for the right answer and the wrong ones")
+		case q.Timed():
 		case len(q.Options) < 2:
 			return 0, p.errf(q.Line, "predict: give at least two option: lines, one \"option: Label | PREDICATE\" each")
 		case q.Reveal == "":
 			return 0, p.errf(q.Line, "predict: no reveal: line; say what happened and why, for the right answer and the wrong ones")
 		}
 	}
-	if err := checkModelMarks(s.Text + "\n" + s.Caption); err != nil {
+	// Model figures may be marked wherever the page renders Markdown: the text, caption,
+	// task, hints, question and reveal; an option's label is a button's plain text.
+	marked := []string{s.Text, s.Caption, s.Task}
+	marked = append(marked, s.Hints...)
+	if q := s.Predict; q != nil {
+		marked = append(marked, q.Question, q.Reveal)
+		for _, o := range q.Options {
+			if strings.Contains(o.Label, ModelMark) {
+				return 0, p.errf(o.Line, "option: a label is plain text and cannot carry a %s figure}; mark the figure in the step's text or the reveal", ModelMark)
+			}
+		}
+	}
+	if err := checkModelMarks(strings.Join(marked, "\n")); err != nil {
 		return 0, p.errf(s.Line, "step %q: %v", s.Title, err)
 	}
 	if p.l.Talk {

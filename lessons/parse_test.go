@@ -187,3 +187,47 @@ func FuzzParse(f *testing.F) {
 		require.NotNil(t, l.Scenario.Cluster)
 	})
 }
+
+// timed is the tiny lesson with a prediction answered on the timeline: when is broker 1 fenced?
+func timed(answer, tolerance, span string) string {
+	return strings.Replace(tiny, "hint: Press K.\n", "hint: Press K.\n"+
+		"predict: When does the controller fence broker 1?\n"+ // 20
+		"when: broker 1 fenced\n"+ // 21
+		"answer: "+answer+"\n"+ // 22
+		"tolerance: "+tolerance+"\n"+ // 23
+		"timeline: "+span+"\n"+ // 24
+		"reveal: After its session timeout.\n", 1) // 25
+}
+
+// TestTimedPrediction: a prediction answered on the timeline parses, verifies when its answer
+// is within the tolerance of the reference run's moment, and fails with its line otherwise.
+func TestTimedPrediction(t *testing.T) {
+	l, err := Parse("t.md", []byte(timed("9s", "2s", "20s")), nil)
+	require.NoError(t, err)
+	q := l.Steps[0].Predict
+	require.NotNil(t, q)
+	assert.True(t, q.Timed())
+	assert.Equal(t, "broker 1 fenced", q.WhenSource)
+	assert.Equal(t, []int64{9000, 2000, 20000}, []int64{q.AnswerMs, q.ToleranceMs, q.SpanMs})
+	require.NoError(t, Verify(l))
+
+	l, err = Parse("t.md", []byte(timed("15s", "2s", "20s")), nil)
+	require.NoError(t, err)
+	assert.ErrorContains(t, Verify(l), `t.md:20: answer: 15000 ms is 4870 ms from the moment "broker 1 fenced" first holds in the reference run of step 1 "Stop the leader" (step time 10130 ms`)
+
+	for _, tc := range []struct{ src, want string }{
+		{timed("9s", "2s", "10s"), "t.md:20: predict: timeline: 10000 ms is shorter than answer: plus tolerance:"},
+		{timed("9s", "0s", "20s"), `t.md:23: tolerance: expected a duration after the step's start, more than 0`},
+		{strings.Replace(timed("9s", "2s", "20s"), "when: broker 1 fenced\n", "", 1), "t.md:20: predict: answer:, tolerance: and timeline: belong to a prediction answered on the timeline"},
+		{strings.Replace(timed("9s", "2s", "20s"), "when: broker 1 fenced\n", "when: broker 1 fenced\noption: Soon | broker 1 fenced\n", 1), "t.md:20: predict: a prediction answered on the timeline (when:) has no option: lines"},
+		{strings.Replace(timed("9s", "2s", "20s"), "when: broker 1 fenced", "when: broker 5 fenced", 1), "t.md:21: when: broker 5 does not exist"},
+		{strings.Replace(tiny, "hint: Press K.\n", "hint: It takes {model: 5 s.\n", 1), `t.md:14: step "Stop the leader": text line`},
+	} {
+		_, err := Parse("t.md", []byte(tc.src), nil)
+		assert.ErrorContains(t, err, tc.want)
+	}
+	// A moment that already holds at the step's start is no prediction.
+	l, err = Parse("t.md", []byte(strings.Replace(timed("9s", "2s", "20s"), "when: broker 1 fenced", "when: broker 0 unfenced", 1)), nil)
+	require.NoError(t, err)
+	assert.ErrorContains(t, Verify(l), `t.md:21: when: "broker 0 unfenced" already holds at the start of step 1`)
+}

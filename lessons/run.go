@@ -34,17 +34,25 @@ func (l *Lesson) Build() (*cluster.Cluster, error) {
 // Checkpoint builds the cluster as it stands at the start of step i: the scenario, then the
 // reference actions of steps 0 to i-1. The same lesson gives the same checkpoint every time,
 // so back, forward and a link to step i all land in the same state. The Mark is step i's start.
+//
+// A talk's scene that starts from a lesson's checkpoint (a from: line, origin.go) starts from
+// that checkpoint instead, followed by the scenes between it and scene i.
 func (l *Lesson) Checkpoint(i int) (*cluster.Cluster, Mark, error) {
 	if i < 0 || i >= len(l.Steps) {
 		return nil, Mark{}, &Error{File: l.File, Msg: fmt.Sprintf("step %d does not exist (steps: 0 to %d)", i, len(l.Steps)-1)}
 	}
-	c, err := l.Build()
+	st := l.StartOf(i)
+	c, err := st.Base.Build()
 	if err != nil {
 		return nil, Mark{}, err
 	}
-	for _, s := range l.Steps[:i] {
-		m := MarkNow(c)
-		if _, err := l.Play(c, s.Reference, m); err != nil {
+	for _, s := range st.Base.Steps[:st.BaseSteps] {
+		if _, err := st.Base.Play(c, s.Reference, MarkNow(c)); err != nil {
+			return nil, Mark{}, err
+		}
+	}
+	for _, s := range l.Steps[st.From:i] {
+		if _, err := l.Play(c, s.Reference, MarkNow(c)); err != nil {
 			return nil, Mark{}, err
 		}
 	}
@@ -68,8 +76,53 @@ func (l *Lesson) Play(c *cluster.Cluster, acts []Action, m Mark) (int, error) {
 	return len(acts), nil
 }
 
+// Watch records the first moment an expression holds while time passes: a timed prediction's
+// answer. It is polled every UntilPollMs of cluster time, as an until action polls, so the
+// moment it reports is within UntilPollMs after the expression became true.
+type Watch struct {
+	Expr Expr
+	// AtMs is the cluster time at which Expr first held, -1 until then.
+	AtMs int64
+}
+
+// NewWatch watches for the first moment e holds.
+func NewWatch(e Expr) *Watch { return &Watch{Expr: e, AtMs: -1} }
+
+// Pending reports whether the moment is still to come (a nil Watch watches nothing).
+func (w *Watch) Pending() bool { return w != nil && w.AtMs < 0 }
+
+// Poll checks the expression now, counting from the step start m, and records the moment the
+// first time it holds. A nil Watch does nothing.
+func (w *Watch) Poll(c *cluster.Cluster, m Mark) {
+	if w.Pending() {
+		if ok, _ := w.Expr.eval(c, m); ok {
+			w.AtMs = c.Now()
+		}
+	}
+}
+
 // Apply runs one action: an event now, a wait, or an until (a pause does nothing).
 func (l *Lesson) Apply(c *cluster.Cluster, a Action, m Mark) error {
+	return l.ApplyWatching(c, a, m, nil)
+}
+
+// PlayWatching is Play that polls w while the actions let time pass.
+func (l *Lesson) PlayWatching(c *cluster.Cluster, acts []Action, m Mark, w *Watch) (int, error) {
+	for i, a := range acts {
+		if a.Kind == ActPause {
+			return i, nil
+		}
+		if err := l.ApplyWatching(c, a, m, w); err != nil {
+			return i, err
+		}
+	}
+	return len(acts), nil
+}
+
+// ApplyWatching is Apply that polls w (when not nil) after an event and every UntilPollMs of
+// a wait or an until, until its moment has come.
+func (l *Lesson) ApplyWatching(c *cluster.Cluster, a Action, m Mark, w *Watch) error {
+	defer w.Poll(c, m)
 	switch a.Kind {
 	case ActEvent:
 		if err := c.Do(a.Event); err != nil {
@@ -83,12 +136,19 @@ func (l *Lesson) Apply(c *cluster.Cluster, a Action, m Mark) error {
 		if to > l.LimitMs {
 			return l.runErr(a.Line, "%q would run to %d ms, past the lesson's limit (the scenario's duration_ms, %d)", a.Source, to, l.LimitMs)
 		}
+		for w.Pending() && c.Now() < to {
+			if err := c.RunUntil(min(c.Now()+UntilPollMs, to)); err != nil {
+				return l.runErr(a.Line, "%q: the cluster stopped at %d ms: %v", a.Source, c.Now(), err)
+			}
+			w.Poll(c, m)
+		}
 		if err := c.RunUntil(to); err != nil {
 			return l.runErr(a.Line, "%q: the cluster stopped at %d ms: %v", a.Source, c.Now(), err)
 		}
 	case ActUntil:
 		deadline := min(c.Now()+a.WaitMs, l.LimitMs)
 		for {
+			w.Poll(c, m)
 			if ok, _ := a.Until.eval(c, m); ok {
 				return nil
 			}

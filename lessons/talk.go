@@ -89,7 +89,7 @@ func Compiled() ([]*Lesson, error) {
 }
 
 // lessonOnlyKeys are the step parts a talk's scene does not have.
-var lessonOnlyKeys = []string{"do", "goal", "hint", "predict", "option", "reveal", "reference", "solution", "reject"}
+var lessonOnlyKeys = []string{"do", "goal", "hint", "predict", "option", "when", "answer", "tolerance", "timeline", "reveal", "reference", "solution", "reject"}
 
 // hasDigit reports whether a caption quotes a number, which an expect: line must then check.
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }

@@ -58,3 +58,51 @@ func TestParseTalkErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.ErrorContains(t, Verify(tk), `t.md:10: expect: "leader t-0 == 0" does not hold`)
 }
+
+// TestSceneFromALessonCheckpoint: a scene starts from a lesson's checkpoint by name, in the
+// state that lesson's step opens in, every time; its actions and expectations are checked
+// against that lesson's cluster, and the scenes after it continue from where it ends.
+func TestSceneFromALessonCheckpoint(t *testing.T) {
+	head := "---\ntitle: T\nsummary: S\n---\n```json scenario\n" +
+		`{"duration_ms": 600000, "cluster": {"controllers": 1, "brokers": 3, "topics": [{"name": "t", "partitions": [{"replicas": [1, 2, 0]}]}], "workload": {"samples_per_window": 100}}}` +
+		"\n```\n## Kill\ncaption: A broker stops.\nplay:\n- kill 1\n- wait 1s\n" + // lines 8-12
+		"## From lesson 1\n" + // 13
+		"caption: Lesson 1's third step: broker 1 is back in sync, broker 2 leads.\n" + // 14
+		"from: 01-electing-a-new-leader step 3\n" + // 15
+		"expect: leader payments-0 == 2 and isr payments-0 contains 1\n" + // 16
+		"play:\n- wait 1s\n" + // 17-18
+		"## And on\ncaption: The periodic run gives it back.\nexpect: leader payments-0 == 1\nplay:\n- until leader payments-0 == 1 within 300s\n" // 19-23
+	tk, err := ParseTalk("t.md", []byte(head), nil)
+	require.NoError(t, err)
+	require.NoError(t, Verify(tk))
+	// The scene's start is the lesson's checkpoint, the same state at the same time.
+	l, err := LoadCourseLesson("01-electing-a-new-leader")
+	require.NoError(t, err)
+	want, wm, err := l.Checkpoint(2)
+	require.NoError(t, err)
+	got, gm, err := tk.Checkpoint(1)
+	require.NoError(t, err)
+	assert.Equal(t, wm, gm)
+	assert.Equal(t, want.Partitions(), got.Partitions())
+	// The scene after it continues from its end, 1 s later.
+	next, nm, err := tk.Checkpoint(2)
+	require.NoError(t, err)
+	assert.Equal(t, gm.TimeMs+1000, nm.TimeMs)
+	assert.Equal(t, got.Partitions(), next.Partitions()[:len(got.Partitions())])
+
+	for _, tc := range []struct{ name, old, new, want string }{
+		{"unknown lesson", "from: 01-electing-a-new-leader step 3", "from: 99-nothing step 3", `t.md:15: from: "99-nothing" is not a lesson of the course (lessons: 01-electing-a-new-leader, `},
+		{"no such step", "from: 01-electing-a-new-leader step 3", "from: 01-electing-a-new-leader step 9", "t.md:15: from: lesson 01-electing-a-new-leader has steps 1 to 6, not 9"},
+		{"malformed", "from: 01-electing-a-new-leader step 3", "from: lesson 1", `t.md:15: from: write it as "from: LESSON step N"`},
+		{"checked against the lesson's cluster", "expect: leader payments-0 == 2 and isr payments-0 contains 1", "expect: leader t-0 == 2", `t.md:16: expect: topic "t" does not exist (topics: payments)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseTalk("t.md", []byte(strings.Replace(head, tc.old, tc.new, 1)), nil)
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+	// An expectation that does not hold there fails with its line.
+	tk, err = ParseTalk("t.md", []byte(strings.Replace(head, "expect: leader payments-0 == 2 and", "expect: leader payments-0 == 0 and", 1)), nil)
+	require.NoError(t, err)
+	assert.ErrorContains(t, Verify(tk), `t.md:16: expect: "leader payments-0 == 0 and isr payments-0 contains 1" does not hold`)
+}

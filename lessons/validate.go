@@ -142,6 +142,11 @@ func validate(l *Lesson, p *lessonParser) error {
 					return p.errf(o.Line, "option: %v", err)
 				}
 			}
+			if q.Timed() {
+				if err := ref.check(q.When); err != nil {
+					return p.errf(q.WhenLine, "when: %v", err)
+				}
+			}
 		}
 		all := append(slices.Clone(s.Reference), s.Play...)
 		for _, acts := range append(slices.Clone(s.Solutions), s.Rejects...) {

@@ -20,6 +20,12 @@ func VerifyTrace(l *Lesson, trace io.Writer) error {
 		return err
 	}
 	for i, s := range l.Steps {
+		if s.From != nil {
+			// A scene that starts from a lesson's checkpoint (origin.go).
+			if c, _, err = l.Checkpoint(i); err != nil {
+				return err
+			}
+		}
 		m := MarkNow(c)
 		for _, r := range s.Check(c, m) {
 			if r.Holds {
@@ -42,7 +48,14 @@ func VerifyTrace(l *Lesson, trace io.Writer) error {
 		if err := l.verifyAttempts(i, trace); err != nil {
 			return err
 		}
-		if _, err := l.Play(c, s.Reference, m); err != nil {
+		var watch *Watch
+		if q := s.Predict; q != nil && q.Timed() {
+			watch = NewWatch(q.When)
+			if watch.Poll(c, m); !watch.Pending() {
+				return &Error{File: l.File, Line: q.WhenLine, Msg: fmt.Sprintf("when: %q already holds at the start of step %d %q; the moment to predict must come later", q.WhenSource, i+1, s.Title)}
+			}
+		}
+		if _, err := l.PlayWatching(c, s.Reference, m, watch); err != nil {
 			return err
 		}
 		for _, r := range s.Check(c, m) {
@@ -50,7 +63,14 @@ func VerifyTrace(l *Lesson, trace io.Writer) error {
 				return &Error{File: l.File, Line: r.Line, Msg: fmt.Sprintf("goal: %q does not hold after the reference actions of step %d %q, at %d ms (%s)", r.Goal, i+1, s.Title, c.Now(), r.Explain)}
 			}
 		}
-		if q := s.Predict; q != nil {
+		if q := s.Predict; q != nil && q.Timed() {
+			if err := l.verifyMoment(i, watch, m); err != nil {
+				return err
+			}
+			if trace != nil {
+				fmt.Fprintf(trace, "  prediction line %d: %q first holds at step time %d ms (time %d ms); answer: %d ms, tolerance: %d ms\n", q.Line, q.WhenSource, watch.AtMs-m.TimeMs, watch.AtMs, q.AnswerMs, q.ToleranceMs)
+			}
+		} else if q != nil {
 			answer, why := q.Answer(c, m)
 			if answer < 0 {
 				return &Error{File: l.File, Line: q.Line, Msg: fmt.Sprintf("predict: after the reference actions of step %d %q exactly one option must hold, at %d ms (%s)", i+1, s.Title, c.Now(), strings.Join(why, "; "))}
@@ -110,6 +130,24 @@ func (l *Lesson) verifyAttempts(i int, trace io.Writer) error {
 				fmt.Fprintf(trace, "    %s\n", r.Explain)
 			}
 		}
+	}
+	return nil
+}
+
+// verifyMoment checks a timed prediction against the reference run: its moment came, within
+// the learner's timeline, and the author's answer is within the tolerance of it.
+func (l *Lesson) verifyMoment(i int, w *Watch, m Mark) error {
+	s := l.Steps[i]
+	q := s.Predict
+	if w.Pending() {
+		return &Error{File: l.File, Line: q.WhenLine, Msg: fmt.Sprintf("when: %q never holds while the reference actions of step %d %q play", q.WhenSource, i+1, s.Title)}
+	}
+	at := w.AtMs - m.TimeMs
+	if at > q.SpanMs {
+		return &Error{File: l.File, Line: q.Line, Msg: fmt.Sprintf("timeline: %q first holds at step time %d ms, past the timeline's %d ms; the learner could not mark it", q.WhenSource, at, q.SpanMs)}
+	}
+	if off := max(at-q.AnswerMs, q.AnswerMs-at); off > q.ToleranceMs {
+		return &Error{File: l.File, Line: q.Line, Msg: fmt.Sprintf("answer: %d ms is %d ms from the moment %q first holds in the reference run of step %d %q (step time %d ms, time %d ms); the tolerance is %d ms", q.AnswerMs, off, q.WhenSource, i+1, s.Title, at, w.AtMs, q.ToleranceMs)}
 	}
 	return nil
 }

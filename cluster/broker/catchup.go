@@ -2,82 +2,27 @@ package broker
 
 import (
 	"math"
-
-	"github.com/kraftlab/kraftlab/cluster/sim"
 )
 
-// hent is one catching-up follower in a group's heap: its backlog is key + A(t). gen matches
-// hgen[r] while the entry is current; entries of followers that left are skipped lazily.
-type hent struct {
-	key float64
-	r   int32
-	gen uint32
+func (cu *catchUp) nf() int {
+	return cu.f.p.NumReplicaFetchers
 }
-
-// group is the followers of one session and one rate class. They share λ and the session's
-// equal share x/n, so their backlogs drift together: B_p(t) = key_p + A(t), with
-// dA/dt = λ_c − x/n. The smallest key rejoins first.
-type group struct {
-	a    float64 // A at the session's anchor time
-	h    []hent
-	live int32
-}
-
-// session is one fetch session: the partitions a follower broker fetches from one leader
-// broker on one fetcher thread. Only its catching-up members are tracked here; in-sync members
-// only see its cycle time (head-of-line blocking).
-type session struct {
-	n      int32   // catching-up members
-	alloc  float64 // catch-up bytes/s granted by the allocator
-	x      float64 // catch-up bytes/s in effect: min(alloc, protocol cap for n members)
-	at     int64   // time the groups' A values were last brought forward
-	groups []group // by class, allocated on first use
-	ev     sim.Handle
-	pos    int32 // index in Fleet.active, -1 while idle
-}
-
-// allocScratch holds the allocator's working slices, reused between runs.
-type allocScratch struct {
-	remF, remL   []float64
-	cntF, cntL   []int32
-	rate, capOf  []float64
-	frozen       []bool
-	rejoined     []int32
-	steadyLeader []float64
-	steadyFollow []float64
-	steadyRepl   []float64
-}
-
-func (f *Fleet) nf() int { return f.p.NumReplicaFetchers }
 
 // sessionIndex names the session of (follower slot, leader slot, fetcher).
-func (f *Fleet) sessionIndex(fb, lb int, k int) int {
-	return (fb*len(f.brokers)+lb)*f.nf() + k
+func (cu *catchUp) sessionIndex(fb, lb int, k int) int {
+	return (fb*len(cu.f.brokers)+lb)*cu.nf() + k
 }
 
 // sessionBrokers returns a session's follower and leader broker slots.
-func (f *Fleet) sessionBrokers(s int) (fb, lb int) {
-	rest := s / f.nf()
+func (cu *catchUp) sessionBrokers(s int) (fb, lb int) {
+	f := cu.f
+	rest := s / cu.nf()
 	return rest / len(f.brokers), rest % len(f.brokers)
 }
 
-func (ss *session) share() float64 {
-	if ss.n <= 0 {
-		return 0
-	}
-	return ss.x / float64(ss.n)
-}
-
-// groupA is A(t) of group g (session × (k+1) + class).
-func (f *Fleet) groupA(g int32, t int64) float64 {
-	kk := int32(f.k + 1)
-	ss := &f.sessions[g/kk]
-	c := g % kk
-	return ss.groups[c].a + (f.clsRate[c]-ss.share())*float64(t-ss.at)/1000
-}
-
 // anchor brings a session's group drifts forward to now; it must run before x or n change.
-func (f *Fleet) anchor(ss *session) {
+func (cu *catchUp) anchor(ss *session) {
+	f := cu.f
 	now := f.now()
 	if now == ss.at {
 		return
@@ -93,12 +38,13 @@ func (f *Fleet) anchor(ss *session) {
 }
 
 // joinGroup makes follower r catch up a backlog of B bytes in its fetch session.
-func (f *Fleet) joinGroup(r int32, backlog float64) {
+func (cu *catchUp) joinGroup(r int32, backlog float64) {
+	f := cu.f
 	p := f.rp[r].rpart
 	lr := f.pt[p].rbase + int32(f.pt[p].leader)
-	s := f.sessionIndex(int(f.rp[r].rb), int(f.rp[lr].rb), int(f.pt[p].fetcher))
-	ss := &f.sessions[s]
-	f.anchor(ss)
+	s := cu.sessionIndex(int(f.rp[r].rb), int(f.rp[lr].rb), int(f.pt[p].fetcher))
+	ss := &cu.sessions[s]
+	cu.anchor(ss)
 	if ss.groups == nil {
 		ss.groups = make([]group, f.k+1)
 	}
@@ -107,48 +53,50 @@ func (f *Fleet) joinGroup(r int32, backlog float64) {
 	if g.live == 0 {
 		g.a, g.h = 0, g.h[:0]
 	}
-	f.hgen[r]++
+	cu.hgen[r]++
 	key := backlog - g.a
-	heapPush(&g.h, hent{key: key, r: r, gen: f.hgen[r]})
+	heapPush(&g.h, hent{key: key, r: r, gen: cu.hgen[r]})
 	f.rp[r].leo = key
 	f.rp[r].grp = int32(s*(f.k+1) + c)
 	f.setRState(r, rsCatching)
 	g.live++
 	ss.n++
 	if ss.n == 1 {
-		ss.pos = int32(len(f.active))
-		f.active = append(f.active, int32(s))
-		f.requestRealloc()
+		ss.pos = int32(len(cu.active))
+		cu.active = append(cu.active, int32(s))
+		cu.requestRealloc()
 	} else {
-		f.updateX(s)
+		cu.updateX(s)
 	}
-	f.reschedule(s)
+	cu.reschedule(s)
 }
 
 // leaveGroup takes follower r out of its group. The caller has read its position first and
 // sets its new state afterwards.
-func (f *Fleet) leaveGroup(r int32) {
+func (cu *catchUp) leaveGroup(r int32) {
+	f := cu.f
 	g := f.rp[r].grp
 	kk := int32(f.k + 1)
 	s := int(g / kk)
-	ss := &f.sessions[s]
-	f.anchor(ss)
-	f.hgen[r]++
+	ss := &cu.sessions[s]
+	cu.anchor(ss)
+	cu.hgen[r]++
 	f.rp[r].grp = -1
 	ss.groups[g%kk].live--
 	ss.n--
 	if ss.n == 0 {
-		f.idleSession(s)
+		cu.idleSession(s)
 		return
 	}
-	f.updateX(s)
-	f.reschedule(s)
+	cu.updateX(s)
+	cu.reschedule(s)
 }
 
 // idleSession retires a session with no catching-up member.
-func (f *Fleet) idleSession(s int) {
-	ss := &f.sessions[s]
-	f.setX(s, 0)
+func (cu *catchUp) idleSession(s int) {
+	f := cu.f
+	ss := &cu.sessions[s]
+	cu.setX(s, 0)
 	ss.alloc = 0
 	f.sim.Cancel(ss.ev)
 	ss.ev = noHandle
@@ -156,69 +104,79 @@ func (f *Fleet) idleSession(s int) {
 		ss.groups[c] = group{h: ss.groups[c].h[:0]}
 	}
 	if ss.pos >= 0 {
-		last := f.active[len(f.active)-1]
-		f.active[ss.pos] = last
-		f.sessions[last].pos = ss.pos
-		f.active = f.active[:len(f.active)-1]
+		last := cu.active[len(cu.active)-1]
+		cu.active[ss.pos] = last
+		cu.sessions[last].pos = ss.pos
+		cu.active = cu.active[:len(cu.active)-1]
 		ss.pos = -1
 	}
-	f.requestRealloc()
+	cu.requestRealloc()
 }
 
 // setX changes a session's catch-up rate and the brokers' catch-up loads with it.
-func (f *Fleet) setX(s int, x float64) {
-	ss := &f.sessions[s]
+func (cu *catchUp) setX(s int, x float64) {
+	f := cu.f
+	ss := &cu.sessions[s]
 	d := x - ss.x
 	if d == 0 {
 		return
 	}
-	fb, lb := f.sessionBrokers(s)
+	fb, lb := cu.sessionBrokers(s)
 	f.brokers[fb].catchIn += d
 	f.brokers[lb].catchOut += d
 	ss.x = x
 }
 
 // updateX applies the protocol cap for the session's current membership; anchored first.
-func (f *Fleet) updateX(s int) {
-	f.setX(s, min(f.sessions[s].alloc, f.sessionCap(s)))
+func (cu *catchUp) updateX(s int) {
+	cu.setX(s, min(cu.sessions[s].alloc, cu.sessionCap(s)))
 }
 
 // cycleBytes is the most one fetch response of a session can carry: one
 // replica.fetch.max.bytes per member up to replica.fetch.response.max.bytes.
-func (f *Fleet) cycleBytes(n int32) float64 {
+func (cu *catchUp) cycleBytes(n int32) float64 {
+	f := cu.f
 	return min(f.p.ReplicaFetchResponseMaxBytes, float64(n)*f.p.ReplicaFetchMaxBytes)
 }
 
 // readRate and writeRate are a broker's disk rates in bytes/s, slowed by its factor.
-func (f *Fleet) readRate(b int) float64  { return f.p.DiskReadBytesPerSec * f.brokers[b].slow }
-func (f *Fleet) writeRate(b int) float64 { return f.p.DiskWriteBytesPerSec * f.brokers[b].slow }
+func (cu *catchUp) readRate(b int) float64 {
+	f := cu.f
+	return f.p.DiskReadBytesPerSec * f.brokers[b].slow
+}
+func (cu *catchUp) writeRate(b int) float64 {
+	f := cu.f
+	return f.p.DiskWriteBytesPerSec * f.brokers[b].slow
+}
 
 // sessionCap is the fetch protocol's limit on a session's catch-up: a full response per cycle,
 // where a cycle is a round trip, the leader reading the bytes and the follower appending them
 // before it fetches again (docs/model.md §3).
-func (f *Fleet) sessionCap(s int) float64 {
-	ss := &f.sessions[s]
+func (cu *catchUp) sessionCap(s int) float64 {
+	f := cu.f
+	ss := &cu.sessions[s]
 	if ss.n <= 0 {
 		return 0
 	}
-	fb, lb := f.sessionBrokers(s)
-	bytes := f.cycleBytes(ss.n)
-	c := f.p.RttMs/1000 + bytes/f.readRate(lb) + bytes/f.writeRate(fb)
+	fb, lb := cu.sessionBrokers(s)
+	bytes := cu.cycleBytes(ss.n)
+	c := f.p.RttMs/1000 + bytes/cu.readRate(lb) + bytes/cu.writeRate(fb)
 	return bytes / c
 }
 
 // cycleMs is a session's fetch cycle at its current catch-up rate: the time an in-sync
 // partition of the session waits behind catch-up bytes (docs/model.md §6: H(f, p) is uniform on
 // [0, cycle]). A throttled session carries fewer bytes per cycle, so its cycle is shorter.
-func (f *Fleet) cycleMs(s int) float64 {
-	ss := &f.sessions[s]
+func (cu *catchUp) cycleMs(s int) float64 {
+	f := cu.f
+	ss := &cu.sessions[s]
 	if ss.n <= 0 || ss.x <= 0 {
 		return 0
 	}
-	fb, lb := f.sessionBrokers(s)
+	fb, lb := cu.sessionBrokers(s)
 	rtt := f.p.RttMs / 1000
-	per := 1/f.readRate(lb) + 1/f.writeRate(fb)
-	maxB := f.cycleBytes(ss.n)
+	per := 1/cu.readRate(lb) + 1/cu.writeRate(fb)
+	maxB := cu.cycleBytes(ss.n)
 	b := maxB
 	if den := 1 - ss.x*per; den > 0 {
 		b = min(maxB, ss.x*rtt/den)
@@ -229,8 +187,9 @@ func (f *Fleet) cycleMs(s int) float64 {
 // reschedule sets a session's single event at its earliest rejoin: the time the smallest
 // backlog of any of its groups falls to one fetch. A group whose backlog grows (λ ≥ x/n, the
 // throttle trap) schedules nothing.
-func (f *Fleet) reschedule(s int) {
-	ss := &f.sessions[s]
+func (cu *catchUp) reschedule(s int) {
+	f := cu.f
+	ss := &cu.sessions[s]
 	f.sim.Cancel(ss.ev)
 	ss.ev = noHandle
 	if ss.n <= 0 {
@@ -246,7 +205,7 @@ func (f *Fleet) reschedule(s int) {
 		if g.live == 0 {
 			continue
 		}
-		top, ok := f.top(g)
+		top, ok := cu.top(g)
 		if !ok {
 			continue
 		}
@@ -271,10 +230,10 @@ func (f *Fleet) reschedule(s int) {
 }
 
 // top returns a group's smallest current entry, dropping stale ones.
-func (f *Fleet) top(g *group) (hent, bool) {
+func (cu *catchUp) top(g *group) (hent, bool) {
 	for len(g.h) > 0 {
 		e := g.h[0]
-		if f.hgen[e.r] == e.gen {
+		if cu.hgen[e.r] == e.gen {
 			return e, true
 		}
 		heapPop(&g.h)
@@ -283,20 +242,21 @@ func (f *Fleet) top(g *group) (hent, bool) {
 }
 
 // sessionEvent rejoins every member of the session whose backlog is within one fetch.
-func (f *Fleet) sessionEvent(s int) {
-	ss := &f.sessions[s]
+func (cu *catchUp) sessionEvent(s int) {
+	f := cu.f
+	ss := &cu.sessions[s]
 	ss.ev = noHandle
 	if ss.n <= 0 {
 		return
 	}
-	f.anchor(ss)
+	cu.anchor(ss)
 	thr := f.p.ReplicaFetchMaxBytes
-	done := f.scratch.rejoined[:0]
+	done := cu.scratch.rejoined[:0]
 	for c := range ss.groups {
 		g := &ss.groups[c]
 		tol := 1 + math.Abs(f.clsRate[c]-ss.share())*0.001
 		for g.live > 0 {
-			top, ok := f.top(g)
+			top, ok := cu.top(g)
 			if !ok || top.key+g.a > thr+tol {
 				break
 			}
@@ -304,7 +264,7 @@ func (f *Fleet) sessionEvent(s int) {
 			r := top.r
 			// Its log end as it leaves the group is its floor as a tracking follower (pos).
 			f.rp[r].leo = f.pos(r, f.now())
-			f.hgen[r]++
+			cu.hgen[r]++
 			f.rp[r].grp = -1
 			g.live--
 			ss.n--
@@ -313,26 +273,26 @@ func (f *Fleet) sessionEvent(s int) {
 			done = append(done, r)
 		}
 		if len(g.h) > 64 && len(g.h) > 4*int(g.live) {
-			f.compact(g)
+			cu.compact(g)
 		}
 	}
-	f.scratch.rejoined = done
+	cu.scratch.rejoined = done
 	if ss.n == 0 {
-		f.idleSession(s)
+		cu.idleSession(s)
 	} else {
-		f.updateX(s)
-		f.reschedule(s)
+		cu.updateX(s)
+		cu.reschedule(s)
 	}
 	for _, r := range done {
-		f.caughtUp(r)
+		f.isr.caughtUp(r)
 	}
 }
 
 // compact drops stale heap entries of a group.
-func (f *Fleet) compact(g *group) {
+func (cu *catchUp) compact(g *group) {
 	h := g.h[:0]
 	for _, e := range g.h {
-		if f.hgen[e.r] == e.gen {
+		if cu.hgen[e.r] == e.gen {
 			h = append(h, e)
 		}
 	}
@@ -343,19 +303,21 @@ func (f *Fleet) compact(g *group) {
 }
 
 // requestRealloc asks for the catch-up rates to be recomputed now (once per instant).
-func (f *Fleet) requestRealloc() {
+func (cu *catchUp) requestRealloc() {
+	f := cu.f
 	now := f.now()
-	if f.allocEv != noHandle && f.allocAt <= now {
+	if cu.allocEv != noHandle && cu.allocAt <= now {
 		return
 	}
-	f.sim.Cancel(f.allocEv)
-	f.allocAt = now
-	f.allocEv = f.at(now, evAlloc, 0, 0)
+	f.sim.Cancel(cu.allocEv)
+	cu.allocAt = now
+	cu.allocEv = f.at(now, evAlloc, 0, 0)
 }
 
 // steady returns a broker's produce bytes led, in-sync follower bytes and bytes served to
 // in-sync followers, per second.
-func (f *Fleet) steady(b int) (lead, follow, repl float64) {
+func (cu *catchUp) steady(b int) (lead, follow, repl float64) {
+	f := cu.f
 	br := &f.brokers[b]
 	for c := 0; c < f.k; c++ {
 		r := f.clsRate[c]
@@ -372,13 +334,14 @@ func (f *Fleet) steady(b int) (lead, follow, repl float64) {
 // leader broker gives η of its disk read and free NIC-out headroom (at most
 // leader.replication.throttled.rate). Throttles apply only with ThrottleAllReplicas, and only
 // catching-up (out-of-sync) replicas are throttled, as in Kafka.
-func (f *Fleet) realloc() {
-	if len(f.active) == 0 {
+func (cu *catchUp) realloc() {
+	f := cu.f
+	if len(cu.active) == 0 {
 		return
 	}
 	now := f.now()
 	nb := len(f.brokers)
-	sc := &f.scratch
+	sc := &cu.scratch
 	grow := func(s []float64, n int) []float64 {
 		if cap(s) < n {
 			return make([]float64, n)
@@ -393,10 +356,10 @@ func (f *Fleet) realloc() {
 	eta := f.p.CatchUpHeadroomShare
 	for b := range f.brokers {
 		br := &f.brokers[b]
-		lead, follow, repl := f.steady(b)
+		lead, follow, repl := cu.steady(b)
 		in := lead + follow
-		sc.remF[b] = eta * min(max(0, f.writeRate(b)-in), max(0, f.p.NicInBytesPerSec-in))
-		sc.remL[b] = eta * min(f.readRate(b), max(0, f.p.NicOutBytesPerSec-f.p.ConsumerFanout*lead-repl))
+		sc.remF[b] = eta * min(max(0, cu.writeRate(b)-in), max(0, f.p.NicInBytesPerSec-in))
+		sc.remL[b] = eta * min(cu.readRate(b), max(0, f.p.NicOutBytesPerSec-f.p.ConsumerFanout*lead-repl))
 		if f.p.ThrottleAllReplicas {
 			if br.throttleF > 0 {
 				sc.remF[b] = min(sc.remF[b], br.throttleF)
@@ -406,22 +369,22 @@ func (f *Fleet) realloc() {
 			}
 		}
 	}
-	na := len(f.active)
+	na := len(cu.active)
 	sc.rate, sc.capOf = grow(sc.rate, na), grow(sc.capOf, na)
 	if cap(sc.frozen) < na {
 		sc.frozen = make([]bool, na)
 	}
 	sc.frozen = sc.frozen[:na]
-	for i, s := range f.active {
-		sc.rate[i], sc.capOf[i], sc.frozen[i] = 0, f.sessionCap(int(s)), false
+	for i, s := range cu.active {
+		sc.rate[i], sc.capOf[i], sc.frozen[i] = 0, cu.sessionCap(int(s)), false
 	}
 	for iter := 0; iter <= na+2*nb; iter++ {
 		clear(sc.cntF)
 		clear(sc.cntL)
 		open := 0
-		for i, s := range f.active {
+		for i, s := range cu.active {
 			if !sc.frozen[i] {
-				fb, lb := f.sessionBrokers(int(s))
+				fb, lb := cu.sessionBrokers(int(s))
 				sc.cntF[fb]++
 				sc.cntL[lb]++
 				open++
@@ -439,40 +402,40 @@ func (f *Fleet) realloc() {
 				inc = min(inc, sc.remL[b]/float64(sc.cntL[b]))
 			}
 		}
-		for i := range f.active {
+		for i := range cu.active {
 			if !sc.frozen[i] {
 				inc = min(inc, sc.capOf[i]-sc.rate[i])
 			}
 		}
 		inc = max(inc, 0)
-		for i, s := range f.active {
+		for i, s := range cu.active {
 			if !sc.frozen[i] {
-				fb, lb := f.sessionBrokers(int(s))
+				fb, lb := cu.sessionBrokers(int(s))
 				sc.rate[i] += inc
 				sc.remF[fb] -= inc
 				sc.remL[lb] -= inc
 			}
 		}
-		for i, s := range f.active {
+		for i, s := range cu.active {
 			if sc.frozen[i] {
 				continue
 			}
-			fb, lb := f.sessionBrokers(int(s))
+			fb, lb := cu.sessionBrokers(int(s))
 			if sc.capOf[i]-sc.rate[i] <= 1e-9*sc.capOf[i]+1e-9 || sc.remF[fb] <= 1e-6 || sc.remL[lb] <= 1e-6 {
 				sc.frozen[i] = true
 			}
 		}
 	}
-	for i, s := range f.active {
-		ss := &f.sessions[s]
-		f.anchor(ss)
+	for i, s := range cu.active {
+		ss := &cu.sessions[s]
+		cu.anchor(ss)
 		ss.alloc = sc.rate[i]
-		f.updateX(int(s))
-		f.reschedule(int(s))
+		cu.updateX(int(s))
+		cu.reschedule(int(s))
 	}
 	f.noteCatchUps()
-	f.allocAt = now + f.p.AllocPeriodMs
-	f.allocEv = f.at(f.allocAt, evAlloc, 0, 0)
+	cu.allocAt = now + f.p.AllocPeriodMs
+	cu.allocEv = f.at(cu.allocAt, evAlloc, 0, 0)
 }
 
 // RatesChanged re-reads the class rates from Rates (for example after the workload scaled its
@@ -486,8 +449,8 @@ func (f *Fleet) RatesChanged() error {
 			f.rp[r].leo = f.pos(int32(r), now)
 		}
 	}
-	for _, s := range f.active {
-		f.anchor(&f.sessions[s])
+	for _, s := range f.cu.active {
+		f.cu.anchor(&f.cu.sessions[s])
 	}
 	for c := 0; c < f.k; c++ {
 		f.clsVol[c] = f.vol(c, now)
@@ -496,62 +459,11 @@ func (f *Fleet) RatesChanged() error {
 	if err := f.loadRates(); err != nil {
 		return err
 	}
-	for _, s := range f.active {
-		f.reschedule(int(s))
+	for _, s := range f.cu.active {
+		f.cu.reschedule(int(s))
 	}
-	f.requestRealloc()
+	f.cu.requestRealloc()
 	return nil
-}
-
-// heapPush, heapPop and heapDown keep a min-heap of hent by (key, r).
-func heapPush(h *[]hent, e hent) {
-	*h = append(*h, e)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !less(&s[i], &s[parent]) {
-			break
-		}
-		s[i], s[parent] = s[parent], s[i]
-		i = parent
-	}
-}
-
-func heapPop(h *[]hent) {
-	s := *h
-	last := len(s) - 1
-	s[0] = s[last]
-	*h = s[:last]
-	if last > 0 {
-		heapDown(*h, 0)
-	}
-}
-
-func heapDown(s []hent, i int) {
-	n := len(s)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && less(&s[r], &s[l]) {
-			m = r
-		}
-		if !less(&s[m], &s[i]) {
-			return
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-}
-
-func less(a, b *hent) bool {
-	if a.key != b.key {
-		return a.key < b.key
-	}
-	return a.r < b.r
 }
 
 // CatchUpFlows calls fn once for each pair of brokers with catch-up replication between them:
@@ -559,12 +471,12 @@ func less(a, b *hent) bool {
 // allocator last granted them (summed over the pair's fetcher threads). Pairs come in session
 // order, so the calls are deterministic. It only reads.
 func (f *Fleet) CatchUpFlows(fn func(leader, follower int32, bytesPerSec float64)) {
-	nf := f.nf()
+	nf := f.cu.nf()
 	for fb := range f.brokers {
 		for lb := range f.brokers {
 			sum := 0.0
 			for k := 0; k < nf; k++ {
-				if ss := &f.sessions[f.sessionIndex(fb, lb, k)]; ss.pos >= 0 {
+				if ss := &f.cu.sessions[f.cu.sessionIndex(fb, lb, k)]; ss.pos >= 0 {
 					sum += ss.x
 				}
 			}
@@ -582,6 +494,6 @@ func (f *Fleet) SteadyReplicationRate(id int32) float64 {
 	if !ok {
 		return 0
 	}
-	_, _, repl := f.steady(slot)
+	_, _, repl := f.cu.steady(slot)
 	return repl
 }

@@ -7,10 +7,47 @@
 // throttles, and the accounting of acknowledged records lost to truncation.
 //
 // All brokers live in one Fleet, because replication couples them: a follower's progress is a
-// share of its leader's and its own headroom. State is kept in flat slices indexed by
-// partition (the index metadata.Image gives it) and by replica slot (partition × stride +
-// position in the replica list), so a million partitions cost a few hundred bytes each and no
-// pointers the garbage collector must walk.
+// share of its leader's and its own headroom.
+//
+// # Data layout
+//
+// State is kept in flat tables indexed by partition (the index metadata.Image gives it) and by
+// replica slot (a partition's replicas are adjacent slots from partState.rbase, in replica-list
+// order), so a million partitions cost a few hundred bytes each and no pointers the garbage
+// collector must walk. The fields one step reads together share a struct (one cache line for
+// partState, half of one for replicaState); the rest are parallel slices.
+//
+//	Fleet
+//	├─ brokers[slot]  broker: lifecycle state, heartbeatChannel, brokerView (applied offset,
+//	│                 queue of changes, peers), leaderIsr (watch list, AlterPartition batch),
+//	│                 brokerLoads
+//	├─ cat            catalog: the committed metadata decoded once for all brokers
+//	├─ pub            publisher: catalog → each broker's queue → each broker's view
+//	├─ per partition p          pt[p] partState · epochSt[p] · route[p] · isr.alter[p]
+//	│                            │ rbase, rf
+//	│                            ▼
+//	├─ per replica slot r       rp[r] replicaState (leo, view, rstate) · lastCU[r] · cu.hgen[r]
+//	├─ cu             catchUp: fetch sessions[(follower, leader, fetcher)] → groups by rate class
+//	├─ isr            isrKeeper: proposals, isr-expiration passes
+//	├─ roles          roles: leaders and followers taking up their roles, produce, HW
+//	├─ life           lifecycle: registration, heartbeats, recovery, shutdown
+//	└─ warm           warmer: cache warming of the big loops
+//
+// # Following one broker's restart and one ISR change
+//
+// A restart goes through the files in order: lifecycle.go (Start: register, heartbeat, recover
+// logs, unfence) → metadata.go (the broker applies the records it missed: publisher.applyUpTo)
+// → roles.go (its replicas take up their roles: roles.refreshFollower) → catchup.go (a follower
+// behind its leader joins a fetch session's group, catchUp.joinGroup, and rejoins when the
+// group's heap says so) → isr.go (isrKeeper.caughtUp proposes the ISR expansion) → alter.go
+// (the AlterPartition round trip; the controller's record comes back through publish.go). An
+// ISR shrink starts in isr.go's isr-expiration task (isrKeeper.isrTick) and takes the same way
+// back.
+//
+// The files are layered: each refers only to what it and the files before it declare
+// (cluster's TestNoBackArrows holds the order): state, params, client, queue, catalog,
+// sessions, catchup_notes, fleet, replica, warm, isr, catchup_status, catchup, roles, alter,
+// metadata, publish, lifecycle, outofsync, view, events.
 //
 // # Time and cost
 //

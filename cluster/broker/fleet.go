@@ -9,36 +9,6 @@ import (
 	"github.com/kraftlab/kraftlab/engine/controller"
 )
 
-// State is a broker's lifecycle state, as Kafka's BrokerState names it.
-type State uint8
-
-// The lifecycle states, in the order a broker goes through them.
-const (
-	NotRunning State = iota
-	// Starting: the process is up, registers, then heartbeats every 10 ms until the controller
-	// says its metadata has caught up to its registration.
-	Starting
-	// Recovery: logs are loaded or recovered; heartbeats carry WantFence=true until done.
-	Recovery
-	// Running: unfenced (or asking to be), heartbeating every broker.heartbeat.interval.ms.
-	Running
-	// PendingControlledShutdown: asked to shut down; waits for the controller to move its
-	// leaderships and release it.
-	PendingControlledShutdown
-	// ShuttingDown: released, closing logs and writing the clean-shutdown file.
-	ShuttingDown
-)
-
-var stateNames = [...]string{"NOT_RUNNING", "STARTING", "RECOVERY", "RUNNING", "PENDING_CONTROLLED_SHUTDOWN", "SHUTTING_DOWN"}
-
-// String returns Kafka's name for the state.
-func (s State) String() string {
-	if int(s) < len(stateNames) {
-		return stateNames[s]
-	}
-	return fmt.Sprintf("State(%d)", s)
-}
-
 // Replica states (rstate). A replica's log-end offset is read from different places depending
 // on it; see Fleet.pos.
 const (
@@ -78,34 +48,6 @@ type peerView struct {
 	registered bool
 	fenced     bool
 	inCS       bool
-}
-
-// change is one decoded metadata record queued for a broker: the full resulting state of a
-// partition, or of a broker registration, at offset off. It is 32 bytes (every broker queues
-// three of them per partition change at a million partitions): a broker change keeps the
-// broker epoch in the two epoch fields, which only partition changes use otherwise.
-type change struct {
-	off         int64
-	part        int32 // partition index, or broker slot for broker changes
-	rep         int32 // partition changes: the receiving broker's replica slot (see queuePartition)
-	leaderEpoch int32 // broker changes: the broker epoch's low 32 bits
-	partEpoch   int32 // broker changes: the broker epoch's high 32 bits
-	kind        uint8
-	leader      int8  // replica position of the leader, -1 none
-	isr         uint8 // ISR as a mask of replica positions
-	flags       uint8 // broker changes: registered|fenced|inCS bits
-}
-
-// brokerChange is a broker change at offset off for broker slot with broker epoch epoch and
-// flags.
-func brokerChange(off int64, slot int, epoch int64, flags uint8) change {
-	return change{off: off, part: int32(slot), kind: chBroker, flags: flags,
-		leaderEpoch: int32(uint32(epoch)), partEpoch: int32(epoch >> 32)}
-}
-
-// brokerEpoch is a broker change's broker epoch.
-func (ch *change) brokerEpoch() int64 {
-	return int64(uint32(ch.leaderEpoch)) | int64(ch.partEpoch)<<32
 }
 
 // replicaView is what one replica's broker knows of its partition from the metadata it has
@@ -191,17 +133,6 @@ type replicaState struct {
 	rstate uint8
 }
 
-const (
-	chPartition uint8 = iota + 1
-	chBroker
-)
-
-const (
-	flRegistered uint8 = 1 << iota
-	flFenced
-	flInCS
-)
-
 // broker is one broker's lifecycle, metadata view and per-broker bookkeeping.
 type broker struct {
 	id    int32
@@ -225,7 +156,16 @@ type broker struct {
 	throttleL    float64
 	throttleF    float64
 
-	// Heartbeat channel, as BrokerLifecycleManager's single "communication" event.
+	heartbeatChannel
+	brokerView
+	leaderIsr
+	brokerLoads
+}
+
+// heartbeatChannel is a broker's one channel to the controller, as BrokerLifecycleManager's
+// single "communication" event: a registration or a heartbeat in flight, the next one due, and
+// the last replies.
+type heartbeatChannel struct {
 	comm          sim.Handle
 	inFlight      bool
 	nextImmediate bool
@@ -234,13 +174,19 @@ type broker struct {
 	regErr        error
 	hbReply       controller.HeartbeatReply
 	hbErr         error
+}
 
-	// Metadata.
+// brokerView is how far a broker has applied the committed metadata, the changes queued for
+// it, and what it knows of the other brokers' registrations.
+type brokerView struct {
 	applied int64
 	queue   changeQueue
 	peers   []peerView // by broker slot
+}
 
-	// ISR maintenance as a leader.
+// leaderIsr is a broker's ISR maintenance as a leader (see isrKeeper): its isr-expiration task,
+// its watch list, and its AlterPartition batches.
+type leaderIsr struct {
 	isrTick     sim.Handle
 	isrTickAt   int64
 	watch       []int32 // replica slots whose ISR membership may need a change
@@ -252,9 +198,12 @@ type broker struct {
 	alterBusy   bool
 	alterFlush  bool
 	alterErr    error
+}
 
-	// Loads by rate class: producing partitions led, tracking followers held, and tracking
-	// followers served as a leader. Bytes are counts × class rates.
+// brokerLoads are a broker's loads by rate class: producing partitions led, tracking followers
+// held, and tracking followers served as a leader (bytes are counts × class rates), and its
+// catch-up traffic.
+type brokerLoads struct {
 	leadCnt  []int32
 	trackCnt []int32
 	replCnt  []int32
@@ -278,12 +227,9 @@ type Fleet struct {
 
 	brokers []broker
 	slotOf  map[int32]int16
-	// blocks lends the brokers' metadata queues their blocks.
-	blocks blockPool
-
-	// The committed metadata log decoded once for all brokers, and its last offset.
-	cat       catalog
-	published int64
+	// The committed metadata log decoded once for all brokers, and the path it takes to them.
+	cat catalog
+	pub publisher
 
 	// Rate classes: K real classes plus class K with rate 0 (partitions not taking writes).
 	k       int
@@ -295,29 +241,25 @@ type Fleet struct {
 	// Per partition: the fields the metadata path reads on every change sit in one partState
 	// (one cache line); the rest stay in parallel slices.
 	pt      []partState
-	epochSt []float64       // leader-epoch start offset
-	alter   []alterProposal // the pending AlterPartition proposal, while alterSt says there is one
-	route   []route         // when the serving leader last changed, and where the replicas are
-	sizes   []float64       // the starting partitions' local log sizes, if given (localBytes)
+	epochSt []float64 // leader-epoch start offset
+	route   []route   // when the serving leader last changed, and where the replicas are
+	sizes   []float64 // the starting partitions' local log sizes, if given (localBytes)
 	// uniformRF is the replication factor of every partition when all have the same one, so
 	// that partition p's replicas start at slot p*uniformRF; 0 when they do not.
 	uniformRF uint8
-	mark      []uint32
 
 	// Per replica slot: the hot fields in one replicaState, the rest in parallel slices.
 	rp     []replicaState
-	hgen   []uint32
 	lastCU []int64
 
 	// cut[a*n+b] is set while the link between broker slots a and b is down (nil: none).
 	cut []bool
 
-	// Catch-up sessions: (follower slot, leader slot, fetcher) → session.
-	sessions []session
-	active   []int32
-	allocEv  sim.Handle
-	allocAt  int64
-	scratch  allocScratch
+	// cu is follower catch-up through fetch sessions; isr is ISR maintenance on the leaders.
+	cu    catchUp
+	isr   isrKeeper
+	life  lifecycle
+	roles roles
 
 	// topicMinIsr caches min.insync.replicas per topic index (-1: not resolved yet).
 	topicMinIsr []int32
@@ -326,17 +268,73 @@ type Fleet struct {
 	// whose replica there neither leads nor tracks (see OutOfSyncAll).
 	oos []int32
 
-	markGen  uint32
+	stats Stats
+	warm  warmer
+	// notes records when each restarted broker's catch-up began (catchup_status.go).
+	notes catchUpNotes
+}
+
+// catchUp is follower catch-up through fetch sessions (see the package doc's "Time and cost"):
+// every session, by (follower slot, leader slot, fetcher), the ones with catching-up members, the
+// event that reallocates their rates, and each replica slot's heap generation. It moves the
+// replicas of the fleet's tables, f.
+type catchUp struct {
+	f        *Fleet
+	sessions []session
+	active   []int32
+	allocEv  sim.Handle
+	allocAt  int64
+	scratch  allocScratch
+	hgen     []uint32 // by replica slot: the generation of its current heap entry
+}
+
+// publisher is the path committed metadata takes to the brokers, as Kafka's MetadataLoader and
+// its publishers: each record decoded once into the catalog (Publish), queued as a change for
+// every broker it concerns, and applied to each broker's view in batches up to the offset the
+// broker has reached (ApplyMetadata), the roles it changes re-derived once per batch.
+type publisher struct {
+	f *Fleet
+	// blocks lends the brokers' metadata queues their blocks.
+	blocks    blockPool
+	published int64 // the last offset published into the catalog
+	// A batch's touched partitions (deduped by partState.tmark == tgen) and peers whose
+	// registration changed.
 	tgen     uint32
 	touchBuf []int32
 	peerBuf  []int16
-	stats    Stats
-	// warmSink keeps the reads of the warm functions from being optimised away; warmIdx is
-	// warmPublish's buffer (see warm.go).
-	warmSink int32
-	warmIdx  []int32
-	// notes records when each restarted broker's catch-up began (catchup_status.go).
-	notes catchUpNotes
+}
+
+// lifecycle drives each broker through its states as Kafka's BrokerLifecycleManager does:
+// registration, heartbeats on one channel to the controller, log recovery, unfencing,
+// controlled shutdown. Its state is each broker's (broker.state and heartbeatChannel); the
+// exported Fleet methods (Boot, Start, Kill, ...) are its entry points.
+type lifecycle struct{ f *Fleet }
+
+// roles makes each partition's replicas take up the roles their brokers' metadata gives them:
+// the serving leader (takeover, produce, high watermark) and followers tracking it, catching up
+// a backlog, or stalled. It re-derives a partition's roles when its metadata, a link or a
+// broker's state changes (partitionTouchedBy), on the fleet's tables, f.
+type roles struct{ f *Fleet }
+
+// warmer reads, ahead of the fleet's big loops, the cache lines they will use (see warm.go):
+// sink keeps those reads from being optimised away and means nothing; idx is warmPublish's
+// buffer.
+type warmer struct {
+	f    *Fleet
+	sink int32
+	idx  []int32
+}
+
+// isrKeeper is ISR maintenance on the leaders, as Kafka's Partition and
+// DefaultAlterPartitionManager do it: each leader's watch list and isr-expiration task, the
+// proposals (by partition), and the AlterPartition batches (in each broker's state). It reads
+// and moves the replicas of the fleet's tables, f.
+type isrKeeper struct {
+	f     *Fleet
+	alter []alterProposal // by partition: the pending proposal, while partState.alterSt says there is one
+	// mark and markGen dedupe the partitions one isr-expiration pass looks at.
+	mark    []uint32
+	markGen uint32
 }
 
 // Stats are cumulative counters of what the brokers did.
@@ -390,7 +388,7 @@ func New(s *sim.Sim, p Params, ids []int32, static config.Values, client Control
 		return nil, fmt.Errorf("broker: Rates.NumClasses() = %d; must be in [1, %d]", k, MaxClasses)
 	}
 	f := &Fleet{sim: s, p: p, static: static.Clone(), client: client, rates: rates,
-		slotOf: make(map[int32]int16, len(ids)), cat: newCatalog(len(ids)), published: -1, k: k}
+		slotOf: make(map[int32]int16, len(ids)), cat: newCatalog(len(ids)), k: k}
 	f.clsRate = make([]float64, k+1)
 	f.clsReq = make([]float64, k+1)
 	f.clsVol = make([]float64, k+1)
@@ -408,15 +406,18 @@ func New(s *sim.Sim, p Params, ids []int32, static config.Values, client Control
 			return nil, fmt.Errorf("broker: broker id %d is listed twice", id)
 		}
 		f.slotOf[id] = int16(i)
-		f.brokers[i] = broker{id: id, epoch: -1, prevEpoch: -1, applied: -1, clientUp: true, slow: 1,
-			rng: root.ChildID("broker", int64(id)), peers: make([]peerView, n),
+		f.brokers[i] = broker{id: id, epoch: -1, prevEpoch: -1, clientUp: true, slow: 1,
+			rng:       root.ChildID("broker", int64(id)),
 			throttleL: p.LeaderThrottleBytesPerSec, throttleF: p.FollowerThrottleBytesPerSec,
-			leadCnt: make([]int32, k+1), trackCnt: make([]int32, k+1), replCnt: make([]int32, k+1)}
+			brokerView:  brokerView{applied: -1, peers: make([]peerView, n)},
+			brokerLoads: brokerLoads{leadCnt: make([]int32, k+1), trackCnt: make([]int32, k+1), replCnt: make([]int32, k+1)}}
 	}
 	f.oos = make([]int32, n)
-	f.sessions = make([]session, n*n*p.NumReplicaFetchers)
-	for i := range f.sessions {
-		f.sessions[i].pos = -1
+	f.cu.f, f.isr.f, f.life.f, f.roles.f, f.warm.f = f, f, f, f, f
+	f.pub = publisher{f: f, published: -1}
+	f.cu.sessions = make([]session, n*n*p.NumReplicaFetchers)
+	for i := range f.cu.sessions {
+		f.cu.sessions[i].pos = -1
 	}
 	return f, nil
 }
@@ -486,40 +487,6 @@ func (f *Fleet) at(t int64, kind int32, id int32, arg int64) sim.Handle {
 	return h
 }
 
-// HandleEvent runs one of the fleet's timers. It implements sim.Handler.
-func (f *Fleet) HandleEvent(ev sim.Event) {
-	switch ev.Kind {
-	case evSession:
-		f.sessionEvent(int(ev.ID))
-		return
-	case evAlloc:
-		f.allocEv = sim.Handle{}
-		f.realloc()
-		return
-	}
-	b := &f.brokers[ev.ID]
-	if uint32(ev.Arg) != b.gen {
-		return // an event of an earlier incarnation
-	}
-	switch ev.Kind {
-	case evStart:
-		f.sendRegistration(int(ev.ID))
-	case evComm:
-		f.communicate(int(ev.ID))
-	case evRegReply:
-		f.registrationReply(int(ev.ID))
-	case evHbReply:
-		f.heartbeatReply(int(ev.ID))
-	case evRecoveryDone:
-		f.recoveryDone(int(ev.ID))
-	case evShutdownDone:
-		f.stop(int(ev.ID), true)
-	case evIsrTick:
-		f.isrTick(int(ev.ID))
-	case evAlterFlush:
-		b.alterFlush = false
-		f.flushAlter(int(ev.ID))
-	case evAlterReply:
-		f.alterReply(int(ev.ID))
-	}
-}
+// bigBuffer is the capacity above which a per-broker buffer (the AlterPartition batch's) is
+// released once empty rather than kept for reuse: a burst of ISR changes grows it once.
+const bigBuffer = 4096

@@ -1,18 +1,12 @@
 package broker
 
-import (
-	"errors"
-
-	"github.com/kraftlab/kraftlab/engine/controller"
-	"github.com/kraftlab/kraftlab/engine/metadata"
-)
-
 // watchIfIsr puts a follower that stopped being caught up on its leader's watch list if it is
 // in the maximal ISR, so the isr-expiration task looks at it.
-func (f *Fleet) watchIfIsr(r int32) {
+func (ik *isrKeeper) watchIfIsr(r int32) {
+	f := ik.f
 	p := f.rp[r].rpart
 	if ld := f.pt[p].leader; ld >= 0 && f.pt[p].isrMax&(1<<(r-f.pt[p].rbase)) != 0 {
-		f.addWatch(f.pt[p].rbase+int32(ld), r)
+		ik.addWatch(f.pt[p].rbase+int32(ld), r)
 	}
 }
 
@@ -20,9 +14,10 @@ func (f *Fleet) watchIfIsr(r int32) {
 // unless it is there already. A replica another broker's list still holds (the partition's
 // leadership moved since) joins this one's too; the old entry is stale from now on (see
 // replicaState.watchLd).
-func (f *Fleet) addWatch(lr, r int32) {
+func (ik *isrKeeper) addWatch(lr, r int32) {
+	f := ik.f
 	slot := int(f.rp[lr].rb)
-	if f.watching(slot, r) {
+	if ik.watching(slot, r) {
 		return
 	}
 	f.rp[r].watchLd = int8(lr - r)
@@ -32,7 +27,8 @@ func (f *Fleet) addWatch(lr, r int32) {
 
 // watching reports whether broker slot's watch list holds replica r for itself: an entry of r
 // in that list is current, not left over from an earlier leadership.
-func (f *Fleet) watching(slot int, r int32) bool {
+func (ik *isrKeeper) watching(slot int, r int32) bool {
+	f := ik.f
 	d := f.rp[r].watchLd
 	return d != 0 && int(f.rp[r+int32(d)].rb) == slot
 }
@@ -40,7 +36,8 @@ func (f *Fleet) watching(slot int, r int32) bool {
 // watchRelevant reports whether replica r still needs its leader (broker slot) to act: an ISR
 // member that is not caught up (shrink candidate) or a caught-up follower outside the ISR
 // (expansion candidate).
-func (f *Fleet) watchRelevant(slot int, r int32) bool {
+func (ik *isrKeeper) watchRelevant(slot int, r int32) bool {
+	f := ik.f
 	p := f.rp[r].rpart
 	ld := f.pt[p].leader
 	if ld < 0 || int(f.rp[f.pt[p].rbase+int32(ld)].rb) != slot || r == f.pt[p].rbase+int32(ld) {
@@ -53,31 +50,32 @@ func (f *Fleet) watchRelevant(slot int, r int32) bool {
 // isrTick is the isr-expiration task (every replica.lag.time.max.ms / 2): shrink the ISR of
 // every led partition with members not caught up for more than replica.lag.time.max.ms. Only
 // the watched replicas can be such members, so the task costs what changed, not what is led.
-func (f *Fleet) isrTick(slot int) {
+func (ik *isrKeeper) isrTick(slot int) {
+	f := ik.f
 	b := &f.brokers[slot]
 	b.isrTickAt = f.now() + f.isrPeriod()
 	b.isrTick = f.at(b.isrTickAt, evIsrTick, int32(slot), int64(b.gen))
-	f.markGen++
+	ik.markGen++
 	// maybeShrink may append to b.watch (through addWatch) while this loop compacts it in
 	// place; index b.watch afresh each time, since an append may move it.
 	n, kept := len(b.watch), 0
 	for i := 0; i < n; i++ {
 		if i%warmChunk == 0 {
-			f.warmWatch(b.watch[i:min(i+warmChunk, n)])
+			f.warm.warmWatch(b.watch[i:min(i+warmChunk, n)])
 		}
 		r := b.watch[i]
-		if !f.watching(slot, r) {
+		if !ik.watching(slot, r) {
 			continue // stale: another leader watches it now, or nobody needs to
 		}
-		if !f.watchRelevant(slot, r) {
+		if !ik.watchRelevant(slot, r) {
 			f.rp[r].watchLd = 0
 			continue
 		}
 		b.watch[kept] = r
 		kept++
-		if p := f.rp[r].rpart; f.mark[p] != f.markGen {
-			f.mark[p] = f.markGen
-			f.maybeShrink(p)
+		if p := f.rp[r].rpart; ik.mark[p] != ik.markGen {
+			ik.mark[p] = ik.markGen
+			ik.maybeShrink(p)
 		}
 	}
 	added := copy(b.watch[kept:], b.watch[n:])
@@ -86,7 +84,8 @@ func (f *Fleet) isrTick(slot int) {
 
 // maybeShrink is Partition.maybeShrinkIsr: drop ISR members whose lastCaughtUpTime is older
 // than replica.lag.time.max.ms, unless an ISR change is in flight.
-func (f *Fleet) maybeShrink(p int32) {
+func (ik *isrKeeper) maybeShrink(p int32) {
+	f := ik.f
 	if f.pt[p].alterSt != alNone || f.pt[p].leader < 0 {
 		return
 	}
@@ -103,17 +102,18 @@ func (f *Fleet) maybeShrink(p int32) {
 		}
 	}
 	if out != 0 {
-		f.propose(p, f.pt[p].isrMax&^out, false)
+		ik.propose(p, f.pt[p].isrMax&^out, false)
 		return
 	}
-	f.maybeExpand(p)
+	ik.maybeExpand(p)
 }
 
 // maybeExpand is Partition.maybeExpandIsr: add one caught-up, ISR-eligible follower (not
 // fenced, not in controlled shutdown, with the broker epoch the leader's metadata has), unless
 // an ISR change is in flight. Ineligible caught-up followers are watched until their broker's
 // registration changes.
-func (f *Fleet) maybeExpand(p int32) {
+func (ik *isrKeeper) maybeExpand(p int32) {
+	f := ik.f
 	ld := f.pt[p].leader
 	if ld < 0 || f.pt[p].alterSt != alNone {
 		return
@@ -125,17 +125,18 @@ func (f *Fleet) maybeExpand(p int32) {
 		if int8(i) == ld || f.pt[p].isrMax&(1<<i) != 0 || f.rp[r].rstate != rsTracking {
 			continue
 		}
-		if !f.eligible(lb, int(f.rp[r].rb)) {
-			f.addWatch(base+int32(ld), r)
+		if !ik.eligible(lb, int(f.rp[r].rb)) {
+			ik.addWatch(base+int32(ld), r)
 			continue
 		}
-		f.propose(p, f.pt[p].isrMax|1<<i, true)
+		ik.propose(p, f.pt[p].isrMax|1<<i, true)
 		return
 	}
 }
 
 // eligible is isReplicaIsrEligible as the leader (broker slot lb) sees follower broker fb.
-func (f *Fleet) eligible(lb, fb int) bool {
+func (ik *isrKeeper) eligible(lb, fb int) bool {
+	f := ik.f
 	pv := &f.brokers[lb].peers[fb]
 	fbr := &f.brokers[fb]
 	return pv.registered && !pv.fenced && !pv.inCS && fbr.registered && pv.epoch == fbr.epoch
@@ -146,29 +147,31 @@ func (f *Fleet) eligible(lb, fb int) bool {
 // one in: Kafka's leader looks again at a follower's next fetch (maybeExpandIsr), and for a
 // follower that is still fenced, in controlled shutdown or of another broker epoch, it
 // refuses again. So a change that leaves peer ineligible costs nothing here.
-func (f *Fleet) recheckWatch(slot int, peer int16) {
-	if !f.eligible(slot, int(peer)) {
+func (ik *isrKeeper) recheckWatch(slot int, peer int16) {
+	f := ik.f
+	if !ik.eligible(slot, int(peer)) {
 		return
 	}
 	b := &f.brokers[slot]
 	for i := 0; i < len(b.watch); i++ {
 		if i%warmChunk == 0 {
-			f.warmWatch(b.watch[i:min(i+warmChunk, len(b.watch))])
+			f.warm.warmWatch(b.watch[i:min(i+warmChunk, len(b.watch))])
 		}
 		r := b.watch[i]
-		if f.rp[r].rb == peer && f.rp[r].rstate == rsTracking && f.watching(slot, r) {
-			f.maybeExpand(f.rp[r].rpart)
+		if f.rp[r].rb == peer && f.rp[r].rstate == rsTracking && ik.watching(slot, r) {
+			ik.maybeExpand(f.rp[r].rpart)
 		}
 	}
 }
 
 // propose queues an AlterPartition for p with the ISR mask. An expansion enlarges the maximal
 // ISR at once (prepareIsrExpand); a shrink keeps it until the change is committed.
-func (f *Fleet) propose(p int32, mask uint8, expand bool) {
+func (ik *isrKeeper) propose(p int32, mask uint8, expand bool) {
+	f := ik.f
 	lr := f.pt[p].rbase + int32(f.pt[p].leader)
 	slot := int(f.rp[lr].rb)
 	f.pt[p].alterSt = alQueued
-	f.alter[p] = alterProposal{le: f.rp[lr].view.leaderEpoch, pe: f.rp[lr].view.partEpoch, isr: mask, expand: expand}
+	ik.alter[p] = alterProposal{le: f.rp[lr].view.leaderEpoch, pe: f.rp[lr].view.partEpoch, isr: mask, expand: expand}
 	if expand {
 		f.pt[p].isrMax = mask
 	}
@@ -180,64 +183,14 @@ func (f *Fleet) propose(p int32, mask uint8, expand bool) {
 	}
 }
 
-// flushAlter sends the queued proposals as one AlterPartition request; one request is in flight
-// per broker at a time, as DefaultAlterPartitionManager does.
-func (f *Fleet) flushAlter(slot int) {
-	b := &f.brokers[slot]
-	if b.alterBusy || len(b.alterQueue) == 0 || !b.active {
-		return
-	}
-	b.alterBatch, b.alterReqs, b.alterIsrBuf = b.alterBatch[:0], b.alterReqs[:0], b.alterIsrBuf[:0]
-	for i, p := range b.alterQueue {
-		if i%warmChunk == 0 {
-			f.warmAlter(b.alterQueue[i:min(i+warmChunk, len(b.alterQueue))])
-		}
-		if f.pt[p].alterSt != alQueued || f.pt[p].leader < 0 {
-			continue
-		}
-		lr := f.pt[p].rbase + int32(f.pt[p].leader)
-		if int(f.rp[lr].rb) != slot || f.rp[lr].view.leaderEpoch != f.alter[p].le {
-			f.pt[p].alterSt = alNone
-			continue
-		}
-		b.alterIsrBuf = f.appendProposedIsr(b.alterIsrBuf, p)
-		b.alterBatch = append(b.alterBatch, p)
-		f.pt[p].alterSt = alSent
-	}
-	b.alterQueue = b.alterQueue[:0]
-	if len(b.alterBatch) == 0 {
-		return
-	}
-	// NewIsr slices point into alterIsrBuf, which is complete now (no more appends).
-	off := 0
-	for _, p := range b.alterBatch {
-		k := popcount(f.alter[p].isr)
-		rs := metadata.NoRecoveryChange
-		if f.cat.parts[p].recov == metadata.Recovering {
-			rs = metadata.Recovered
-		}
-		b.alterReqs = append(b.alterReqs, controller.AlterPartitionRequest{BrokerID: b.id, BrokerEpoch: b.epoch,
-			Topic: f.topicName(p), Partition: f.cat.parts[p].pnum, LeaderEpoch: f.alter[p].le, PartitionEpoch: f.alter[p].pe,
-			NewIsr: b.alterIsrBuf[off : off+k : off+k], LeaderRecoveryState: rs})
-		off += k
-	}
-	if cap(b.alterErrs) < len(b.alterReqs) {
-		b.alterErrs = make([]error, len(b.alterReqs))
-	}
-	b.alterErrs = b.alterErrs[:len(b.alterReqs)]
-	clear(b.alterErrs)
-	delay, err := f.client.AlterPartition(b.alterReqs, b.alterErrs, f.now())
-	b.alterBusy, b.alterErr = true, err
-	f.at(f.now()+max(0, delay), evAlterReply, int32(slot), int64(b.gen))
-}
-
 // appendProposedIsr appends the ISR of p's proposal to dst in the order Kafka's leader sends
 // it: the committed ISR's members that stay, in the committed order, then the one joining.
 // Partition.prepareIsrExpand sends partitionState.isr + newInSyncReplicaId and
 // prepareIsrShrink partitionState.isr -- outOfSyncReplicaIds; Scala's sets of up to four
 // members keep insertion order, so broker 1 rejoining [2,0] is sent, and recorded, as [2,0,1].
-func (f *Fleet) appendProposedIsr(dst []int32, p int32) []int32 {
-	reps, mask := f.replicas(p), f.alter[p].isr
+func (ik *isrKeeper) appendProposedIsr(dst []int32, p int32) []int32 {
+	f := ik.f
+	reps, mask := f.replicas(p), ik.alter[p].isr
 	ord := f.cat.parts[p].isrOrder
 	var listed uint8
 	for i := range ord.len() {
@@ -262,76 +215,24 @@ func popcount(m uint8) int {
 	return n
 }
 
-// alterReply handles the AlterPartition response: accepted proposals wait for their metadata
-// record; refused ones fall back to the committed ISR and are looked at again when metadata or
-// a broker registration changes; an unanswered request is resent after AlterPartitionRetryMs.
-func (f *Fleet) alterReply(slot int) {
-	b := &f.brokers[slot]
-	b.alterBusy = false
-	if b.alterErr != nil {
-		f.stats.AlterPartitionTimeouts++
-		for _, p := range b.alterBatch {
-			if f.pt[p].alterSt == alSent {
-				f.pt[p].alterSt = alQueued
-				b.alterQueue = append(b.alterQueue, p)
-			}
+// watchPartition watches every follower of p whose ISR membership and catch-up state disagree.
+func (ik *isrKeeper) watchPartition(slot int, p int32) {
+	f := ik.f
+	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
+	for r := base; r < base+n; r++ {
+		if ik.watchRelevant(slot, r) {
+			ik.addWatch(f.pt[p].rbase+int32(f.pt[p].leader), r)
 		}
-		b.alterBatch = b.alterBatch[:0]
-		if len(b.alterQueue) > 0 && !b.alterFlush {
-			b.alterFlush = true
-			f.at(f.now()+f.p.AlterPartitionRetryMs, evAlterFlush, int32(slot), int64(b.gen))
-		}
-		return
-	}
-	for i, p := range b.alterBatch {
-		if i%warmChunk == 0 {
-			f.warmAlter(b.alterBatch[i:min(i+warmChunk, len(b.alterBatch))])
-		}
-		if f.pt[p].alterSt != alSent || f.pt[p].leader < 0 {
-			continue
-		}
-		lr := f.pt[p].rbase + int32(f.pt[p].leader)
-		if int(f.rp[lr].rb) != slot {
-			continue
-		}
-		if err := b.alterErrs[i]; err != nil {
-			f.stats.AlterPartitionErrors++
-			f.pt[p].alterSt = alNone
-			f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
-			var api *controller.APIError
-			if errors.As(err, &api) {
-				f.watchPartition(slot, p)
-			}
-			continue
-		}
-		if f.alter[p].expand {
-			f.stats.IsrExpands++
-		} else {
-			f.stats.IsrShrinks++
-		}
-		f.pt[p].alterSt = alAwait
-		if f.rp[lr].view.partEpoch > f.alter[p].pe {
-			f.leaderViewChanged(p)
-		}
-	}
-	if cap(b.alterReqs) > bigBuffer && len(b.alterQueue) == 0 {
-		// A burst of ISR changes grew them and nothing more is queued: release them rather
-		// than keep that much per broker for good.
-		b.alterBatch, b.alterReqs, b.alterErrs, b.alterIsrBuf = nil, nil, nil, nil
-	}
-	b.alterBatch = b.alterBatch[:0]
-	if len(b.alterQueue) > 0 && !b.alterFlush {
-		b.alterFlush = true
-		f.at(f.now(), evAlterFlush, int32(slot), int64(b.gen))
 	}
 }
 
-// watchPartition watches every follower of p whose ISR membership and catch-up state disagree.
-func (f *Fleet) watchPartition(slot int, p int32) {
-	base, n := f.pt[p].rbase, int32(f.pt[p].rf)
-	for r := base; r < base+n; r++ {
-		if f.watchRelevant(slot, r) {
-			f.addWatch(f.pt[p].rbase+int32(f.pt[p].leader), r)
-		}
+// caughtUp is a follower reaching the leader's log end: it is caught up now, and the leader
+// considers adding it to the ISR.
+func (ik *isrKeeper) caughtUp(r int32) {
+	f := ik.f
+	f.lastCU[r] = f.now()
+	p := f.rp[r].rpart
+	if ld := f.pt[p].leader; ld >= 0 && f.pt[p].isrMax&(1<<(r-f.pt[p].rbase)) == 0 {
+		ik.maybeExpand(p)
 	}
 }

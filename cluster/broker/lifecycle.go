@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -10,7 +9,8 @@ import (
 )
 
 // setState moves a broker to a new lifecycle state and tells the listener.
-func (f *Fleet) setState(slot int, to State) {
+func (lc *lifecycle) setState(slot int, to State) {
+	f := lc.f
 	b := &f.brokers[slot]
 	from := b.state
 	if from == to {
@@ -43,10 +43,10 @@ func (f *Fleet) Boot(id int32) error {
 	b.gen++
 	b.epoch, b.registered, b.ready = reg.epoch, true, true
 	b.incarnations++
-	f.loadView(slot)
-	f.setState(slot, Running)
+	f.pub.loadView(slot)
+	f.life.setState(slot, Running)
 	b.comm = f.at(f.now()+b.rng.Between(0, f.p.HeartbeatIntervalMs), evComm, int32(slot), int64(b.gen))
-	f.activate(slot, true)
+	f.roles.activate(slot, true)
 	return nil
 }
 
@@ -65,7 +65,7 @@ func (f *Fleet) Start(id int32) error {
 	b.gen++
 	b.incarnations++
 	b.registered, b.ready, b.inFlight, b.nextImmediate, b.gotCSReply = false, false, false, false, false
-	f.setState(slot, Starting)
+	f.life.setState(slot, Starting)
 	f.at(f.now()+f.p.ProcessStartMs, evStart, int32(slot), int64(b.gen))
 	return nil
 }
@@ -81,7 +81,7 @@ func (f *Fleet) Kill(id int32) error {
 	if b.state == NotRunning {
 		return fmt.Errorf("broker: Kill(%d): broker is already NOT_RUNNING", id)
 	}
-	f.stop(slot, false)
+	f.life.stop(slot, false)
 	return nil
 }
 
@@ -96,11 +96,11 @@ func (f *Fleet) ControlledShutdown(id int32) error {
 	}
 	switch b.state {
 	case Running:
-		f.setState(slot, PendingControlledShutdown)
+		f.life.setState(slot, PendingControlledShutdown)
 		b.gotCSReply = false
-		f.scheduleComm(slot, 0)
+		f.life.scheduleComm(slot, 0)
 	case Starting, Recovery:
-		f.beginShutdown(slot)
+		f.life.beginShutdown(slot)
 	default:
 		return fmt.Errorf("broker: ControlledShutdown(%d): broker is %s; it must be STARTING, RECOVERY or RUNNING", id, b.state)
 	}
@@ -139,7 +139,7 @@ func (f *Fleet) SetDiskSlowFactor(id int32, factor float64) error {
 		return fmt.Errorf("broker: SetDiskSlowFactor(%d, %g): factor must be in (0, 100]", id, factor)
 	}
 	b.slow = factor
-	f.requestRealloc()
+	f.cu.requestRealloc()
 	return nil
 }
 
@@ -155,14 +155,14 @@ func (f *Fleet) SetThrottle(id int32, leaderBytesPerSec, followerBytesPerSec flo
 		return fmt.Errorf("broker: SetThrottle(%d, %g, %g): rates must be ≥ 0 (0 means no throttle)", id, leaderBytesPerSec, followerBytesPerSec)
 	}
 	b.throttleL, b.throttleF = leaderBytesPerSec, followerBytesPerSec
-	f.requestRealloc()
+	f.cu.requestRealloc()
 	return nil
 }
 
 // SetThrottleAllReplicas sets or clears leader/follower.replication.throttled.replicas = "*".
 func (f *Fleet) SetThrottleAllReplicas(on bool) {
 	f.p.ThrottleAllReplicas = on
-	f.requestRealloc()
+	f.cu.requestRealloc()
 }
 
 // State returns a broker's lifecycle state.
@@ -182,38 +182,41 @@ func (f *Fleet) Epoch(id int32) int64 {
 }
 
 // stop ends a broker's incarnation: hard (kill) or at the end of a clean shutdown.
-func (f *Fleet) stop(slot int, clean bool) {
+func (lc *lifecycle) stop(slot int, clean bool) {
+	f := lc.f
 	b := &f.brokers[slot]
 	b.gen++
 	f.sim.Cancel(b.comm)
 	b.comm = noHandle
 	b.inFlight, b.nextImmediate, b.alterBusy, b.alterFlush = false, false, false, false
-	f.deactivate(slot)
+	f.roles.deactivate(slot)
 	if clean && b.ready && b.registered {
 		b.prevEpoch, b.needRecovery = b.epoch, false
 	} else {
 		b.prevEpoch, b.needRecovery = -1, !b.emptyDisk
 	}
 	b.ready, b.registered = false, false
-	f.setState(slot, NotRunning)
+	lc.setState(slot, NotRunning)
 }
 
 // beginShutdown is BrokerLifecycleManager.beginShutdown plus the broker's own shutdown: the
 // replicas stop at once, logs are flushed, and the broker stops ShutdownFlushMs later, writing
 // the clean-shutdown file if its logs had been recovered.
-func (f *Fleet) beginShutdown(slot int) {
+func (lc *lifecycle) beginShutdown(slot int) {
+	f := lc.f
 	b := &f.brokers[slot]
 	b.gen++ // drop the heartbeat, recovery and AlterPartition events of this incarnation
 	f.sim.Cancel(b.comm)
 	b.comm = noHandle
 	b.inFlight, b.nextImmediate, b.alterBusy, b.alterFlush = false, false, false, false
-	f.deactivate(slot)
-	f.setState(slot, ShuttingDown)
+	f.roles.deactivate(slot)
+	lc.setState(slot, ShuttingDown)
 	f.at(f.now()+f.p.ShutdownFlushMs, evShutdownDone, int32(slot), int64(b.gen))
 }
 
 // sendRegistration is the StartupEvent: the broker sends BrokerRegistration.
-func (f *Fleet) sendRegistration(slot int) {
+func (lc *lifecycle) sendRegistration(slot int) {
+	f := lc.f
 	b := &f.brokers[slot]
 	if b.state != Starting {
 		return
@@ -228,22 +231,24 @@ func (f *Fleet) sendRegistration(slot int) {
 	f.at(f.now()+max(0, delay), evRegReply, int32(slot), int64(b.gen))
 }
 
-func (f *Fleet) registrationReply(slot int) {
+func (lc *lifecycle) registrationReply(slot int) {
+	f := lc.f
 	b := &f.brokers[slot]
 	b.inFlight = false
 	if b.regErr != nil {
 		b.nextImmediate = false
-		f.scheduleComm(slot, f.p.HeartbeatIntervalMs)
+		lc.scheduleComm(slot, f.p.HeartbeatIntervalMs)
 		return
 	}
 	b.epoch, b.registered = b.regEpoch, true
-	f.scheduleComm(slot, 0)
+	lc.scheduleComm(slot, 0)
 }
 
 // scheduleComm is scheduleNextCommunication: one pending communication event per broker,
 // replaced by each new schedule, made immediate if something asked for that while a request
 // was in flight.
-func (f *Fleet) scheduleComm(slot int, delay int64) {
+func (lc *lifecycle) scheduleComm(slot int, delay int64) {
+	f := lc.f
 	b := &f.brokers[slot]
 	if b.nextImmediate {
 		delay = 0
@@ -255,7 +260,8 @@ func (f *Fleet) scheduleComm(slot int, delay int64) {
 
 // communicate is CommunicationEvent: send a heartbeat, or the registration again if the last
 // one failed; if a request is in flight, make the next schedule immediate instead.
-func (f *Fleet) communicate(slot int) {
+func (lc *lifecycle) communicate(slot int) {
+	f := lc.f
 	b := &f.brokers[slot]
 	b.comm = noHandle
 	if b.state == NotRunning || b.state == ShuttingDown {
@@ -266,7 +272,7 @@ func (f *Fleet) communicate(slot int) {
 		return
 	}
 	if !b.registered {
-		f.sendRegistration(slot)
+		lc.sendRegistration(slot)
 		return
 	}
 	req := controller.HeartbeatRequest{BrokerID: b.id, BrokerEpoch: b.epoch, CurrentMetadataOffset: b.applied,
@@ -278,45 +284,47 @@ func (f *Fleet) communicate(slot int) {
 }
 
 // heartbeatReply is BrokerHeartbeatResponseEvent.
-func (f *Fleet) heartbeatReply(slot int) {
+func (lc *lifecycle) heartbeatReply(slot int) {
+	f := lc.f
 	b := &f.brokers[slot]
 	b.inFlight = false
 	if b.hbErr != nil {
 		b.nextImmediate = false
-		f.scheduleComm(slot, f.p.HeartbeatIntervalMs)
+		lc.scheduleComm(slot, f.p.HeartbeatIntervalMs)
 		return
 	}
 	r := b.hbReply
 	switch b.state {
 	case Starting:
 		if r.IsCaughtUp {
-			f.setState(slot, Recovery)
-			f.at(f.now()+f.recoveryMs(b), evRecoveryDone, int32(slot), int64(b.gen))
+			lc.setState(slot, Recovery)
+			f.at(f.now()+lc.recoveryMs(b), evRecoveryDone, int32(slot), int64(b.gen))
 		}
-		f.scheduleComm(slot, f.p.StartingHeartbeatMs)
+		lc.scheduleComm(slot, f.p.StartingHeartbeatMs)
 	case Recovery:
 		if !r.IsFenced {
-			f.setState(slot, Running)
+			lc.setState(slot, Running)
 		}
-		f.scheduleComm(slot, f.p.HeartbeatIntervalMs)
+		lc.scheduleComm(slot, f.p.HeartbeatIntervalMs)
 	case Running:
-		f.scheduleComm(slot, f.p.HeartbeatIntervalMs)
+		lc.scheduleComm(slot, f.p.HeartbeatIntervalMs)
 	case PendingControlledShutdown:
 		if r.ShouldShutDown {
-			f.beginShutdown(slot)
+			lc.beginShutdown(slot)
 			return
 		}
 		if !b.gotCSReply {
-			f.scheduleComm(slot, f.p.ControlledShutdownRetryMs)
+			lc.scheduleComm(slot, f.p.ControlledShutdownRetryMs)
 		} else {
-			f.scheduleComm(slot, f.p.HeartbeatIntervalMs)
+			lc.scheduleComm(slot, f.p.HeartbeatIntervalMs)
 		}
 		b.gotCSReply = true
 	}
 }
 
 // recoveryMs is how long RECOVERY's log loading takes for this start.
-func (f *Fleet) recoveryMs(b *broker) int64 {
+func (lc *lifecycle) recoveryMs(b *broker) int64 {
+	f := lc.f
 	switch {
 	case b.emptyDisk:
 		return f.p.LogLoadEmptyMs
@@ -353,26 +361,24 @@ func (f *Fleet) HardRecoveryMs(id int32) int64 {
 	}
 	threads := f.p.NumRecoveryThreadsPerDataDir
 	rounds := (len(parts) + threads - 1) / threads
-	return int64(math.Ceil(float64(rounds)*f.p.LogRecoveryPerLogMs + unflushed/f.readRate(int(slot))*1000))
+	return int64(math.Ceil(float64(rounds)*f.p.LogRecoveryPerLogMs + unflushed/f.cu.readRate(int(slot))*1000))
 }
 
 // recoveryDone is the broker finishing log recovery: it is ready to be unfenced (the next
 // heartbeat goes at once, with WantFence=false) and its replicas start, as Kafka's replica
 // manager starts applying metadata once the log manager is up.
-func (f *Fleet) recoveryDone(slot int) {
+func (lc *lifecycle) recoveryDone(slot int) {
+	f := lc.f
 	b := &f.brokers[slot]
 	if b.state != Recovery && b.state != Running {
 		return
 	}
 	b.ready = true
 	b.emptyDisk, b.needRecovery = false, false
-	f.activate(slot, false)
+	f.roles.activate(slot, false)
 	if b.inFlight {
 		b.nextImmediate = true
 	} else {
-		f.scheduleComm(slot, 0)
+		lc.scheduleComm(slot, 0)
 	}
 }
-
-// ErrNotRunning is returned (wrapped) by ApplyMetadata for a broker that is not running.
-var ErrNotRunning = errors.New("broker is not running")

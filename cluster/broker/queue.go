@@ -11,7 +11,7 @@ type changeQueue struct {
 	head   int // position of the first change in blocks[first]
 }
 
-// queueBlock is how many changes one block holds (32 bytes each).
+// queueBlock is how many changes one block holds (40 bytes each).
 const queueBlock = 512
 
 // changeBlock is one block of a changeQueue; n of its changes are filled.
@@ -23,7 +23,7 @@ type changeBlock struct {
 // blockPool keeps the blocks no queue holds, up to maxFreeBlocks of them.
 type blockPool struct{ free []*changeBlock }
 
-// maxFreeBlocks bounds the blocks the pool keeps: 1,024 blocks are 16 MiB, more than a
+// maxFreeBlocks bounds the blocks the pool keeps: 1,024 blocks are 20 MiB, more than a
 // broker restart at a million partitions has queued at once; a bootstrap's millions of changes
 // go back to the collector instead.
 const maxFreeBlocks = 1024
@@ -110,3 +110,38 @@ func (q *changeQueue) size() int {
 	}
 	return n
 }
+
+// change is one decoded metadata record queued for a broker: the full resulting state of a
+// partition (kind chPartition), or of a broker registration (chBroker), at offset off. Each kind
+// has its own fields; the other kind's stay zero. It is 40 bytes, and every broker queues
+// three of them per partition change at a million partitions.
+type change struct {
+	off int64
+	// Broker changes: the registration's broker epoch.
+	brokerEpoch int64
+	// Partition changes: the partition index, the receiving broker's replica slot (see
+	// queuePartition), and the partition's epochs.
+	part        int32
+	rep         int32
+	leaderEpoch int32
+	partEpoch   int32
+	kind        uint8
+	// Partition changes: the leader's replica position (-1 none) and the ISR as a mask of
+	// replica positions.
+	leader int8
+	isr    uint8
+	// Broker changes: the registered|fenced|inCS bits and the broker's slot.
+	flags uint8
+	slot  int16
+}
+
+const (
+	chPartition uint8 = iota + 1
+	chBroker
+)
+
+const (
+	flRegistered uint8 = 1 << iota
+	flFenced
+	flInCS
+)

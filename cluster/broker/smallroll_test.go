@@ -41,7 +41,7 @@ func requireCatalogMatchesImage(t *testing.T, h *harness) {
 		require.Equal(t, ip.Leader, h.f.cat.parts[p].leader, "partition %d", p)
 		require.Equal(t, ip.LeaderEpoch, h.f.cat.parts[p].le, "partition %d", p)
 		require.Equal(t, ip.PartitionEpoch, h.f.cat.parts[p].pe, "partition %d", p)
-		isr, ok := h.f.mask(int32(p), ip.Isr())
+		isr, ok := h.f.cat.mask(int32(p), ip.Isr())
 		require.True(t, ok)
 		require.Equal(t, isr, h.f.cat.parts[p].isr, "partition %d", p)
 	}

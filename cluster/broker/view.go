@@ -34,7 +34,7 @@ func (f *Fleet) SetLink(a, b int32, up bool) error {
 	f.cut[sa*n+sb], f.cut[sb*n+sa] = !up, !up
 	for _, id := range [2]int32{a, b} {
 		for _, p := range f.replicaParts(id) {
-			f.partitionTouched(p)
+			f.roles.partitionTouched(p)
 		}
 	}
 	return nil
@@ -53,10 +53,10 @@ func (f *Fleet) SetClientLink(id int32, up bool) error {
 	b.clientUp = up
 	for _, p := range f.replicaParts(id) {
 		if ld := f.pt[p].leader; ld >= 0 && int(f.rp[f.pt[p].rbase+int32(ld)].rb) == slot {
-			f.updateProduce(p)
+			f.roles.updateProduce(p)
 		}
 	}
-	f.requestRealloc()
+	f.cu.requestRealloc()
 	return nil
 }
 
@@ -149,14 +149,14 @@ func (f *Fleet) Loads(out []Load) {
 		l.DiskReadBytesPerSec = l.CatchUpOutBytesPerSec
 		l.NicInBytesPerSec = l.DiskWriteBytesPerSec
 		l.NicOutBytesPerSec = l.ConsumerOutBytesPerSec + l.ReplicationOutBytesPerSec + l.CatchUpOutBytesPerSec
-		l.DiskWriteCapacity, l.DiskReadCapacity = f.writeRate(b), f.readRate(b)
+		l.DiskWriteCapacity, l.DiskReadCapacity = f.cu.writeRate(b), f.cu.readRate(b)
 		l.NicInCapacity, l.NicOutCapacity = f.p.NicInBytesPerSec, f.p.NicOutBytesPerSec
 		l.ProduceRequestsPerSec, l.FollowerFetchRequestsPerSec = preq, freq
 		l.ConsumerFetchRequestsPerSec = f.p.ConsumerFanout * preq
 	}
-	for _, s := range f.active {
-		if c := f.cycleMs(int(s)); c > 0 {
-			_, lb := f.sessionBrokers(int(s))
+	for _, s := range f.cu.active {
+		if c := f.cu.cycleMs(int(s)); c > 0 {
+			_, lb := f.cu.sessionBrokers(int(s))
 			out[lb].CatchUpFetchRequestsPerSec += 1000 / c
 		}
 	}
@@ -211,12 +211,12 @@ func (f *Fleet) PartitionPath(p int32, out *Path) {
 	// The replicas' lines are asked for before the partition's state arrives, from where the
 	// layout puts them when every partition has the same replication factor, else from route.
 	if rf := int32(f.uniformRF); rf > 0 {
-		f.warmSink += f.rp[p*rf].rpart + f.rp[p*rf+rf-1].rpart
+		f.warm.sink += f.rp[p*rf].rpart + f.rp[p*rf+rf-1].rpart
 	}
 	rt := &f.route[p]
 	out.Leader, out.LeaderChangedAtMs = -1, rt.changed
 	if f.uniformRF == 0 && rt.rf > 0 {
-		f.warmSink += f.rp[rt.rbase].rpart + f.rp[rt.rbase+int32(rt.rf)-1].rpart
+		f.warm.sink += f.rp[rt.rbase].rpart + f.rp[rt.rbase+int32(rt.rf)-1].rpart
 	}
 	if f.pt[p].deleted {
 		out.Status = PathDeleted
@@ -261,8 +261,8 @@ func (f *Fleet) PartitionPath(p int32, out *Path) {
 		fb := f.rp[r].rb
 		out.Follower[out.Followers] = int32(fb)
 		out.HolMs[out.Followers] = 0
-		if s := f.sessionIndex(int(fb), int(lb), int(f.pt[p].fetcher)); f.sessions[s].n > 0 {
-			out.HolMs[out.Followers] = f.cycleMs(s)
+		if s := f.cu.sessionIndex(int(fb), int(lb), int(f.pt[p].fetcher)); f.cu.sessions[s].n > 0 {
+			out.HolMs[out.Followers] = f.cu.cycleMs(s)
 		}
 		out.Followers++
 	}
@@ -400,7 +400,7 @@ func (f *Fleet) OutOfSync(id int32) int {
 }
 
 // ActiveSessions is the number of fetch sessions carrying catch-up.
-func (f *Fleet) ActiveSessions() int { return len(f.active) }
+func (f *Fleet) ActiveSessions() int { return len(f.cu.active) }
 
 // Acks is the producers' acks setting the brokers run with (Params.Acks).
 func (f *Fleet) Acks() Acks { return f.p.Acks }

@@ -9,7 +9,7 @@ import "github.com/kraftlab/kraftlab/engine/metadata"
 // take their partitions in chunks of warmChunk and first read, for the whole chunk,
 // one word from each cache line the work will use. Those reads depend on nothing but the
 // chunk, so the processor has them in flight together and the chunk's misses cost about one
-// wait instead of one each. They change no state; warmSink only keeps the compiler from
+// wait instead of one each. They change no state; sink only keeps the compiler from
 // dropping them.
 
 // warmChunk is how many partitions a loop warms at a time: enough to keep the processor's
@@ -19,14 +19,15 @@ const warmChunk = 16
 
 // warmChanges reads the partition and replica state applyPartition will read for the queued
 // changes qs.
-func (f *Fleet) warmChanges(qs []change) {
+func (w *warmer) warmChanges(qs []change) {
+	f := w.f
 	var sink int32
 	for i := range qs {
 		if ch := &qs[i]; ch.kind == chPartition {
 			sink += f.pt[ch.part].rbase + f.rp[ch.rep].rpart
 		}
 	}
-	f.warmSink += sink
+	w.sink += sink
 }
 
 // warmParts reads the partition state of ps, then the first and last replica slot of each
@@ -34,14 +35,15 @@ func (f *Fleet) warmChanges(qs []change) {
 // replication factors), which partitionTouchedBy reads. With one replication factor for
 // every partition the replicas' place is known without the partition's state, and both are
 // read in one pass.
-func (f *Fleet) warmParts(ps []int32) {
+func (w *warmer) warmParts(ps []int32) {
+	f := w.f
 	var sink int32
 	if rf := int32(f.uniformRF); rf > 0 {
 		// The replicas' place follows from p: one pass, every read independent.
 		for _, p := range ps {
 			sink += f.pt[p].rbase + f.rp[p*rf].rpart + f.rp[p*rf+rf-1].rpart
 		}
-		f.warmSink += sink
+		w.sink += sink
 		return
 	}
 	for _, p := range ps {
@@ -52,40 +54,31 @@ func (f *Fleet) warmParts(ps []int32) {
 			sink += f.rp[r].rpart + f.rp[r+n-1].rpart
 		}
 	}
-	f.warmSink += sink
+	w.sink += sink
 }
 
 // warmView reads what loadView reads for the partitions ps: warmParts, and their catalog
 // entries.
-func (f *Fleet) warmView(ps []int32) {
+func (w *warmer) warmView(ps []int32) {
+	f := w.f
 	var sink int32
 	for _, p := range ps {
 		sink += f.cat.parts[p].le
 	}
-	f.warmSink += sink
-	f.warmParts(ps)
-}
-
-// touchAll re-derives the roles of each partition in ps (partitionTouched), warming them a
-// chunk at a time.
-func (f *Fleet) touchAll(ps []int32) {
-	for i, p := range ps {
-		if i%warmChunk == 0 {
-			f.warmParts(ps[i:min(i+warmChunk, len(ps))])
-		}
-		f.partitionTouched(p)
-	}
+	w.sink += sink
+	w.warmParts(ps)
 }
 
 // warmPublish reads the catalog state publishChange and queuePartition will read for the
 // partition changes among es that are not published yet: the partition's entry, then its
 // replicas' ids and broker slots (in the same pass when the replication factor is uniform, as
 // in warmParts).
-func (f *Fleet) warmPublish(es []metadata.Entry) {
+func (w *warmer) warmPublish(es []metadata.Entry) {
+	f := w.f
 	c := &f.cat
-	ps := f.warmIdx[:0]
+	ps := w.idx[:0]
 	for i := range es {
-		if r, ok := es[i].Record.(*metadata.PartitionChangeRecord); ok && es[i].Offset > f.published {
+		if r, ok := es[i].Record.(*metadata.PartitionChangeRecord); ok && es[i].Offset > f.pub.published {
 			if t, ok := c.topicByID(r.TopicID); ok && r.PartitionID >= 0 && r.PartitionID < c.topics[t].count {
 				ps = append(ps, c.topics[t].first+r.PartitionID)
 			}
@@ -106,18 +99,19 @@ func (f *Fleet) warmPublish(es []metadata.Entry) {
 			}
 		}
 	}
-	f.warmSink += sink
-	f.warmIdx = ps
+	w.sink += sink
+	w.idx = ps
 }
 
 // warmAlter reads the state flushAlter and alterReply read for the partitions ps: the
 // partition's state, its pending AlterPartition and catalog entry, then its replicas (in the
 // same pass when the replication factor is uniform).
-func (f *Fleet) warmAlter(ps []int32) {
+func (w *warmer) warmAlter(ps []int32) {
+	f := w.f
 	var sink int32
 	rf := int32(f.uniformRF)
 	for _, p := range ps {
-		sink += f.pt[p].rbase + f.alter[p].le + f.cat.parts[p].pnum
+		sink += f.pt[p].rbase + f.isr.alter[p].le + f.cat.parts[p].pnum
 		if rf > 0 {
 			sink += f.rp[p*rf].rpart + f.cat.rid[p*rf]
 		}
@@ -129,13 +123,14 @@ func (f *Fleet) warmAlter(ps []int32) {
 			}
 		}
 	}
-	f.warmSink += sink
+	w.sink += sink
 }
 
 // warmWatch reads the state watchRelevant and recheckWatch read for the watched replicas rs:
 // the replica, then its partition's state (in the same pass when
 // the replication factor is uniform: replica r is then partition r/rf's).
-func (f *Fleet) warmWatch(rs []int32) {
+func (w *warmer) warmWatch(rs []int32) {
+	f := w.f
 	var sink int32
 	rf := int32(f.uniformRF)
 	for _, r := range rs {
@@ -149,5 +144,5 @@ func (f *Fleet) warmWatch(rs []int32) {
 			sink += f.pt[f.rp[r].rpart].rbase
 		}
 	}
-	f.warmSink += sink
+	w.sink += sink
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kraftlab/kraftlab/cluster/sim"
 	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
 )
@@ -46,9 +47,9 @@ func TestImageSnapshotBytesMatchesTheRecords(t *testing.T) {
 	h.startBrokers()
 	active, _ := h.waitActive(0, 5000)
 	h.run(5000)
-	require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 3000, ReplicationFactor: 3}))
+	require.NoError(t, h.c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 3000, ReplicationFactor: 3}))
 	h.run(2000)
-	require.NoError(t, h.c.SetConfig("t", "min.insync.replicas", "2"))
+	require.NoError(t, h.c.Admin().SetConfig("t", "min.insync.replicas", "2"))
 	h.brokers[1].stop()
 	h.run(30_000)
 	for _, id := range h.c.Voters() {
@@ -64,17 +65,18 @@ func TestImageSnapshotBytesMatchesTheRecords(t *testing.T) {
 // the snapshot's offset, attached to the image, frozen, or frozen by a LatestSnapshot call.
 func TestSnapshotsKeepTheirContentAsTheImageMovesOn(t *testing.T) {
 	v := func(s string) *string { return &s }
-	c := &Controllers{}
-	m := &member{voter: true, store: &store{image: metadata.NewImage()}}
+	iv := &invariants{sim: sim.New(1)}
+	ims := &images{iv: iv}
+	m := &controllerNode{store: &store{cowImage: cowImage{image: metadata.NewImage()}}}
 	off := int64(0)
 	apply := func(recs ...metadata.Record) {
 		es := make([]metadata.Entry, len(recs))
 		for i, r := range recs {
 			es[i] = metadata.Entry{Offset: off + int64(i), Record: r}
 		}
-		c.replay(m, off, off+int64(len(es)), es)
+		m.replay(ims, off, off+int64(len(es)), es)
 		off += int64(len(es))
-		require.Empty(t, c.violations)
+		require.Empty(t, iv.list)
 	}
 	change := func(p int32, leader int32, isr ...int32) metadata.Record {
 		r := metadata.NewPartitionChange("a", "A", p)
@@ -96,7 +98,7 @@ func TestSnapshotsKeepTheirContentAsTheImageMovesOn(t *testing.T) {
 	}
 	var snaps []taken
 	snap := func() {
-		s := c.takeSnapshot(m, off, 1)
+		s := m.takeSnapshot(off, 1)
 		want := m.store.image.SnapshotRecords()
 		assert.Equal(t, snapshotBytes(want), s.Bytes)
 		snaps = append(snaps, taken{s, want})
@@ -139,7 +141,7 @@ func TestSnapshotsKeepTheirContentAsTheImageMovesOn(t *testing.T) {
 	check("all frozen")
 
 	// A snapshot that nobody else can load any more is released when deleted.
-	s := c.takeSnapshot(m, off, 1)
+	s := m.takeSnapshot(off, 1)
 	s.detach()
 	s.released = true
 	assert.Nil(t, s.Records())

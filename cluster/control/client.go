@@ -46,19 +46,16 @@ type Client struct{ c *Controllers }
 
 var _ broker.ControllerClient = (*Client)(nil)
 
-// Client returns the brokers' ControllerClient.
-func (c *Controllers) Client() *Client { return c.client }
-
 // Register sends a BrokerRegistrationRequest.
 func (cl *Client) Register(req controller.RegisterRequest, nowMs int64) (int64, int64, error) {
 	var epoch int64
-	delay, err := cl.c.request(req.BrokerID, nowMs, func(e *controller.Controller) error {
+	delay, err := cl.request(req.BrokerID, nowMs, func(e *controller.Controller) error {
 		var err error
 		epoch, err = e.RegisterBroker(req, nowMs)
 		return err
 	})
-	if cl.c.observing() {
-		cl.c.tellRequest(&Request{API: "BrokerRegistration", Broker: req.BrokerID}, nowMs, delay, err)
+	if cl.c.obs.Request != nil {
+		cl.tell(&Request{API: "BrokerRegistration", Broker: req.BrokerID}, nowMs, delay, err)
 	}
 	return epoch, delay, err
 }
@@ -66,14 +63,14 @@ func (cl *Client) Register(req controller.RegisterRequest, nowMs int64) (int64, 
 // Heartbeat sends a BrokerHeartbeatRequest.
 func (cl *Client) Heartbeat(req controller.HeartbeatRequest, nowMs int64) (controller.HeartbeatReply, int64, error) {
 	reply := controller.HeartbeatReply{IsFenced: true} // the schema defaults, if no answer
-	delay, err := cl.c.request(req.BrokerID, nowMs, func(e *controller.Controller) error {
+	delay, err := cl.request(req.BrokerID, nowMs, func(e *controller.Controller) error {
 		var err error
 		reply, err = e.Heartbeat(req, nowMs)
 		return err
 	})
-	if cl.c.observing() {
-		cl.c.lentHeartbeat, cl.c.lentReply = req, reply
-		cl.c.tellRequest(&Request{API: "BrokerHeartbeat", Broker: req.BrokerID, Heartbeat: &cl.c.lentHeartbeat, HeartbeatReply: &cl.c.lentReply}, nowMs, delay, err)
+	if cl.c.obs.Request != nil {
+		cl.c.lent.heartbeat, cl.c.lent.reply = req, reply
+		cl.tell(&Request{API: "BrokerHeartbeat", Broker: req.BrokerID, Heartbeat: &cl.c.lent.heartbeat, HeartbeatReply: &cl.c.lent.reply}, nowMs, delay, err)
 	}
 	return reply, delay, err
 }
@@ -87,12 +84,12 @@ func (cl *Client) AlterPartition(reqs []controller.AlterPartitionRequest, errs [
 		return 0, fmt.Errorf("control: AlterPartition has no partitions; send at least one")
 	}
 	from := reqs[0].BrokerID
-	delay, err := cl.c.request(from, nowMs, func(e *controller.Controller) error {
+	delay, err := cl.request(from, nowMs, func(e *controller.Controller) error {
 		e.AlterPartitions(reqs, errs, nowMs)
 		return nil
 	})
-	if cl.c.observing() {
-		cl.c.tellRequest(&Request{API: "AlterPartition", Broker: from, Partitions: len(reqs)}, nowMs, delay, err)
+	if cl.c.obs.Request != nil {
+		cl.tell(&Request{API: "AlterPartition", Broker: from, Partitions: len(reqs)}, nowMs, delay, err)
 	}
 	return delay, err
 }
@@ -128,26 +125,15 @@ func (e *UnreachableError) Unwrap() []error {
 // IsUnreachable reports whether err means the request got no answer.
 func IsUnreachable(err error) bool { return errors.Is(err, broker.ErrUnreachable) }
 
-// oneWay is one network hop between a broker and a controller, as the quorum's links delay
-// messages: the base delay plus uniform jitter.
-func (c *Controllers) oneWay() int64 {
-	qc := &c.cfg.Quorum
-	return qc.NetworkDelayMs + c.net.Between(0, qc.NetworkJitterMs+1)
-}
-
-// commitWait estimates how long the leader takes to commit what it just appended (see Client).
-func (c *Controllers) commitWait() int64 {
-	if len(c.voters) == 1 {
-		return 0
-	}
-	qc := &c.cfg.Quorum
-	return 2 * (qc.NetworkDelayMs + qc.NetworkJitterMs)
+// tell reports a request just routed to the observer.
+func (cl *Client) tell(r *Request, nowMs, delay int64, err error) {
+	cl.c.lent.tell(cl.c.obs.Request, r, nowMs, delay, err, IsUnreachable(err))
 }
 
 // activeNote names the active controller for NOT_CONTROLLER messages.
 func (c *Controllers) activeNote() string {
-	if id, epoch, ok := c.Active(); ok {
-		return fmt.Sprintf("the active controller is node %d (epoch %d)", id, epoch)
+	if m := c.activeNode(); m != nil {
+		return fmt.Sprintf("the active controller is node %d (epoch %d)", m.id, m.active.epoch)
 	}
 	return "no controller is active"
 }
@@ -157,9 +143,10 @@ func (c *Controllers) notController(format string, args ...any) *controller.APIE
 }
 
 // request routes one broker request (see Client) and returns the reply delay.
-func (c *Controllers) request(from int32, nowMs int64, handle func(e *controller.Controller) error) (int64, error) {
+func (cl *Client) request(from int32, nowMs int64, handle func(e *controller.Controller) error) (int64, error) {
+	c := cl.c
 	c.stats.Requests++
-	c.route = route{to: -1, outMs: -1}
+	c.lent.route = route{to: -1, outMs: -1}
 	timeout := c.cfg.Quorum.RequestTimeoutMs
 	unreachable := func(to int32, reason string, notCtl bool) (int64, error) {
 		e := &UnreachableError{Broker: from, Controller: to, Reason: reason}
@@ -171,8 +158,8 @@ func (c *Controllers) request(from int32, nowMs int64, handle func(e *controller
 		}
 		return timeout, e
 	}
-	bm, err := c.member(from)
-	if err != nil || bm.voter {
+	bm := c.byID[from].brk
+	if bm == nil {
 		return unreachable(-1, fmt.Sprintf("broker %d is not attached to the metadata quorum (AddBroker it)", from), true)
 	}
 	if !bm.running {
@@ -183,69 +170,43 @@ func (c *Controllers) request(from int32, nowMs int64, handle func(e *controller
 		return unreachable(-1, fmt.Sprintf("broker %d knows no quorum leader in epoch %d", from, st.Epoch), true)
 	}
 	to := int32(st.LeaderID)
-	c.route.to = to
-	m := c.members[c.byID[to]]
+	c.lent.route.to = to
+	m := c.byID[to].ctl
 	if !m.running {
 		return unreachable(to, fmt.Sprintf("controller %d is stopped", to), true)
 	}
-	if c.isCut(from, to) {
+	if c.net.isCut(from, to) {
 		return unreachable(to, fmt.Sprintf("the link between broker %d and controller %d is cut", from, to), true)
 	}
-	out := c.oneWay()
-	rtt := out + c.oneWay()
-	c.route.outMs = out
-	if m.engine == nil {
+	out := c.net.oneWay()
+	rtt := out + c.net.oneWay()
+	c.lent.route.outMs = out
+	a := m.active
+	if a == nil {
 		c.stats.NotController++
 		return rtt, c.notController("node %d is not the active controller", to)
 	}
-	log := m.engine.Log()
+	log := a.engine.Log()
 	before := log.NextOffset()
-	reqErr := handle(m.engine)
+	reqErr := handle(a.engine)
 	wrote := log.NextOffset() > before
 	c.afterEngine(m)
-	if m.engine == nil {
+	if m.active == nil {
 		return unreachable(to, fmt.Sprintf("controller %d resigned while handling the request", to), false)
 	}
 	if reqErr != nil && !wrote {
 		return rtt, reqErr
 	}
-	last := m.engine.Log().NextOffset() - 1
+	last := m.active.engine.Log().NextOffset() - 1
 	st, _ = c.q.Node(quorum.NodeID(to))
 	if last < st.HighWatermark {
 		return rtt, reqErr
 	}
-	if !c.majorityReachable(m) {
+	if !c.net.majorityReachable(m, c.controllers) {
 		return unreachable(to, fmt.Sprintf("controller %d cannot commit offset %d: fewer than %d of the voters %v are running and linked to it",
-			to, last, len(c.voters)/2+1, c.cfg.Quorum.Voters), false)
+			to, last, len(c.controllers)/2+1, c.cfg.Quorum.Voters), false)
 	}
-	wait := c.commitWait()
-	c.pledges = append(c.pledges, pledge{offset: last, epoch: m.engineEpoch, waitMs: nowMs + wait, replyMs: nowMs + rtt + wait})
+	wait := c.net.commitWait(len(c.controllers))
+	c.log.pledges = append(c.log.pledges, pledge{offset: last, epoch: m.active.epoch, waitMs: nowMs + wait, replyMs: nowMs + rtt + wait})
 	return rtt + wait, reqErr
-}
-
-// majorityReachable reports whether a majority of voters, m included, is running and linked to m.
-func (c *Controllers) majorityReachable(m *member) bool {
-	n := 0
-	for _, v := range c.voters {
-		o := c.members[v]
-		if o == m || (o.running && !c.isCut(m.id, o.id)) {
-			n++
-		}
-	}
-	return n >= len(c.voters)/2+1
-}
-
-func linkKey(a, b int32) uint64 {
-	if a > b {
-		a, b = b, a
-	}
-	return uint64(uint32(a))<<32 | uint64(uint32(b))
-}
-
-func (c *Controllers) isCut(a, b int32) bool {
-	if len(c.cuts) == 0 {
-		return false
-	}
-	_, cut := c.cuts[linkKey(a, b)]
-	return cut
 }

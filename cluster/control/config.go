@@ -1,9 +1,6 @@
 package control
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/kraftlab/kraftlab/cluster/quorum"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
@@ -56,22 +53,30 @@ func DefaultConfig() Config {
 // Callbacks are the calls Controllers makes into the embedding layer. Every field is optional.
 // The ones marked "inside a quorum hook" run while the quorum is handling an event: they may
 // send Client requests and operator actions (whose records are then appended a moment later, at
-// the same virtual time), but must not call Kill, Start, Cut, Heal, HealAll, Snapshot or
-// AddBroker, which return an error if they do. Slices passed in are only valid during the call.
+// the same virtual time), but Kill, Start, Cut, Heal, HealAll, Snapshot and AddBroker return an
+// error there. Slices passed in are only valid during the call.
+//
+// For each batch of entries the cluster commits for the first time, the calls come in this
+// order, entry by entry and then for the batch:
+//
+//	for each entry e:  BeforeCommit(e) → e is replayed into CommittedView → AfterCommit(e, err)
+//	then:              OnCommitted(batch)
 type Callbacks struct {
 	// OnCommitted gets entries as the cluster first commits them (the leader's high watermark
 	// passing them), in log order without gaps, LeaderChangeMessages included (inside a quorum
 	// hook). A broker fleet can publish them to its shared image here.
 	OnCommitted func(entries []CommittedEntry)
-	// OnCommittedEntry gets each entry as the cluster first commits it, before OnCommitted gets
-	// them together, with the function that replays it into CommittedView: it must call replay
-	// once, and may read the image before and after (inside a quorum hook). Without it, the
-	// entries are replayed all the same.
-	OnCommittedEntry func(entry CommittedEntry, replay func(metadata.Entry) error)
+	// BeforeCommit gets each entry as the cluster first commits it, while CommittedView does
+	// not hold it yet (inside a quorum hook): the place to read what the entry will change.
+	BeforeCommit func(entry CommittedEntry)
+	// AfterCommit gets the same entry once it is replayed into CommittedView, with the
+	// replay's error (nil: it replayed; otherwise it is also a violation) (inside a quorum
+	// hook).
+	AfterCommit func(entry CommittedEntry, err error)
 	// WarmCommitted, when set, gets the partition indexes the next few committed entries change
-	// in CommittedView, before they are replayed one by one through OnCommittedEntry: a chance
+	// in CommittedView, before they are replayed one by one (between BeforeCommit and AfterCommit): a chance
 	// to read the caller's own per-partition state for them in one pass, so that its cache
-	// misses overlap (see warm.go). It must only read.
+	// misses overlap (see warmImage). It must only read.
 	WarmCommitted func(idxs []int32)
 	// OnBrokerCommitted gets the entries broker's observer newly committed, in log order
 	// without gaps, LeaderChangeMessages included, so the broker's applied offset is the last
@@ -91,50 +96,6 @@ type Callbacks struct {
 	OnResigned func(node int32, epoch int32, nowMs int64)
 	// OnViolation tells of an invariant violation as it is found; the caller should stop the run.
 	OnViolation func(v Violation)
-}
-
-// CommittedEntry is one entry of the committed metadata log as the cluster first committed it.
-// A LeaderChangeMessage's Record is a *metadata.LeaderChangeMessage carrying its epoch and leader.
-type CommittedEntry struct {
-	metadata.Entry
-	Epoch    int32 // the quorum leader epoch the entry was written in
-	CommitMs int64 // when the first node's high watermark passed it (the leader's)
-}
-
-// MarshalJSON writes the entry as metadata.Entry does (offset, type, the record's fields) plus
-// "epoch" and "commit_ms".
-func (e CommittedEntry) MarshalJSON() ([]byte, error) {
-	body, err := e.Entry.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	tail, err := json.Marshal(struct {
-		Epoch    int32 `json:"epoch"`
-		CommitMs int64 `json:"commit_ms"`
-	}{e.Epoch, e.CommitMs})
-	if err != nil {
-		return nil, err
-	}
-	// Splice: {...entry fields} + ,"epoch":..,"commit_ms":..}
-	out := make([]byte, 0, len(body)+len(tail))
-	out = append(out, body[:len(body)-1]...)
-	out = append(out, ',')
-	return append(out, tail[1:]...), nil
-}
-
-// Violation is a broken invariant: the rule, when, under which seed, and the two facts that
-// disagree. Replaying the seed with the same inputs reproduces it.
-type Violation struct {
-	Seed     uint64 // the run's seed
-	AtMs     int64  // virtual time of detection
-	Rule     string // the invariant
-	Fact     string // what was established first
-	Conflict string // what contradicts it
-}
-
-// Error renders the violation.
-func (v Violation) Error() string {
-	return fmt.Sprintf("control invariant %q broken at t=%d ms (seed %d): %s, but %s", v.Rule, v.AtMs, v.Seed, v.Fact, v.Conflict)
 }
 
 // Stats counts what the controllers did, for benchmarks, tests and the UI.

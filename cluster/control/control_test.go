@@ -200,7 +200,7 @@ func TestFailoverActivatesANewControllerFromItsOwnLog(t *testing.T) {
 		require.NoError(t, h.c.Kill(old))
 		_, _, stillActive := h.c.Active()
 		assert.False(t, stillActive, "seed %d: killing the active controller discards its engine", seed)
-		require.Equal(t, activation{old, epoch, killAt}, h.resigns[len(h.resigns)-1])
+		require.Equal(t, activationNote{old, epoch, killAt}, h.resigns[len(h.resigns)-1])
 
 		next, nextEpoch := h.waitActive(epoch, 15_000)
 		v := h.view(next)
@@ -248,7 +248,7 @@ func TestUncommittedRecordsOfALostLeaderAreGoneEverywhere(t *testing.T) {
 		require.NoError(t, h.c.Cut(old, f))
 	}
 	// The old leader still takes writes it can never commit.
-	require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "lost", NumPartitions: 3, ReplicationFactor: 2}))
+	require.NoError(t, h.c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "lost", NumPartitions: 3, ReplicationFactor: 2}))
 	lostEnd := h.c.EngineOf(old).Log().NextOffset()
 	require.Greater(t, lostEnd, hwBefore)
 	_, ok := h.c.ActiveController().Image().TopicByName("lost")
@@ -294,7 +294,7 @@ func TestSnapshotsBySizeAndOnDemand(t *testing.T) {
 	h.startBrokers()
 	active, _ := h.waitActive(0, 5000)
 	h.run(5000)
-	require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 6, ReplicationFactor: 3}))
+	require.NoError(t, h.c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 6, ReplicationFactor: 3}))
 	h.run(60_000)
 	assert.GreaterOrEqual(t, h.c.Stats().SnapshotsTaken, int64(3), "every controller snapshots by bytes")
 	for _, v := range h.c.Voters() {
@@ -334,7 +334,7 @@ func TestFarBehindNodesLoadTheSnapshotAndConverge(t *testing.T) {
 	require.NoError(t, h.c.Kill(follower))
 	require.NoError(t, h.c.Kill(lagger.id))
 	lagger.stop()
-	require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 4, ReplicationFactor: 2}))
+	require.NoError(t, h.c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 4, ReplicationFactor: 2}))
 	h.run(60_000)
 	leaderView := h.view(active)
 	require.Greater(t, leaderView.LogStartOffset, h.view(follower).EndOffset, "the leader dropped what the follower lacks")
@@ -420,7 +420,7 @@ func TestBootstrapRecordsAreWrittenOnceByTheFirstController(t *testing.T) {
 
 func TestOperatorActionsGoToTheActiveController(t *testing.T) {
 	h := newHarness(t, 9, 3, brokerIDs(3), nil)
-	err := h.c.CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 1, ReplicationFactor: 1})
+	err := h.c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 1, ReplicationFactor: 1})
 	var api *controller.APIError
 	require.True(t, errors.As(err, &api))
 	assert.Equal(t, controller.NotController, api.Code)
@@ -428,17 +428,17 @@ func TestOperatorActionsGoToTheActiveController(t *testing.T) {
 	h.startBrokers()
 	h.waitActive(0, 5000)
 	h.run(5000)
-	require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 3, ReplicationFactor: 3}))
-	require.NoError(t, h.c.SetConfig("t", config.MinInsyncReplicas, int64(2)))
-	require.NoError(t, h.c.SetConfig("", config.LeaderImbalanceElectionAlgorithm, config.AlgorithmWaitForSync))
-	require.NoError(t, h.c.SetFeature(config.EligibleLeaderReplicasVersion, int64(0)))
-	res, err := h.c.ElectLeaders(controller.ElectionPreferred, []controller.TopicPartition{{Topic: "t", Partition: 0}, {Topic: "nope", Partition: 0}})
+	require.NoError(t, h.c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 3, ReplicationFactor: 3}))
+	require.NoError(t, h.c.Admin().SetConfig("t", config.MinInsyncReplicas, int64(2)))
+	require.NoError(t, h.c.Admin().SetConfig("", config.LeaderImbalanceElectionAlgorithm, config.AlgorithmWaitForSync))
+	require.NoError(t, h.c.Admin().SetFeature(config.EligibleLeaderReplicasVersion, int64(0)))
+	res, err := h.c.Admin().ElectLeaders(controller.ElectionPreferred, []controller.TopicPartition{{Topic: "t", Partition: 0}, {Topic: "nope", Partition: 0}})
 	require.NoError(t, err)
 	require.Len(t, res, 2)
 	assert.Equal(t, controller.ElectionNotNeeded, res[0].Error.Code)
 	assert.Equal(t, controller.UnknownTopicOrPartition, res[1].Error.Code)
-	require.NoError(t, h.c.ElectPreferredNow())
-	require.Error(t, h.c.DeleteTopic("nope"))
+	require.NoError(t, h.c.Admin().ElectPreferredNow())
+	require.Error(t, h.c.Admin().DeleteTopic("nope"))
 	h.run(100)
 	for _, v := range h.c.Voters() {
 		im := h.image(v)
@@ -448,7 +448,7 @@ func TestOperatorActionsGoToTheActiveController(t *testing.T) {
 		assert.Equal(t, config.AlgorithmWaitForSync, config.Str(config.LeaderImbalanceElectionAlgorithm, &im.Cluster))
 		assert.False(t, im.ElrEnabled())
 	}
-	require.NoError(t, h.c.DeleteTopic("t"))
+	require.NoError(t, h.c.Admin().DeleteTopic("t"))
 	h.run(100)
 	_, ok := h.image(h.c.Voters()[0]).TopicByName("t")
 	assert.False(t, ok)
@@ -510,9 +510,8 @@ func TestInvariantViolationsNameSeedTimeAndBothFacts(t *testing.T) {
 	require.NoError(t, h.c.Err())
 
 	// A node "committing" a different record at an offset the cluster already committed.
-	m := h.c.members[h.c.byID[active]]
 	forged := []quorum.Entry[metadata.Record]{{Offset: 1, Epoch: 1, Payload: &metadata.RemoveTopicRecord{Topic: "x"}}}
-	h.c.ledger(m, forged, h.c.convert(forged))
+	h.c.log.extend(&h.c.iv, active, forged, h.c.log.convert(forged), h.s.Now())
 	require.Len(t, seen, 1)
 	v := seen[0]
 	assert.Equal(t, uint64(12), v.Seed)
@@ -529,7 +528,7 @@ func TestInvariantViolationsNameSeedTimeAndBothFacts(t *testing.T) {
 	cur := metadata.NewImage()
 	require.NoError(t, cur.Replay(metadata.Entry{Offset: 0, Record: &metadata.TopicRecord{Name: "t", TopicID: "T"}}))
 	require.NoError(t, cur.Replay(metadata.Entry{Offset: 1, Record: &metadata.PartitionRecord{Topic: "t", TopicID: "T", Replicas: []int32{1}, Isr: []int32{1}, Leader: 1, LeaderEpoch: 4, PartitionEpoch: 9}}))
-	h.c.checkNotBelow(m, present(old), 1, cur)
+	h.c.byID[active].ctl.checkNotBelow(&h.c.iv, present(old), 1, cur)
 	require.Len(t, seen, 2)
 	assert.Equal(t, "partition epochs never go down", seen[1].Rule)
 	assert.Contains(t, seen[1].Fact, "t-0 at leader epoch 5")
@@ -570,7 +569,7 @@ func TestAlterPartitionThroughTheClient(t *testing.T) {
 	h.startBrokers()
 	h.waitActive(0, 5000)
 	h.run(6000)
-	require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "t", Assignments: [][]int32{{1, 2, 3}, {2, 3, 1}}}))
+	require.NoError(t, h.c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "t", Assignments: [][]int32{{1, 2, 3}, {2, 3, 1}}}))
 	h.run(100)
 	im := h.c.ActiveController().Image()
 	p0 := im.Partitions[0]
@@ -619,7 +618,7 @@ func TestRequestsFromInsideCallbacksAreShippedAtTheSameTime(t *testing.T) {
 			return
 		}
 		at = h.s.Now()
-		require.NoError(t, h.c.SetConfig("", config.LeaderImbalanceElectionAlgorithm, config.AlgorithmWaitForSync))
+		require.NoError(t, h.c.Admin().SetConfig("", config.LeaderImbalanceElectionAlgorithm, config.AlgorithmWaitForSync))
 		offset = h.c.ActiveController().Log().NextOffset() - 1
 		active, _, _ := h.c.Active()
 		endInHook = h.view(active).EndOffset
@@ -677,11 +676,11 @@ func TestControllersStopKeepingDeletedSnapshots(t *testing.T) {
 	h.run(5000)
 	follower := h.others(active)[0]
 	require.NoError(t, h.c.Kill(follower))
-	require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 40, ReplicationFactor: 3}))
+	require.NoError(t, h.c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 40, ReplicationFactor: 3}))
 	h.run(60_000)
 	require.Greater(t, h.c.Stats().SnapshotsTaken, int64(6))
 	for _, v := range h.c.Voters() {
-		assert.LessOrEqual(t, len(h.c.members[h.c.byID[v]].snaps), 1, "controller %d holds one snapshot", v)
+		assert.LessOrEqual(t, len(h.c.byID[v].ctl.snaps), 1, "controller %d holds one snapshot", v)
 	}
 	loaded := h.c.Stats().SnapshotsLoaded
 	require.NoError(t, h.c.Start(follower))
@@ -709,7 +708,7 @@ func TestTrimmedCommittedLogKeepsWhatNodesMayStillCommit(t *testing.T) {
 	active, _ := h.waitActive(0, 5000)
 	h.run(5000)
 	for i := range 12 {
-		require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "t" + strconv.Itoa(i), NumPartitions: 1000, ReplicationFactor: 3}))
+		require.NoError(t, h.c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "t" + strconv.Itoa(i), NumPartitions: 1000, ReplicationFactor: 3}))
 		h.run(5000)
 	}
 	base := h.c.CommittedSince(0)[0].Offset

@@ -23,7 +23,7 @@ func scriptedRun(t *testing.T, seed uint64) (log, trace []byte, firstActivation 
 	first, epoch := h.waitActive(0, 5000)
 	firstActivation = h.view(first).ActivatedMs
 	h.run(10_000 - h.s.Now())
-	require.NoError(t, h.c.CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 8, ReplicationFactor: 3}))
+	require.NoError(t, h.c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "t", NumPartitions: 8, ReplicationFactor: 3}))
 	h.run(2000)
 	require.NoError(t, h.c.Kill(first))
 	h.waitActive(epoch, 15_000)

@@ -18,6 +18,33 @@
 // Callbacks.OnBrokerSnapshot (a separate callback, because a snapshot replaces a broker's view
 // rather than extending it).
 //
+// # Data layout
+//
+//	Controllers
+//	├─ controllers[i]  controllerNode (a voter, in Config.Quorum.Voters order)
+//	│                  ├─ imagePos + store ──▶ images.root (shared, with its undo journal)
+//	│                  │                   └─▶ a store of its own (after a snapshot load or a kill)
+//	│                  ├─ snaps: snapshotList ──▶ Snapshot ──src──▶ cowImage (copy on write)
+//	│                  ├─ activation   waiting for its epoch's LeaderChangeMessage to commit
+//	│                  └─ active       *activeEngine: the engine controller, task and ship events
+//	├─ brokers[j]      brokerObserver (delivered offset)
+//	├─ log             committedLog: the cluster's committed entries, and pledged replies
+//	├─ images          the shared committed image (CommittedView) and the snapshot chunk pool
+//	├─ net             network: request delays and cut links
+//	└─ iv              invariants: the violations found
+//
+// An engine's steps are explicit (activation.go): the quorum's BecameLeader hook sets
+// controllerNode.activation, an evActivate event activates once the epoch's
+// LeaderChangeMessage commits, every engine call ends in afterEngine (ship the records, keep the
+// task event at the engine's next deadline), and Resigned or Kill deactivates. A committed
+// entry reaches the embedding layer in a fixed order: BeforeCommit, the replay into
+// CommittedView, AfterCommit, then OnCommitted for the batch (see Callbacks).
+//
+// The files are layered: each refers only to what it and the files before it declare
+// (cluster's TestNoBackArrows holds the order): invariants, snapshot, past, bytes, store,
+// committed, images, node, network, observe, config, controllers, activation, hooks, client,
+// view, ops, logview, setup.
+//
 // # Becoming active
 //
 // A node that wins an election (BecameLeader) does not serve requests at once. As Kafka's

@@ -131,12 +131,12 @@ type harness struct {
 	brokers []*fakeBroker
 	byID    map[int32]*fakeBroker
 
-	activations []activation
-	resigns     []activation
+	activations []activationNote
+	resigns     []activationNote
 	committed   int64 // offsets OnCommitted has delivered so far
 }
 
-type activation struct {
+type activationNote struct {
 	node  int32
 	epoch int32
 	atMs  int64
@@ -193,8 +193,8 @@ func newHarness(t testing.TB, seed uint64, voters int, brokers []int32, tune fun
 				b.got = b.got[:0] // the view is replaced
 			}
 		},
-		OnActivated: func(n, e int32, at int64) { h.activations = append(h.activations, activation{n, e, at}) },
-		OnResigned:  func(n, e int32, at int64) { h.resigns = append(h.resigns, activation{n, e, at}) },
+		OnActivated: func(n, e int32, at int64) { h.activations = append(h.activations, activationNote{n, e, at}) },
+		OnResigned:  func(n, e int32, at int64) { h.resigns = append(h.resigns, activationNote{n, e, at}) },
 	})
 	return h
 }

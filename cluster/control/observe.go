@@ -48,43 +48,45 @@ type route struct {
 	outMs int64
 }
 
-// Observe installs the observer; the zero Observer removes it.
-func (c *Controllers) Observe(o Observer) {
-	c.obs = o
-	c.q.ObserveMessages(o.Message)
+// requestNote is what a routed request lends Observer.Request: one reused, so that requests
+// cost no allocation.
+type requestNote struct {
+	route     route
+	request   Request
+	heartbeat controller.HeartbeatRequest
+	reply     controller.HeartbeatReply
 }
 
-// observing reports whether anyone watches requests.
-func (c *Controllers) observing() bool { return c.obs.Request != nil }
-
-// tellRequest reports a request that request() has just routed. The Request (and what it points
-// to) is lent for the call only: one is reused, so that requests cost no allocation.
-func (c *Controllers) tellRequest(r *Request, nowMs, delay int64, err error) {
-	c.lentRequest = *r
-	r = &c.lentRequest
-	r.SentMs, r.Controller, r.Err = nowMs, c.route.to, err
+// tell reports to tell a request that has just been routed (to n.route), answered after delay
+// with err (unreachable: no answer). The Request (and what it points to) is lent for the call
+// only.
+func (n *requestNote) tell(tell func(*Request), r *Request, nowMs, delay int64, err error, unreachable bool) {
+	n.request = *r
+	r = &n.request
+	r.SentMs, r.Controller, r.Err = nowMs, n.route.to, err
 	r.ArriveMs, r.ReplyMs = -1, -1
-	if c.route.outMs >= 0 {
-		r.ArriveMs = nowMs + c.route.outMs
+	if n.route.outMs >= 0 {
+		r.ArriveMs = nowMs + n.route.outMs
 	}
-	if r.ArriveMs >= 0 && !IsUnreachable(err) {
+	if r.ArriveMs >= 0 && !unreachable {
 		r.ReplyMs = nowMs + delay
 	}
-	c.obs.Request(r)
+	tell(r)
 }
 
-// tellSessionExpiry reports the fences the maybeFenceStaleBroker task wrote on member m, the
-// engine's log having been at offset before the task ran.
-func (c *Controllers) tellSessionExpiry(m *member, before int64, nowMs int64) {
-	if m.engine == nil {
+// tellSessionExpiry reports to tell the fences the maybeFenceStaleBroker task wrote on the
+// node's engine, the engine's log having been at offset before the task ran.
+func (m *controllerNode) tellSessionExpiry(tell func(controller, broker int32, lastContactMs, nowMs int64), before int64, nowMs int64) {
+	eng := m.engine()
+	if eng == nil {
 		return
 	}
-	for _, e := range m.engine.Log().Since(before) {
+	for _, e := range eng.Log().Since(before) {
 		r, ok := e.Record.(*metadata.BrokerRegistrationChangeRecord)
 		if !ok || r.Fenced != metadata.FenceFence {
 			continue
 		}
-		last, _ := m.engine.LastContact(r.BrokerID)
-		c.obs.SessionExpired(m.id, r.BrokerID, last, nowMs)
+		last, _ := eng.LastContact(r.BrokerID)
+		tell(m.id, r.BrokerID, last, nowMs)
 	}
 }

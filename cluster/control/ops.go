@@ -8,30 +8,33 @@ import (
 	"github.com/kraftlab/kraftlab/engine/controller"
 )
 
-// --- operator actions -----------------------------------------------------------------------
-//
-// Operator actions go to the active controller (the running one with the highest epoch) from
-// outside the network model, as an admin client would, and are handled at the current virtual
-// time. Their records are appended to the quorum at once; the call does not wait for the commit.
-// Without an active controller they fail with NOT_CONTROLLER.
+// Admin is the operator's way to the controllers, as an admin client's: its actions go to the
+// active controller (the running one with the highest epoch) from outside the network model, and
+// are handled at the current virtual time. Their records are appended to the quorum at once; the
+// call does not wait for the commit. Without an active controller they fail with NOT_CONTROLLER.
+type Admin struct{ c *Controllers }
+
+// Admin returns the operator's client.
+func (c *Controllers) Admin() Admin { return Admin{c} }
 
 // WithActive runs fn against the active engine controller at the current time and ships the
 // records it writes: the general form of every operator action, for engine calls this package
 // does not wrap (ExpireSession, say). fn must not keep the controller.
-func (c *Controllers) WithActive(fn func(e *controller.Controller, nowMs int64) error) error {
-	m := c.activeMember()
+func (a Admin) WithActive(fn func(e *controller.Controller, nowMs int64) error) error {
+	c := a.c
+	m := c.activeNode()
 	if m == nil {
 		return c.notController("an operator request needs an active controller")
 	}
-	err := fn(m.engine, c.sim.Now())
+	err := fn(m.active.engine, c.sim.Now())
 	c.afterEngine(m)
 	return err
 }
 
 // ElectLeaders runs an ElectLeaders request (an empty list means every partition).
-func (c *Controllers) ElectLeaders(election controller.Election, partitions []controller.TopicPartition) ([]controller.ElectionResult, error) {
+func (a Admin) ElectLeaders(election controller.Election, partitions []controller.TopicPartition) ([]controller.ElectionResult, error) {
 	var out []controller.ElectionResult
-	err := c.WithActive(func(e *controller.Controller, now int64) error {
+	err := a.WithActive(func(e *controller.Controller, now int64) error {
 		out = e.ElectLeaders(election, partitions, now)
 		return nil
 	})
@@ -39,30 +42,30 @@ func (c *Controllers) ElectLeaders(election controller.Election, partitions []co
 }
 
 // CreateTopic runs a CreateTopics request for one topic.
-func (c *Controllers) CreateTopic(req controller.CreateTopicRequest) error {
-	return c.WithActive(func(e *controller.Controller, now int64) error { return e.CreateTopic(req, now) })
+func (a Admin) CreateTopic(req controller.CreateTopicRequest) error {
+	return a.WithActive(func(e *controller.Controller, now int64) error { return e.CreateTopic(req, now) })
 }
 
 // DeleteTopic runs a DeleteTopics request for one topic.
-func (c *Controllers) DeleteTopic(name string) error {
-	return c.WithActive(func(e *controller.Controller, now int64) error { return e.DeleteTopic(name, now) })
+func (a Admin) DeleteTopic(name string) error {
+	return a.WithActive(func(e *controller.Controller, now int64) error { return e.DeleteTopic(name, now) })
 }
 
 // SetConfig runs an IncrementalAlterConfigs SET (DELETE when value is nil) at the cluster level
 // (topic "") or on a topic.
-func (c *Controllers) SetConfig(topic, name string, value any) error {
-	return c.WithActive(func(e *controller.Controller, now int64) error { return e.SetConfig(topic, name, value, now) })
+func (a Admin) SetConfig(topic, name string, value any) error {
+	return a.WithActive(func(e *controller.Controller, now int64) error { return e.SetConfig(topic, name, value, now) })
 }
 
 // SetFeature runs an UpdateFeatures request for one feature.
-func (c *Controllers) SetFeature(name string, level any) error {
-	return c.WithActive(func(e *controller.Controller, now int64) error { return e.SetFeature(name, level, now) })
+func (a Admin) SetFeature(name string, level any) error {
+	return a.WithActive(func(e *controller.Controller, now int64) error { return e.SetFeature(name, level, now) })
 }
 
 // ElectPreferredNow runs the electPreferred periodic task now and reschedules it as its result
 // says, as a manual trigger would.
-func (c *Controllers) ElectPreferredNow() error {
-	return c.WithActive(func(e *controller.Controller, now int64) error {
+func (a Admin) ElectPreferredNow() error {
+	return a.WithActive(func(e *controller.Controller, now int64) error {
 		if !e.RunTaskNow(controller.TaskElectPreferred, now) {
 			return &controller.APIError{Code: controller.InvalidRequest,
 				Message: "the electPreferred task is not registered: auto.leader.rebalance.enable is false"}
@@ -80,19 +83,22 @@ func (c *Controllers) Kill(id int32) error {
 	if err := c.notInHook("Kill"); err != nil {
 		return err
 	}
-	m, err := c.member(id)
+	n, err := c.node(id)
 	if err != nil {
 		return err
 	}
 	if err := c.q.Kill(quorum.NodeID(id)); err != nil {
 		return err
 	}
+	if n.brk != nil {
+		n.brk.running = false
+		return nil
+	}
+	m := n.ctl
 	m.running = false
 	c.deactivate(m) // already done by the Resigned hook if it led; this clears a pending activation
-	if m.voter {
-		// Its image stays where it was until Start rebuilds it; the shared one moves on.
-		c.leaveRoot(m)
-	}
+	// Its image stays where it was until Start rebuilds it; the shared one moves on.
+	m.leaveRoot(c.images)
 	return nil
 }
 
@@ -102,17 +108,30 @@ func (c *Controllers) Start(id int32) error {
 	if err := c.notInHook("Start"); err != nil {
 		return err
 	}
-	m, err := c.member(id)
+	n, err := c.node(id)
 	if err != nil {
 		return err
 	}
+	if n.brk != nil {
+		if n.brk.running {
+			return fmt.Errorf("control: node %d is already running; Kill it first", id)
+		}
+		n.brk.running = true
+		if err := c.q.Start(quorum.NodeID(id)); err != nil {
+			n.brk.running = false
+			return err
+		}
+		return nil
+	}
+	m := n.ctl
 	if m.running {
 		return fmt.Errorf("control: node %d is already running; Kill it first", id)
 	}
-	m.restarting = m.voter
+	// The boot's LoadSnapshot rebuilds its image and compares it with the one it had.
+	m.restart.booting = true
 	m.running = true
 	if err := c.q.Start(quorum.NodeID(id)); err != nil {
-		m.running, m.restarting = false, false
+		m.running, m.restart.booting = false, false
 		return err
 	}
 	return nil
@@ -124,11 +143,12 @@ func (c *Controllers) Start(id int32) error {
 // leader.imbalance.check.interval.seconds therefore take effect only once a controller
 // restarted with them is the active one.
 func (c *Controllers) StartWith(id int32, static config.Values) error {
-	m, err := c.member(id)
+	n, err := c.node(id)
 	if err != nil {
 		return err
 	}
-	if !m.voter {
+	m := n.ctl
+	if m == nil {
 		return fmt.Errorf("control: node %d is a broker; only controllers read controller configs", id)
 	}
 	if m.running {
@@ -146,11 +166,14 @@ func (c *Controllers) StartWith(id int32, static config.Values) error {
 
 // StaticOf returns the static configs controller id runs with (read-only).
 func (c *Controllers) StaticOf(id int32) (config.Values, error) {
-	m, err := c.member(id)
+	n, err := c.node(id)
 	if err != nil {
 		return config.Values{}, err
 	}
-	if m.static != nil {
+	if n.ctl == nil {
+		return config.Values{}, fmt.Errorf("control: node %d is a broker; only controllers read controller configs", id)
+	}
+	if m := n.ctl; m.static != nil {
 		return *m.static, nil
 	}
 	return c.cfg.Static, nil
@@ -165,7 +188,7 @@ func (c *Controllers) Cut(a, b int32) error {
 	if err := c.q.Cut(quorum.NodeID(a), quorum.NodeID(b)); err != nil {
 		return err
 	}
-	c.cuts[linkKey(a, b)] = struct{}{}
+	c.net.cuts[linkKey(a, b)] = struct{}{}
 	return nil
 }
 
@@ -177,7 +200,7 @@ func (c *Controllers) Heal(a, b int32) error {
 	if err := c.q.Heal(quorum.NodeID(a), quorum.NodeID(b)); err != nil {
 		return err
 	}
-	delete(c.cuts, linkKey(a, b))
+	delete(c.net.cuts, linkKey(a, b))
 	return nil
 }
 
@@ -187,7 +210,7 @@ func (c *Controllers) HealAll() error {
 		return err
 	}
 	c.q.HealAll()
-	clear(c.cuts)
+	clear(c.net.cuts)
 	return nil
 }
 
@@ -196,7 +219,7 @@ func (c *Controllers) Snapshot(id int32) (quorum.SnapshotID, error) {
 	if err := c.notInHook("Snapshot"); err != nil {
 		return quorum.SnapshotID{}, err
 	}
-	if _, err := c.member(id); err != nil {
+	if _, err := c.node(id); err != nil {
 		return quorum.SnapshotID{}, err
 	}
 	return c.q.Snapshot(quorum.NodeID(id))

@@ -55,9 +55,9 @@ func (x *chaos) HandleEvent(sim.Event) {
 		require.NoError(h.t, c.HealAll())
 	case 5:
 		x.topics++
-		_ = c.CreateTopic(controller.CreateTopicRequest{Name: "t" + strconv.Itoa(x.topics), NumPartitions: 1 + x.rng.IntN(4), ReplicationFactor: 1 + x.rng.IntN(3)})
+		_ = c.Admin().CreateTopic(controller.CreateTopicRequest{Name: "t" + strconv.Itoa(x.topics), NumPartitions: 1 + x.rng.IntN(4), ReplicationFactor: 1 + x.rng.IntN(3)})
 	case 6:
-		_ = c.DeleteTopic("t" + strconv.Itoa(1+x.rng.IntN(x.topics+1)))
+		_ = c.Admin().DeleteTopic("t" + strconv.Itoa(1+x.rng.IntN(x.topics+1)))
 	case 7:
 		_, _ = c.Snapshot(pick()) // may have nothing new to snapshot
 	}

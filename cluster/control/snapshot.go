@@ -3,8 +3,6 @@ package control
 import (
 	"slices"
 
-	"github.com/kraftlab/kraftlab/cluster/quorum"
-	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
 	"github.com/kraftlab/kraftlab/internal/hugepage"
 )
@@ -38,8 +36,8 @@ type Snapshot struct {
 	// savedChunk, so that keeping a few hundred thousand does not copy them over and over).
 	// owner is the controller that took it, while src holds its partitions.
 	parts   []metadata.Partition
-	owner   *member
-	src     *store
+	owner   *snapshotList
+	src     *cowImage
 	changed []uint64
 	saved   [][]savedPartition
 	// released is set when its controller deleted it without its content being frozen: nothing
@@ -55,64 +53,24 @@ type snapTopic struct {
 	first, size int32
 }
 
+// cowImage is a committed image and the snapshots that still read their partitions from it,
+// copy on write: before the image changes a partition, each of them keeps the old value
+// (beforeReplay), in chunks from pool.
+type cowImage struct {
+	image *metadata.Image
+	snaps []*Snapshot
+	pool  *savedPool
+}
+
+// snapshotList is the snapshots a controller took that still read partitions from a committed
+// image; each points back at it (Snapshot.owner) to leave it when frozen or released.
+type snapshotList []*Snapshot
+
 // savedPartition is a partition's value at a snapshot's EndOffset, saved as its controller's
 // image changed it.
 type savedPartition struct {
 	idx int32
 	p   metadata.Partition
-}
-
-// takeSnapshot captures m's committed image (at m.applied) as a snapshot attached to m: the
-// records metadata.Image.SnapshotRecords would write, but for the partitions, which stay in the
-// image until they change or the snapshot is frozen. TestSnapshotRecordsMatchTheImage keeps the
-// two in step.
-func (c *Controllers) takeSnapshot(m *member, end int64, epoch int32) *Snapshot {
-	s := buildSnapshot(m.store, end)
-	s.Epoch, s.Node, s.owner = epoch, m.id, m
-	m.snaps = append(m.snaps, s)
-	m.store.snaps = append(m.store.snaps, s)
-	return s
-}
-
-// buildSnapshot captures st's image as it was at offset end (its end, or a user's offset behind
-// it), reading its partitions from st's image, not yet attached to a controller.
-func buildSnapshot(st *store, end int64) *Snapshot {
-	im := st.image
-	p := st.pastAt(end)
-	s := &Snapshot{EndOffset: end, count: p.count, src: st}
-	s.head = append(s.head, &metadata.FeatureLevelRecord{Name: config.EligibleLeaderReplicasVersion, FeatureLevel: p.elr})
-	s.head = appendConfigs(s.head, metadata.ResourceBroker, "", p.cluster)
-	for _, id := range im.BrokerIDs() {
-		if b := p.registration(id); b.registered {
-			s.head = append(s.head, &metadata.RegisterBrokerRecord{BrokerID: id, IncarnationID: b.incarnation, BrokerEpoch: b.epoch,
-				LogDirs: slices.Clone(b.logDirs), Fenced: b.fenced, InControlledShutdown: b.inControlled})
-		}
-	}
-	var n int64
-	for _, r := range s.head {
-		n += int64(RecordBytes(r))
-	}
-	for t := range p.topics {
-		top := &im.Topics[t]
-		live, size, configs := p.topic(t)
-		if !live {
-			continue
-		}
-		st := snapTopic{name: top.Name, id: top.ID, first: top.First, size: size}
-		st.recs = append(st.recs, &metadata.TopicRecord{Name: top.Name, TopicID: top.ID})
-		st.recs = appendConfigs(st.recs, metadata.ResourceTopic, top.Name, configs)
-		for _, r := range st.recs {
-			n += int64(RecordBytes(r))
-		}
-		s.topics = append(s.topics, st)
-		n += rangeBytes(top, size, p)
-	}
-	s.Bytes = withBatchHeaders(n)
-	s.changed = make([]uint64, (s.count+63)/64)
-	for i := range p.undo {
-		s.keep(p.undo[i].idx, &p.undo[i].p) // the first note of a partition is its value at end
-	}
-	return s
 }
 
 // reservePartitions makes room in im for the partitions recs create, before they are replayed.
@@ -134,16 +92,6 @@ func reservePartitions(im *metadata.Image, n int, rec func(i int) metadata.Recor
 
 // minReserve is the smallest batch worth counting partitions in.
 const minReserve = 1024
-
-// appendConfigs writes one resource's configs as ConfigRecords, as a metadata snapshot does.
-func appendConfigs(out []metadata.Record, resType int8, name string, v *config.Values) []metadata.Record {
-	for _, k := range v.Names() {
-		val, _ := v.Get(k)
-		text := metadata.ConfigText(val)
-		out = append(out, &metadata.ConfigRecord{ResourceType: resType, ResourceName: name, Name: k, Value: &text})
-	}
-	return out
-}
 
 // keep saves partition idx's value, about to change in its owner's image, unless the snapshot
 // already has it (or the partition is newer than the snapshot).
@@ -218,9 +166,9 @@ func (s *Snapshot) freeze() {
 
 // detach stops the image it reads from keeping old partition values for the snapshot.
 func (s *Snapshot) detach() {
-	if m := s.owner; m != nil {
-		if i := slices.Index(m.snaps, s); i >= 0 {
-			m.snaps = slices.Delete(m.snaps, i, i+1)
+	if l := s.owner; l != nil {
+		if i := slices.Index(*l, s); i >= 0 {
+			*l = slices.Delete(*l, i, i+1)
 		}
 	}
 	if st := s.src; st != nil {
@@ -318,7 +266,7 @@ func (s *Snapshot) Entries() []metadata.Entry {
 // PartitionChangeRecord changes, or -1): the snapshots the image still holds partitions for keep
 // the old value of what is about to change. A record that may change partitions in place
 // without naming one (ClearElrRecord, or a kind this layer does not know) freezes them instead.
-func (c *Controllers) beforeReplay(st *store, r metadata.Record, idx int32) {
+func (st *cowImage) beforeReplay(r metadata.Record, idx int32) {
 	switch r.(type) {
 	case *metadata.PartitionChangeRecord:
 		if idx >= 0 {
@@ -336,26 +284,4 @@ func (c *Controllers) beforeReplay(st *store, r metadata.Record, idx int32) {
 			st.snaps[len(st.snaps)-1].freeze()
 		}
 	}
-}
-
-// freezeSnapshots freezes every snapshot that reads partitions from m's image.
-func (c *Controllers) freezeSnapshots(m *member) {
-	for len(m.snaps) > 0 {
-		m.snaps[len(m.snaps)-1].freeze()
-	}
-}
-
-// onDeletedSnapshot is the quorum's DeletedSnapshot hook: a snapshot the node took and nobody
-// else can load any more is released; one whose content is on its way to a follower is frozen.
-func (c *Controllers) onDeletedSnapshot(id quorum.NodeID, qs quorum.Snapshot, inFlight bool) {
-	s, _ := qs.Data.(*Snapshot)
-	if s == nil || s.owner == nil || s.owner != c.memberOf(id) {
-		return
-	}
-	if inFlight {
-		s.freeze()
-		return
-	}
-	s.detach()
-	s.released = true
 }

@@ -14,8 +14,9 @@ import (
 //
 // Every controller that booted with no snapshot replays the same committed log into the same
 // empty image, so their committed images differ only in how far each has got (its high
-// watermark). They share one image, the cluster's committed image (CommittedView), which ledger
-// replays once per entry as the cluster first commits it: a controller in it ("a user") is at
+// watermark). They share one image, the cluster's committed image (CommittedView), into which
+// images.replayRoot replays each entry once, as the cluster first commits it: a controller in
+// it ("a user") is at
 // or behind its offset. What a user needs at its own offset, a snapshot it takes there or its
 // image for observers, is the shared image with the journal undone back to that offset. A
 // controller that loads a snapshot has an image of its own from then on: an image rebuilt from
@@ -25,26 +26,18 @@ import (
 // (about 100 bytes a partition change): a controller cut off from the quorum keeps it growing
 // until it catches up, downloads a snapshot or is killed.
 type store struct {
-	image *metadata.Image
-	at    int64       // offsets below it are replayed into image
-	snaps []*Snapshot // snapshots reading partitions from image, copy on write (see Snapshot)
-	pool  *savedPool  // where those snapshots get the chunks they save old partitions in
+	// The image, with the snapshots reading partitions from it, copy on write (see Snapshot).
+	cowImage
+	at int64 // offsets below it are replayed into the image
 
 	shared bool
-	users  []*member
+	users  []*imagePos
 	// The journal: what each entry from the lowest user's offset on changed, as it was before
 	// it, in offset order; parts[partsFrom:] and heads[headsFrom:] are live.
 	parts     []partUndo
 	heads     []headUndo
 	partsFrom int
 	headsFrom int
-}
-
-// partUndo is a partition's value before the entry at off changed it.
-type partUndo struct {
-	off int64
-	idx int32
-	p   metadata.Partition
 }
 
 // headKind says what a headUndo undoes.
@@ -70,29 +63,12 @@ type headUndo struct {
 	reg  *registration
 }
 
-// registration is the part of a broker's registration a snapshot writes.
-type registration struct {
-	registered           bool
-	epoch                int64
-	incarnation          string
-	logDirs              []string
-	fenced, inControlled bool
-}
-
-func registrationOf(b *metadata.Broker) *registration {
-	if b == nil {
-		return &registration{}
-	}
-	return &registration{registered: b.Registered, epoch: b.Epoch, incarnation: b.IncarnationID, logDirs: b.LogDirs,
-		fenced: b.Fenced, inControlled: b.InControlledShutdown}
-}
-
 // newStore returns an empty committed image sized for hint partitions, whose snapshots save
 // old partitions in chunks from pool.
 func newStore(hint int, pool *savedPool) *store {
 	im := metadata.NewImage()
 	im.ReservePartitions(hint) // see Config.PartitionsHint
-	return &store{image: im, pool: pool}
+	return &store{cowImage: cowImage{image: im, pool: pool}, at: 0}
 }
 
 // journal notes what replaying e will change, before it is replayed, for the users behind it.
@@ -155,9 +131,13 @@ func (st *store) journal(e metadata.Entry) {
 	}
 }
 
-// leave takes m out of the shared image's users.
-func (st *store) leave(m *member) {
-	if i := slices.Index(st.users, m); i >= 0 {
+// imagePos is a controller's place in its committed image: offsets below applied are replayed
+// for it (it equals the controller's high watermark). The shared image's users are theirs.
+type imagePos struct{ applied int64 }
+
+// leave takes the user at pos out of the shared image's users.
+func (st *store) leave(pos *imagePos) {
+	if i := slices.Index(st.users, pos); i >= 0 {
 		st.users = slices.Delete(st.users, i, i+1)
 	}
 	st.trim()
@@ -195,25 +175,6 @@ func (st *store) trim() {
 // spans reports whether a run of partition creations reaches offset off or beyond.
 func (h *headUndo) spans(off int64) bool {
 	return h.kind == undoPartitions && h.off+int64(h.n) > off
-}
-
-// past is the image of a store as it was at an offset: what differs from the image now.
-type past struct {
-	im      *metadata.Image
-	count   int32 // partitions
-	topics  int32
-	elr     int16
-	cluster *config.Values
-	configs map[int32]*config.Values // topic configs that differ
-	live    map[int32]bool           // topics removed since
-	regs    map[int32]*registration  // registrations that differ
-	parts   map[int32]*metadata.Partition
-	undo    []partUndo // the partition notes from the offset on, in order (first per partition wins)
-}
-
-// present is an image seen as it is now.
-func present(im *metadata.Image) *past {
-	return &past{im: im, count: int32(len(im.Partitions)), topics: int32(len(im.Topics)), elr: im.ElrVersion, cluster: &im.Cluster}
 }
 
 // pastAt returns st's image as it was at offset x (x <= st.at, and no lower than the journal
@@ -281,31 +242,57 @@ func (st *store) pastAt(x int64) *past {
 	return p
 }
 
-// registration returns broker id's registration at the past offset.
-func (p *past) registration(id int32) *registration {
-	if r, ok := p.regs[id]; ok {
-		return r
+// buildSnapshot captures st's image as it was at offset end (its end, or a user's offset behind
+// it), reading its partitions from st's image, not yet attached to a controller.
+func buildSnapshot(st *store, end int64) *Snapshot {
+	im := st.image
+	p := st.pastAt(end)
+	s := &Snapshot{EndOffset: end, count: p.count, src: &st.cowImage}
+	s.head = append(s.head, &metadata.FeatureLevelRecord{Name: config.EligibleLeaderReplicasVersion, FeatureLevel: p.elr})
+	s.head = appendConfigs(s.head, metadata.ResourceBroker, "", p.cluster)
+	for _, id := range im.BrokerIDs() {
+		if b := p.registration(id); b.registered {
+			s.head = append(s.head, &metadata.RegisterBrokerRecord{BrokerID: id, IncarnationID: b.incarnation, BrokerEpoch: b.epoch,
+				LogDirs: slices.Clone(b.logDirs), Fenced: b.fenced, InControlledShutdown: b.inControlled})
+		}
 	}
-	return registrationOf(p.im.Broker(id))
+	var n int64
+	for _, r := range s.head {
+		n += int64(RecordBytes(r))
+	}
+	for t := range p.topics {
+		top := &im.Topics[t]
+		live, size, configs := p.topic(t)
+		if !live {
+			continue
+		}
+		st := snapTopic{name: top.Name, id: top.ID, first: top.First, size: size}
+		st.recs = append(st.recs, &metadata.TopicRecord{Name: top.Name, TopicID: top.ID})
+		st.recs = appendConfigs(st.recs, metadata.ResourceTopic, top.Name, configs)
+		for _, r := range st.recs {
+			n += int64(RecordBytes(r))
+		}
+		s.topics = append(s.topics, st)
+		n += rangeBytes(top, size, p)
+	}
+	s.Bytes = withBatchHeaders(n)
+	s.changed = make([]uint64, (s.count+63)/64)
+	for i := range p.undo {
+		s.keep(p.undo[i].idx, &p.undo[i].p) // the first note of a partition is its value at end
+	}
+	return s
 }
 
-// topic returns topic t at the past offset: whether it was live, its partition count and its
-// configs.
-func (p *past) topic(t int32) (live bool, size int32, configs *config.Values) {
-	top := &p.im.Topics[t]
-	live = !top.Deleted || p.live[t]
-	size = min(top.Count, max(p.count-top.First, 0))
-	configs = &top.Configs
-	if v, ok := p.configs[t]; ok {
-		configs = v
+// appendConfigs writes one resource's configs as ConfigRecords, as a metadata snapshot does.
+func appendConfigs(out []metadata.Record, resType int8, name string, v *config.Values) []metadata.Record {
+	for _, k := range v.Names() {
+		val, _ := v.Get(k)
+		text := metadata.ConfigText(val)
+		out = append(out, &metadata.ConfigRecord{ResourceType: resType, ResourceName: name, Name: k, Value: &text})
 	}
-	return live, size, configs
+	return out
 }
 
-// partition returns partition idx at the past offset.
-func (p *past) partition(idx int32) *metadata.Partition {
-	if q, ok := p.parts[idx]; ok {
-		return q
-	}
-	return &p.im.Partitions[idx]
-}
+// minTrim is the smallest dead prefix worth dropping: of the shared image's journal, and of the
+// retained committed log.
+const minTrim = 4096

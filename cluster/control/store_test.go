@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kraftlab/kraftlab/cluster/sim"
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
 )
@@ -84,32 +85,33 @@ func storeLog() []metadata.Entry {
 // shared image's end is undone, and the snapshots keep their content as the image moves on.
 func TestSnapshotsBehindTheSharedImage(t *testing.T) {
 	log := storeLog()
-	c := &Controllers{root: &store{image: metadata.NewImage(), shared: true}}
-	front := &member{id: 1, voter: true, store: c.root}
-	behind := &member{id: 2, voter: true, store: c.root}
-	own := &member{id: 3, voter: true, store: &store{image: metadata.NewImage()}}
-	c.root.users = []*member{front, behind}
+	iv := &invariants{sim: sim.New(1)}
+	ims := &images{iv: iv, root: &store{cowImage: cowImage{image: metadata.NewImage()}, shared: true}}
+	front := &controllerNode{id: 1, store: ims.root}
+	behind := &controllerNode{id: 2, store: ims.root}
+	own := &controllerNode{id: 3, store: &store{cowImage: cowImage{image: metadata.NewImage()}}}
+	ims.root.users = []*imagePos{&front.imagePos, &behind.imagePos}
 	rng := rand.New(rand.NewPCG(1, 2))
 	type taken struct {
 		s    *Snapshot
 		want []metadata.Record
 	}
 	var snaps []taken
-	advance := func(m *member, to int64) {
-		c.replay(m, m.applied, to, log[m.applied:to])
-		require.Empty(t, c.violations)
+	advance := func(m *controllerNode, to int64) {
+		m.replay(ims, m.applied, to, log[m.applied:to])
+		require.Empty(t, iv.list)
 	}
-	for int(c.root.at) < len(log) {
-		end := min(c.root.at+int64(1+rng.IntN(60)), int64(len(log)))
-		for _, e := range log[c.root.at:end] {
-			require.NoError(t, c.replayRoot(e))
+	for int(ims.root.at) < len(log) {
+		end := min(ims.root.at+int64(1+rng.IntN(60)), int64(len(log)))
+		for _, e := range log[ims.root.at:end] {
+			require.NoError(t, ims.replayRoot(e))
 		}
 		advance(front, end)
 		// Every offset from the controller behind to the end reads as an image of its own.
 		ref := own.store.image.Clone()
 		for x := behind.applied; x <= end; x++ {
 			want := ref.SnapshotRecords()
-			s := buildSnapshot(c.root, x)
+			s := buildSnapshot(ims.root, x)
 			require.Equal(t, want, s.Records(), "offset %d of %d", x, end)
 			require.Equal(t, snapshotBytes(want), s.Bytes, "offset %d of %d", x, end)
 			if x < end {
@@ -120,29 +122,29 @@ func TestSnapshotsBehindTheSharedImage(t *testing.T) {
 		advance(behind, x)
 		advance(own, x)
 		want := own.store.image.SnapshotRecords()
-		assert.Equal(t, snapshotBytes(want), c.bytesAt(behind), "offset %d of %d", x, end)
-		assert.Equal(t, want, c.imageAt(behind).SnapshotRecords(), "offset %d of %d", x, end)
+		assert.Equal(t, snapshotBytes(want), behind.snapshotBytes(), "offset %d of %d", x, end)
+		assert.Equal(t, want, behind.imageAt(iv).SnapshotRecords(), "offset %d of %d", x, end)
 		if rng.IntN(3) == 0 {
-			s := c.takeSnapshot(behind, x, 1)
+			s := behind.takeSnapshot(x, 1)
 			assert.Equal(t, snapshotBytes(want), s.Bytes, "offset %d of %d", x, end)
 			snaps = append(snaps, taken{s, want})
 		}
 		for i, tk := range snaps {
 			require.Equal(t, tk.want, tk.s.Records(), "snapshot %d at %d, image at %d", i, tk.s.EndOffset, end)
 		}
-		assert.LessOrEqual(t, len(c.root.parts)-c.root.partsFrom, int(end-behind.applied)+300, "the journal covers no more than the lag")
+		assert.LessOrEqual(t, len(ims.root.parts)-ims.root.partsFrom, int(end-behind.applied)+300, "the journal covers no more than the lag")
 	}
 	require.NotEmpty(t, snaps)
-	advance(behind, c.root.at)
-	assert.Equal(t, c.root.partsFrom, len(c.root.parts), "no user behind: no journal")
-	assert.Same(t, c.root.image, c.imageAt(behind))
+	advance(behind, ims.root.at)
+	assert.Equal(t, ims.root.partsFrom, len(ims.root.parts), "no user behind: no journal")
+	assert.Same(t, ims.root.image, behind.imageAt(iv))
 }
 
 // TestJournalCompactsAsItsUsersMoveOn: the journal drops what is below its lowest user and
 // compacts in place once most of it is dead, keeping what is still above.
 func TestJournalCompactsAsItsUsersMoveOn(t *testing.T) {
-	a, b := &member{id: 1}, &member{id: 2}
-	st := &store{image: metadata.NewImage(), shared: true, users: []*member{a, b}}
+	a, b := &imagePos{}, &imagePos{}
+	st := &store{cowImage: cowImage{image: metadata.NewImage()}, shared: true, users: []*imagePos{a, b}}
 	const n = 3 * minTrim
 	for off := range int64(n) {
 		st.parts = append(st.parts, partUndo{off: off, idx: int32(off)})

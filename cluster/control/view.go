@@ -2,7 +2,6 @@ package control
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/kraftlab/kraftlab/cluster/quorum"
 	"github.com/kraftlab/kraftlab/engine/controller"
@@ -27,7 +26,7 @@ type NodeView struct {
 
 // Node describes one controller or broker.
 func (c *Controllers) Node(id int32) (NodeView, error) {
-	m, err := c.member(id)
+	n, err := c.node(id)
 	if err != nil {
 		return NodeView{}, err
 	}
@@ -35,21 +34,23 @@ func (c *Controllers) Node(id int32) (NodeView, error) {
 	if err != nil {
 		return NodeView{}, err
 	}
-	v := NodeView{NodeStatus: st, Applied: m.applied}
-	if !m.voter {
-		v.Applied = m.delivered
+	v := NodeView{NodeStatus: st}
+	if n.brk != nil {
+		v.Applied = n.brk.delivered
+		return v, nil
 	}
-	if m.engine != nil {
-		v.Active, v.ActiveEpoch, v.ActivatedMs = true, m.engineEpoch, m.activatedAt
+	v.Applied = n.ctl.applied
+	if a := n.ctl.active; a != nil {
+		v.Active, v.ActiveEpoch, v.ActivatedMs = true, a.epoch, a.since
 	}
 	return v, nil
 }
 
 // Voters lists the controller ids in configuration order.
 func (c *Controllers) Voters() []int32 {
-	out := make([]int32, len(c.voters))
-	for i, v := range c.voters {
-		out[i] = c.members[v].id
+	out := make([]int32, len(c.controllers))
+	for i, m := range c.controllers {
+		out[i] = m.id
 	}
 	return out
 }
@@ -57,30 +58,18 @@ func (c *Controllers) Voters() []int32 {
 // Brokers lists the attached broker ids in the order attached.
 func (c *Controllers) Brokers() []int32 {
 	var out []int32
-	for _, m := range c.members {
-		if !m.voter {
-			out = append(out, m.id)
-		}
+	for _, b := range c.brokers {
+		out = append(out, b.id)
 	}
 	return out
-}
-
-func (c *Controllers) activeMember() *member {
-	var best *member
-	for _, v := range c.voters {
-		if m := c.members[v]; m.engine != nil && (best == nil || m.engineEpoch > best.engineEpoch) {
-			best = m
-		}
-	}
-	return best
 }
 
 // Active returns the node running the active engine controller and its epoch. While a partitioned
 // old leader still believes it leads, two nodes may run engines of different epochs; the higher
 // epoch's is the one returned.
 func (c *Controllers) Active() (node int32, epoch int32, ok bool) {
-	if m := c.activeMember(); m != nil {
-		return m.id, m.engineEpoch, true
+	if m := c.activeNode(); m != nil {
+		return m.id, m.active.epoch, true
 	}
 	return -1, 0, false
 }
@@ -89,8 +78,8 @@ func (c *Controllers) Active() (node int32, epoch int32, ok bool) {
 // read-only (Image, Metrics, TaskDeadline, TakeBalancerRuns): every write must go through this
 // package, or its records never reach the quorum.
 func (c *Controllers) ActiveController() *controller.Controller {
-	if m := c.activeMember(); m != nil {
-		return m.engine
+	if m := c.activeNode(); m != nil {
+		return m.active.engine
 	}
 	return nil
 }
@@ -98,8 +87,8 @@ func (c *Controllers) ActiveController() *controller.Controller {
 // EngineOf is the engine controller node runs, or nil when it is not active (read-only, as
 // ActiveController). A deposed leader that has not noticed yet still has one.
 func (c *Controllers) EngineOf(node int32) *controller.Controller {
-	if m, err := c.member(node); err == nil {
-		return m.engine
+	if n, err := c.node(node); err == nil && n.ctl != nil {
+		return n.ctl.engine()
 	}
 	return nil
 }
@@ -109,29 +98,29 @@ func (c *Controllers) EngineOf(node int32) *controller.Controller {
 // (CommittedView) from behind its end, it is a copy rebuilt as a snapshot at that offset
 // would rebuild it (broker registration offsets are the snapshot's).
 func (c *Controllers) CommittedImage(node int32) (*metadata.Image, error) {
-	m, err := c.member(node)
+	n, err := c.node(node)
 	if err != nil {
 		return nil, err
 	}
-	if !m.voter {
+	if n.ctl == nil {
 		return nil, fmt.Errorf("control: node %d is a broker; only controllers %v keep a committed image here", node, c.cfg.Quorum.Voters)
 	}
-	return c.imageAt(m), nil
+	return n.ctl.imageAt(&c.iv), nil
 }
 
 // CommittedView is the cluster's committed image: every entry the cluster has committed
-// (CommittedEnd), replayed as it was first committed (see Callbacks.OnCommittedEntry).
+// (CommittedEnd), replayed as it was first committed (see Callbacks.BeforeCommit and AfterCommit).
 // Read-only.
-func (c *Controllers) CommittedView() *metadata.Image { return c.root.image }
+func (c *Controllers) CommittedView() *metadata.Image { return c.images.root.image }
 
 // LatestSnapshot is the content of the latest snapshot a controller took or loaded, or nil. It is
 // frozen first (see Snapshot), so the caller may keep it.
 func (c *Controllers) LatestSnapshot(node int32) *Snapshot {
-	if m, err := c.member(node); err == nil {
-		if m.snap != nil {
-			m.snap.freeze()
+	if n, err := c.node(node); err == nil && n.ctl != nil {
+		if n.ctl.snap != nil {
+			n.ctl.snap.freeze()
 		}
-		return m.snap
+		return n.ctl.snap
 	}
 	return nil
 }
@@ -139,56 +128,27 @@ func (c *Controllers) LatestSnapshot(node int32) *Snapshot {
 // Committed returns the retained committed log, oldest first, as the cluster first committed it
 // (DropCommittedBefore trims it). The slice aliases internal state: read it, don't keep it across
 // simulation steps.
-func (c *Controllers) Committed() []CommittedEntry { return c.committed }
+func (c *Controllers) Committed() []CommittedEntry { return c.log.entries }
 
 // CommittedEnd is the offset after the last entry committed anywhere.
-func (c *Controllers) CommittedEnd() int64 { return c.committedBase + int64(len(c.committed)) }
+func (c *Controllers) CommittedEnd() int64 { return c.log.end() }
 
 // CommittedSince returns the retained committed entries from offset on (aliasing, as Committed).
-func (c *Controllers) CommittedSince(offset int64) []CommittedEntry {
-	i := max(offset-c.committedBase, 0)
-	if i >= int64(len(c.committed)) {
-		return nil
-	}
-	return c.committed[i:]
-}
+func (c *Controllers) CommittedSince(offset int64) []CommittedEntry { return c.log.since(offset) }
 
 // DropCommittedBefore forgets retained committed entries below offset, once the caller has
 // consumed them, so that a long run stays small. Slices Committed returned before are
 // overwritten. Checks that need them (the one-log check of
 // lagging nodes, late-reply accounting) are skipped below the retained range.
-func (c *Controllers) DropCommittedBefore(offset int64) {
-	k := min(offset-c.committedBase, int64(len(c.committed)))
-	if k <= 0 {
-		return
-	}
-	// In place, so trimming as a run goes does not allocate a new log each time, unless the log
-	// is far smaller than a burst (a bootstrap) made it.
-	n := copy(c.committed, c.committed[k:])
-	clear(c.committed[n:])
-	c.committed = c.committed[:n]
-	copy(c.ents, c.ents[k:])
-	clear(c.ents[n:])
-	c.ents = c.ents[:n]
-	if cap(c.committed) > 4*n+keepCommitted {
-		c.committed, c.ents = slices.Clone(c.committed), slices.Clone(c.ents)
-	}
-	c.committedBase += k
-}
-
-// keepCommitted is the capacity, beyond four times what is retained, that DropCommittedBefore
-// keeps for the committed entries to come (10 MB, and 6 MB for their plain entries): a broker
-// restart at a million partitions commits a few hundred thousand entries between trims, and
-// growing the log back from what a trim left would copy it over and over.
-const keepCommitted = 1 << 18
+func (c *Controllers) DropCommittedBefore(offset int64) { c.log.dropBefore(offset) }
 
 // SetTrimCommitted turns automatic trimming of the retained committed log on or off. On, the
 // log keeps only the entries some node may still commit (from the lowest high watermark or
 // latest snapshot end among all nodes), so a long run's memory stays bounded; Committed and
 // CommittedSince then return that tail only. Off (the default) keeps everything.
 func (c *Controllers) SetTrimCommitted(on bool) {
-	c.trim = on
-	c.trimAt = minTrim
+	c.log.trim = on
+	c.log.trimAt = minTrim
 }
 
 // Stats returns the controllers' counters.
@@ -208,7 +168,7 @@ func (c *Controllers) Config() Config {
 
 // Violations returns this layer's invariant violations, in order; the quorum's are in
 // QuorumViolations.
-func (c *Controllers) Violations() []Violation { return append([]Violation(nil), c.violations...) }
+func (c *Controllers) Violations() []Violation { return append([]Violation(nil), c.iv.list...) }
 
 // QuorumViolations returns the Raft layer's invariant violations.
 func (c *Controllers) QuorumViolations() []quorum.Violation { return c.q.Violations() }
@@ -216,8 +176,8 @@ func (c *Controllers) QuorumViolations() []quorum.Violation { return c.q.Violati
 // Err returns the first violation of this layer, else the quorum's first, else nil. A runner
 // checks it after each step and stops on the first.
 func (c *Controllers) Err() error {
-	if len(c.violations) > 0 {
-		return c.violations[0]
+	if len(c.iv.list) > 0 {
+		return c.iv.list[0]
 	}
 	return c.q.Err()
 }
@@ -226,14 +186,13 @@ func (c *Controllers) Err() error {
 // running controller's committed image against its high watermark) and returns Err.
 func (c *Controllers) Check() error {
 	_ = c.q.Check()
-	for _, v := range c.voters {
-		m := c.members[v]
+	for _, m := range c.controllers {
 		if !m.running {
 			continue
 		}
 		st, _ := c.q.Node(quorum.NodeID(m.id))
 		if m.applied != st.HighWatermark {
-			c.violate("controllers apply the committed log without gaps", fmt.Sprintf("node %d's high watermark is %d", m.id, st.HighWatermark),
+			c.iv.violate("controllers apply the committed log without gaps", fmt.Sprintf("node %d's high watermark is %d", m.id, st.HighWatermark),
 				fmt.Sprintf("its committed image is at offset %d", m.applied))
 		}
 	}

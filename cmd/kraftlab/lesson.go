@@ -23,12 +23,15 @@ var lessonCommand = &command{
 (lessons/talks); with -talk, the FILEs are talks. For each lesson it
 parses the file and its scenario, then, from each step's start, checks that no goal holds yet,
 plays the step's reference actions headlessly and checks that every goal and expect: line then
-holds and that exactly one option of its prediction holds; it replays every other solution:
+holds and that exactly one option of its prediction holds (for a prediction answered on the
+timeline, that its answer is within its tolerance of the moment the run gives); it replays
+every other solution:
 (each must reach the goals) and every reject: (a wrong attempt, which must not). It prints one "ok" line per good lesson; a problem is one line on stderr with the file
 and line ("lessons/course/03-elr.md:42: goal: unknown predicate ..."), and the exit status is 2.
 
-A talk's scenes are replayed the same way, each from the end of the one before, and the
-numbers its captions quote (its expect: lines) checked.
+A talk's scenes are replayed the same way, each from the end of the one before (or from the
+lesson checkpoint its from: line names), and the numbers its captions quote (its expect:
+lines) checked.
 
   -v      also print each step's times and the value behind every goal, to quote in the text
   -talk   the FILEs are talks (docs/talks.md), not lessons
@@ -98,10 +101,13 @@ func lessonMain(e *env, opts any, args []string) int {
 
 // lessonCounts says what check replayed: "5 steps, 1 prediction, 2 solutions, 1 rejected attempt".
 func lessonCounts(l *lessons.Lesson) string {
-	var predictions, solutions, rejects int
+	var predictions, timed, solutions, rejects int
 	for _, s := range l.Steps {
 		if s.Predict != nil {
 			predictions++
+			if s.Predict.Timed() {
+				timed++
+			}
 		}
 		solutions += len(s.Solutions)
 		rejects += len(s.Rejects)
@@ -115,7 +121,11 @@ func lessonCounts(l *lessons.Lesson) string {
 	}
 	out := plural(len(l.Steps), "step", "steps")
 	if predictions+solutions+rejects > 0 {
-		out += ", " + plural(predictions, "prediction", "predictions") + ", " + plural(solutions, "other solution", "other solutions") +
+		out += ", " + plural(predictions, "prediction", "predictions")
+		if timed > 0 {
+			out += fmt.Sprintf(" (%d on the timeline)", timed)
+		}
+		out += ", " + plural(solutions, "other solution", "other solutions") +
 			", " + plural(rejects, "rejected attempt", "rejected attempts")
 	}
 	return out

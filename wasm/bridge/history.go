@@ -9,6 +9,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/engine/controller"
+	"github.com/kraftlab/kraftlab/lessons"
 )
 
 // The run's history: the actions taken, with their cluster times. Time only moves forward in a
@@ -52,7 +53,7 @@ type action struct {
 func (s *Session) runTo(t int64) {
 	for s.c.Err() == nil && s.applied < len(s.hist) && s.hist[s.applied].AtMs <= t {
 		a := s.hist[s.applied]
-		if s.c.RunUntil(a.AtMs) != nil {
+		if s.runClock(a.AtMs) != nil {
 			break
 		}
 		s.applied++
@@ -63,9 +64,23 @@ func (s *Session) runTo(t int64) {
 		}
 	}
 	if s.c.Err() == nil && t > s.c.Now() {
-		_ = s.c.RunUntil(t)
+		_ = s.runClock(t)
 	}
 	s.horizon = max(s.horizon, s.c.Now())
+}
+
+// runClock runs the cluster to time t: at once, or while a lesson watches for a moment
+// (Session.watch) in steps of lessons.UntilPollMs, calling it after each.
+func (s *Session) runClock(t int64) error {
+	for s.watch != nil && s.c.Now() < t {
+		if err := s.c.RunUntil(min(t, s.c.Now()+lessons.UntilPollMs)); err != nil {
+			return err
+		}
+		if !s.watch() {
+			s.watch = nil
+		}
+	}
+	return s.c.RunUntil(t)
 }
 
 // record adds a just-applied action to the history. Recorded actions later than it are the

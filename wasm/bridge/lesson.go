@@ -41,6 +41,11 @@ type lessonRun struct {
 	startActions int
 	// names are the partitions the step's goal picture shows, which the learner's is drawn for.
 	names []string
+	// watch looks for the moment of the step's timed prediction in the learner's run (nil
+	// when the step asks none); watchVersion is the history's version when it was seen, -1
+	// before.
+	watch        *lessons.Watch
+	watchVersion int
 }
 
 func registerLessons(b *Bridge, s *Session) {
@@ -201,6 +206,17 @@ type LessonPredict struct {
 	Options  []LessonOption `json:"options"`
 	// Reveal is Markdown: what happened and why, shown once the step is done.
 	Reveal string `json:"reveal"`
+	// Timeline is set when the learner answers by marking a moment on a timeline of the step
+	// instead of choosing an option.
+	Timeline *LessonTimeline `json:"timeline,omitempty"`
+}
+
+// LessonTimeline is a timed prediction's timeline: SpanMs of step time from the step's start,
+// and how far from what happens a mark may be and still be right. The answer is what happens
+// in the learner's run (LessonCheckBody.WhenMs), never sent ahead.
+type LessonTimeline struct {
+	SpanMs      int64 `json:"spanMs"`
+	ToleranceMs int64 `json:"toleranceMs"`
 }
 
 // LessonOption is one answer; Broker is the broker a click on the canvas answers with, -1 for none.
@@ -247,7 +263,10 @@ func (r *lessonRun) open(body json.RawMessage) (any, error) {
 			Sandbox: s.Sandbox(), Demo: len(s.Play) > 0, Goals: []string{}, Reference: []string{},
 			Challenge: s.Challenge(), Picture: s.Picture, Caption: s.Caption}
 		if q := s.Predict; q != nil {
-			st.Predict = &LessonPredict{Question: q.Question, Reveal: q.Reveal}
+			st.Predict = &LessonPredict{Question: q.Question, Reveal: q.Reveal, Options: []LessonOption{}}
+			if q.Timed() {
+				st.Predict.Timeline = &LessonTimeline{SpanMs: q.SpanMs, ToleranceMs: q.ToleranceMs}
+			}
 			for _, o := range q.Options {
 				st.Predict.Options = append(st.Predict.Options, LessonOption{Label: o.Label, Broker: o.Broker})
 			}
@@ -274,22 +293,32 @@ func (r *lessonRun) open(body json.RawMessage) (any, error) {
 
 // start makes the lesson's cluster at step i's start the session's run: the scenario through
 // sim.load (the same code as an imported scenario), then the reference actions of the steps
-// before i, recorded in the run's history at the times they happened.
+// before i, recorded in the run's history at the times they happened. A talk's scene that
+// starts from a lesson's checkpoint starts from that lesson's scenario and steps instead
+// (lessons.StartOf), as lessons.Checkpoint builds it.
 func (r *lessonRun) start(l *lessons.Lesson, i int) (LoadBody, error) {
-	loaded, err := r.s.load(mustJSON(LoadRequest{Scenario: l.ScenarioJSON, TimeMs: l.StartMs}))
+	from := l.StartOf(i)
+	base := from.Base
+	loaded, err := r.s.load(mustJSON(LoadRequest{Scenario: base.ScenarioJSON, TimeMs: base.StartMs}))
 	if err != nil {
-		return LoadBody{}, fmt.Errorf("%s: scenario: %w", l.File, err)
+		return LoadBody{}, fmt.Errorf("%s: scenario: %w", base.File, err)
 	}
-	r.l, r.step, r.script, r.next = l, i, nil, 0
+	r.l, r.step, r.script, r.next, r.watch = l, i, nil, 0, nil
 	r.run = reflect.ValueOf(r.s.base).Pointer()
-	for _, st := range l.Steps[:i] {
-		m := lessons.MarkNow(r.s.c)
-		if _, err := r.playActions(st.Reference, m); err != nil {
+	for _, st := range base.Steps[:from.BaseSteps] {
+		if _, err := r.playActions(base, st.Reference, lessons.MarkNow(r.s.c)); err != nil {
+			r.l = nil
+			return LoadBody{}, err
+		}
+	}
+	for _, st := range l.Steps[from.From:i] {
+		if _, err := r.playActions(l, st.Reference, lessons.MarkNow(r.s.c)); err != nil {
 			r.l = nil
 			return LoadBody{}, err
 		}
 	}
 	r.mark = lessons.MarkNow(r.s.c)
+	r.arm()
 	r.startActions = r.s.applied
 	r.names = nil
 	if p := l.Steps[i].Picture; p != nil {
@@ -308,6 +337,51 @@ func (r *lessonRun) start(l *lessons.Lesson, i int) (LoadBody, error) {
 	return out, nil
 }
 
+// arm starts watching for the moment of the step's timed prediction, if it asks one: the
+// session polls it as time passes (Session.watch), from the step's start on.
+func (r *lessonRun) arm() {
+	q := r.l.Steps[r.step].Predict
+	if q == nil || !q.Timed() {
+		return
+	}
+	r.watch, r.watchVersion = lessons.NewWatch(q.When), -1
+	r.s.watch = func() bool {
+		if r.s.c.Now() >= r.mark.TimeMs {
+			r.watch.Poll(r.s.c, r.mark)
+		}
+		r.noteWatch()
+		return r.watch.Pending()
+	}
+	r.s.watch()
+}
+
+// noteWatch notes the history's version once the moment has come.
+func (r *lessonRun) noteWatch() {
+	if r.watch != nil && !r.watch.Pending() && r.watchVersion < 0 {
+		r.watchVersion = r.s.version
+	}
+}
+
+// whenMs is the step time of the timed prediction's moment in the learner's run, -1 while it
+// has not come. A change to the run's history before the moment (an action taken after a
+// scrub back, an undo) makes it another run: the moment is watched for again.
+func (r *lessonRun) whenMs() int64 {
+	w := r.watch
+	switch {
+	case w == nil:
+		return -1
+	case w.Pending():
+		if r.s.watch == nil {
+			r.arm() // a new run of the same lesson cleared the session's watch
+		}
+		return -1
+	case r.s.version != r.watchVersion && r.s.c.Now() < w.AtMs:
+		r.arm()
+		return -1
+	}
+	return w.AtMs - r.mark.TimeMs
+}
+
 // active returns the open lesson, or an error when there is none or the run was replaced.
 func (r *lessonRun) active() error {
 	if r.l == nil {
@@ -320,10 +394,11 @@ func (r *lessonRun) active() error {
 	return nil
 }
 
-// playActions plays actions on the session's run until the first pause, returning how many
-// ran. Events go through the same path as sim.act (the event log's sentence, the history);
-// waits and untils are lessons.Apply's own, so the run is the one lessons.Checkpoint makes.
-func (r *lessonRun) playActions(acts []lessons.Action, m lessons.Mark) (int, error) {
+// playActions plays actions of lesson l (the open one, or the lesson a talk's scene starts
+// from) on the session's run until the first pause, returning how many ran. Events go through
+// the same path as sim.act (the event log's sentence, the history); waits and untils are
+// lessons.Apply's own, so the run is the one lessons.Checkpoint makes.
+func (r *lessonRun) playActions(l *lessons.Lesson, acts []lessons.Action, m lessons.Mark) (int, error) {
 	r.forgetFuture()
 	for i, a := range acts {
 		switch a.Kind {
@@ -331,15 +406,18 @@ func (r *lessonRun) playActions(acts []lessons.Action, m lessons.Mark) (int, err
 			return i, nil
 		case lessons.ActEvent:
 			if err := r.s.c.Err(); err != nil {
-				return i, fmt.Errorf("%s:%d: %q: the run stopped at an invariant violation: %w", r.l.File, a.Line, a.Source, err)
+				return i, fmt.Errorf("%s:%d: %q: the run stopped at an invariant violation: %w", l.File, a.Line, a.Source, err)
 			}
 			act := action{AtMs: r.s.c.Now(), Ev: a.Event, Raw: eventJSON(r.s.c.Now(), a.Event)}
 			if _, err := r.s.apply(act); err != nil {
-				return i, fmt.Errorf("%s:%d: %q was refused at %s ms: %w", r.l.File, a.Line, a.Source, thousands(r.s.c.Now()), err)
+				return i, fmt.Errorf("%s:%d: %q was refused at %s ms: %w", l.File, a.Line, a.Source, thousands(r.s.c.Now()), err)
 			}
 			r.s.record(act)
+			r.watch.Poll(r.s.c, m)
+			r.noteWatch()
 		default:
-			err := r.l.Apply(r.s.c, a, m)
+			err := l.ApplyWatching(r.s.c, a, m, r.watch)
+			r.noteWatch()
 			r.s.horizon = max(r.s.horizon, r.s.c.Now())
 			if err != nil {
 				return i, err
@@ -389,6 +467,9 @@ type LessonCheckBody struct {
 	Now *lessons.Picture `json:"now,omitempty"`
 	// Undoable: the learner has acted since the step's start, at or before the time shown.
 	Undoable bool `json:"undoable"`
+	// WhenMs is the step time at which a timed prediction's moment came in this run, -1
+	// before it (or when the step asks none).
+	WhenMs int64 `json:"whenMs"`
 }
 
 func (r *lessonRun) status() LessonCheckBody {
@@ -411,6 +492,7 @@ func (r *lessonRun) status() LessonCheckBody {
 		out.Now = &now
 	}
 	out.Undoable = r.s.applied > r.startActions
+	out.WhenMs = r.whenMs()
 	return out
 }
 
@@ -508,7 +590,7 @@ func (r *lessonRun) play(body json.RawMessage) (any, error) {
 	default:
 		return nil, BadRequest(`what: %q is not allowed; allowed: "reference", "demo", "continue"`, req.What)
 	}
-	n, err := r.playActions(r.script[r.next:], r.mark)
+	n, err := r.playActions(r.l, r.script[r.next:], r.mark)
 	r.next += n
 	if err != nil {
 		r.script, r.next = nil, 0

@@ -262,7 +262,7 @@ func TestLessonPredictionAndPicture(t *testing.T) {
 	require.NoError(t, err)
 	for li, l := range course {
 		for si, s := range l.Steps {
-			if s.Predict == nil {
+			if s.Predict == nil || s.Predict.Timed() {
 				continue
 			}
 			open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"`+l.ID+`","step":`+itoa(si)+`}`)
@@ -282,6 +282,54 @@ func TestLessonPredictionAndPicture(t *testing.T) {
 	t.Fatal("the course asks no prediction")
 }
 
+// TestLessonTimedPrediction: a prediction answered on the timeline sends its timeline, not its
+// answer; the moment comes in the learner's run as the clock advances (as in the page) and with
+// Show me, the same as the checker's reference run; an action taken before the moment makes
+// another run, whose moment is watched for again.
+func TestLessonTimedPrediction(t *testing.T) {
+	b := New(Info{})
+	// Lesson 1, step 3: when does broker 1 lead payments-0 again? At 300 s, the periodic run;
+	// the step starts at 44,440 ms (lessons: kraftlab lesson check -v).
+	open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":2}`)
+	q := open.Steps[2].Predict
+	require.NotNil(t, q)
+	require.NotNil(t, q.Timeline)
+	assert.Equal(t, LessonTimeline{SpanMs: 400000, ToleranceMs: 15000}, *q.Timeline)
+	assert.Empty(t, q.Options)
+	assert.Equal(t, int64(-1), open.Check.WhenMs)
+	const start, moment = int64(44440), int64(300000 - 44440)
+	require.Equal(t, start, open.Run.TimeMs)
+
+	advanceTo := func(t *testing.T, to int64) LessonCheckBody {
+		t.Helper()
+		var c LessonCheckBody
+		for c.TimeMs < to {
+			frameAt(t, b, "sim.advance", `{"ms":7000}`)
+			c = must[LessonCheckBody](t, b, "lesson.check", "")
+		}
+		return c
+	}
+	c := advanceTo(t, 250000)
+	assert.Equal(t, int64(-1), c.WhenMs, "not yet")
+	c = advanceTo(t, 310000)
+	assert.True(t, c.Done)
+	assert.InDelta(t, moment, c.WhenMs, float64(lessons.UntilPollMs), "as the checker measures it, within a poll")
+
+	// Looking back does not change the run: the moment stays.
+	must[Frame](t, b, "sim.seek", `{"timeMs":100000}`)
+	assert.InDelta(t, moment, must[LessonCheckBody](t, b, "lesson.check", "").WhenMs, float64(lessons.UntilPollMs))
+	// Acting there does: another run, its moment to come.
+	must[ActBody](t, b, "sim.act", `{"op":"kill","broker":0}`)
+	assert.Equal(t, int64(-1), must[LessonCheckBody](t, b, "lesson.check", "").WhenMs)
+	c = advanceTo(t, 310000)
+	assert.InDelta(t, moment, c.WhenMs, float64(lessons.UntilPollMs), "broker 0 does not matter to broker 1's return")
+
+	// Show me plays the reference: the same moment.
+	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":2}`)
+	p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
+	assert.Equal(t, moment, p.Check.WhenMs)
+}
+
 // TestTalkOpensAScene: a talk's scene opens like a lesson's step, at the end of the scenes
 // before it, and plays the same way each time.
 func TestTalkOpensAScene(t *testing.T) {
@@ -289,7 +337,7 @@ func TestTalkOpensAScene(t *testing.T) {
 	open := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":1}`)
 	assert.True(t, open.Talk)
 	assert.Empty(t, open.Next, "a talk has no next lesson")
-	require.Len(t, open.Steps, 5)
+	require.Len(t, open.Steps, 6)
 	assert.Contains(t, open.Steps[1].Caption, "Broker 2's disk is replaced")
 	assert.Equal(t, int64(35000), open.Run.TimeMs, "scene 2 starts where scene 1's play list ends")
 	p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
@@ -298,6 +346,19 @@ func TestTalkOpensAScene(t *testing.T) {
 	// Again: the same scene, the same run.
 	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":1}`)
 	assert.Equal(t, p.Check.TimeMs, must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`).Check.TimeMs)
+	// Scene 6 starts from lesson 6's checkpoint at its step 3: the state and time that step
+	// opens in, and plays the same way each time.
+	lesson := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"6","step":2}`)
+	lessonFrame := must[Frame](t, b, "sim.frame", `{}`)
+	scene := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":5}`)
+	assert.Equal(t, int64(330010), scene.Run.TimeMs)
+	assert.Equal(t, lesson.Run.TimeMs, scene.Run.TimeMs)
+	assert.Equal(t, lesson.Run.Brokers, scene.Run.Brokers)
+	sceneFrame := must[Frame](t, b, "sim.frame", `{}`)
+	assert.Equal(t, lessonFrame.Brokers, sceneFrame.Brokers, "the same cluster state")
+	assert.Equal(t, int64(612530), must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`).Check.TimeMs)
+	must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"kip-1358-in-ten-minutes","step":5}`)
+	assert.Equal(t, int64(612530), must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`).Check.TimeMs)
 	// The course's list has no talk in it.
 	for _, l := range must[LessonListBody](t, b, "lesson.list", "").Lessons {
 		assert.NotEqual(t, "kip-1358-in-ten-minutes", l.ID)

@@ -191,6 +191,10 @@ type Session struct {
 	traffic *trafficLog
 	// pace splits a budgeted sim.advance into slices (pace.go).
 	pace pacer
+	// watch, when set, is called every lessons.UntilPollMs of cluster time that runTo lets
+	// pass, until it returns false: a lesson's timed prediction looks for the moment its
+	// predicate first holds, as an until action would (lesson.go). A new run clears it.
+	watch func() bool
 }
 
 // live is one built cluster of the run and what reads it: its clock offset and event log.
@@ -609,7 +613,7 @@ func (s *Session) apply(a action) (ActBody, error) {
 		if err := s.c.Err(); err != nil {
 			return out, err
 		}
-		res, err := s.c.Controllers().ElectLeaders(ev.Election, ev.Partitions)
+		res, err := s.c.Controllers().Admin().ElectLeaders(ev.Election, ev.Partitions)
 		if err != nil {
 			return out, err
 		}

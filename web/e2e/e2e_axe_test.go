@@ -40,7 +40,8 @@ func assertAccessible(t *testing.T, tb *tab, page string) {
 	}
 }
 
-// TestAccessibility runs axe-core on the playground, presenter mode, a lesson, the lessons index
+// TestAccessibility runs axe-core on the playground, presenter mode, a lesson (and a prediction
+// answered on its timeline), the lessons index
 // and the config lab, and fails on any serious or critical violation.
 func TestAccessibility(t *testing.T) {
 	exe := chromiumPath(t)
@@ -60,6 +61,12 @@ func TestAccessibility(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")
 		poll(t, tb, `document.getElementById("lesson-goals").children.length > 0`)
 		assertAccessible(t, tb, "lesson 1")
+		// A prediction answered on the timeline: the range, its readout and the Mark button.
+		tb = openLesson(t, bctx, url, "lesson=1&step=3")
+		eval[bool](t, tb, `localStorage.removeItem("kraftlab.predictions.v1"), true`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.body.dataset.prediction === "pending" && !document.getElementById("lesson-moment").hidden`)
+		assertAccessible(t, tb, "lesson 1's timeline prediction")
 	})
 	t.Run("lessons index", func(t *testing.T) {
 		tb := newTab(t, bctx)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -90,7 +91,11 @@ func TestLesson(t *testing.T) {
 			lessonClick(t, tb, "#lesson-forward")
 			poll(t, tb, `document.body.dataset.lessonStep === "`+step+`" && document.getElementById("lesson-panel").dataset.done === "false"`)
 			if eval[string](t, tb, `document.body.dataset.prediction`) == "pending" {
-				lessonClick(t, tb, `#lesson-predict-options button[data-option="0"]`)
+				if eval[bool](t, tb, `document.getElementById("lesson-predict-options").hidden`) {
+					lessonClick(t, tb, "#lesson-moment-mark") // answered on the timeline
+				} else {
+					lessonClick(t, tb, `#lesson-predict-options button[data-option="0"]`)
+				}
 			}
 			lessonClick(t, tb, "#lesson-show")
 			poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
@@ -177,6 +182,58 @@ func TestLesson(t *testing.T) {
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
 		eval[bool](t, tb, `document.getElementById("lesson-predict").scrollIntoView(), true`)
 		screenshot(t, tb, "lesson-reveal-390.png", "")
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("a moment is marked on the timeline before the run, and the reveal says how far off", func(t *testing.T) {
+		// Lesson 1, step 3: when does broker 1 lead payments-0 again? The step starts at
+		// 0:00:44.4; the periodic run gives leadership back at 0:05:00, step time 255.56 s.
+		tb := openLesson(t, bctx, url, "lesson=1&step=3")
+		eval[bool](t, tb, `localStorage.removeItem("kraftlab.predictions.v1"), true`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.body.dataset.lesson === "01-electing-a-new-leader" && document.body.dataset.prediction === "pending"`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+		// Asked on a timeline of the step, not by options; nothing that gives the answer away.
+		assert.False(t, eval[bool](t, tb, `document.getElementById("lesson-moment").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-predict-options").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-goal-box").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-step-text").hidden`))
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-show").hidden`))
+		assert.Equal(t, []string{"now", "2:00", "4:00", "6:00"}, eval[[]string](t, tb, `[...document.querySelectorAll(".moment-ticks span")].map(e => e.textContent)`))
+		eval[bool](t, tb, `document.getElementById("lesson-predict").scrollIntoView(), true`)
+		screenshot(t, tb, "lesson-moment-390.png", "")
+
+		// A click on the timeline a quarter of the way along puts the mark near 100 s.
+		rect := eval[[]float64](t, tb, `(r => [r.left, r.top, r.width, r.height])(document.getElementById("lesson-moment-range").getBoundingClientRect())`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseClickXY(rect[0]+9+(rect[2]-18)*0.25, rect[1]+rect[3]/2)))
+		poll(t, tb, `Math.abs(Number(document.getElementById("lesson-moment-range").value) - 100000) <= 2000`)
+		assert.Equal(t, "pending", eval[string](t, tb, `document.body.dataset.prediction`), "a click places the mark; it is not recorded yet")
+		// The keys move it: Home, two ticks (2 min each) on, ten seconds more; Enter records it.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Focus(chromedp.CSS("#lesson-moment-range"))))
+		for _, k := range []string{kb.Home, kb.PageUp, kb.PageUp} {
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(k)))
+		}
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.ArrowRight, chromedp.KeyModifiers(chromedp.ModifierShift))))
+		assert.Equal(t, "0:04:54.4 on the clock, 4 min 10 s after the step's start", eval[string](t, tb, `document.getElementById("lesson-moment-at").textContent`))
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.Enter)))
+		poll(t, tb, `document.body.dataset.prediction === "marked:250000"`)
+		assert.Equal(t, `{"chose":-1,"atMs":250000}`, eval[string](t, tb, `JSON.stringify(JSON.parse(localStorage.getItem("kraftlab.predictions.v1"))["01-electing-a-new-leader/2"])`))
+		assert.Contains(t, eval[string](t, tb, `document.getElementById("lesson-predict-said").textContent`), "You marked 0:04:54.4 on the clock")
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-moment-range").disabled`), "the mark is given")
+		assert.True(t, eval[bool](t, tb, `document.getElementById("lesson-reveal").hidden`), "nothing is revealed before the run plays")
+		poll(t, tb, `!document.getElementById("lesson-goal-box").hidden`)
+
+		// The run plays; the reveal puts what happened beside the mark.
+		lessonClick(t, tb, "#lesson-show")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true" && !document.getElementById("lesson-reveal").hidden`)
+		assert.Equal(t, "revealed-at:250000:255560", eval[string](t, tb, `document.body.dataset.prediction`))
+		assert.Equal(t, "You were right: you marked 0:04:54.4, it happened at 0:05:00.0, 6 s off (within 15 s counts).",
+			eval[string](t, tb, `document.getElementById("lesson-reveal-verdict").textContent`))
+		assert.Equal(t, "true", eval[string](t, tb, `document.getElementById("lesson-reveal-verdict").dataset.right`))
+		assert.False(t, eval[bool](t, tb, `document.querySelector(".moment-actual").hidden`))
+		assert.Equal(t, `{"chose":-1,"atMs":250000,"right":true}`, eval[string](t, tb, `JSON.stringify(JSON.parse(localStorage.getItem("kraftlab.predictions.v1"))["01-electing-a-new-leader/2"])`))
+		eval[bool](t, tb, `document.getElementById("lesson-predict").scrollIntoView(), true`)
+		screenshot(t, tb, "lesson-moment-revealed-390.png", "")
 		assert.Empty(t, tb.consoleErrors())
 	})
 

@@ -20,7 +20,7 @@ var screenshotWidths = []struct{ w, h int }{{390, 844}, {800, 900}, {1440, 900}}
 
 // TestScreenshots is the screenshot tool (`make screenshots`): with KRAFTLAB_SCREENSHOTS set to
 // a folder (relative to the repository root), it saves what a person sees on the playground,
-// in presenter mode, in a lesson, on the lessons index and in the config lab, at each of
+// in presenter mode, in a lesson (and its predictions, by options and on the timeline, also in presenter mode), in a talk's scene, on the lessons index and in the config lab, at each of
 // screenshotWidths: the viewport as the page opens it ("-view") and the whole page ("-page").
 // It checks nothing beyond the pages opening: the pictures are for a person to look at.
 func TestScreenshots(t *testing.T) {
@@ -102,6 +102,32 @@ func TestScreenshots(t *testing.T) {
 				poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
 				settle(t, tb)
 				save(t, tb, fmt.Sprintf("lesson-%d", w))
+			})
+			// A prediction asked before the run, by options and on the step's timeline, as
+			// the page opens it and in presenter mode.
+			for _, q := range []struct{ name, link string }{{"lesson-predict", "lesson=1&step=4"}, {"lesson-moment", "lesson=1&step=3"}} {
+				t.Run(q.name, func(t *testing.T) {
+					tb := at(t, w, h, "/#"+q.link)
+					poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+					eval[bool](t, tb, `localStorage.removeItem("kraftlab.predictions.v1"), true`)
+					require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+					poll(t, tb, `document.body.dataset.prediction === "pending" && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+					eval[bool](t, tb, `document.getElementById("lesson-step-title").scrollIntoView({block: "start", behavior: "instant"}), true`)
+					settle(t, tb)
+					save(t, tb, fmt.Sprintf("%s-%d", q.name, w))
+					press(t, tb, "p")
+					poll(t, tb, `document.body.classList.contains("presenter")`)
+					eval[bool](t, tb, `document.getElementById("lesson-step-title").scrollIntoView({block: "start", behavior: "instant"}), true`)
+					settle(t, tb)
+					save(t, tb, fmt.Sprintf("%s-%d-presenter", q.name, w))
+				})
+			}
+			t.Run("talk", func(t *testing.T) {
+				tb := at(t, w, h, "/#talk=kip-1358-in-ten-minutes&scene=3")
+				setSpeed(t, tb, 100)
+				poll(t, tb, `document.body.dataset.talkScene === "2" && document.body.dataset.talkState === "done"`)
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("talk-%d", w))
 			})
 			t.Run("lessons index", func(t *testing.T) {
 				tb := at(t, w, h, "/lessons.html")

@@ -35,7 +35,7 @@ func TestTalk(t *testing.T) {
 	assert.Equal(t, "kip-1358-in-ten-minutes", eval[string](t, tb, `document.body.dataset.talk`))
 	assert.True(t, eval[bool](t, tb, `document.body.classList.contains("presenter")`), "a talk is in presenter mode")
 	assert.Contains(t, eval[string](t, tb, `document.getElementById("talk-caption-text").textContent`), "Four brokers, 800 partitions")
-	assert.Equal(t, "KIP-1358 in ten minutes · scene 1 of 5", eval[string](t, tb, `document.getElementById("talk-scene-of").textContent`))
+	assert.Equal(t, "KIP-1358 in ten minutes · scene 1 of 6", eval[string](t, tb, `document.getElementById("talk-scene-of").textContent`))
 	// Everything but the canvas and the caption is hidden.
 	for _, sel := range []string{".toolbar", ".timeline", ".site-header", ".side", "#lesson-panel", ".charts-section", ".log-strip", ".more-actions"} {
 		assert.Equal(t, "none", eval[string](t, tb, `getComputedStyle(document.querySelector("`+sel+`")).display`), sel)
@@ -61,6 +61,16 @@ func TestTalk(t *testing.T) {
 	screenshot(t, tb, "talk-scene-1-390.png", "")
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.ArrowRight)))
 	poll(t, tb, `document.body.dataset.talkScene === "1" && document.body.dataset.talkState === "playing"`)
+	// A scene that starts from a lesson's checkpoint (lesson 6, step 3), by its link: that
+	// step's state and time, played to the same end each time.
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1440, 900), chromedp.Navigate(url+"/#talk=kip-1358-in-ten-minutes&scene=6")))
+	poll(t, tb, `document.body.dataset.talkScene === "5"`)
+	setSpeed(t, tb, 100)
+	done("5", "612530")
+	assert.Contains(t, eval[string](t, tb, `document.getElementById("talk-caption-text").textContent`), "From lesson 6")
+	screenshot(t, tb, "talk-scene-6-1440.png", "")
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.Home)))
+	done("0", "35000")
 	// Escape leaves the talk: the playground is back, the cluster as it is.
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.Escape)))
 	poll(t, tb, `!document.body.dataset.talk && !document.body.classList.contains("presenter")`)

@@ -537,6 +537,11 @@ function main(): void {
     failure: reportFailure,
     holdLink: (on) => keeper.hold(on),
     presenter: (on) => presenter.set(on),
+    hideNextRun: (on) => {
+      if (renderer.hideNextRun === on) return;
+      renderer.hideNextRun = on;
+      renderer.redraw();
+    },
   });
 
   const list = byId("config-list");

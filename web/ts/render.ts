@@ -214,6 +214,11 @@ export class Renderer {
   focused = -1;
   /** The partitions on screen; undefined means all of them. */
   range: Range | undefined;
+  /**
+   * Leaves out the countdown to the next electPreferred run: a lesson asking when leadership
+   * comes back hides it until the learner has marked their answer.
+   */
+  hideNextRun = false;
   /** The last frame's geometry: controller boxes and, per broker slot, its boxes and grid. */
   controllersDrawn: Rect[] = [];
   brokersDrawn: BrokerGeometry[] = [];
@@ -442,7 +447,7 @@ export class Renderer {
     if (this.range) summary += S.canvasRange(this.range.lo, this.range.hi - 1, f.count);
     this.text(summary, PAD, y, 600, 13, p.fg, this.W * 0.64);
     if (this.canvas.dataset.summary !== summary) this.canvas.dataset.summary = summary;
-    if (b.nextElectPreferredMs >= 0) {
+    if (b.nextElectPreferredMs >= 0 && !this.hideNextRun) {
       const span = spanText(Math.max(0, b.nextElectPreferredMs - b.timeMs));
       const s = this.memo("next", span, () => S.canvasNextRun(span));
       this.setFont(400, 12);

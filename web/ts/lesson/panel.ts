@@ -13,6 +13,8 @@ import type { Frame } from "../frame";
 import type { Simulation } from "../sim";
 import { LessonLinkError, lessonLink, parseLessonLink, parseTalkLink, talkLink } from "./link";
 import { MODEL_MARK, render, renderLine } from "./markdown";
+import { MomentPicker, offText } from "./moment";
+import { clockText } from "../frame";
 import { type Picture, diffPicture, drawPicture, type PictureWords } from "./picture";
 import { predictionOf, recordPrediction } from "./predictions";
 import { browserStore, markDone, markOpened } from "./progress";
@@ -31,6 +33,8 @@ export interface LessonHost {
   holdLink(on: boolean): void;
   /** A talk turns presenter mode on, and leaving it off. */
   presenter(on: boolean): void;
+  /** A prediction answered on the timeline is pending: the canvas hides the next run's countdown, which would give it away. */
+  hideNextRun(on: boolean): void;
 }
 
 function el<T extends HTMLElement = HTMLElement>(id: string): T {
@@ -51,8 +55,12 @@ export class LessonPanel {
   private checkedAt = -1;
   private busy = false;
   private wasPlaying = true;
-  /** The option chosen for this step's prediction, undefined while unanswered. */
+  /** The option chosen for this step's prediction, undefined while unanswered; -1 for a moment marked on the timeline. */
   private chose: number | undefined;
+  /** The moment marked for a prediction answered on the timeline, in step time. */
+  private markedMs: number | undefined;
+  /** The timeline a prediction answered on the timeline is marked on. */
+  private readonly moment = new MomentPicker((ms) => this.answer(-1, ms));
   /** The step's goals have been met since it opened (the reveal stays once shown). */
   private revealed = false;
   /** A talk is open: its steps are scenes, shown as a caption in presenter mode. */
@@ -215,6 +223,7 @@ export class LessonPanel {
       if (/(^|&)talk=/.test(location.hash.slice(1))) history.replaceState(history.state, "", location.pathname + location.search);
     }
     this.lesson = undefined;
+    this.host.hideNextRun(false);
     this.root.hidden = true;
     document.body.classList.remove("lesson-mode");
     delete document.body.dataset.lesson;
@@ -271,7 +280,7 @@ export class LessonPanel {
     this.step = o.step;
     this.hintsShown = 0;
     // Reset and "Show me" reopen the step: an answer given stays, a reveal goes until done again.
-    if (!sameStep) this.chose = undefined;
+    if (!sameStep) this.chose = this.markedMs = undefined;
     this.revealed = false;
     this.error.hidden = true;
     this.pick.hidden = true;
@@ -347,8 +356,11 @@ export class LessonPanel {
     const own = Object.assign(document.createElement("div"), { id: "lesson-step-text" });
     own.append(render(st.text));
     text.append(own);
-    el("lesson-model-note").hidden = !((this.step === 0 ? o.intro : "") + st.text).includes(MODEL_MARK);
+    // The note explains the tag wherever it appears: the text, the task, the hints, the question or the reveal.
+    const shown = [this.step === 0 ? o.intro : "", st.text, st.task, ...st.hints, st.predict?.question ?? "", st.predict?.reveal ?? ""];
+    el("lesson-model-note").hidden = !shown.some((x) => x.includes(MODEL_MARK));
     if (st.predict && this.chose === undefined) this.chose = predictionOf(browserStore, o.lesson.id, this.step)?.chose;
+    if (st.predict && this.chose === -1 && this.markedMs === undefined) this.markedMs = predictionOf(browserStore, o.lesson.id, this.step)?.atMs;
     el("lesson-reveal").hidden = true;
     const task = el("lesson-task");
     task.replaceChildren();
@@ -401,7 +413,7 @@ export class LessonPanel {
       markDone(browserStore, o.lesson.id, this.step);
     } else if (!st.sandbox) this.setDone("", "open");
     el<HTMLButtonElement>("lesson-undo").disabled = !c.undoable;
-    if (c.done && st.predict && this.chose !== undefined && !this.revealed) this.reveal(c.answer);
+    if (c.done && st.predict && this.chose !== undefined && !this.revealed) this.reveal(c.answer, c.whenMs);
     this.showPicture(c);
     const demo = el("lesson-demo");
     demo.hidden = !c.paused;
@@ -426,10 +438,23 @@ export class LessonPanel {
     el("lesson-task").hidden = !st.task || pending;
     el("lesson-show").hidden = st.reference.length === 0 || pending;
     el("lesson-demo-play").hidden = !st.demo || pending;
+    this.host.hideNextRun(!!st.predict?.timeline && pending);
     if (!st.predict) return;
-    el("lesson-predict-question").textContent = st.predict.question;
+    el("lesson-predict-question").replaceChildren(renderLine(st.predict.question));
     const opts = el("lesson-predict-options");
     opts.replaceChildren();
+    const tl = st.predict.timeline;
+    opts.hidden = !!tl;
+    if (tl) {
+      if (!this.moment.root.isConnected) opts.after(this.moment.root);
+      this.moment.root.hidden = false;
+      this.moment.show({ startMs: o.run.timeMs, spanMs: tl.spanMs, toleranceMs: tl.toleranceMs }, pending ? undefined : this.markedMs);
+      if (!pending) document.body.dataset.prediction = `marked:${this.markedMs}`;
+      el("lesson-predict-click").hidden = true;
+      el("lesson-predict-said").textContent = pending ? "" : `${this.markedText()} ${L.predictNext}`;
+      return;
+    }
+    this.moment.root.hidden = true;
     st.predict.options.forEach((opt, i) => {
       const b = Object.assign(document.createElement("button"), { type: "button", textContent: opt.label });
       b.dataset.option = String(i);
@@ -442,12 +467,22 @@ export class LessonPanel {
     el("lesson-predict-said").textContent = pending ? "" : `${L.predicted(st.predict.options[this.chose!].label)} ${L.predictNext}`;
   }
 
-  /** Records an answer, then shows the step's goals: the run may play now. */
-  private answer(i: number): void {
+  /** "You marked 0:05:00.0 on the clock, 4 min 16 s after the step's start." */
+  private markedText(): string {
+    const ms = this.markedMs ?? 0;
+    return L.momentMarked(clockText(this.lesson!.run.timeMs + ms), offText(ms));
+  }
+
+  /**
+   * Records an answer, then shows the step's goals: the run may play now. i is the option, or
+   * -1 with the moment marked on the timeline (step time).
+   */
+  private answer(i: number, atMs?: number): void {
     const o = this.lesson;
     if (!o || !this.predicting) return;
     this.chose = i;
-    recordPrediction(browserStore, o.lesson.id, this.step, { chose: i });
+    this.markedMs = atMs;
+    recordPrediction(browserStore, o.lesson.id, this.step, atMs === undefined ? { chose: i } : { chose: i, atMs });
     this.showPredict();
     // The goals and their picture appear now, not with the next frame: the clock may be paused.
     void this.client
@@ -466,20 +501,41 @@ export class LessonPanel {
     if (i >= 0) this.answer(i);
   }
 
-  /** The goals are met: say what happened against what was predicted, and why. */
-  private reveal(answer: number): void {
+  /**
+   * The goals are met: say what happened against what was predicted, and why. answer is the
+   * option that holds; whenMs the moment of a prediction answered on the timeline (-1: none).
+   */
+  private reveal(answer: number, whenMs: number): void {
     const o = this.lesson!;
     const p = o.steps[this.step].predict!;
     this.revealed = true;
-    const said = p.options[this.chose!].label;
-    const right = answer === this.chose;
     const verdict = el("lesson-reveal-verdict");
-    verdict.textContent = right ? L.predictRight(said) : answer >= 0 ? L.predictWrong(said, p.options[answer].label) : L.predictNone(said);
+    let right: boolean;
+    if (p.timeline) {
+      const marked = this.markedMs ?? 0;
+      const start = o.run.timeMs;
+      const said = clockText(start + marked);
+      right = whenMs >= 0 && Math.abs(whenMs - marked) <= p.timeline.toleranceMs;
+      const tol = offText(p.timeline.toleranceMs);
+      verdict.textContent =
+        whenMs < 0
+          ? L.momentNone(said)
+          : right
+            ? L.momentRight(said, clockText(start + whenMs), offText(whenMs - marked), tol)
+            : L.momentWrong(said, clockText(start + whenMs), offText(whenMs - marked), whenMs < marked, tol);
+      this.moment.reveal(whenMs);
+      document.body.dataset.prediction = `revealed-at:${marked}:${whenMs}`;
+      recordPrediction(browserStore, o.lesson.id, this.step, { chose: -1, atMs: marked, right });
+    } else {
+      const said = p.options[this.chose!].label;
+      right = answer === this.chose;
+      verdict.textContent = right ? L.predictRight(said) : answer >= 0 ? L.predictWrong(said, p.options[answer].label) : L.predictNone(said);
+      document.body.dataset.prediction = `revealed:${this.chose}:${answer}`;
+      recordPrediction(browserStore, o.lesson.id, this.step, { chose: this.chose!, right });
+    }
     verdict.dataset.right = String(right);
     el("lesson-reveal-text").replaceChildren(render(p.reveal));
     el("lesson-reveal").hidden = false;
-    document.body.dataset.prediction = `revealed:${this.chose}:${answer}`;
-    recordPrediction(browserStore, o.lesson.id, this.step, { chose: this.chose!, right });
   }
 
   /** The goal's picture beside the current state, differences marked until the goals are met. */

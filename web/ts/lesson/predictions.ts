@@ -7,9 +7,13 @@ import type { Store } from "./progress";
 
 export const PREDICTIONS_KEY = "kraftlab.predictions.v1";
 
-/** One recorded prediction: the option chosen, and whether it was what happened (once known). */
+/**
+ * One recorded prediction: the option chosen (-1 for a moment marked on the timeline, atMs, in
+ * step time), and whether it was what happened (once known).
+ */
 export interface PredictionRecord {
   chose: number;
+  atMs?: number;
   right?: boolean;
 }
 
@@ -40,5 +44,6 @@ export function recordPrediction(store: Store, lesson: string, step: number, rec
 /** The prediction recorded for a step, if any. */
 export function predictionOf(store: Store, lesson: string, step: number): PredictionRecord | undefined {
   const r = readPredictions(store)[key(lesson, step)];
-  return r && Number.isInteger(r.chose) ? r : undefined;
+  if (!r || !Number.isInteger(r.chose)) return undefined;
+  return r.chose >= 0 || Number.isFinite(r.atMs) ? r : undefined;
 }

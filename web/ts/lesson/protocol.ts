@@ -63,6 +63,11 @@ export interface LessonCheckBody {
   now?: Picture;
   /** Undoable: the learner has acted since the step's start, at or before the time shown. */
   undoable: boolean;
+  /**
+   * WhenMs is the step time at which a timed prediction's moment came in this run, -1
+   * before it (or when the step asks none).
+   */
+  whenMs: number;
 }
 
 /** LessonPlayRequest is the body of lesson.play. */
@@ -154,6 +159,11 @@ export interface LessonPredict {
   options: LessonOption[];
   /** Reveal is Markdown: what happened and why, shown once the step is done. */
   reveal: string;
+  /**
+   * Timeline is set when the learner answers by marking a moment on a timeline of the step
+   * instead of choosing an option.
+   */
+  timeline?: LessonTimeline;
 }
 
 export interface PictureBroker {
@@ -173,6 +183,16 @@ export interface PicturePartition {
 export interface LessonOption {
   label: string;
   broker: number;
+}
+
+/**
+ * LessonTimeline is a timed prediction's timeline: SpanMs of step time from the step's start,
+ * and how far from what happens a mark may be and still be right. The answer is what happens
+ * in the learner's run (LessonCheckBody.WhenMs), never sent ahead.
+ */
+export interface LessonTimeline {
+  spanMs: number;
+  toleranceMs: number;
 }
 
 declare module "../protocol_gen" {

@@ -119,3 +119,25 @@ test("predictions: recorded per lesson step, with the outcome once known; corrup
   m.set(PREDICTIONS_KEY, "{not json");
   assert.equal(predictionOf(store, "01-x", 3), undefined);
 });
+
+test("a moment's timeline: round clock ticks within the span, and spans in words", async () => {
+  const { ticks, tickText, offText } = await import("../lesson/moment");
+  // Lesson 1, step 3: from 0:00:44.4 for 400 s: a tick every minute, at round clock minutes.
+  assert.deepEqual(ticks(44_440, 400_000), { step: 120_000, at: [120_000, 240_000, 360_000] });
+  assert.deepEqual(ticks(0, 60_000), { step: 10_000, at: [0, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000] });
+  assert.equal(tickText(300_000), "5:00");
+  assert.equal(tickText(3_750_000), "1:02:30");
+  assert.equal(offText(-12_400), "12 s");
+  assert.equal(offText(255_560), "4 min 16 s");
+  assert.equal(offText(240_000), "4 min");
+});
+
+test("a moment marked on the timeline is recorded and read back", () => {
+  const mem = new Map<string, string>();
+  const store: Store = { getItem: (k) => mem.get(k) ?? null, setItem: (k, v) => void mem.set(k, v), removeItem: (k) => void mem.delete(k) };
+  recordPrediction(store, "01-x", 2, { chose: -1, atMs: 256_000 });
+  assert.deepEqual(predictionOf(store, "01-x", 2), { chose: -1, atMs: 256_000 });
+  // A marked moment without its time is no answer.
+  recordPrediction(store, "01-x", 3, { chose: -1 });
+  assert.equal(predictionOf(store, "01-x", 3), undefined);
+});

@@ -1,0 +1,146 @@
+package control
+
+import (
+	"fmt"
+
+	"github.com/kraftlab/kraftlab/engine/metadata"
+)
+
+// images is what the controllers' committed images share: the cluster's committed image (root,
+// CommittedView), which the controllers that booted with no snapshot share (see store), the pool
+// their snapshots save old partitions in, and how many partitions to size a new image for.
+type images struct {
+	root *store
+	// saved lends the snapshots of every store the chunks they keep old partitions in.
+	saved savedPool
+	hint  int // Config.PartitionsHint
+	iv    *invariants
+	// booting is set while quorum.New boots the voters: a voter booting with no snapshot joins
+	// root.
+	booting bool
+	// warmBuf holds warmImage's partition indexes; warmSink keeps its reads.
+	warmBuf  []int32
+	warmSink int32
+}
+
+// newImages returns the shared committed image, empty, sized for hint partitions.
+func newImages(hint int, iv *invariants) *images {
+	ims := &images{hint: hint, iv: iv}
+	ims.root = newStore(hint, &ims.saved)
+	ims.root.shared = true
+	return ims
+}
+
+// newStore returns an empty committed image of a controller's own.
+func (ims *images) newStore() *store { return newStore(ims.hint, &ims.saved) }
+
+// commitRoot replays entries the cluster has just committed into the shared committed image, in
+// order, calling before and after (either may be nil) around each replay with the entry and, for
+// after, the replay's error.
+func (ims *images) commitRoot(fresh []CommittedEntry, before func(CommittedEntry), after func(CommittedEntry, error), warm func([]int32)) {
+	reservePartitions(ims.root.image, len(fresh), func(i int) metadata.Record { return fresh[i].Record })
+	for i := range fresh {
+		if i%warmChunk == 0 {
+			chunk := fresh[i:min(i+warmChunk, len(fresh))]
+			ims.warmImage(ims.root, len(chunk), func(j int) metadata.Record { return chunk[j].Record }, warm)
+		}
+		if before != nil {
+			before(fresh[i])
+		}
+		err := ims.replayRoot(fresh[i].Entry)
+		if after != nil {
+			after(fresh[i], err)
+		}
+	}
+}
+
+// replayRoot replays one newly committed entry into the shared committed image, noting first
+// what it changes for the controllers behind it.
+func (ims *images) replayRoot(e metadata.Entry) error {
+	st := ims.root
+	if e.Offset != st.at {
+		ims.iv.violate("controllers apply the committed log without gaps", fmt.Sprintf("the shared committed image is at offset %d", st.at),
+			fmt.Sprintf("the cluster commits offset %d", e.Offset))
+	}
+	if len(st.users) > 0 {
+		st.journal(e)
+	}
+	err := ims.replayEntry(st, e, sharedImage)
+	st.at = e.Offset + 1
+	return err
+}
+
+// replayEntry replays one committed entry into st's image: the snapshots reading from it keep
+// what it changes, and a partition's epochs must not go down. node is the controller whose own
+// image it is, or sharedImage (for the messages).
+func (ims *images) replayEntry(st *store, e metadata.Entry, node int32) error {
+	im := st.image
+	var idx int32 = -1
+	var le, pe int32
+	if pc, ok := e.Record.(*metadata.PartitionChangeRecord); ok {
+		if p, ok := im.ChangeIndex(pc); ok {
+			idx, le, pe = p, im.Partitions[p].LeaderEpoch, im.Partitions[p].PartitionEpoch
+		}
+	}
+	if len(st.snaps) > 0 {
+		st.beforeReplay(e.Record, idx)
+	}
+	if err := im.Replay(e); err != nil {
+		ims.iv.violate("committed records replay", fmt.Sprintf("%s is at offset %d", whose(node), e.Offset), err.Error())
+		return err
+	}
+	if idx >= 0 {
+		p := &im.Partitions[idx]
+		if p.LeaderEpoch < le || p.PartitionEpoch < pe {
+			ims.iv.violate("partition epochs never go down", fmt.Sprintf("%s had %s-%d at leader epoch %d, partition epoch %d", whose(node), im.TopicName(p), p.ID, le, pe),
+				fmt.Sprintf("offset %d leaves it at leader epoch %d, partition epoch %d", e.Offset, p.LeaderEpoch, p.PartitionEpoch))
+		}
+	}
+	st.at = e.Offset + 1
+	return nil
+}
+
+// sharedImage stands for the shared committed image where replayEntry takes a node id.
+const sharedImage int32 = -1
+
+// whose names the committed image replayEntry replays into, for its messages.
+func whose(node int32) string {
+	if node == sharedImage {
+		return "the shared committed image"
+	}
+	return fmt.Sprintf("node %d's committed image", node)
+}
+
+// warmChunk is how many records a replay loop warms at a time (see warmImage).
+const warmChunk = 16
+
+// warmImage reads, for the partition changes among the n records rec gives, the state of st
+// their replay reads first: the copy-on-write bits of the snapshots reading from its image
+// (beforeReplay). The replay loops of a million partitions then wait for one batch of cache
+// misses per chunk instead of one miss per entry. For the shared image,
+// Callbacks.WarmCommitted warms what its readers read. (The image's own state is the
+// engine's, which has no such devices.)
+func (ims *images) warmImage(st *store, n int, rec func(int) metadata.Record, warm func([]int32)) {
+	im := st.image
+	idxs := ims.warmBuf[:0]
+	for i := range n {
+		if pc, ok := rec(i).(*metadata.PartitionChangeRecord); ok {
+			if idx, ok := im.ChangeIndex(pc); ok {
+				idxs = append(idxs, idx)
+			}
+		}
+	}
+	var sink int32
+	for _, s := range st.snaps {
+		for _, idx := range idxs {
+			if idx < s.count {
+				sink += int32(s.changed[idx/64])
+			}
+		}
+	}
+	ims.warmSink += sink
+	ims.warmBuf = idxs
+	if st == ims.root && warm != nil {
+		warm(idxs)
+	}
+}
