@@ -177,6 +177,9 @@ func (pc *PlanComparison) WriteJSON(w io.Writer, flips []Flip) error {
 		Leaderless      []int           `json:"leaderless"`
 		UnderReplicated []int           `json:"under_replicated"`
 		Series          Series          `json:"series"`
+		RolledConfigs   []string        `json:"rolled_configs,omitempty"`
+		RolledInMs      int64           `json:"rolled_in_ms"`
+		InController    int32           `json:"in_controller,omitempty"`
 	}
 	mk := func(r PlanRun) runJSON {
 		res := r.Result
@@ -186,7 +189,8 @@ func (pc *PlanComparison) WriteJSON(w io.Writer, flips []Flip) error {
 		}
 		return runJSON{Name: r.Policy.Name, Overrides: r.Policy.Overrides, Summary: SummaryOf(res.Result.Summary), Verdicts: roundVerdicts(r.Verdicts),
 			Violation: res.Result.Violation, Aborted: res.Aborted, Steps: res.Steps, LastStartMs: res.LastStartMs, BalancedAfterMs: res.BalancedAfterMs,
-			AtRisk: risk, UnderMinIsr: res.UnderMinIsr, Leaderless: res.Leaderless, UnderReplicated: res.UnderReplicated, Series: roundSeries(res.Result.Series)}
+			AtRisk: risk, UnderMinIsr: res.UnderMinIsr, Leaderless: res.Leaderless, UnderReplicated: res.UnderReplicated, Series: roundSeries(res.Result.Series),
+			RolledConfigs: res.RolledConfigs, RolledInMs: res.RolledInMs, InController: res.InController}
 	}
 	return writeJSON(w, struct {
 		Seed      uint64     `json:"seed"`
