@@ -159,11 +159,6 @@ func New(spec Spec) (*Cluster, error) {
 	if c.fleet, err = broker.New(c.s, spec.Broker, spec.Brokers, spec.Static, ctl.Client(), c.work); err != nil {
 		return nil, fmt.Errorf("broker: %w", err)
 	}
-	if sizes != nil {
-		if err := c.fleet.SetPartitionSizes(sizes); err != nil {
-			return nil, err
-		}
-	}
 	c.fleet.SetListener(c)
 	if err := c.fleet.Publish(entries(ctl.Committed())); err != nil {
 		return nil, err
@@ -171,7 +166,9 @@ func New(spec Spec) (*Cluster, error) {
 	// From here on every committed entry reaches the fleet as it is first committed, so the
 	// controllers need keep only what a lagging or restarting node may still commit.
 	ctl.SetTrimCommitted(spec.DiscardRecords)
-	c.fleet.Prefill()
+	if err := c.fleet.Prefill(sizes); err != nil {
+		return nil, err
+	}
 	for _, id := range spec.Brokers {
 		if err := c.fleet.Boot(id); err != nil {
 			return nil, err

@@ -243,7 +243,7 @@ type Fleet struct {
 	pt      []partState
 	epochSt []float64 // leader-epoch start offset
 	route   []route   // when the serving leader last changed, and where the replicas are
-	sizes   []float64 // the starting partitions' local log sizes, if given (localBytes)
+	sizes   logSizes  // the starting partitions' local log sizes, when given (Prefill)
 	// uniformRF is the replication factor of every partition when all have the same one, so
 	// that partition p's replicas start at slot p*uniformRF; 0 when they do not.
 	uniformRF uint8
@@ -490,3 +490,15 @@ func (f *Fleet) at(t int64, kind int32, id int32, arg int64) sim.Handle {
 // bigBuffer is the capacity above which a per-broker buffer (the AlterPartition batch's) is
 // released once empty rather than kept for reuse: a burst of ISR changes grows it once.
 const bigBuffer = 4096
+
+// logSizes are the starting partitions' local log sizes as measured on a real cluster, by
+// partition index (Prefill); the partitions past its end have none.
+type logSizes []float64
+
+// of is partition p's local log size: its given one, or else def.
+func (s logSizes) of(p int32, def float64) float64 {
+	if int(p) < len(s) {
+		return s[p]
+	}
+	return def
+}

@@ -1,12 +1,6 @@
 package broker
 
-import (
-	"fmt"
-	"math"
-	"slices"
-
-	"github.com/kraftlab/kraftlab/engine/config"
-)
+import "github.com/kraftlab/kraftlab/engine/config"
 
 // vol is class c's cumulative produced bytes per partition at time t: L of a partition that
 // has taken writes since an anchor is the anchor plus vol(t) − vol(anchor).
@@ -38,34 +32,10 @@ func (f *Fleet) leaderEnd(p int32, t int64) float64 {
 // lagBytes is how far an in-sync follower trails the leader: InSyncLagMs of produce.
 func (f *Fleet) lagBytes(p int32) float64 { return f.lambda(p) * f.p.InSyncLagMs / 1000 }
 
-// logStart is the leader's local log start offset: TieredLocalShare of its local bytes below its
-// end. A follower below it (an empty disk) restarts from it, as after OFFSET_OUT_OF_RANGE.
+// logStart is the leader's local log start offset: TieredLocalShare of its local bytes (its given
+// size, or LocalRetentionSec of its class's produce) below its end. A follower below it (an empty disk) restarts from it, as after OFFSET_OUT_OF_RANGE.
 func (f *Fleet) logStart(p int32, t int64) float64 {
-	return f.leaderEnd(p, t) - f.localBytes(p)*f.p.TieredLocalShare
-}
-
-// localBytes is the bytes a partition's leader holds locally: the size SetPartitionSizes gave
-// it, or else LocalRetentionSec of its class's produce. Retention keeps it at that size as the
-// log grows.
-func (f *Fleet) localBytes(p int32) float64 {
-	if int(p) < len(f.sizes) {
-		return f.sizes[p]
-	}
-	return f.clsRate[f.pt[p].cls] * f.p.LocalRetentionSec
-}
-
-// SetPartitionSizes gives the starting partitions 0 to len(sizes)−1 (their indexes in
-// metadata.Image) the local log sizes an operator measured, in bytes, instead of
-// LocalRetentionSec of their produce: what Prefill writes and what an empty disk must copy.
-// Call it before Prefill.
-func (f *Fleet) SetPartitionSizes(sizes []float64) error {
-	for i, s := range sizes {
-		if !(s >= 0) || math.IsInf(s, 0) {
-			return fmt.Errorf("broker: partition %d's size is %g; must be a finite number of bytes ≥ 0", i, s)
-		}
-	}
-	f.sizes = slices.Clone(sizes)
-	return nil
+	return f.leaderEnd(p, t) - f.sizes.of(p, f.clsRate[f.pt[p].cls]*f.p.LocalRetentionSec)*f.p.TieredLocalShare
 }
 
 // pos is replica r's log-end offset at time t.
