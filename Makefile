@@ -71,17 +71,18 @@ wasm-test:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/... ./lessons/... ./cluster/scenario/... ./lab/...
 
-# The page's hot path: building a frame (10,000 and 100,000 partitions) and a minute of cluster
-# time on the default cluster, natively and compiled to WebAssembly under Node (docs/performance.md).
+# The page's hot path: building a frame (10,000 and 100,000 partitions), a minute of cluster
+# time on the default cluster and a frame's worth at 10,000x on a quiet cluster (QuietPlayback,
+# cluster-s/s), natively and compiled to WebAssembly under Node (docs/performance.md).
 bench-frame:
-	$(GO) test -run='^$$' -bench='Frame|Advance' -benchmem ./wasm/bridge
-	GOOS=js GOARCH=wasm $(GO) test -run='^$$' -bench='Frame$$|Advance' -benchtime=40x -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/bridge
+	$(GO) test -run='^$$' -bench='Frame|Advance|QuietPlayback' -benchmem ./wasm/bridge
+	GOOS=js GOARCH=wasm $(GO) test -run='^$$' -bench='Frame$$|Advance|QuietPlayback' -benchtime=40x -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/bridge
 	KRAFTLAB_MEASURE=1 $(GO) test -count=1 -v -run='TestPlayground/(page|frame)' ./web/e2e | grep -E 'time to|in Chromium|canvas:'
 
 # The page's figures in headless Chromium, printed as docs/performance.md's table: fps and speed
 # reached at every offered speed, first frame under two network profiles, memory, the lab's
 # compare. It builds this tree's release site; KRAFTLAB_BENCH_SITES=before=DIR,after=DIR measures
-# built sites side by side instead, KRAFTLAB_BENCH_ONLY=speed,load,memory,lab a subset. A
+# built sites side by side instead, KRAFTLAB_BENCH_ONLY=speed,load,memory,week,fast,lab a subset. A
 # benchmark, not a test: CI runs none of it (about 15 minutes per site).
 bench-page:
 	KRAFTLAB_BENCH_PAGE=1 $(GO) test -count=1 -v -timeout=90m -run='^TestBenchPage$$' ./web/e2e | grep -v '^=== '

@@ -2,9 +2,9 @@
 
 // Command build writes KRaft Lab's static site to dist/ (see web/build for what it contains):
 //
-//	go run build.go                 # dist/, with .gz and .br copies (make dist: the release build)
+//	go run build.go                 # dist/, content-hashed names, .gz and .br copies (make dist: the release build)
 //	go run build.go -out /tmp/site -version v0.1.0
-//	go run build.go -dev            # no compressed copies, for a loopback server (make run)
+//	go run build.go -dev            # plain names, no compressed copies, for a loopback server (make run)
 //	go run build.go -lines          # keep the wasm's line tables: tracebacks with file:line
 //
 // It prints the size of every asset, raw and compressed. Serve the result with
@@ -26,7 +26,7 @@ func main() {
 	version := flag.String("version", "dev", "version stamped into the wasm and the page")
 	gz := flag.Bool("gzip", true, "write .gz copies")
 	br := flag.Bool("brotli", true, "write .br copies")
-	dev := flag.Bool("dev", false, "the edit loop's build: no .gz or .br copies (brotli at its best quality takes tens of seconds; on loopback the raw files cost nothing) and no service worker (it would serve the previous build until its pages close)")
+	dev := flag.Bool("dev", false, "the edit loop's build: no .gz or .br copies (brotli at its best quality takes tens of seconds; on loopback the raw files cost nothing), no service worker (it would serve the previous build until its pages close), and plain file names instead of content-hashed ones")
 	lines := flag.Bool("lines", false, "keep the wasm programs' file, line and inlining tables (tracebacks with file:line; about 130 KB more each, brotli)")
 	quiet := flag.Bool("q", false, "print nothing but errors")
 	flag.Parse()
@@ -35,7 +35,7 @@ func main() {
 		*gz, *br = false, false
 	}
 	start := time.Now()
-	opts := build.Options{Out: *out, Version: *version, Gzip: *gz, Brotli: *br, Offline: !*dev, KeepLines: *lines}
+	opts := build.Options{Out: *out, Version: *version, Gzip: *gz, Brotli: *br, Offline: !*dev, Hash: !*dev, KeepLines: *lines}
 	if !*quiet {
 		opts.Log = os.Stderr
 	}

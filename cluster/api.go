@@ -44,6 +44,12 @@ type Spec struct {
 	// PartitionChangeRecords) needs it to stay within a few GiB; what is simulated is the same
 	// either way, and Records then returns nil. The default (false) keeps every record.
 	DiscardRecords bool
+	// KeepSamples, above 0, keeps only about the latest KeepSamples samples and workload
+	// windows (at least that many, at most twice), so that a run's memory does not grow with
+	// its length: Samples then returns the latest ones, and Summary's produce figures cover
+	// only the windows kept. What is simulated is the same either way. The default (0) keeps
+	// every sample.
+	KeepSamples int
 }
 
 // TopicSpec is a topic of the starting cluster: either PartitionCount partitions placed with

@@ -175,6 +175,7 @@ func New(spec Spec) (*Cluster, error) {
 		}
 	}
 	c.work.OnWindow(c.onWindow)
+	c.work.KeepWindows(spec.KeepSamples)
 	if err := c.work.Start(c.fleet); err != nil {
 		return nil, err
 	}

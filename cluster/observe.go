@@ -36,6 +36,11 @@ func (c *Cluster) onWindow(w workload.Window) {
 		s.Brokers = append(s.Brokers, bs)
 	}
 	c.samples = append(c.samples, s)
+	if keep := c.spec.KeepSamples; keep > 0 && len(c.samples) >= 2*keep {
+		// Halve at twice the limit, so that the copy is amortised over keep samples.
+		c.samples = dropOldest(c.samples, keep)
+		c.windows = dropOldest(c.windows, keep)
+	}
 	c.checkReplicas(w.EndMs)
 }
 
@@ -66,9 +71,36 @@ func (c *Cluster) checkReplicas(nowMs int64) {
 	c.replicaCursor = (c.replicaCursor + min(n, replicaChecksPerSample)) % n
 }
 
+// dropOldest keeps the latest keep elements of s, in place, clearing the rest so that what they
+// point to can be collected.
+func dropOldest[T any](s []T, keep int) []T {
+	if len(s) <= keep {
+		return s
+	}
+	n := copy(s, s[len(s)-keep:])
+	clear(s[n:])
+	return s[:n]
+}
+
+// stateName is a broker state's name as samples give it ("running"). The names are made once:
+// every sample names every broker's state.
 func stateName(s broker.State) string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
 	return strings.ToLower(s.String())
 }
+
+var stateNames = func() []string {
+	var names []string
+	for s := broker.State(0); ; s++ {
+		name := s.String()
+		if strings.HasPrefix(name, "State(") {
+			return names
+		}
+		names = append(names, strings.ToLower(name))
+	}
+}()
 
 // Records returns the committed metadata log with scenario times, or nil when the Spec set
 // DiscardRecords.

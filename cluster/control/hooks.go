@@ -126,7 +126,15 @@ func (c *Controllers) commitFresh(fresh []CommittedEntry) {
 // snapshot (or from offset 0 without one). Every check that reads the committed log therefore
 // still sees every entry it will be asked about.
 func (c *Controllers) trimCommitted() {
-	low := c.log.end()
+	if low, ok := c.lowestRestart(); ok {
+		c.log.trimTo(low)
+	}
+}
+
+// lowestRestart is the lowest offset any node may still commit (see trimCommitted); ok is
+// false when a node cannot be read.
+func (c *Controllers) lowestRestart() (low int64, ok bool) {
+	low = c.log.end()
 	see := func(id int32) bool {
 		st, err := c.q.Node(quorum.NodeID(id))
 		if err != nil {
@@ -141,15 +149,32 @@ func (c *Controllers) trimCommitted() {
 	}
 	for _, m := range c.controllers {
 		if !see(m.id) {
-			return
+			return 0, false
 		}
 	}
 	for _, b := range c.brokers {
 		if !see(b.id) {
-			return
+			return 0, false
 		}
 	}
-	c.log.trimTo(low)
+	return low, true
+}
+
+// TrimCommittedBelow drops the retained committed entries below offset that no node may still
+// commit (the rule SetTrimCommitted applies on its own), for a caller that reads the committed
+// log as the run goes and must keep what it has not read yet: it trims between its reads,
+// with automatic trimming off. Like automatic trimming it drops only when at least half of
+// the retained log goes, so calling it often costs little. What is simulated is the same
+// either way.
+func (c *Controllers) TrimCommittedBelow(offset int64) {
+	low, ok := c.lowestRestart()
+	if !ok {
+		return
+	}
+	low = min(low, offset)
+	if len(c.log.entries) >= minTrim && 2*(low-c.log.base) >= int64(len(c.log.entries)) {
+		c.log.dropBefore(low)
+	}
 }
 
 // takeSnapshot returns a controller's committed image as records. A broker's snapshot carries no

@@ -56,6 +56,8 @@ type Workload struct {
 	sliding  hist
 	counts   Window
 	windows  []Window
+	// keep, above 0, is how many of the latest windows Windows keeps (KeepWindows).
+	keep     int
 	onWindow func(Window)
 }
 
@@ -192,8 +194,13 @@ func (w *Workload) SetScale(scale float64) error {
 // OnWindow sets a function called with each window's report as it closes (nil: none).
 func (w *Workload) OnWindow(fn func(Window)) { w.onWindow = fn }
 
-// Windows returns every closed window's report so far (aliases the workload's slice).
+// Windows returns every closed window's report so far (aliases the workload's slice), or the
+// latest ones after KeepWindows.
 func (w *Workload) Windows() []Window { return w.windows }
+
+// KeepWindows makes Windows keep only the latest n reports (0 keeps all), so that a long run's
+// memory does not grow with its length. The windows reported are the same either way.
+func (w *Workload) KeepWindows(n int) { w.keep = max(n, 0) }
 
 // Start begins sampling the cluster now: a step every StepMs, a window every WindowMs.
 func (w *Workload) Start(c Cluster) error {
@@ -494,6 +501,12 @@ func (w *Workload) closeWindow() {
 	rep.SlidingSamples = w.sliding.n
 	rep.SlidingP50, rep.SlidingP99, rep.SlidingP999 = w.sliding.quantile(0.5), w.sliding.quantile(0.99), w.sliding.quantile(0.999)
 	w.windows = append(w.windows, rep)
+	if w.keep > 0 && len(w.windows) >= 2*w.keep {
+		// Halve at twice the limit, so that the copy is amortised over w.keep windows.
+		n := copy(w.windows, w.windows[len(w.windows)-w.keep:])
+		clear(w.windows[n:])
+		w.windows = w.windows[:n]
+	}
 	if w.onWindow != nil {
 		w.onWindow(rep)
 	}

@@ -134,6 +134,7 @@ type Bridge struct {
 func NewCore(info Info) *Bridge {
 	b := &Bridge{info: info, handlers: map[string]Handler{}}
 	b.Register("hello", b.hello)
+	b.Register("debug.memory", debugMemory)
 	return b
 }
 
@@ -305,6 +306,29 @@ func (b *Bridge) hello(body json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return HelloBody{Version: b.info.Version, GoVersion: runtime.Version(), Protocol: ProtocolVersion, Types: b.Types()}, nil
+}
+
+// MemoryBody is the reply to debug.memory: the Go runtime's memory figures (runtime.MemStats)
+// of the program answering, for benchmarks (make bench-page) and bug reports. In the browser,
+// SysBytes is about the wasm's linear memory, which never shrinks.
+type MemoryBody struct {
+	// HeapAllocBytes is the heap in use: what is kept and what is not collected yet.
+	HeapAllocBytes uint64 `json:"heapAllocBytes"`
+	// HeapSysBytes is the heap obtained from the system (the linear memory the heap spans).
+	HeapSysBytes uint64 `json:"heapSysBytes"`
+	// SysBytes is all memory the Go runtime obtained from the system.
+	SysBytes uint64 `json:"sysBytes"`
+	// NumGC counts the completed garbage collections.
+	NumGC uint32 `json:"numGC"`
+}
+
+func debugMemory(body json.RawMessage) (any, error) {
+	if err := Decode(body, &struct{}{}); err != nil {
+		return nil, err
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return MemoryBody{HeapAllocBytes: ms.HeapAlloc, HeapSysBytes: ms.HeapSys, SysBytes: ms.Sys, NumGC: ms.NumGC}, nil
 }
 
 // Version is the running program's version, as the hello reply gives it.

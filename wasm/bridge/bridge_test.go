@@ -43,7 +43,7 @@ func TestHelloNamesVersionsAndTypes(t *testing.T) {
 	assert.Equal(t, "v1.2.3", h.Version)
 	assert.Equal(t, runtime.Version(), h.GoVersion)
 	assert.Equal(t, ProtocolVersion, h.Protocol)
-	assert.Equal(t, []string{"config.defs", "config.validate", "hello", "lesson.check", "lesson.list", "lesson.open", "lesson.play", "lesson.undo", "sim.act", "sim.advance", "sim.export", "sim.frame", "sim.history", "sim.load", "sim.replica", "sim.seek", "sim.start", "sim.step"}, h.Types)
+	assert.Equal(t, []string{"config.defs", "config.validate", "debug.memory", "hello", "lesson.check", "lesson.list", "lesson.open", "lesson.play", "lesson.undo", "sim.act", "sim.advance", "sim.export", "sim.frame", "sim.history", "sim.load", "sim.replica", "sim.seek", "sim.start", "sim.step"}, h.Types)
 }
 
 // NewCore is where a program starts: hello answers, and lists itself only until the program
@@ -52,12 +52,12 @@ func TestNewCoreAnswersHelloOnly(t *testing.T) {
 	b := NewCore(Info{Version: "v9"})
 	h := okBody[HelloBody](t, b, `{"id":1,"type":"hello"}`)
 	assert.Equal(t, "v9", h.Version)
-	assert.Equal(t, []string{"hello"}, h.Types)
+	assert.Equal(t, []string{"debug.memory", "hello"}, h.Types)
 	r, _ := call(t, b, `{"id":2,"type":"sim.start"}`)
 	require.NotNil(t, r.Error)
 	assert.Equal(t, CodeUnknownType, r.Error.Code)
 	b.Register("x.ping", func(json.RawMessage) (any, error) { return "pong", nil })
-	assert.Equal(t, []string{"hello", "x.ping"}, okBody[HelloBody](t, b, `{"id":3,"type":"hello"}`).Types)
+	assert.Equal(t, []string{"debug.memory", "hello", "x.ping"}, okBody[HelloBody](t, b, `{"id":3,"type":"hello"}`).Types)
 }
 
 func TestMalformedRequestsGetBadRequestReplies(t *testing.T) {
@@ -247,4 +247,11 @@ func TestEventsAndErrorReplies(t *testing.T) {
 	assert.JSONEq(t, `{"type":"ready","body":{"protocol":3}}`, string(ReadyEvent()))
 	assert.JSONEq(t, `{"id":0,"type":"","ok":false,"error":{"code":"bad_request","message":"data must be a string"}}`,
 		string(ErrorReply(0, "", BadRequest("data must be a string"))))
+}
+
+func TestDebugMemoryReportsTheRuntimeFigures(t *testing.T) {
+	m := okBody[MemoryBody](t, NewCore(Info{}), `{"id":1,"type":"debug.memory"}`)
+	assert.Positive(t, m.HeapAllocBytes)
+	assert.GreaterOrEqual(t, m.HeapSysBytes, m.HeapAllocBytes)
+	assert.GreaterOrEqual(t, m.SysBytes, m.HeapSysBytes)
 }

@@ -107,6 +107,28 @@ func BenchmarkAdvance(b *testing.B) {
 	}
 }
 
+// BenchmarkQuietPlayback measures what the page asks for at 10,000×: a steady cluster (no
+// fault, heartbeats, fetches and the producers' sampling) stepped 333 s of cluster time a
+// frame, the frame included. cluster-s/s is the speed one core reaches: the page's 10,000×
+// needs it above 10,000 with room for the frames.
+//
+//	go test -run '^$' -bench QuietPlayback -benchtime 30x ./wasm/bridge
+func BenchmarkQuietPlayback(b *testing.B) {
+	for _, start := range []string{`{}`, `{"brokers":6,"partitions":10000}`} {
+		br := New(Info{})
+		br.Handle([]byte(`{"id":1,"type":"sim.start","body":` + start + `}`))
+		br.Handle([]byte(`{"id":2,"type":"sim.advance","body":{"ms":60000,"layout":1}}`))
+		msg := []byte(`{"id":3,"type":"sim.advance","body":{"ms":333000,"layout":1}}`)
+		b.Run("partitions="+fmt.Sprint(br.session.info.Partitions), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				br.Handle(msg)
+			}
+			b.ReportMetric(float64(b.N)*333/b.Elapsed().Seconds(), "cluster-s/s")
+		})
+	}
+}
+
 // BenchmarkPageRecovery measures frames while partitions change, as the page shows a broker
 // coming back at 10× speed: a frame per 170 ms of cluster time (the simulation between frames
 // is not timed) from the moment the restarted broker's replicas start rejoining their ISRs,

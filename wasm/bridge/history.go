@@ -20,7 +20,8 @@ import (
 // Checkpoints: the cluster has no Clone, so the checkpoints are other built clusters of the
 // same history (spares). Seeking back keeps the cluster it leaves as a spare (it is where a
 // scrub forward again will want to be), and takes the latest spare at or before the target,
-// or a fresh cluster. At most maxSpares are kept, fewer for large clusters (spareBudget).
+// or a fresh cluster. At most maxSpares are kept, fewer for large clusters and long runs
+// (spareBudgetBytes).
 
 const (
 	// MaxActions bounds a run's history; a share link carries all of them.
@@ -30,9 +31,16 @@ const (
 	MaxSeekMs = 7 * 24 * 3600 * 1000
 	// maxSpares bounds the checkpoints kept for a small cluster.
 	maxSpares = 4
-	// spareBudget bounds the replicas held by all spares together (about 400 bytes each, the
-	// scenario format's estimate), so that a 100,000-partition cluster keeps one spare at most.
-	spareBudget = 1_000_000
+	// spareBudgetBytes bounds the estimated memory of all spares together (spareBytes): a
+	// 100,000-partition cluster keeps one spare at most, the default cluster four in its first
+	// two days, one after four and a half.
+	spareBudgetBytes = 160 << 20
+	// bytesPerReplica is a replica's memory in a built cluster (the scenario format's estimate).
+	bytesPerReplica = 400
+	// bytesPerLogHour bounds what an hour of cluster time adds to a built cluster: the
+	// metadata log's entries (about 7,200 NoOpRecords an hour) and its commit checks, about
+	// 650 KB, and room for their slices' growth (TestMemoryPerClusterHour holds it).
+	bytesPerLogHour = 800 << 10
 	// maxStepEventMs is how far "step to the next event" looks before giving up.
 	maxStepEventMs = 3_600_000
 	// stepEventMs is the resolution of "step to the next event": events are read this often.
@@ -73,14 +81,54 @@ func (s *Session) runTo(t int64) {
 // (Session.watch) in steps of lessons.UntilPollMs, calling it after each.
 func (s *Session) runClock(t int64) error {
 	for s.watch != nil && s.c.Now() < t {
-		if err := s.c.RunUntil(min(t, s.c.Now()+lessons.UntilPollMs)); err != nil {
+		if err := s.runUntil(min(t, s.c.Now()+lessons.UntilPollMs)); err != nil {
 			return err
 		}
 		if !s.watch() {
 			s.watch = nil
 		}
 	}
-	return s.c.RunUntil(t)
+	return s.runUntil(t)
+}
+
+// runUntil runs the cluster to t, stopping at every multiple of retainEveryMs of cluster time
+// on the way to read the committed log into the event log and let the cluster forget what
+// neither needs any more (retain). Where a run stops changes nothing in it; the stops are at
+// fixed cluster times, so that a run reads the same whichever steps it is played in.
+func (s *Session) runUntil(t int64) error {
+	if t < s.c.Now() {
+		return s.c.RunUntil(t) // the cluster's own refusal: its clock is past t
+	}
+	for s.c.Err() == nil && s.c.Now() < t {
+		next := min(t, (s.c.Now()/retainEveryMs+1)*retainEveryMs)
+		if err := s.c.RunUntil(next); err != nil {
+			return err
+		}
+		if next%retainEveryMs == 0 {
+			s.retain()
+		}
+	}
+	return s.c.Err()
+}
+
+// retainEveryMs is how often (in cluster time) a running cluster's committed log is read and
+// trimmed: a few thousand entries of an idle cluster's NoOpRecords.
+const retainEveryMs = 600_000
+
+// retain reads what the cluster committed since the event log's last read, then drops the
+// committed entries that no node may still commit and that no reader still needs: the event
+// log's unread ones, the frame's partition arrays' (which follow the log from the last frame)
+// and the log strip's last offsets. The metadata log itself (every node's, with its snapshots
+// and retention) is untouched: this is the cluster's copy of what it committed, kept for the
+// readers and for its own checks.
+func (s *Session) retain() {
+	s.log.read()
+	ctl := s.c.Controllers()
+	floor := min(s.log.cursor, ctl.CommittedEnd()-LogStripCells)
+	if st := &s.enc.parts; st.c == s.c {
+		floor = min(floor, st.end)
+	}
+	ctl.TrimCommittedBelow(floor)
 }
 
 // record adds a just-applied action to the history. Recorded actions later than it are the
@@ -153,23 +201,36 @@ func (s *Session) seek(t int64) error {
 	return nil
 }
 
-// keepSpare keeps a cluster as a checkpoint, dropping the oldest kept beyond the budget.
+// keepSpare keeps a cluster as a checkpoint, dropping the oldest kept beyond the budget: at
+// most maxSpares, and at most spareBudgetBytes of estimated memory in all (spareBytes).
 func (s *Session) keepSpare(lv *live) {
 	if lv == nil || lv.c.Err() != nil {
 		return
 	}
+	s.spares = append(s.spares, lv)
+	for len(s.spares) > maxSpares || (len(s.spares) > 0 && s.sparesBytes() > spareBudgetBytes) {
+		s.spares = slices.Delete(s.spares, 0, 1)
+	}
+}
+
+// sparesBytes is the estimated memory of every kept spare.
+func (s *Session) sparesBytes() int64 {
 	replicas := 0
 	for _, t := range s.spec.Topics {
 		replicas += max(t.PartitionCount*t.ReplicationFactor, len(t.Replicas)*3)
 	}
-	limit := min(maxSpares, spareBudget/max(replicas, 1))
-	if limit < 1 {
-		return
+	total := int64(0)
+	for _, lv := range s.spares {
+		total += spareBytes(replicas, lv.c.Now())
 	}
-	s.spares = append(s.spares, lv)
-	if len(s.spares) > limit {
-		s.spares = slices.Delete(s.spares, 0, len(s.spares)-limit)
-	}
+	return total
+}
+
+// spareBytes estimates the memory a built cluster holds at cluster time nowMs: its partitions'
+// replicas, and its metadata log, which grows with cluster time (an idle cluster commits two
+// NoOpRecords a second) and which every node keeps for metadata.max.retention.ms (7 days).
+func spareBytes(replicas int, nowMs int64) int64 {
+	return int64(replicas)*bytesPerReplica + min(nowMs, MaxSeekMs)*bytesPerLogHour/3_600_000
 }
 
 // StepRequest is the body of sim.step.

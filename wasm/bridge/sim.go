@@ -251,7 +251,9 @@ func (s *Session) replace(spec cluster.Spec, info StartBody, base map[string]jso
 
 // build makes a fresh cluster of the run at cluster time 0, with no action applied.
 func (s *Session) build() (*live, error) {
-	c, err := cluster.New(s.spec)
+	spec := s.spec
+	spec.KeepSamples = keptSamples
+	c, err := cluster.New(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +262,10 @@ func (s *Session) build() (*live, error) {
 	lv.log.add(LogEvent{TimeMs: 0, Kind: KindAction, Text: startSentence(s.info, s.spec)})
 	return lv, nil
 }
+
+// keptSamples is how many of the latest samples (one per 10 s of cluster time) a cluster of
+// the page keeps: a frame shows the latest only, and the page's charts keep their own history.
+const keptSamples = 360
 
 // startSentence is the event log's first line: what was built, so that a reader (or a bug
 // report) can tell the run apart from another.

@@ -92,8 +92,11 @@ const (
 	foldAfter = 24
 )
 
+// linkKey is a link and direction of one API, the API as its index in trafficLog.apis: a key
+// of fixed size hashes as one block, where a string field would be hashed apart, and every
+// message the cluster sends passes here.
 type linkKey struct {
-	api      string
+	api      uint8
 	response bool
 	from, to int32
 }
@@ -102,18 +105,21 @@ type linkKey struct {
 // whatever the window: messages past maxFrameMessages are only counted per link, and
 // decisions past a hard cap only counted.
 type trafficLog struct {
-	fromMs    int64
-	msgs      []MessageInfo
-	overflow  bool
-	links     map[linkKey]int
-	linkOrder []linkKey
+	fromMs   int64
+	msgs     []MessageInfo
+	overflow bool
+	// links indexes links by key; links and linkOrder are kept between windows.
+	links     map[linkKey]int32
+	linkOrder []LinkInfo
+	// apis are the API names seen, in the order first seen (linkKey.api).
+	apis      []string
 	decisions []cluster.Happening
 	dropped   int
 }
 
 // newTrafficLog starts collecting c's happenings.
 func newTrafficLog(c *cluster.Cluster) *trafficLog {
-	t := &trafficLog{fromMs: c.Now(), links: map[linkKey]int{}}
+	t := &trafficLog{fromMs: c.Now(), links: map[linkKey]int32{}}
 	c.Observe(t.observe)
 	return t
 }
@@ -125,11 +131,14 @@ const maxHeldDecisions = 20_000
 func (t *trafficLog) observe(h *cluster.Happening) {
 	switch h.Kind {
 	case cluster.Sent:
-		k := linkKey{api: h.API, response: h.Response, from: h.From, to: h.To}
-		if _, ok := t.links[k]; !ok {
-			t.linkOrder = append(t.linkOrder, k)
+		k := linkKey{api: t.api(h.API), response: h.Response, from: h.From, to: h.To}
+		i, ok := t.links[k]
+		if !ok {
+			i = int32(len(t.linkOrder))
+			t.links[k] = i
+			t.linkOrder = append(t.linkOrder, LinkInfo{API: h.API, Response: h.Response, From: h.From, To: h.To})
 		}
-		t.links[k]++
+		t.linkOrder[i].Count++
 		if len(t.msgs) < maxFrameMessages {
 			t.msgs = append(t.msgs, MessageInfo{API: h.API, Response: h.Response, From: h.From, To: h.To,
 				SentMs: h.AtMs, ArriveMs: h.ArriveMs, Note: h.Note()})
@@ -145,6 +154,21 @@ func (t *trafficLog) observe(h *cluster.Happening) {
 	}
 }
 
+// api is name's index in t.apis. A cluster speaks a dozen APIs, so a scan is quicker than a
+// hash, and the names are the packages' constants, which compare by pointer first.
+func (t *trafficLog) api(name string) uint8 {
+	for i, a := range t.apis {
+		if a == name {
+			return uint8(i)
+		}
+	}
+	if len(t.apis) == 255 {
+		panic("bridge: more than 255 APIs in the traffic") // Kafka has fewer than 100
+	}
+	t.apis = append(t.apis, name)
+	return uint8(len(t.apis) - 1)
+}
+
 // watch makes c the observed cluster and forgets what was collected: after a seek or a load,
 // the replay's traffic is not news.
 func (t *trafficLog) watch(c *cluster.Cluster) {
@@ -154,7 +178,7 @@ func (t *trafficLog) watch(c *cluster.Cluster) {
 
 // clear forgets what was collected: after a seek or a load, the replay's traffic is not news.
 func (t *trafficLog) clear(nowMs int64) {
-	*t = trafficLog{fromMs: nowMs, links: t.links, linkOrder: t.linkOrder[:0], msgs: t.msgs[:0], decisions: t.decisions[:0]}
+	*t = trafficLog{fromMs: nowMs, links: t.links, linkOrder: t.linkOrder[:0], apis: t.apis, msgs: t.msgs[:0], decisions: t.decisions[:0]}
 	clear(t.links)
 }
 
@@ -165,9 +189,7 @@ func (t *trafficLog) take(nowMs int64) *Traffic {
 	if !t.overflow {
 		out.Messages = append(out.Messages, t.msgs...)
 	}
-	for _, k := range t.linkOrder {
-		out.Links = append(out.Links, LinkInfo{API: k.api, Response: k.response, From: k.from, To: k.to, Count: t.links[k]})
-	}
+	out.Links = append(out.Links, t.linkOrder...)
 	out.Decisions = fold(t.decisions)
 	if n := len(out.Decisions); n > maxFrameDecisions {
 		out.DecisionsDropped += n - maxFrameDecisions

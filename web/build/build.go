@@ -87,6 +87,11 @@ type Options struct {
 	// (web/ts/sw.ts), and names it in the pages so that the playground registers it. The edit
 	// loop leaves it off: a service worker keeps serving a build until its pages close.
 	Offline bool
+	// Hash gives the scripts, stylesheets, wasm programs and icon content-hashed names
+	// (app.3f2a9c81d0.js) and rewrites the references to them (hash.go), so that a host can
+	// cache them for good: the release build. The edit loop and the end-to-end tests keep the
+	// plain names, which their tests and tools refer to.
+	Hash bool
 	// KeepLines leaves the wasm programs' file, line and inlining tables in, so that a panic's
 	// traceback in the browser has file:line. By default they are stripped (see
 	// internal/wasmstrip: about 130 KB of each program, brotli-compressed).
@@ -176,6 +181,12 @@ func Build(ctx context.Context, o Options) ([]Asset, error) {
 		{"static", func() error { return copyTree(filepath.Join(root, "web", "static"), out) }},
 		{"notices", func() error { return copyNotices(root, out) }},
 	}
+	if o.Hash {
+		steps = append(steps, struct {
+			name string
+			f    func() error
+		}{"hash", func() error { _, err := hashNames(out); return err }})
+	}
 	if o.Offline {
 		steps = append(steps, struct {
 			name string
@@ -194,7 +205,7 @@ func Build(ctx context.Context, o Options) ([]Asset, error) {
 		return err
 	})
 	for i := range assets {
-		assets[i].Shrink = shrunk[assets[i].Name]
+		assets[i].Shrink = shrunk[Unhashed(assets[i].Name)]
 	}
 	return assets, err
 }
@@ -811,7 +822,7 @@ var Pages = []Page{
 func (p Page) Load(assets []Asset) Asset {
 	total := Asset{Name: "load " + p.Name}
 	for _, a := range assets {
-		if !slices.Contains(p.Files, a.Name) {
+		if !slices.Contains(p.Files, Unhashed(a.Name)) {
 			continue
 		}
 		total.Raw += a.Raw
@@ -832,7 +843,7 @@ func WriteSizes(w io.Writer, assets []Asset) {
 		anyBrotli = anyBrotli || a.Brotli > 0
 	}
 	for _, p := range Pages {
-		if !slices.ContainsFunc(assets, func(a Asset) bool { return a.Name == p.Name }) {
+		if !slices.ContainsFunc(assets, func(a Asset) bool { return Unhashed(a.Name) == p.Name }) {
 			continue
 		}
 		total := p.Load(assets)
@@ -892,7 +903,7 @@ func OverBudget(assets []Asset) []string {
 		}
 	}
 	for _, p := range Pages {
-		if !slices.ContainsFunc(assets, func(a Asset) bool { return a.Name == p.Name }) {
+		if !slices.ContainsFunc(assets, func(a Asset) bool { return Unhashed(a.Name) == p.Name }) {
 			continue
 		}
 		if load := p.Load(assets); load.Brotli > PageBudget {

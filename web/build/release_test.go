@@ -12,23 +12,25 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestReleaseSizes builds the release site as `make dist` does (gzip and brotli copies at their
-// best quality) and holds every wasm program and page load to the size budgets. Brotli at its
+// TestReleaseSizes builds the release site as `make dist` does (content-hashed names, gzip and
+// brotli copies at their best quality), holds every wasm program and page load to the size
+// budgets, and checks the hashed names (checkHashedSite). Brotli at its
 // best quality costs tens of seconds on the two programs, so it runs once per `make test`
 // (which sets KRAFTLAB_RELEASE_SIZES=1) and is skipped otherwise.
 func TestReleaseSizes(t *testing.T) {
 	if os.Getenv("KRAFTLAB_RELEASE_SIZES") != "1" {
 		t.Skip("builds the release site with brotli (tens of seconds): set KRAFTLAB_RELEASE_SIZES=1, as make test does")
 	}
-	assets, err := Build(context.Background(), Options{Root: root(t), Out: filepath.Join(t.TempDir(), "dist"),
-		Version: "size-test", Gzip: true, Brotli: true, Offline: true})
+	out := filepath.Join(t.TempDir(), "dist")
+	assets, err := Build(context.Background(), Options{Root: root(t), Out: out,
+		Version: "size-test", Gzip: true, Brotli: true, Offline: true, Hash: true})
 	require.NoError(t, err)
 	var table strings.Builder
 	WriteSizes(&table, assets)
 	t.Logf("the release build:\n%s", table.String())
 	assert.Empty(t, OverBudget(assets))
 	for _, p := range Programs {
-		assert.True(t, slices.ContainsFunc(assets, func(a Asset) bool { return a.Name == p.File && a.Brotli > 0 }),
+		assert.True(t, slices.ContainsFunc(assets, func(a Asset) bool { return Unhashed(a.Name) == p.File && a.Brotli > 0 }),
 			"%s is in the release build, with its brotli copy", p.File)
 	}
 	for _, a := range assets {
@@ -38,6 +40,7 @@ func TestReleaseSizes(t *testing.T) {
 			t.Logf("%s: %s", a.Name, a.Shrink)
 		}
 	}
+	checkHashedSite(t, out)
 }
 
 // TestOverBudget: the budget check names what is over, by how much, and refuses a build it

@@ -2,25 +2,31 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/performance"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/cdproto/systeminfo"
+	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kraftlab/kraftlab/lab"
+	"github.com/kraftlab/kraftlab/wasm/bridge"
 	"github.com/kraftlab/kraftlab/web/build"
 )
 
@@ -31,7 +37,10 @@ import (
 //
 //	KRAFTLAB_BENCH_PAGE=1            run it (make bench-page sets it)
 //	KRAFTLAB_BENCH_SITES=a=DIR,b=DIR the built sites to compare, in this order
-//	KRAFTLAB_BENCH_ONLY=speed,load,memory,lab   a subset of the sections
+//	KRAFTLAB_BENCH_ONLY=speed,load,memory,week,fast,lab   a subset of the sections
+//	KRAFTLAB_BENCH_ONLY=profile      the main thread's CPU profile at 10,000 partitions (only when named)
+//	KRAFTLAB_BENCH_PROFILE_DIR=DIR   where profile writes each site's .cpuprofile (DevTools opens it)
+//	KRAFTLAB_BENCH_FAST_MINUTES=N    how long the fast section plays at 10,000× (10)
 func TestBenchPage(t *testing.T) {
 	if os.Getenv("KRAFTLAB_BENCH_PAGE") == "" {
 		t.Skip("a benchmark, not a test (about 15 minutes): make bench-page")
@@ -57,8 +66,17 @@ func TestBenchPage(t *testing.T) {
 	if want("memory") {
 		benchMemory(t, exe, urls, table)
 	}
+	if want("week") {
+		benchWeek(t, exe, urls, table)
+	}
+	if want("fast") {
+		benchFast(t, exe, urls, table)
+	}
 	if want("lab") {
 		benchLab(t, exe, urls, table)
+	}
+	if strings.Contains(","+only+",", ",profile,") {
+		benchProfile(t, exe, sites, urls)
 	}
 	version, _ := exec.Command(exe, "--version").Output()
 	fmt.Printf("\n%s, %d cores, %s, load average %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"),
@@ -83,7 +101,7 @@ func benchSites(t *testing.T) []benchSite {
 		return out
 	}
 	dir := filepath.Join(t.TempDir(), "dist")
-	_, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true, Brotli: true, Offline: true})
+	_, err := build.Build(context.Background(), build.Options{Out: dir, Version: version, Gzip: true, Brotli: true, Offline: true, Hash: true})
 	require.NoError(t, err)
 	return []benchSite{{"this tree", dir}}
 }
@@ -132,6 +150,15 @@ func benchBrowser(t *testing.T, exe string) (context.Context, context.CancelFunc
 func benchTab(t *testing.T, bctx context.Context) *tab {
 	tb := newTab(t, bctx)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 10*time.Minute)
+	t.Cleanup(cancel)
+	tb.ctx = ctx
+	return tb
+}
+
+// longTab is a benchTab for the memory section's long runs (an hour).
+func longTab(t *testing.T, bctx context.Context) *tab {
+	tb := benchTab(t, bctx)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), time.Hour)
 	t.Cleanup(cancel)
 	tb.ctx = ctx
 	return tb
@@ -215,6 +242,70 @@ func benchSpeeds(t *testing.T, exe string, urls []string, table *benchTable) {
 	}
 }
 
+// benchProfile records the page's main thread with the DevTools protocol's CPU profiler for
+// 5 s of play at 10,000× on 10,000 partitions, prints the functions with the most self time
+// (minified names, with their script, line and column: the source maps beside the scripts
+// name them) and writes the profile to KRAFTLAB_BENCH_PROFILE_DIR, if set, for DevTools.
+func benchProfile(t *testing.T, exe string, sites []benchSite, urls []string) {
+	for site, url := range urls {
+		bctx, stop := benchBrowser(t, exe)
+		tb := benchTab(t, bctx)
+		openCluster(t, tb, url, 10_000)
+		setSpeed(t, tb, 10_000)
+		time.Sleep(2 * time.Second)
+		var prof *profiler.Profile
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			if _, err := cdp.Call(ctx, tg, profiler.Enable, cdp.Empty{}); err != nil {
+				return err
+			}
+			if _, err := cdp.Call(ctx, tg, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 500}); err != nil {
+				return err
+			}
+			if _, err := cdp.Call(ctx, tg, profiler.Start, cdp.Empty{}); err != nil {
+				return err
+			}
+			time.Sleep(5 * time.Second)
+			res, err := cdp.Call(ctx, tg, profiler.Stop, cdp.Empty{})
+			prof = res.Profile
+			return err
+		})))
+		stop()
+		if dir := os.Getenv("KRAFTLAB_BENCH_PROFILE_DIR"); dir != "" {
+			b, err := json.Marshal(prof)
+			require.NoError(t, err)
+			file := filepath.Join(dir, sites[site].name+".cpuprofile")
+			require.NoError(t, os.WriteFile(file, b, 0o644))
+			fmt.Printf("  profile [%s]: %s\n", sites[site].name, file)
+		}
+		self := map[string]float64{}
+		total := 0.0
+		byID := map[int64]*profiler.ProfileNode{}
+		for _, n := range prof.Nodes {
+			byID[n.ID] = n
+		}
+		for i, id := range prof.Samples {
+			dt := float64(prof.TimeDeltas[i]) / 1000
+			n := byID[id]
+			f := n.CallFrame
+			key := f.FunctionName
+			if f.URL != "" {
+				key = fmt.Sprintf("%s %s:%d:%d", f.FunctionName, path.Base(f.URL), f.LineNumber+1, f.ColumnNumber+1)
+			}
+			self[key] += dt
+			total += dt
+		}
+		keys := make([]string, 0, len(self))
+		for k := range self {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return self[keys[i]] > self[keys[j]] })
+		fmt.Printf("  main thread at 10,000 partitions, 10,000× [%s], %.0f ms profiled, self time:\n", sites[site].name, total)
+		for _, k := range keys[:min(25, len(keys))] {
+			fmt.Printf("    %7.1f ms %5.1f %%  %s\n", self[k], 100*self[k]/total, k)
+		}
+	}
+}
+
 // benchLoads: the first drawn frame and the interactive page (the Configs panel rendered, the
 // last step of start-up) on a cold load under two network profiles and on loopback, and a
 // second visit (same profile, so from the HTTP cache) under the faster profile. Medians of
@@ -286,8 +377,8 @@ func benchLoads(t *testing.T, exe string, urls []string, table *benchTable) {
 	}
 }
 
-// benchMemory: the renderer process's resident memory and the worker's share of it after 60 s
-// of play at the default speed (10×), on 12 and on 100,000 partitions.
+// benchMemory: the renderer processes' memory and the worker's after 60 s of play at the
+// default speed (10×), on 12 and on 100,000 partitions, and where the page's renderer holds it.
 func benchMemory(t *testing.T, exe string, urls []string, table *benchTable) {
 	for _, n := range []int{12, 100_000} {
 		for site, url := range urls {
@@ -295,36 +386,134 @@ func benchMemory(t *testing.T, exe string, urls []string, table *benchTable) {
 			tb := benchTab(t, bctx)
 			openCluster(t, tb, url, n)
 			time.Sleep(60 * time.Second)
-			table.set(fmt.Sprintf("memory after 60 s of play at 10×, %s partitions: renderer RSS, of which the worker", thousands(n)), site,
-				memoryFigure(t, bctx, tb))
+			table.set(fmt.Sprintf("memory after 60 s of play at 10×, %s partitions: renderer RSS (private), worker's Go heap / linear memory", thousands(n)), site,
+				memoryFigure(t, bctx))
+			table.set(fmt.Sprintf("where the page's renderer memory goes then, %s partitions (memory-infra)", thousands(n)), site,
+				memoryBreakdown(t, tb))
 			stop()
 		}
 	}
 }
 
-// memoryFigure is the renderer processes' resident memory (the worker runs in the page's
-// renderer) and what performance.measureUserAgentSpecificMemory attributes to the worker.
-func memoryFigure(t *testing.T, bctx context.Context, tb *tab) string {
-	rss := rendererRSS(t, bctx)
-	worker := evalAwait[float64](t, tb, `(async () => {
-		if (!performance.measureUserAgentSpecificMemory) return -1;
-		const m = await Promise.race([performance.measureUserAgentSpecificMemory(), new Promise(r => setTimeout(() => r(null), 60000))]);
-		if (!m) return -1;
-		let w = 0;
-		for (const b of m.breakdown) if (b.attribution.some(a => (a.url || "").includes("worker.js"))) w += b.bytes;
-		return w;
-	})()`)
-	if worker < 0 {
-		return fmt.Sprintf("%.0f MB", rss/1e6)
+// benchWeek: seven days of the default cluster through a share link; the worker replays it as
+// fast as it can, whatever the page's frame rate, so this reaches the end of cluster time on
+// a machine where playing at 10,000× does not.
+func benchWeek(t *testing.T, exe string, urls []string, table *benchTable) {
+	week := link("1", "604800000", `{"seed":1,"duration_ms":1000,"cluster":{"brokers":4,"topics":[{"name":"payments","partition_count":12,"replication_factor":3}]}}`)
+	for site, url := range urls {
+		bctx, stop := benchBrowser(t, exe)
+		tb := longTab(t, bctx)
+		start := time.Now()
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"+week)))
+		for !eval[bool](t, tb, `document.body.dataset.replay === "done" || Number(document.getElementById("cluster-canvas").dataset.timeMs) === 604800000`) {
+			require.Less(t, time.Since(start), 60*time.Minute, "the 7-day replay did not end")
+			time.Sleep(2 * time.Second)
+		}
+		table.set("7 days of the default cluster replayed from a link: wall time; renderer RSS (private), worker's Go heap / linear memory", site,
+			fmt.Sprintf("%.0f s; %s", time.Since(start).Seconds(), memoryFigure(t, bctx)))
+		stop()
 	}
-	return fmt.Sprintf("%.0f MB, %.0f MB", rss/1e6, worker/1e6)
 }
 
-// rendererRSS adds up VmRSS of the browser's renderer processes.
-func rendererRSS(t *testing.T, bctx context.Context) float64 {
+// benchFast: the default cluster played at 10,000× for KRAFTLAB_BENCH_FAST_MINUTES minutes
+// (default 10), which reaches the page's 7-day limit if the page keeps up, with its memory
+// each minute.
+func benchFast(t *testing.T, exe string, urls []string, table *benchTable) {
+	minutes := 10
+	if v := os.Getenv("KRAFTLAB_BENCH_FAST_MINUTES"); v != "" {
+		var err error
+		minutes, err = strconv.Atoi(v)
+		require.NoError(t, err, "KRAFTLAB_BENCH_FAST_MINUTES")
+	}
+	for site, url := range urls {
+		bctx, stop := benchBrowser(t, exe)
+		tb := longTab(t, bctx)
+		openCluster(t, tb, url, 12)
+		setSpeed(t, tb, 10_000)
+		start := time.Now()
+		peak := 0.0
+		for m := 1; m <= minutes; m++ {
+			time.Sleep(time.Until(start.Add(time.Duration(m) * time.Minute)))
+			rss, _ := rendererRSS(t, bctx)
+			peak = max(peak, rss)
+			fmt.Printf("    [%s] %d min at 10,000×: cluster time %s, %s\n", table.sites[site], m,
+				clusterDays(eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`)), memoryFigure(t, bctx))
+		}
+		days := clusterDays(eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`))
+		stopped := eval[bool](t, tb, `[...document.querySelectorAll("#event-log li")].some(li => li.textContent.includes("the page's limit: it stops here"))`)
+		table.set(fmt.Sprintf("%d min at 10,000×, 12 partitions: cluster time reached, the 7-day stop said, renderer RSS (private) at the end and its peak", minutes), site,
+			fmt.Sprintf("%s, %v, %s, peak %.0f MB", days, stopped, memoryFigure(t, bctx), peak/1e6))
+		stop()
+	}
+}
+
+// clusterDays writes cluster time in days.
+func clusterDays(ms float64) string { return fmt.Sprintf("%.2f days", ms/86_400_000) }
+
+// memoryFigure is the renderer processes' resident memory (the workers run in the page's
+// renderer) with its private part (RssAnon: what the page and its workers allocated, not
+// the browser's shared code), and the workers' Go figures (debug.memory): the heap in use and
+// the memory the Go runtime holds, which in a browser is about the wasm's linear memory.
+func memoryFigure(t *testing.T, bctx context.Context) string {
+	rss, private := rendererRSS(t, bctx)
+	out := fmt.Sprintf("%.0f MB (%.0f MB)", rss/1e6, private/1e6)
+	if heap, sys, n := workerMemory(t, bctx); n > 0 {
+		out += fmt.Sprintf(", %.0f / %.0f MB", heap/1e6, sys/1e6)
+		if n > 1 {
+			out += fmt.Sprintf(" in %d workers", n)
+		}
+	}
+	return out
+}
+
+// workerMemory asks every dedicated worker of the browser for debug.memory through the
+// DevTools protocol (the page has no such request of its own) and adds up their heaps and
+// the memory their Go runtimes hold. The request is handed to Go's onmessage inside the
+// worker, and its reply is taken off postMessage before the page could see it.
+func workerMemory(t *testing.T, bctx context.Context) (heap, sys float64, workers int) {
+	targets, err := chromedp.Targets(bctx)
+	require.NoError(t, err)
+	for _, tg := range targets {
+		if tg.Type != "worker" {
+			continue
+		}
+		wctx, cancel := chromedp.NewContext(bctx, chromedp.WithTargetID(tg.TargetID), chromedp.WithDetachOnCancel())
+		ctx, cancelT := context.WithTimeout(wctx, time.Minute)
+		reply, err := chromedp.Run(ctx, chromedp.Evaluate[string](`new Promise((done) => {
+			const id = 2 ** 52;
+			const post = self.postMessage;
+			self.postMessage = function (m, transfer) {
+				const text = typeof m === "string" ? m : "";
+				if (text.includes('"id":' + id + ',')) { self.postMessage = post; done(text); return; }
+				return post.call(self, m, transfer);
+			};
+			self.onmessage({ data: JSON.stringify({ id, type: "debug.memory" }) });
+		})`, chromedp.EvalAwaitPromise))
+		cancelT()
+		cancel()
+		if err != nil {
+			t.Logf("worker %s: debug.memory: %v", tg.URL, err)
+			continue
+		}
+		var env struct {
+			OK   bool              `json:"ok"`
+			Body bridge.MemoryBody `json:"body"`
+		}
+		if json.Unmarshal([]byte(reply), &env) != nil || !env.OK {
+			t.Logf("worker %s: debug.memory answered %s", tg.URL, reply)
+			continue
+		}
+		heap += float64(env.Body.HeapAllocBytes)
+		sys += float64(env.Body.SysBytes)
+		workers++
+	}
+	return heap, sys, workers
+}
+
+// rendererRSS adds up VmRSS of the browser's renderer processes, and RssAnon, its private part.
+func rendererRSS(t *testing.T, bctx context.Context) (rss, private float64) {
 	res, err := chromedp.CallBrowser(bctx, systeminfo.GetProcessInfo, cdp.Empty{})
 	require.NoError(t, err)
-	total := 0.0
 	for _, p := range res.ProcessInfo {
 		if p.Type != "renderer" {
 			continue
@@ -334,13 +523,20 @@ func rendererRSS(t *testing.T, bctx context.Context) float64 {
 			continue
 		}
 		for _, line := range strings.Split(string(status), "\n") {
-			if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
-				kb, _ := strconv.ParseFloat(f[1], 64)
-				total += kb * 1024
+			f := strings.Fields(line)
+			if len(f) != 3 {
+				continue
+			}
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			switch f[0] {
+			case "VmRSS:":
+				rss += kb * 1024
+			case "RssAnon:":
+				private += kb * 1024
 			}
 		}
 	}
-	return total
+	return rss, private
 }
 
 // benchLab: the KIP preset's compare in the page (its own elapsed time), ten times in one tab,
@@ -363,11 +559,11 @@ func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
 			ms, _ := strconv.ParseFloat(eval[string](t, tb, `document.getElementById("compare-results").dataset.elapsedMs`), 64)
 			times = append(times, ms)
 			if i == 0 {
-				after1 = fmt.Sprintf("%.0f MB", rendererRSS(t, bctx)/1e6)
+				after1 = memoryFigure(t, bctx)
 			}
 		}
 		table.set("lab: KIP preset compare in the page (ms: first, median of ten)", site, fmt.Sprintf("%.0f, %.0f", times[0], median(times)))
-		table.set("lab: renderer RSS after one compare, after ten", site, after1+", "+fmt.Sprintf("%.0f MB", rendererRSS(t, bctx)/1e6))
+		table.set("lab: memory after one compare; after ten: renderer RSS (private), workers' Go heap / linear memory", site, after1+"; "+memoryFigure(t, bctx))
 		stop()
 	}
 	doc, err := lab.KIPLoadTest().Scenario()
@@ -413,4 +609,117 @@ func loadAverage() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// memoryBreakdown takes a memory-infra dump of the browser (what chrome://tracing's memory
+// view shows) and returns the top-level allocators of the renderer that holds the most —
+// v8 (JavaScript heaps and wasm code), partition_alloc, blink_gc, malloc, cc (canvases)... —
+// in MB, largest first (an allocator's size counts its children; blink_objects re-counts part
+// of blink_gc by type).
+func memoryBreakdown(t *testing.T, tb *tab) string {
+	var mu sync.Mutex
+	var events []json.RawMessage
+	done := make(chan struct{})
+	ctx, cancel := context.WithCancel(tb.ctx)
+	defer cancel()
+	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *tracing.EventDataCollected:
+			mu.Lock()
+			for _, v := range ev.Value {
+				events = append(events, json.RawMessage(v))
+			}
+			mu.Unlock()
+		case *tracing.EventTracingComplete:
+			close(done)
+		}
+	}))
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, tracing.Start, tracing.StartParams{TraceConfig: &tracing.TraceConfig{
+			IncludedCategories: []string{"disabled-by-default-memory-infra"}}}); err != nil {
+			return err
+		}
+		if _, err := cdp.Call(ctx, tg, tracing.RequestMemoryDump, tracing.RequestMemoryDumpParams{}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, tracing.End, cdp.Empty{})
+		return err
+	})))
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the memory dump's trace did not complete")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	type allocator struct {
+		Attrs map[string]struct {
+			Value string `json:"value"`
+		} `json:"attrs"`
+	}
+	perPid := map[int]map[string]float64{}
+	renderer := map[int]bool{}
+	for _, raw := range events {
+		var e struct {
+			Ph   string `json:"ph"`
+			Name string `json:"name"`
+			Pid  int    `json:"pid"`
+			Args struct {
+				Name  string `json:"name"`
+				Dumps struct {
+					Allocators map[string]allocator `json:"allocators"`
+				} `json:"dumps"`
+			} `json:"args"`
+		}
+		if json.Unmarshal(raw, &e) != nil {
+			continue
+		}
+		if e.Ph == "M" && e.Name == "process_name" {
+			renderer[e.Pid] = e.Args.Name == "Renderer"
+		}
+		if e.Ph != "v" {
+			continue
+		}
+		for name, a := range e.Args.Dumps.Allocators {
+			if strings.Contains(name, "/") {
+				continue
+			}
+			size, err := strconv.ParseUint(strings.TrimPrefix(a.Attrs["size"].Value, "0x"), 16, 64)
+			if err != nil {
+				continue
+			}
+			if perPid[e.Pid] == nil {
+				perPid[e.Pid] = map[string]float64{}
+			}
+			perPid[e.Pid][name] += float64(size)
+		}
+	}
+	best, bestTotal := -1, 0.0
+	for pid, m := range perPid {
+		if !renderer[pid] {
+			continue
+		}
+		total := 0.0
+		for _, v := range m {
+			total += v
+		}
+		if total > bestTotal {
+			best, bestTotal = pid, total
+		}
+	}
+	if best < 0 {
+		return "no dump"
+	}
+	names := make([]string, 0, len(perPid[best]))
+	for n := range perPid[best] {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return perPid[best][names[i]] > perPid[best][names[j]] })
+	var parts []string
+	for _, n := range names {
+		if v := perPid[best][n]; v >= 1e6 {
+			parts = append(parts, fmt.Sprintf("%s %.0f", n, v/1e6))
+		}
+	}
+	return fmt.Sprintf("pid %d: %s MB", best, strings.Join(parts, ", "))
 }

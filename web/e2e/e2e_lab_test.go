@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domdebugger"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -122,6 +125,23 @@ func TestLab(t *testing.T) {
 		screenshot(t, tb, "lab-errors.png", "")
 	})
 
+	t.Run("a compare run again leaves none of the last one's charts behind", func(t *testing.T) {
+		tb := openLab(t, bctx, url)
+		validated(t, tb)
+		for i := range 2 {
+			click(t, tb, "#compare-run")
+			if i > 0 {
+				poll(t, tb, `!/runs done in/.test(document.getElementById("compare-status").textContent)`)
+			}
+			finished(t, tb, "compare-status")
+		}
+		charts := eval[int](t, tb, `document.querySelectorAll("#compare-charts figure.chart").length`)
+		require.Positive(t, charts)
+		// uPlot keeps each chart it has not destroyed in a module-wide set, with a listener on
+		// the window: one per chart alive, and one of its own.
+		assert.Equal(t, charts+1, windowListeners(t, tb, "dppxchange"), "charts alive after two compares: the second's only")
+	})
+
 	t.Run("the KIP's load test compared in the page, exported as the CLI writes it", func(t *testing.T) {
 		// What the CLI says, computed natively while the browser works.
 		want := make(chan *lab.Comparison, 1)
@@ -224,4 +244,28 @@ func TestLab(t *testing.T) {
 		assert.Empty(t, tb.consoleErrors())
 		screenshot(t, tb, "lab-sweep.png", chromedp.CSS(".lab-sweep"))
 	})
+}
+
+// windowListeners counts the page window's event listeners of one type (DevTools'
+// getEventListeners).
+func windowListeners(t *testing.T, tb *tab, typ string) int {
+	t.Helper()
+	n := 0
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		win, err := cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{Expression: "window"})
+		if err != nil {
+			return err
+		}
+		res, err := cdp.Call(ctx, tg, domdebugger.GetEventListeners, domdebugger.GetEventListenersParams{ObjectID: runtime.RemoteObjectID(win.Result.ObjectID)})
+		if err != nil {
+			return err
+		}
+		for _, l := range res.Listeners {
+			if l.Type == typ {
+				n++
+			}
+		}
+		return nil
+	})))
+	return n
 }

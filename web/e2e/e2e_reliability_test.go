@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -54,6 +55,50 @@ func TestReliability(t *testing.T) {
 				assert.Empty(t, tb.consoleErrors())
 			})
 		}
+	})
+
+	t.Run("the event log keeps its latest lines and says how many older ones went", func(t *testing.T) {
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready"`)
+		poll(t, tb, `document.getElementById("event-log").textContent.includes("cluster started")`)
+		if eval[string](t, tb, `document.body.dataset.sim`) == "playing" {
+			press(t, tb, " ")
+			poll(t, tb, `document.body.dataset.sim !== "playing"`)
+		}
+		before := eval[int](t, tb, `document.getElementById("event-log").children.length`)
+		// "k" with no broker selected writes a line of the page's own each time.
+		evalAwait[bool](t, tb, `(async () => {
+			for (let i = 0; i < 420; i++) document.dispatchEvent(new KeyboardEvent("keydown", { key: "k", bubbles: true }));
+			await new Promise((r) => requestAnimationFrame(r));
+			return true;
+		})()`)
+		log := `document.getElementById("event-log")`
+		assert.Equal(t, 401, eval[int](t, tb, log+`.children.length`), "400 lines and the note")
+		assert.Equal(t, "notice", eval[string](t, tb, log+`.firstElementChild.dataset.kind`))
+		assert.Equal(t, fmt.Sprintf("%d older events are not shown: the log keeps the latest 400 (scrub back to see earlier ones)", before+420-400),
+			eval[string](t, tb, log+`.firstElementChild.textContent`))
+		assert.Contains(t, eval[string](t, tb, log+`.lastElementChild.textContent`), "Select a broker first")
+		eval[int](t, tb, log+`.scrollTop = 0`)
+		screenshot(t, tb, "event-log-dropped.png", "#event-log")
+	})
+
+	t.Run("a failure of the lab page's own script is not blamed on the worker", func(t *testing.T) {
+		tb := newTab(t, bctx)
+		// The page's start-up ends by writing its state to the URL; a browser that refuses it
+		// makes the page's script fail while its workers run on.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+			_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+				Source: `History.prototype.replaceState = function () { throw new Error("replaceState refused by the test"); };`})
+			return err
+		})))
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/lab.html")))
+		poll(t, tb, `document.getElementById("status").dataset.state === "failed"`)
+		assert.Equal(t, "The lab page failed", eval[string](t, tb, `document.querySelector("#error-panel h2").textContent`))
+		assert.Equal(t, "page", eval[string](t, tb, `document.getElementById("error-panel").dataset.source`))
+		assert.NotContains(t, text(t, tb, "status"), "simulator")
+		assert.Contains(t, text(t, tb, "error-report"), "replaceState refused by the test")
+		screenshot(t, tb, "lab-page-failed.png", "")
 	})
 
 	t.Run("blocked storage: lessons work and the index says progress is not kept", func(t *testing.T) {

@@ -3,8 +3,9 @@
 //
 // It does what a careful static host would: exact content types (instantiateStreaming refuses
 // a .wasm without application/wasm), the precompressed .br or .gz copy chosen by
-// Accept-Encoding, a strict Content-Security-Policy and revalidation-based caching. It listens
-// on loopback addresses only: it is a local playground server, not a public web server.
+// Accept-Encoding, a strict Content-Security-Policy, and caching that keeps a content-hashed
+// file for good and revalidates everything else. It listens on loopback addresses only: it is
+// a local playground server, not a public web server.
 //
 // This package imports nothing of KRaft Lab's.
 package server
@@ -21,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +62,17 @@ var contentTypes = map[string]string{
 	".woff2": "font/woff2",
 }
 
+// ImmutableCacheControl is the Cache-Control of a content-hashed file: a year, the longest
+// lifetime HTTP caches honour, and immutable, so that a reload does not revalidate it either.
+const ImmutableCacheControl = "public, max-age=31536000, immutable"
+
+// hashedName is a content-hashed file name as KRaft Lab's release build writes one: a name, a
+// dot, ten lowercase hex digits, the extension (with .map after it for a source map).
+var hashedName = regexp.MustCompile(`\.[0-9a-f]{10}\.[a-z0-9]+(\.map)?$`)
+
+// Immutable reports whether name is content-hashed, so that its bytes can never change.
+func Immutable(name string) bool { return hashedName.MatchString(path.Base(name)) }
+
 // ContentType returns the Content-Type for a file name.
 func ContentType(name string) string {
 	ext := strings.ToLower(path.Ext(name))
@@ -85,8 +98,10 @@ var encodings = []struct{ token, ext string }{
 //   - Names starting with "." and the .br/.gz variants themselves are not served directly.
 //   - If name+".br" (or ".gz") exists and the client accepts that encoding, the variant is
 //     sent with Content-Encoding; every file response carries Vary: Accept-Encoding.
-//   - Cache-Control: no-cache with a content-hash ETag: file names are not content-hashed,
-//     so a browser must revalidate, and an unchanged file costs only a 304.
+//   - A content-hashed name (app.3f2a9c81d0.js, see Immutable) is cached for a year without
+//     revalidation: its bytes never change under that name. Any other file (the pages, sw.js,
+//     a development build's plain names) gets Cache-Control: no-cache with a content-hash
+//     ETag: a browser revalidates it each time, and an unchanged file costs only a 304.
 //   - Every response, errors included, carries the security headers.
 func Handler(fsys fs.FS) http.Handler {
 	return &handler{fsys: fsys, etags: map[etagKey]string{}}
@@ -146,7 +161,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr.Set("Vary", "Accept-Encoding")
 	hdr.Set("Content-Type", ContentType(name))
-	hdr.Set("Cache-Control", "no-cache")
+	if Immutable(name) {
+		hdr.Set("Cache-Control", ImmutableCacheControl)
+	} else {
+		hdr.Set("Cache-Control", "no-cache")
+	}
 	served := name
 	for _, enc := range negotiate(r.Header.Get("Accept-Encoding")) {
 		if vi, err := fs.Stat(h.fsys, name+enc.ext); err == nil && !vi.IsDir() {

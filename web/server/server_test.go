@@ -22,21 +22,24 @@ import (
 func site() fstest.MapFS {
 	f := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
 	return fstest.MapFS{
-		"index.html":          f("<!doctype html>index"),
-		"index.html.br":       f("BR:index"),
-		"index.html.gz":       f("GZ:index"),
-		"app.js":              f("console.log(1)"),
-		"app.js.gz":           f("GZ:app"), // no .br: gzip is the best on offer
-		"app.css":             f("body{}"),
-		"kraftlab.wasm":       f("\x00asm-raw"),
-		"kraftlab.wasm.br":    f("BR:wasm"),
-		"kraftlab.wasm.gz":    f("GZ:wasm"),
-		"favicon.svg":         f("<svg/>"),
-		"data.bin":            f("\x00\x01"),
-		".kraftlab-dist":      f(""),
-		"lessons/index.html":  f("lessons"),
-		"lessons/one.json":    f("{}"),
-		"nested/.hidden/x.js": f("x"),
+		"index.html":            f("<!doctype html>index"),
+		"index.html.br":         f("BR:index"),
+		"index.html.gz":         f("GZ:index"),
+		"app.js":                f("console.log(1)"),
+		"app.js.gz":             f("GZ:app"), // no .br: gzip is the best on offer
+		"app.css":               f("body{}"),
+		"kraftlab.wasm":         f("\x00asm-raw"),
+		"kraftlab.wasm.br":      f("BR:wasm"),
+		"kraftlab.wasm.gz":      f("GZ:wasm"),
+		"favicon.svg":           f("<svg/>"),
+		"app.0123456789.js":     f("console.log(2)"),
+		"app.0123456789.js.gz":  f("GZ:app2"),
+		"app.0123456789.js.map": f("{}"),
+		"data.bin":              f("\x00\x01"),
+		".kraftlab-dist":        f(""),
+		"lessons/index.html":    f("lessons"),
+		"lessons/one.json":      f("{}"),
+		"nested/.hidden/x.js":   f("x"),
 	}
 }
 
@@ -111,6 +114,33 @@ func TestEncodingNegotiation(t *testing.T) {
 			assert.Equal(t, "Accept-Encoding", r.Header.Get("Vary"), "caches must key on Accept-Encoding")
 			assert.Equal(t, fmt.Sprint(len(c.wantBody)), r.Header.Get("Content-Length"))
 		})
+	}
+}
+
+// TestCacheLifetimes: a content-hashed name is cached for a year and never revalidated, in
+// every encoding; the pages and plain names are revalidated on each use.
+func TestCacheLifetimes(t *testing.T) {
+	h := Handler(site())
+	for target, want := range map[string]string{
+		"/app.0123456789.js":     ImmutableCacheControl,
+		"/app.0123456789.js.map": ImmutableCacheControl,
+		"/":                      "no-cache",
+		"/index.html":            "no-cache",
+		"/app.js":                "no-cache",
+		"/kraftlab.wasm":         "no-cache",
+	} {
+		for _, enc := range []string{"", "gzip"} {
+			r := get(t, h, "GET", target, map[string]string{"Accept-Encoding": enc})
+			assert.Equal(t, http.StatusOK, r.StatusCode, target)
+			assert.Equal(t, want, r.Header.Get("Cache-Control"), "%s, Accept-Encoding %q", target, enc)
+		}
+	}
+	for name, want := range map[string]bool{
+		"app.0123456789.js": true, "lab.abcdef0123.wasm": true, "x/app.0123456789.css.map": true,
+		"app.js": false, "index.html": false, "sw.js": false, "app.0123456789": false,
+		"app.ABCDEF0123.js": false, "app.012345678.js": false,
+	} {
+		assert.Equal(t, want, Immutable(name), name)
 	}
 }
 

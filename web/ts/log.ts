@@ -6,7 +6,10 @@ import { clockText } from "./frame";
 import type { LogEvent } from "./protocol";
 import { S } from "./strings";
 
-/** How many items the log keeps; older ones are removed so that a long run stays light. */
+/**
+ * How many items the log keeps; older ones are removed so that a long run stays light, and a
+ * note at the top says how many went (the run itself keeps them: scrub back to see them again).
+ */
 const KEEP = 400;
 /** How many of the newest lines the strip under the canvas repeats. */
 const LATEST = 3;
@@ -29,6 +32,9 @@ export class EventLog {
   /** Lines added while not following, for the button's count. */
   private unseen = 0;
   private readonly follow: HTMLButtonElement;
+  /** Lines removed from the top since the log was last cleared, and the note that counts them. */
+  private dropped = 0;
+  private droppedNote: HTMLLIElement | undefined;
 
   /**
    * list is the log; latest, if given, repeats its newest lines under the canvas (CSS shows it
@@ -74,6 +80,8 @@ export class EventLog {
   /** Removes every item (a new cluster starts). */
   clear(): void {
     this.list.replaceChildren();
+    this.dropped = 0;
+    this.droppedNote = undefined;
     this.setPinned(true);
     this.showLatest();
   }
@@ -102,7 +110,7 @@ export class EventLog {
     const frag = document.createDocumentFragment();
     for (const e of events) frag.append(this.item(e));
     this.list.append(frag);
-    while (this.list.childElementCount > KEEP) this.list.firstElementChild?.remove();
+    this.dropOldest();
     this.showLatest();
     if (!this.pinned) {
       this.unseen += events.length;
@@ -117,6 +125,25 @@ export class EventLog {
         if (this.pinned) this.list.scrollTop = this.list.scrollHeight;
       });
     }
+  }
+
+  /** Removes the oldest lines beyond KEEP and says how many went, in a note at the top. */
+  private dropOldest(): void {
+    const note = this.droppedNote;
+    let over = this.list.childElementCount - (note ? 1 : 0) - KEEP;
+    if (over <= 0) return;
+    for (; over > 0; over--) {
+      (note ? note.nextElementSibling : this.list.firstElementChild)?.remove();
+      this.dropped++;
+    }
+    if (!this.droppedNote) {
+      const li = document.createElement("li");
+      li.className = "event kind-notice log-dropped";
+      li.dataset.kind = "notice";
+      this.droppedNote = li;
+      this.list.prepend(li);
+    }
+    this.droppedNote.textContent = S.logOlderDropped(this.dropped, KEEP);
   }
 
   /** Adds a line written by the page itself (a refused action, say). */

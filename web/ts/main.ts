@@ -172,7 +172,7 @@ function main(): void {
     lesson.frame(f);
     timeline.update(f);
     actions.update(f);
-    keeper.setTime(f.body.timeMs);
+    keeper.setTime(f.body.timeMs, sim.playing);
     // The worker ends cluster time at 7 days and says so in the log; stop playing there.
     if (f.body.timeMs >= MAX_CLUSTER_MS && sim.playing) sim.setPlaying(false);
     const now = performance.now();

@@ -212,6 +212,8 @@ export const S = {
   welcomeClose: "Dismiss this start card",
   logNewEvents: (n: number) => `${n.toLocaleString("en")} new ${n === 1 ? "event" : "events"} ↓`,
   logFollowLabel: "Jump to the newest event and follow the log again",
+  logOlderDropped: (n: number, keep: number) =>
+    `${n.toLocaleString("en")} older ${n === 1 ? "event is" : "events are"} not shown: the log keeps the latest ${keep.toLocaleString("en")} (scrub back to see earlier ones)`,
   eventsEmpty: "Nothing has happened yet.",
   partitionsHeading: "Partitions",
   filterLabel: "Filter",

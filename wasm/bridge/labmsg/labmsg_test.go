@@ -56,12 +56,12 @@ func okBody[T any](t *testing.T, b *bridge.Bridge, msg string) T {
 // The lab page's worker answers hello and the lab.* messages, and nothing of the playground's.
 func TestLabWorkerAnswersHelloAndLabMessagesOnly(t *testing.T) {
 	h := okBody[bridge.HelloBody](t, newBridge(), `{"id":1,"type":"hello"}`)
-	assert.Equal(t, []string{"hello", "lab.drop", "lab.export", "lab.judge", "lab.plan", "lab.presets", "lab.run.result",
+	assert.Equal(t, []string{"debug.memory", "hello", "lab.drop", "lab.export", "lab.judge", "lab.plan", "lab.presets", "lab.run.result",
 		"lab.run.start", "lab.run.step"}, h.Types)
 	// The rehearsal's messages are rehearse.wasm's alone: with them lab.wasm would exceed its
 	// size budget (wasm/cmd/kraftlab-rehearse-wasm).
 	h = okBody[bridge.HelloBody](t, newRehearseBridge(), `{"id":1,"type":"hello"}`)
-	assert.Equal(t, []string{"hello", "lab.rehearse.adopt", "lab.rehearse.cancel", "lab.rehearse.export", "lab.rehearse.report",
+	assert.Equal(t, []string{"debug.memory", "hello", "lab.rehearse.adopt", "lab.rehearse.cancel", "lab.rehearse.export", "lab.rehearse.report",
 		"lab.rehearse.start", "lab.rehearse.step"}, h.Types)
 	r, _ := call(t, newBridge(), `{"id":1,"type":"sim.start"}`)
 	require.NotNil(t, r.Error)

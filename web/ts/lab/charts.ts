@@ -22,8 +22,18 @@ export interface Column {
   result: RunResult;
 }
 
+/**
+ * The comparison's charts on the page. Each must be destroyed before it is dropped: uPlot keeps
+ * every chart in a module-wide set and a window listener until destroy(), so a chart that is
+ * only removed from the page stays in memory with its canvas and data, and each compare
+ * would leave its fifteen behind.
+ */
+let plots: uPlot[] = [];
+
 /** Draws the comparison: a row per figure, a column per policy, with shared y ranges per row. */
 export function drawCompare(root: HTMLElement, cols: Column[]): void {
+  for (const p of plots) p.destroy();
+  plots = [];
   root.replaceChildren();
   const width = Math.max(260, Math.floor((root.clientWidth || 900) / cols.length) - 16);
   const xs = (r: RunResult) => Float64Array.from(r.series.time_ms ?? []);
@@ -107,7 +117,7 @@ export function drawCompare(root: HTMLElement, cols: Column[]): void {
         ],
         series: [{ label: LS.chartTime, value: (_u, v) => (v === null ? "–" : clockText(v)) }, ...series],
       };
-      new uPlot(opts, [xs(c.result), ...datas[ci]] as unknown as uPlot.AlignedData, el);
+      plots.push(new uPlot(opts, [xs(c.result), ...datas[ci]] as unknown as uPlot.AlignedData, el));
     });
   }
 }

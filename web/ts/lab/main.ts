@@ -647,13 +647,21 @@ async function exportRun(req: ExportRequest | undefined, format: "csv" | "json",
 
 // ---- start ----
 
-function problem(p: Problem, fatal: boolean): void {
+/**
+ * Reports a problem; a fatal one shows the error panel. source says what failed, so that the
+ * heading blames the right thing: the worker (it could not start, or died) or the page's own
+ * script, whose failure leaves the worker running.
+ */
+function problem(p: Problem, fatal: boolean, source: "worker" | "page" = "worker"): void {
   if (!fatal) return console.error(p.message, p.detail ?? "");
-  $("error-panel").hidden = false;
+  const panel = $("error-panel");
+  panel.hidden = false;
+  panel.dataset.source = source;
+  panel.querySelector("h2")!.textContent = source === "page" ? LS.errorHeadingPage : LS.errorHeading;
   $("error-report").textContent = p.message + (p.detail ? "\n\n" + p.detail : "");
   const st = $("status");
   st.dataset.state = "failed";
-  st.textContent = LS.statusFailed;
+  st.textContent = source === "page" ? LS.statusFailedPage : LS.statusFailed;
 }
 
 async function main(): Promise<void> {
@@ -725,4 +733,7 @@ async function main(): Promise<void> {
   if (fromURL?.r === "compare") void runCompare(false);
 }
 
-main().catch((e: unknown) => problem({ message: e instanceof Error ? e.message : String(e) }, true));
+// A failure of main is the page's own: the workers are not what stopped.
+main().catch((e: unknown) =>
+  problem({ message: e instanceof Error ? e.message : String(e), detail: e instanceof Error ? e.stack : undefined }, true, "page"),
+);

@@ -8,11 +8,13 @@ export const LS = {
   title: "KRaft Lab: config lab",
   toPlayground: "← Playground",
   errorHeading: "The lab's worker stopped",
+  errorHeadingPage: "The lab page failed",
   intro:
     "What happens to your cluster the next time a broker restarts or a disk is replaced, today and with KIP-1358's wait-for-sync? Describe the cluster (or start from a preset), compare policies on the same cluster and seed, and sweep a config. Every figure comes from a model: each result says which of your inputs and which of the model's assumptions it rests on.",
   statusLoading: "Loading the simulator…",
   statusReady: "Ready.",
   statusFailed: "The simulator stopped. The report below says why.",
+  statusFailedPage: "The page failed to start. The report below says why; reloading tries again.",
   linkRefused: (why: string) => `This link could not be opened: ${why}. The defaults were started instead.`,
 
   describeHeading: "1. Describe the cluster",
