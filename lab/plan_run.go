@@ -309,7 +309,7 @@ func (p *planRun) rollController(st PlanStep, id int32, out *StepOutcome) (stop 
 		return stop, err
 	}
 	if p.ro != nil {
-		err = ctl.StartWith(id, p.ro.static)
+		err = ctl.Start(id, p.ro.static)
 		p.rolled = append(p.rolled, id)
 	} else {
 		err = p.c.Do(cluster.Event{Op: cluster.OpStartController, Controller: name})

@@ -33,7 +33,7 @@ type controllerNode struct {
 	records int64 // metadata records (not LeaderChangeMessages) the image has absorbed
 	restart restartCheck
 	// static, when set, is the server.properties the controller was last started with
-	// (StartWith); nil: Config.Static.
+	// (Start with static configs); nil: Config.Static.
 	static *config.Values
 
 	// snap is the content of the latest snapshot the node took or loaded; snaps are the
