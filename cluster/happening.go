@@ -85,9 +85,11 @@ type Happening struct {
 	From, To int32
 	ArriveMs int64
 
-	// Committed: the record's offset and type.
+	// Committed: the record's offset and type, and the committed entry itself (its record is
+	// the metadata log's own: an observer reads it and never changes it).
 	Offset int64
 	Record string
+	Entry  control.CommittedEntry
 
 	// Decided: the decision kind (Decision* constants) and its reason in one sentence.
 	Decision string
@@ -107,6 +109,9 @@ type Happening struct {
 	Brokers                     []int32
 	Run                         int
 	Elected, Deferred, Withheld int
+	// SilentMs is, for a DecisionSessionExpired, how long the broker had sent no heartbeat
+	// the controller heard.
+	SilentMs int64
 
 	// note is a broker request's phrase (Note); raft (the sender's epoch + 1, 0 for a broker
 	// request), entries, granted, preVote and snapshot are what a Raft RPC's phrase is made of.
@@ -242,7 +247,7 @@ func (c *Cluster) tellRequest(r *control.Request) {
 
 func (c *Cluster) tellSessionExpired(ctl, broker int32, lastContactMs, nowMs int64) {
 	c.tell(&Happening{Kind: Decided, AtMs: c.scenarioMs(nowMs), Decision: DecisionSessionExpired, Partition: -1,
-		From: ctl, Brokers: []int32{broker}, Leader: -1, OldLeader: -1,
+		From: ctl, Brokers: []int32{broker}, Leader: -1, OldLeader: -1, SilentMs: nowMs - lastContactMs,
 		Reason: fmt.Sprintf("controller %d's session check: broker %d sent no heartbeat for %d ms, more than broker.session.timeout.ms, so it writes the fence",
 			ctl, broker, nowMs-lastContactMs)})
 }
@@ -251,7 +256,7 @@ func (c *Cluster) tellSessionExpired(ctl, broker int32, lastContactMs, nowMs int
 // view; before is the partition it changed as it was (nil for other records).
 func (c *Cluster) tellCommitted(ce control.CommittedEntry, before *metadata.Partition, idx int32) {
 	now := ce.CommitMs - c.t0
-	c.tell(&Happening{Kind: Committed, AtMs: now, Offset: ce.Offset, Record: ce.Record.Type(), Partition: idx})
+	c.tell(&Happening{Kind: Committed, AtMs: now, Offset: ce.Offset, Record: ce.Record.Type(), Partition: idx, Entry: ce})
 	switch r := ce.Record.(type) {
 	case *metadata.BrokerRegistrationChangeRecord:
 		switch r.Fenced {

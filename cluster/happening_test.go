@@ -69,6 +69,9 @@ func TestTheStreamTellsCauseBeforeEffect(t *testing.T) {
 	assert.Contains(t, s[moved].Reason, "payments-0: leader moved from broker 1 to broker 2")
 	committed := first(s, expired, func(h *Happening) bool { return h.Kind == Committed && h.Record == "BrokerRegistrationChangeRecord" })
 	assert.Equal(t, fenced-1, committed, "the fence decision follows its record's commit")
+	assert.Equal(t, s[committed].Offset, s[committed].Entry.Offset, "a commit carries its entry")
+	assert.Equal(t, s[committed].Record, s[committed].Entry.Record.Type())
+	assert.GreaterOrEqual(t, s[expired].SilentMs, int64(9_000), "the session expired after broker.session.timeout.ms of silence")
 	change := first(s, expired, func(h *Happening) bool { return h.Kind == Committed && h.Record == "PartitionChangeRecord" })
 	assert.Less(t, change, moved, "the leader move follows its record's commit")
 

@@ -133,3 +133,13 @@ func snakeToGo(s string) string {
 	}
 	return b.String()
 }
+
+// The sources the lab's notes show the reader are in the reader's words: no doc-comment
+// tags ("[assumption]"), no section marks of the docs.
+func TestAssumptionSourcesReadAsText(t *testing.T) {
+	for _, a := range Assumptions {
+		for _, tag := range []string{"[assumption]", "§", `("`} {
+			assert.NotContains(t, a.Source, tag, "%s: %q", a.Key, a.Source)
+		}
+	}
+}

@@ -588,7 +588,23 @@ func (a *brokerState) eval(c *cluster.Cluster, _ Mark) (bool, string) {
 	if b.Gated {
 		gate = ", gated"
 	}
-	return holds, fmt.Sprintf("broker %d is %s (process %s%s), goal %s", a.id, reg, b.State, gate, a.state)
+	return holds, fmt.Sprintf("broker %d is %s and %s%s, goal %s", a.id, stateWords(b.State), reg, gate, stateWords(a.state))
+}
+
+// stateWords says a broker state (the process's, cluster.BrokerNow's State, or a goal's) as
+// the page does: the learner reads "stopped", not the enum spelling "not_running".
+func stateWords(state string) string {
+	switch state {
+	case "not_running":
+		return "stopped"
+	case "recovery":
+		return "recovering its log"
+	case "shutting_down":
+		return "shutting down"
+	case "pending_controlled_shutdown", "controlled_shutdown":
+		return "in controlled shutdown"
+	}
+	return state
 }
 
 type brokerCount struct {

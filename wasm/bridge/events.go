@@ -52,15 +52,23 @@ const (
 	maxExamples = 3
 )
 
-// eventLog turns what the cluster committed since the previous frame into sentences. It keeps
-// the little per-partition state the sentences compare against (leader, ISR and ELR as masks
-// over replica positions), advanced record by record, because the committed image only shows
-// the latest state.
+// eventLog turns what happened in the cluster since the previous frame into sentences. What
+// happened comes from the cluster's one stream of happenings (cluster.Observe, the stream the
+// frames' traffic is drawn from): the records committed, the electPreferred runs and the
+// controllers' session checks; the page's actions and a restarted broker's catch-up are added
+// beside them. It keeps the little per-partition state the sentences compare against (leader,
+// ISR and ELR as masks over replica positions), advanced record by record, because the
+// committed image only shows the latest state.
 type eventLog struct {
 	s       *live
-	cursor  int64 // next committed offset to read
-	runs    int   // balancer runs already read
 	pending []LogEvent
+
+	// What the stream brought since the last read, in its order: committed entries, the
+	// numbers of the electPreferred runs (from 1) and the session checks that found a broker
+	// silent.
+	committed []control.CommittedEntry
+	runs      []int
+	checks    []sessionCheck
 
 	leader []int32
 	isr    []uint8
@@ -79,8 +87,14 @@ type eventLog struct {
 	stopped bool
 }
 
+// sessionCheck is a controller's session check that found a broker silent (it writes the fence).
+type sessionCheck struct {
+	atMs, silentMs     int64
+	controller, broker int32
+}
+
 func newEventLog(s *live) *eventLog {
-	l := &eventLog{s: s, cursor: s.c.Controllers().CommittedEnd(), fenced: map[int32]bool{}, shutdown: map[int32]bool{},
+	l := &eventLog{s: s, fenced: map[int32]bool{}, shutdown: map[int32]bool{},
 		shutdownAsked: map[int32]bool{}, heartbeat: map[int32]int64{}, electedBy: map[int32]int32{}, noted: map[int32]int{}}
 	view := s.c.View()
 	for i := range view.Partitions {
@@ -91,7 +105,6 @@ func newEventLog(s *live) *eventLog {
 			l.fenced[id], l.shutdown[id] = b.Fenced, b.InControlledShutdown
 		}
 	}
-	l.runs = len(s.c.BalancerRuns())
 	for _, b := range s.c.BrokerIDs() { // catch-ups that began before this log are not told
 		if note, ok := s.c.Fleet().CatchUpBegan(b); ok {
 			l.noted[b] = note.Seq
@@ -108,6 +121,31 @@ func (l *eventLog) track(p *metadata.Partition) {
 	l.elr = append(l.elr, mask(reps, p.Elr()))
 }
 
+// observe takes one happening of the cluster's stream: what the log tells is read from it at
+// the next read (so the view the sentences look up is the one at that moment, as before).
+func (l *eventLog) observe(h *cluster.Happening) {
+	switch h.Kind {
+	case cluster.Committed:
+		// Only the records a sentence is made from: a quiet cluster commits a NoOpRecord every
+		// metadata.max.idle.interval.ms, and a long replay must not hold them all.
+		switch h.Entry.Record.(type) {
+		case *metadata.PartitionChangeRecord, *metadata.PartitionRecord, *metadata.BrokerRegistrationChangeRecord,
+			*metadata.RegisterBrokerRecord, *metadata.LeaderChangeMessage, *metadata.ConfigRecord, *metadata.TopicRecord,
+			*metadata.RemoveTopicRecord, *metadata.ClearElrRecord, *metadata.FeatureLevelRecord:
+			l.committed = append(l.committed, h.Entry)
+		}
+	case cluster.Decided:
+		switch h.Decision {
+		case cluster.DecisionBalancerRun:
+			l.runs = append(l.runs, h.Run)
+		case cluster.DecisionSessionExpired:
+			if len(h.Brokers) > 0 {
+				l.checks = append(l.checks, sessionCheck{atMs: h.AtMs, silentMs: h.SilentMs, controller: h.From, broker: h.Brokers[0]})
+			}
+		}
+	}
+}
+
 // add queues an event for the next frame.
 func (l *eventLog) add(ev LogEvent) { l.pending = append(l.pending, ev) }
 
@@ -122,11 +160,13 @@ func (l *eventLog) take() ([]LogEvent, int) {
 	return l.drain()
 }
 
-// read reads the electPreferred runs, then the committed records. Runs first: a run's
+// read reads the session checks, the electPreferred runs, then the committed records. The
+// checks first: each writes a fence that commits later. Runs before records: a run's
 // PartitionChangeRecords commit a moment after it runs, often within the same frame, and the
 // run's own sentence tells them (electedBy), which it can only do once the run is read. Then a
 // restarted broker's catch-up, once it has begun (readCatchUp).
 func (l *eventLog) read() {
+	l.readChecks()
 	l.readRuns()
 	l.readRecords()
 	l.readCatchUp()
@@ -167,11 +207,11 @@ func (l *eventLog) drain() ([]LogEvent, int) {
 
 func (l *eventLog) now(ce control.CommittedEntry) int64 { return ce.CommitMs - l.s.t0 }
 
-// readRecords turns the committed records since the cursor into events, a commit instant at a
-// time: the records of one controller write (a broker fenced and its partitions' changes)
+// readRecords turns the records committed since the last read into events, a commit instant
+// at a time: the records of one controller write (a broker fenced and its partitions' changes)
 // commit together, and the sentences about the partitions need to know about the broker.
 func (l *eventLog) readRecords() {
-	ces := l.s.c.Controllers().CommittedSince(l.cursor)
+	ces := l.committed
 	for len(ces) > 0 {
 		n := 1
 		for n < len(ces) && ces[n].CommitMs == ces[0].CommitMs {
@@ -180,7 +220,19 @@ func (l *eventLog) readRecords() {
 		l.readGroup(ces[:n])
 		ces = ces[n:]
 	}
-	l.cursor = l.s.c.Controllers().CommittedEnd()
+	clear(l.committed) // the records are the log's; the slice is reused
+	l.committed = l.committed[:0]
+}
+
+// readChecks tells the session checks that found a broker silent: the cause of the fence the
+// log tells when it commits, a round of fetches later.
+func (l *eventLog) readChecks() {
+	for _, c := range l.checks {
+		l.add(LogEvent{TimeMs: c.atMs, Kind: KindBroker, Brokers: []int32{c.broker}, Text: fmt.Sprintf(
+			"controller %d's session check: broker %d sent no heartbeat for %s ms, more than broker.session.timeout.ms (%s ms), so the controller writes its fence",
+			c.controller, c.broker, thousands(c.silentMs), thousands(l.s.sessionTimeoutMs()))})
+	}
+	l.checks = l.checks[:0]
 }
 
 // group collects partition events of one kind, for one sentence.
@@ -521,10 +573,14 @@ func configSentence(r *metadata.ConfigRecord) string {
 	return fmt.Sprintf("%s is now %s for %s (a ConfigRecord in the metadata log)", r.Name, *r.Value, scope)
 }
 
-// readRuns turns the electPreferred runs since the last frame into sentences.
+// readRuns turns the electPreferred runs since the last read into sentences.
 func (l *eventLog) readRuns() {
 	runs := l.s.c.BalancerRuns()
-	for _, r := range runs[min(l.runs, len(runs)):] {
+	for _, n := range l.runs {
+		if n < 1 || n > len(runs) {
+			continue
+		}
+		r := runs[n-1]
 		l.add(LogEvent{TimeMs: r.TimeMs, Kind: KindBalancer, Text: runSentence(r), Partitions: len(r.Elected),
 			Brokers: slices.Clone(r.GatedBrokers)})
 		for i, p := range r.Elected {
@@ -533,7 +589,7 @@ func (l *eventLog) readRuns() {
 			}
 		}
 	}
-	l.runs = len(runs)
+	l.runs = l.runs[:0]
 }
 
 func runSentence(r cluster.BalancerRun) string {

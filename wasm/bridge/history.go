@@ -115,16 +115,17 @@ func (s *Session) runUntil(t int64) error {
 // trimmed: a few thousand entries of an idle cluster's NoOpRecords.
 const retainEveryMs = 600_000
 
-// retain reads what the cluster committed since the event log's last read, then drops the
-// committed entries that no node may still commit and that no reader still needs: the event
-// log's unread ones, the frame's partition arrays' (which follow the log from the last frame)
-// and the log strip's last offsets. The metadata log itself (every node's, with its snapshots
-// and retention) is untouched: this is the cluster's copy of what it committed, kept for the
-// readers and for its own checks.
+// retain has the event log read what the stream brought (so that its own buffer stays small),
+// then drops the committed entries that no node may still commit and that no reader still
+// needs: the frame's partition arrays' (which follow the log from the last frame) and the log
+// strip's last offsets. The event log keeps the entries it tells from the stream, so it needs
+// none of these. The metadata log itself (every node's, with its snapshots and retention) is
+// untouched: this is the cluster's copy of what it committed, kept for the readers and for its
+// own checks.
 func (s *Session) retain() {
 	s.log.read()
 	ctl := s.c.Controllers()
-	floor := min(s.log.cursor, ctl.CommittedEnd()-LogStripCells)
+	floor := ctl.CommittedEnd() - LogStripCells
 	if st := &s.enc.parts; st.c == s.c {
 		floor = min(floor, st.end)
 	}
@@ -192,12 +193,12 @@ func (s *Session) seek(t int64) error {
 		}
 		next = lv
 	}
-	s.live.c.Observe(nil)
+	s.live.traffic = nil
 	s.keepSpare(s.live)
 	s.live = next
 	s.runTo(t)
 	s.log.take() // read and drop the replayed events
-	s.traffic.watch(next.c)
+	s.showTraffic()
 	return nil
 }
 

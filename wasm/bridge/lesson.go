@@ -317,6 +317,8 @@ func (r *lessonRun) start(l *lessons.Lesson, i int) (LoadBody, error) {
 			return LoadBody{}, err
 		}
 	}
+	// The earlier steps' traffic is the replay's, not news: the step's first frame draws none of it.
+	r.s.showTraffic()
 	r.mark = lessons.MarkNow(r.s.c)
 	r.arm()
 	r.startActions = r.s.applied
@@ -524,6 +526,7 @@ func (r *lessonRun) undo(body json.RawMessage) (any, error) {
 			from = i
 		}
 	}
+	s.live.traffic = nil
 	if from >= 0 {
 		s.live = s.spares[from]
 		s.spares = slices.Delete(s.spares, from, from+1)
@@ -536,6 +539,7 @@ func (r *lessonRun) undo(body json.RawMessage) (any, error) {
 	}
 	s.runTo(at)
 	s.log.take() // the replayed events are the page's log up to here already
+	s.showTraffic()
 	return r.status(), nil
 }
 
@@ -595,6 +599,11 @@ func (r *lessonRun) play(body json.RawMessage) (any, error) {
 	if err != nil {
 		r.script, r.next = nil, 0
 		return nil, err
+	}
+	if req.What == "reference" {
+		// The page plays the reference again from the step's start (Show me, a talk's scene),
+		// drawing its traffic as it happens; what the worker's own play sent is not news.
+		r.s.showTraffic()
 	}
 	out := LessonPlayBody{Ran: n, Finished: r.next >= len(r.script), Check: r.status()}
 	if out.Finished {

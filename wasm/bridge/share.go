@@ -333,7 +333,7 @@ func (s *Session) load(body json.RawMessage) (any, error) {
 	}
 	s.runTo(req.TimeMs)
 	s.log.keepLatest()
-	s.traffic.watch(s.c)
+	s.showTraffic()
 	return LoadBody{StartBody: s.info, HorizonMs: max(s.horizon, s.c.Now()), Actions: len(hist)}, nil
 }
 

@@ -186,8 +186,8 @@ type Session struct {
 	version int
 	// spares are other built clusters of this history, kept as checkpoints (history.go).
 	spares []*live
-	// traffic collects the shown cluster's happenings for the next frame; only the shown
-	// cluster is observed, and not while it replays.
+	// traffic collects the shown cluster's happenings for the next frame (live.traffic is it
+	// for the shown cluster, nil for the others and while a cluster replays).
 	traffic *trafficLog
 	// pace splits a budgeted sim.advance into slices (pace.go).
 	pace pacer
@@ -210,6 +210,24 @@ type live struct {
 	applied int
 	// limitSaid: the log said that c reached the end of cluster time (maxClusterMs).
 	limitSaid bool
+	// traffic, when the cluster is the one shown, collects its traffic for the frames.
+	traffic *trafficLog
+}
+
+// observe takes the cluster's one stream of happenings: the event log reads its sentences
+// from it, and the traffic of the cluster shown is drawn from it (Session.showTraffic).
+func (lv *live) observe(h *cluster.Happening) {
+	lv.log.observe(h)
+	if lv.traffic != nil {
+		lv.traffic.observe(h)
+	}
+}
+
+// showTraffic makes the shown cluster's traffic the frames', from now on: what it did while
+// it replayed is not news.
+func (s *Session) showTraffic() {
+	s.live.traffic = s.traffic
+	s.traffic.clear(s.c.Now())
 }
 
 func (s *Session) start(body json.RawMessage) (any, error) {
@@ -243,7 +261,8 @@ func (s *Session) replace(spec cluster.Spec, info StartBody, base map[string]jso
 		return err
 	}
 	ns.live = lv
-	ns.traffic = newTrafficLog(lv.c)
+	ns.traffic = newTrafficLog(lv.c.Now())
+	lv.traffic = ns.traffic
 	ns.info.Controllers = lv.c.Controllers().Voters()
 	*s = *ns
 	return nil
@@ -259,6 +278,7 @@ func (s *Session) build() (*live, error) {
 	}
 	lv := &live{c: c, static: s.spec.Static, t0: clockOffset(c)}
 	lv.log = newEventLog(lv)
+	c.Observe(lv.observe)
 	lv.log.add(LogEvent{TimeMs: 0, Kind: KindAction, Text: startSentence(s.info, s.spec)})
 	return lv, nil
 }

@@ -117,11 +117,9 @@ type trafficLog struct {
 	dropped   int
 }
 
-// newTrafficLog starts collecting c's happenings.
-func newTrafficLog(c *cluster.Cluster) *trafficLog {
-	t := &trafficLog{fromMs: c.Now(), links: map[linkKey]int32{}}
-	c.Observe(t.observe)
-	return t
+// newTrafficLog starts a window at nowMs; the shown cluster's observer (live.observe) feeds it.
+func newTrafficLog(nowMs int64) *trafficLog {
+	return &trafficLog{fromMs: nowMs, links: map[linkKey]int32{}}
 }
 
 // maxHeldDecisions bounds the decisions held between frames before folding: a fence at
@@ -167,13 +165,6 @@ func (t *trafficLog) api(name string) uint8 {
 	}
 	t.apis = append(t.apis, name)
 	return uint8(len(t.apis) - 1)
-}
-
-// watch makes c the observed cluster and forgets what was collected: after a seek or a load,
-// the replay's traffic is not news.
-func (t *trafficLog) watch(c *cluster.Cluster) {
-	c.Observe(t.observe)
-	t.clear(c.Now())
 }
 
 // clear forgets what was collected: after a seek or a load, the replay's traffic is not news.

@@ -235,7 +235,7 @@ func TestLab(t *testing.T) {
 		// The bottom-right cell: max.per.run 1000, threshold 20.
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Evaluate[chromedp.Void](`(() => {
 			const c = document.getElementById("heat-recovery"), r = c.getBoundingClientRect();
-			c.dispatchEvent(new MouseEvent("click", {clientX: r.left + r.width * 0.9, clientY: r.top + r.height * 0.6, bubbles: true}));
+			c.dispatchEvent(new MouseEvent("click", {clientX: r.left + r.width * 0.75, clientY: r.top + r.height * 0.6, bubbles: true}));
 		})()`)))
 		poll(t, tb, `document.getElementById("compare-status").textContent.startsWith("Running")`)
 		finished(t, tb, "compare-status")

@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -26,6 +28,25 @@ func openLesson(t *testing.T, bctx context.Context, url, fragment string) *tab {
 func lessonClick(t *testing.T, tb *tab, sel string) {
 	t.Helper()
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS(sel))))
+}
+
+// showMe presses "Show me" and lets its play run to its end quickly: at the top speed, going
+// on (Space) at each explain stop. "Show me plays" below watches one at its own pace.
+func showMe(t *testing.T, tb *tab) {
+	t.Helper()
+	lessonClick(t, tb, "#lesson-show")
+	waitFor(t, tb, `["playing", "done"].includes(document.body.dataset.showMe) || document.getElementById("lesson-done").dataset.state === "error"`)
+	require.NotEqual(t, "error", eval[string](t, tb, `document.getElementById("lesson-done").dataset.state`), "Show me: %s", eval[string](t, tb, `document.getElementById("lesson-done").textContent`))
+	setSpeed(t, tb, 10000)
+	for deadline := time.Now().Add(4 * time.Minute); eval[string](t, tb, `document.body.dataset.showMe`) != "done"; {
+		if time.Now().After(deadline) {
+			t.Fatalf("Show me did not end; the clock reads %s", eval[string](t, tb, `document.getElementById("clock").textContent`))
+		}
+		if eval[bool](t, tb, `!document.getElementById("explain-card").hidden && document.body.dataset.sim === "paused"`) {
+			press(t, tb, " ")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // goals returns the goal list's marks: "✓" or "○" each.
@@ -72,7 +93,7 @@ func TestLesson(t *testing.T) {
 		poll(t, tb, `document.body.dataset.lessonStep === "1"`)
 		assert.Contains(t, eval[string](t, tb, `location.hash`), "step=2")
 		assert.Equal(t, []string{"○", "○"}, goals(t, tb))
-		lessonClick(t, tb, "#lesson-show")
+		showMe(t, tb)
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
 		// Back goes to step 1's start again: its goals are open.
 		lessonClick(t, tb, "#lesson-back")
@@ -97,7 +118,7 @@ func TestLesson(t *testing.T) {
 					lessonClick(t, tb, `#lesson-predict-options button[data-option="0"]`)
 				}
 			}
-			lessonClick(t, tb, "#lesson-show")
+			showMe(t, tb)
 			poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
 		}
 		lessonClick(t, tb, "#lesson-forward")
@@ -170,7 +191,7 @@ func TestLesson(t *testing.T) {
 		assert.Equal(t, "true", eval[string](t, tb, `document.querySelector('#lesson-predict-options button[data-option="1"]').getAttribute("aria-pressed")`))
 
 		// The run plays; the reveal says what happened, against the answer given.
-		lessonClick(t, tb, "#lesson-show")
+		showMe(t, tb)
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true" && !document.getElementById("lesson-reveal").hidden`)
 		assert.Equal(t, "revealed:1:0", eval[string](t, tb, `document.body.dataset.prediction`))
 		assert.Equal(t, "You predicted Broker 2; what happened: Broker 0.", eval[string](t, tb, `document.getElementById("lesson-reveal-verdict").textContent`))
@@ -303,10 +324,60 @@ func TestLesson(t *testing.T) {
 		}
 	})
 
+	t.Run("Show me plays", func(t *testing.T) {
+		// Lesson 1, step 2: start broker 1 and wait until it is back in the ISR of payments-0.
+		tb := openLesson(t, bctx, url, "lesson=1&step=2")
+		start := eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`)
+		// Every cluster time the canvas shows, sampled from here on.
+		eval[bool](t, tb, `(window.seen = [], setInterval(() => window.seen.push(Number(document.getElementById("cluster-canvas").dataset.timeMs)), 20), true)`)
+		lessonClick(t, tb, "#lesson-show")
+		poll(t, tb, `document.body.dataset.showMe === "playing"`)
+		// Through explain mode, from the step's start on.
+		poll(t, tb, `document.body.dataset.explain === "on"`)
+		assert.LessOrEqual(t, eval[int](t, tb, `Number(document.getElementById("speed").value)`), 10, "at a watchable speed")
+		// It stops at what matters and goes on with Space, until the reference actions end.
+		stops := 0
+		for deadline := time.Now().Add(4 * time.Minute); eval[string](t, tb, `document.body.dataset.showMe`) != "done"; {
+			require.False(t, time.Now().After(deadline), "Show me did not end")
+			if eval[bool](t, tb, `!document.getElementById("explain-card").hidden && document.body.dataset.sim === "paused"`) {
+				stops++
+				if stops == 1 {
+					screenshot(t, tb, "lesson-show-me-stop.png", "")
+				}
+				press(t, tb, " ")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		assert.Positive(t, stops, "explain mode stopped at least once")
+		end := eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`)
+		assert.Greater(t, end, start)
+		// It played: many moments between the start and the end were on screen, not a jump.
+		between := eval[int](t, tb, `new Set(window.seen.filter((t) => t > `+strconv.FormatFloat(start, 'f', 0, 64)+` && t < `+strconv.FormatFloat(end, 'f', 0, 64)+`)).size`)
+		assert.True(t, eval[bool](t, tb, `window.seen.every((t) => !(t < `+strconv.FormatFloat(start, 'f', 0, 64)+`))`), "it plays from the step's start, not from earlier")
+		assert.Greater(t, between, 3, "the clock went through the step (%v ms to %v ms), not to its end at once", start, end)
+		// The charts have every point on the way, from the step's start.
+		assert.Greater(t, eval[int](t, tb, `Number(document.getElementById("charts").dataset.points || 0)`), 10)
+		// The log tells the action at its time, after the step's start.
+		at, _ := logItem(t, tb, "you started broker 1")
+		assert.GreaterOrEqual(t, float64(at), start)
+		assert.Equal(t, "paused", eval[string](t, tb, `document.body.dataset.sim`), "it stops where the actions ended")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		assert.Equal(t, "off", eval[string](t, tb, `document.body.dataset.explain`), "explain mode goes back to what the learner had")
+
+		// On a phone the canvas is below the lesson's text: Show me brings it into view.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+		eval[bool](t, tb, `(window.scrollTo(0, 0), true)`)
+		lessonClick(t, tb, "#lesson-show")
+		poll(t, tb, `!document.getElementById("explain-card").hidden && document.body.dataset.sim === "paused"`)
+		assert.True(t, eval[bool](t, tb, `(() => { const r = document.getElementById("cluster-canvas").getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; })()`), "the canvas is on screen")
+		screenshot(t, tb, "lesson-show-me-390.png", "")
+		assert.Empty(t, tb.consoleErrors())
+	})
+
 	t.Run("each gate line says which rule holds the broker and what releases it", func(t *testing.T) {
 		// Lesson 6, step 2: broker 0 gated, then released at its second run in sync.
 		tb := openLesson(t, bctx, url, "lesson=6&step=2")
-		lessonClick(t, tb, "#lesson-show")
+		showMe(t, tb)
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
 		// The run's lines arrive with the frame after it.
 		poll(t, tb, `[...document.querySelectorAll("#event-log li span")].some(s => s.textContent.includes("for one more run"))`)

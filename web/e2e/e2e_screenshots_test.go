@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -49,6 +50,14 @@ func TestScreenshots(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(out, name+"-page.jpg"), page, 0o644))
 		t.Logf("screenshot: %s-{view.png,page.jpg}", filepath.Join(out, name))
 	}
+	// element saves one element of the page as a PNG.
+	element := func(t *testing.T, tb *tab, name, sel string) {
+		t.Helper()
+		png, err := chromedp.Run(tb.ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(out, name+".png"), png, 0o644))
+		t.Logf("screenshot: %s.png", filepath.Join(out, name))
+	}
 	at := func(t *testing.T, w, h int, path string) *tab {
 		t.Helper()
 		tb := newTab(t, bctx)
@@ -84,6 +93,17 @@ func TestScreenshots(t *testing.T) {
 				poll(t, tb, `document.body.dataset.sim === "paused"`)
 				settle(t, tb)
 				save(t, tb, fmt.Sprintf("playground-%d-killed", w))
+				// A replica's tooltip, and the Share and keep disclosure.
+				eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+				settle(t, tb)
+				b := canvasBoxes(t, tb, "brokerBoxes")["2"]
+				require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, b.x+20, b.y+82)))
+				poll(t, tb, `!document.getElementById("canvas-tooltip").hidden`)
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("playground-%d-tooltip", w))
+				require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 1, 1)))
+				element(t, tb, fmt.Sprintf("share-%d", w), "details.share")
+				eval[bool](t, tb, `window.scrollTo(0, 0), true`)
 
 				press(t, tb, "p")
 				poll(t, tb, `document.body.classList.contains("presenter")`)
@@ -102,6 +122,25 @@ func TestScreenshots(t *testing.T) {
 				poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
 				settle(t, tb)
 				save(t, tb, fmt.Sprintf("lesson-%d", w))
+				// The step's demo, stopped at its question.
+				eval[bool](t, tb, `document.getElementById("lesson-demo-play").click(), true`)
+				poll(t, tb, `!document.getElementById("lesson-demo").hidden`)
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("lesson-demo-%d", w))
+				// Restart cluster in the lesson.
+				click(t, tb, "#start-button")
+				poll(t, tb, `document.getElementById("lesson-demo").hidden`)
+				eval[bool](t, tb, `window.scrollTo(0, 0), true`)
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("lesson-restart-%d", w))
+			})
+			t.Run("lesson 6, a gated broker", func(t *testing.T) {
+				tb := at(t, w, h, "/#lesson=6&step=4")
+				poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+				eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("lesson6-gated-%d", w))
+				element(t, tb, fmt.Sprintf("lesson6-panel-%d", w), "#lesson-panel")
 			})
 			// A prediction asked before the run, by options and on the step's timeline, as
 			// the page opens it and in presenter mode.
@@ -148,6 +187,20 @@ func TestScreenshots(t *testing.T) {
 				finished(t, tb, "compare-status")
 				settle(t, tb)
 				save(t, tb, fmt.Sprintf("lab-%d", w))
+				element(t, tb, fmt.Sprintf("lab-verdicts-%d", w), "#compare-results")
+				element(t, tb, fmt.Sprintf("lab-policies-%d", w), "#policies")
+				element(t, tb, fmt.Sprintf("lab-describe-%d", w), ".lab-describe")
+				if w < 1440 {
+					return
+				}
+				// A sweep of the small preset: runs within noise of each other.
+				retype(t, tb, "#f-grid0", "leader.imbalance.election.wait.for.sync.threshold.percent=0,5,10")
+				retype(t, tb, "#f-grid1", "leader.imbalance.election.max.per.run=50,200")
+				validated(t, tb)
+				click(t, tb, "#sweep-run")
+				finished(t, tb, "sweep-status")
+				settle(t, tb)
+				element(t, tb, "lab-heatmap-1440", ".heatmaps")
 			})
 		})
 	}

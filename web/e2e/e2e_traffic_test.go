@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,21 +19,32 @@ import (
 // drawnJS is the traffic layer's record of what it drew (web/ts/traffic.ts, Drawn).
 const drawnJS = `document.querySelector("canvas.traffic-layer").drawnLog`
 
-// drawnIndex returns the index of the first drawn entry from `from` on that matches the JS
+// Drawn entries are found by their seq (web/ts/traffic.ts, Drawn.seq), which keeps counting
+// while the layer drops its oldest entries, so that a number taken earlier still points at
+// the same entry.
+
+// drawnIndex returns the seq of the first drawn entry from seq `from` on that matches the JS
 // predicate over d, or -1.
 func drawnIndex(t *testing.T, tb *tab, from int, pred string) int {
 	t.Helper()
-	return eval[int](t, tb, `(() => { const l = `+drawnJS+`; for (let i = `+strconv.Itoa(from)+`; i < l.length; i++) { const d = l[i]; if (`+pred+`) return i; } return -1; })()`)
+	return eval[int](t, tb, `(() => { for (const d of `+drawnJS+`) { if (d.seq >= `+strconv.Itoa(from)+` && (`+pred+`)) return d.seq; } return -1; })()`)
 }
 
+// drawnLen returns the seq the next drawn entry will have.
 func drawnLen(t *testing.T, tb *tab) int {
-	return eval[int](t, tb, drawnJS+`.length`)
+	return eval[int](t, tb, `(() => { const l = `+drawnJS+`; return l.length ? l[l.length - 1].seq + 1 : 0; })()`)
 }
 
-// waitDrawn waits until an entry from `from` on matches pred and returns its index.
+// drawnField reads a field of the drawn entry with this seq.
+func drawnField[T any](t *testing.T, tb *tab, seq int, field string) T {
+	t.Helper()
+	return eval[T](t, tb, drawnJS+`.find((d) => d.seq === `+strconv.Itoa(seq)+`).`+field)
+}
+
+// waitDrawn waits until an entry from seq `from` on matches pred and returns its seq.
 func waitDrawn(t *testing.T, tb *tab, from int, pred string) int {
 	t.Helper()
-	poll(t, tb, `(() => { const l = `+drawnJS+`; for (let i = `+strconv.Itoa(from)+`; i < l.length; i++) { const d = l[i]; if (`+pred+`) return true; } return false; })()`)
+	poll(t, tb, `(() => { for (const d of `+drawnJS+`) { if (d.seq >= `+strconv.Itoa(from)+` && (`+pred+`)) return true; } return false; })()`)
 	return drawnIndex(t, tb, from, pred)
 }
 
@@ -74,7 +86,7 @@ func TestTraffic(t *testing.T) {
 		require.GreaterOrEqual(t, fence, 0, "the fence is drawn")
 		assert.Less(t, session, fence, "the session check comes before the fence")
 		assert.Less(t, fence, move, "the fence comes before the leader move")
-		assert.Contains(t, eval[string](t, tb, drawnJS+`[`+strconv.Itoa(move)+`].label`), "online · fence of broker 1")
+		assert.Contains(t, drawnField[string](t, tb, move, "label"), "online · fence of broker 1")
 		late := drawnIndex(t, tb, before, `d.kind === "message" && d.from === 1 && d.sentMs > `+strconv.FormatInt(killedAt, 10))
 		assert.Equal(t, -1, late, "a killed broker sends nothing, so nothing is drawn leaving it")
 		// The other brokers go on heartbeating.
@@ -86,11 +98,17 @@ func TestTraffic(t *testing.T) {
 		tb := open(t, bctx, url)
 		before := drawnLen(t, tb)
 		press(t, tb, "c")
+		// The layer records a decision when its frame arrives and a message when it is first
+		// drawn, a display frame or more later; a slow frame can hold the whole election, so
+		// the order checked is the cluster's (sentMs, timeMs), not the order of recording.
 		vote := waitDrawn(t, tb, before, `d.kind === "message" && d.api === "Vote" && !d.response && !d.note.startsWith("pre-vote")`)
-		granted := waitDrawn(t, tb, vote, `d.kind === "message" && d.api === "Vote" && d.response && d.note === "granted"`)
-		waitDrawn(t, tb, granted, `d.kind === "message" && d.api === "BeginQuorumEpoch" && d.note.startsWith("I lead epoch")`)
-		// The new leader's LeaderChangeMessage commits: it is the active controller.
-		waitDrawn(t, tb, vote, `d.kind === "decision" && d.decision === "quorum_leader"`)
+		voteMs := drawnField[int64](t, tb, vote, "sentMs")
+		ms := strconv.FormatInt(voteMs, 10)
+		granted := waitDrawn(t, tb, before, `d.kind === "message" && d.api === "Vote" && d.response && d.note === "granted" && d.sentMs >= `+ms)
+		grantedMs := strconv.FormatInt(drawnField[int64](t, tb, granted, "sentMs"), 10)
+		waitDrawn(t, tb, before, `d.kind === "message" && d.api === "BeginQuorumEpoch" && d.note.startsWith("I lead epoch") && d.sentMs >= `+grantedMs)
+		// The new leader's LeaderChangeMessage commits after the votes: it is the active controller.
+		waitDrawn(t, tb, before, `d.kind === "decision" && d.decision === "quorum_leader" && d.timeMs >= `+grantedMs)
 		screenshot(t, tb, "traffic-vote.png", chromedp.CSS("#cluster-canvas"))
 		assert.Empty(t, tb.consoleErrors())
 	})
@@ -109,7 +127,7 @@ func TestTraffic(t *testing.T) {
 		setSpeed(t, tb, 100)
 		press(t, tb, " ")
 		run := waitDrawn(t, tb, 0, `d.kind === "run" && d.withheld > 0`)
-		label := eval[string](t, tb, drawnJS+`[`+strconv.Itoa(run)+`].label`)
+		label := drawnField[string](t, tb, run, "label")
 		assert.Regexp(t, `^electPreferred run \d+: elected \d+ · .*withheld by the gate \(broker 2\)`, label)
 		screenshot(t, tb, "traffic-gate.png", chromedp.CSS("#cluster-canvas"))
 		assert.Empty(t, tb.consoleErrors())
@@ -126,6 +144,8 @@ func TestTraffic(t *testing.T) {
 		assert.Equal(t, "session_expired", eval[string](t, tb, `document.getElementById("explain-card").dataset.decision`))
 		card := eval[string](t, tb, `document.getElementById("explain-card").textContent`)
 		assert.Contains(t, card, "broker 1 sent no heartbeat")
+		// The card says what the event log says: its lines are the log's lines of that moment.
+		cardLogAgree(t, tb)
 		screenshot(t, tb, "explain-stop.png", "")
 		// It stays stopped: the clock does not move.
 		at := eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.timeMs`)
@@ -134,8 +154,13 @@ func TestTraffic(t *testing.T) {
 		press(t, tb, " ")
 		poll(t, tb, `document.body.dataset.sim === "playing" && document.getElementById("explain-card").hidden`)
 		// The fence's commit stops it again, unless it was told in the same stop.
-		if !strings.Contains(card, "broker 1 is fenced") {
-			poll(t, tb, `!document.getElementById("explain-card").hidden && document.getElementById("explain-card").textContent.includes("broker 1 is fenced")`)
+		if !strings.Contains(card, "broker 1 fenced") {
+			poll(t, tb, `!document.getElementById("explain-card").hidden && document.getElementById("explain-card").textContent.includes("broker 1 fenced")`)
+			cardLogAgree(t, tb)
+			// Cause before effect: the session check is in the log above the fence.
+			order := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent).filter(s => s.includes("session check: broker 1") || s.startsWith("broker 1 fenced")).map(s => s.slice(0, 20))`)
+			require.Len(t, order, 2)
+			assert.Contains(t, order[0], "session check", "the session check is told before the fence: %v", order)
 			press(t, tb, " ")
 		}
 		// The narration told the same story.
@@ -230,8 +255,8 @@ func TestTraffic(t *testing.T) {
 							layerMs, drawMs, drawn: `+drawnJS+`.length};
 					})()`)
 					})
-					t.Logf("%s partitions at %d×, traffic %s: rAF %.1f fps, cluster frames %.1f/s, worst rAF gap %.1f ms, slowest traffic layer draw %.2f ms, slowest canvas draw %.2f ms; GC: main thread longest %.1f ms, anywhere %.1f ms",
-						commas(n), speed, map[bool]string{true: "on", false: "off"}[on], res["rafFps"], res["framesPerSec"], res["worstGapMs"], res["layerMs"], res["drawMs"], gc.mainMs, gc.anyMs)
+					t.Logf("%s partitions at %d×, traffic %s: rAF %.1f fps, cluster frames %.1f/s, worst rAF gap %.1f ms, slowest traffic layer draw %.2f ms, slowest canvas draw %.2f ms; GC: main thread longest %.1f ms (%.1f ms CPU), anywhere (the worker's V8 heap included) %.1f ms (%.1f ms CPU)",
+						commas(n), speed, map[bool]string{true: "on", false: "off"}[on], res["rafFps"], res["framesPerSec"], res["worstGapMs"], res["layerMs"], res["drawMs"], gc.mainMs, gc.mainCPUGCMs, gc.anyMs, gc.anyCPUGCMs)
 				}
 			}
 		}
@@ -266,5 +291,103 @@ func TestFollowOnePartition(t *testing.T) {
 	screenshot(t, tb, "follow-one.png", "")
 	press(t, tb, "\x1b")
 	poll(t, tb, `document.getElementById("cluster-canvas").dataset.followed === "-1"`)
+	assert.Empty(t, tb.consoleErrors())
+}
+
+// cardLogAgree checks that every line the explain card shows is a line of the event log, at the
+// card's moment: the card and the log are one account.
+func cardLogAgree(t *testing.T, tb *tab) {
+	t.Helper()
+	assert.Equal(t, "log", eval[string](t, tb, `document.getElementById("explain-card").dataset.from`), "the card shows the log's lines")
+	lines := eval[[]string](t, tb, `[...document.querySelectorAll("#explain-card .explain-reasons li")].map(li => li.textContent).filter(s => !/^and [\d,]+ more$/.test(s))`)
+	require.NotEmpty(t, lines)
+	log := eval[[]string](t, tb, `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent)`)
+	for _, l := range lines {
+		assert.Contains(t, log, l, "the card's line is the log's")
+	}
+}
+
+func TestChartMarkers(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+	tb := open(t, bctx, url)
+	press(t, tb, "1", "k")
+	logItem(t, tb, "you killed broker 1")
+	press(t, tb, " ")
+	poll(t, tb, `document.body.dataset.sim === "paused"`)
+	press(t, tb, "n") // to the next balancer run
+	logItem(t, tb, "electPreferred")
+	const chart = `document.querySelector('[data-chart="leaders"]')`
+	// The charts redraw a moment after the frame: the start, the kill and the run are marked.
+	poll(t, tb, chart+`.dataset.markerX && `+chart+`.dataset.markerX.split(",").length >= 3`)
+	eval[bool](t, tb, chart+`.scrollIntoView({block: "center"}), true`)
+	xs := strings.Split(eval[string](t, tb, chart+`.dataset.markerX`), ",")
+	// Each marker's line, as the pointer finds it over the plot.
+	var tips []string
+	for _, x := range xs {
+		px, err := strconv.ParseFloat(x, 64)
+		require.NoError(t, err)
+		ox := eval[float64](t, tb, chart+`.querySelector(".u-over").getBoundingClientRect().left`)
+		oy := eval[float64](t, tb, chart+`.querySelector(".u-over").getBoundingClientRect().top`)
+		w := eval[float64](t, tb, chart+`.querySelector(".u-over").getBoundingClientRect().width`)
+		// The latest run sits on the plot's right edge: point just inside it.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent("mouseMoved", ox+min(px, w-1), oy+30)))
+		poll(t, tb, `!`+chart+`.querySelector(".chart-marker-tip").hidden`)
+		tips = append(tips, eval[string](t, tb, chart+`.querySelector(".chart-marker-tip").textContent`))
+		if len(tips) == 2 {
+			screenshot(t, tb, "chart-marker.png", chromedp.CSS(`[data-chart="leaders"]`))
+		}
+	}
+	// A marker's line is the event log's line: its time and its sentence.
+	line := func(prefix string) string {
+		return eval[string](t, tb, `(() => { const li = [...document.querySelectorAll("#event-log li")].find(li => li.querySelector("span").textContent.startsWith(`+jsString(prefix)+`)); return li.querySelector("time").textContent + " " + li.querySelector("span").textContent; })()`)
+	}
+	joined := strings.Join(tips, "\n")
+	assert.Contains(t, joined, line("you killed broker 1"), "the kill's marker shows its log line")
+	assert.Contains(t, joined, line("electPreferred"), "the run's marker shows its log line")
+	// Away from the markers, no line.
+	ox := eval[float64](t, tb, chart+`.querySelector(".u-over").getBoundingClientRect().right`)
+	oy := eval[float64](t, tb, chart+`.querySelector(".u-over").getBoundingClientRect().top`)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent("mouseMoved", ox-60, oy+30)))
+	poll(t, tb, chart+`.querySelector(".chart-marker-tip").hidden`)
+	assert.Empty(t, tb.consoleErrors())
+}
+
+func TestFollowOnePartitionByKeyboard(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+	tb := open(t, bctx, url)
+	press(t, tb, " ")
+	poll(t, tb, `document.body.dataset.sim === "paused"`)
+	// Into the canvas by keyboard: the first broker takes the focus.
+	eval[bool](t, tb, `document.getElementById("cluster-canvas").focus(), true`)
+	poll(t, tb, `document.getElementById("cluster-canvas").dataset.focus === "broker 1"`)
+	shift := chromedp.KeyModifiers(chromedp.ModifierShift)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.ArrowRight, shift)))
+	// The first replica broker 1 holds is in focus: its tooltip, and its partition followed on
+	// every broker and in the describe table, as a hovered replica's is.
+	poll(t, tb, `document.getElementById("cluster-canvas").dataset.focusReplica !== ""`)
+	first := eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.focusReplica`)
+	assert.Regexp(t, `^payments-\d+$`, first)
+	assert.Contains(t, eval[string](t, tb, `document.getElementById("canvas-tooltip").textContent`), first+" on broker 1")
+	assert.False(t, eval[bool](t, tb, `document.getElementById("canvas-tooltip").hidden`))
+	followed := eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.followed`)
+	assert.NotEqual(t, "-1", followed)
+	poll(t, tb, `document.querySelectorAll("#partition-rows tr.followed").length === 1`)
+	row := eval[string](t, tb, `(() => { const r = document.querySelector("#partition-rows tr.followed"); return r.cells[0].textContent + "-" + r.dataset.partition; })()`)
+	assert.Equal(t, first, row, "the followed row is the focused replica's partition")
+	screenshot(t, tb, "follow-one-keyboard.png", chromedp.CSS("#cluster-canvas"))
+	// The next replica of broker 1, then Escape lets go.
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.ArrowRight, shift)))
+	poll(t, tb, `document.getElementById("cluster-canvas").dataset.focusReplica !== `+jsString(first))
+	assert.NotEqual(t, followed, eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.followed`))
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.Escape)))
+	poll(t, tb, `document.getElementById("cluster-canvas").dataset.followed === "-1" && document.getElementById("canvas-tooltip").hidden`)
+	assert.Equal(t, 0, eval[int](t, tb, `document.querySelectorAll("#partition-rows tr.followed").length`))
+	assert.Equal(t, "broker 1", eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.focus`), "the broker keeps the focus")
 	assert.Empty(t, tb.consoleErrors())
 }

@@ -51,6 +51,8 @@ export class CanvasInput {
    * that just took focus; that must not press it.
    */
   private armed = false;
+  /** The replica in keyboard focus: its index among the focused broker's hosted partitions, or -1. */
+  private replicaAt = -1;
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -107,10 +109,46 @@ export class CanvasInput {
   }
 
   private focusTo(i: number): void {
+    if (i !== this.renderer.focused) this.focusReplica(-1);
     if (i >= 0) this.lastFocused = i;
     this.renderer.focused = i;
     this.canvas.dataset.focus = i < 0 ? "" : this.actorName(i);
     this.renderer.redraw();
+  }
+
+  /**
+   * Puts the keyboard focus on the i-th replica the focused broker hosts (-1: none): its
+   * tooltip shows, and its partition is followed as a hovered replica's is (the
+   * kraftlab:follow event, watch.ts): every replica of it on every broker, and its row.
+   */
+  private focusReplica(i: number): void {
+    const f = this.renderer.frame;
+    const nc = f?.body.controllers.length ?? 0;
+    const slot = this.renderer.focused - nc;
+    const hosted = f && slot >= 0 ? f.layout.hosted[slot] : undefined;
+    if (!f || !hosted || i < 0 || i >= hosted.partitions.length) {
+      if (this.replicaAt < 0) return;
+      this.replicaAt = -1;
+      this.canvas.dataset.focusReplica = "";
+      this.hideTooltip();
+      document.dispatchEvent(new CustomEvent("kraftlab:follow", { detail: { partition: -1 } }));
+      return;
+    }
+    this.replicaAt = i;
+    const p = hosted.partitions[i];
+    this.canvas.dataset.focusReplica = partitionName(f, p);
+    this.tooltip.textContent = replicaTooltip(f, p, slot, hosted.positions[i]);
+    this.tooltip.hidden = false;
+    // Under the replica's cell when it is drawn one by one, else under the broker's header.
+    const geo = this.renderer.brokersDrawn[slot];
+    const s = this.renderer.scale;
+    const dpr = this.canvas.width / Math.max(1, this.canvas.clientWidth);
+    const k = i - (geo?.from ?? 0);
+    if (geo?.cells && k >= 0 && k < geo.cells.fits) {
+      const c = geo.cells.cell;
+      this.place(this.tooltip, (geo.gx + (k % geo.cells.cols) * c) / dpr, (geo.gy + (Math.floor(k / geo.cells.cols) + 1) * c) / dpr + 6);
+    } else if (geo) this.place(this.tooltip, (geo.box.x + 12) * s, (geo.box.y + 60) * s);
+    document.dispatchEvent(new CustomEvent("kraftlab:follow", { detail: { partition: p } }));
   }
 
   /** "controller 3000" or "broker 1" for focus index i. */
@@ -295,8 +333,15 @@ export class CanvasInput {
     const f = this.renderer.frame;
     if (!f) return;
     const nc = f.body.controllers.length;
-    if (e.key === "ArrowLeft" || e.key === "ArrowRight" || e.key === "ArrowUp" || e.key === "ArrowDown") {
-      const next = moveFocus(this.renderer.focused, nc, f.body.brokers.length, e.key);
+    if (e.shiftKey && (e.key === "ArrowLeft" || e.key === "ArrowRight") && this.renderer.focused >= nc) {
+      const hosted = f.layout.hosted[this.renderer.focused - nc]?.partitions;
+      if (!hosted || hosted.length === 0) return;
+      const step = e.key === "ArrowRight" ? 1 : -1;
+      this.focusReplica(this.replicaAt < 0 ? (step > 0 ? 0 : hosted.length - 1) : (this.replicaAt + step + hosted.length) % hosted.length);
+    } else if (e.key === "Escape" && this.replicaAt >= 0) {
+      this.focusReplica(-1);
+    } else if (e.key === "ArrowLeft" || e.key === "ArrowRight" || e.key === "ArrowUp" || e.key === "ArrowDown") {
+      const next = moveFocus(this.renderer.focused, nc, f.body.brokers.length, e.key, this.renderer.brokerCols);
       this.focusTo(next);
       // A focused broker is also the selected one, so K, S, D and R act on it.
       if (next >= nc) panelItem("broker", f.body.brokers[next - nc].id)?.querySelector<HTMLButtonElement>("button.select")?.click();

@@ -8,10 +8,16 @@
 // 60 fps frame stream costs one small typed-array write per frame, not six chart redraws.
 // Elections are per run, not per frame: a point is added when a frame reports a new run.
 //
-// Each chart's element carries data-series-lengths (points per series) for tests.
+// Each chart carries markers for the user's actions and the balancer runs: the event log's
+// lines of kind action and balancer, from the frames' events (the same sentences the log shows,
+// at the same cluster times). Hovering a marker shows its line.
+//
+// Each chart's element carries data-series-lengths (points per series) for tests, and
+// data-marker-x (the drawn markers' x in CSS px of its plotting area).
 
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { clockText, type Frame } from "./frame";
+import type { LogEvent } from "./protocol";
 import { History, median } from "./history";
 import { fitLabels, msValues, siValues } from "./axis";
 import { S } from "./strings";
@@ -22,6 +28,26 @@ const CAPACITY = 2048;
 const REDRAW_MS = 250;
 /** Steady-state p99 samples kept for the median. */
 const STEADY_SAMPLES = 60;
+/** Markers kept (the oldest go first). */
+const MARKERS = 1000;
+/** How close the pointer must come to a marker (CSS px) to show its line. */
+const MARKER_HIT_PX = 4;
+/** The balancer runs' marker colour (Okabe–Ito reddish purple); actions take the text colour. */
+const RUN_MARK = "#cc79a7";
+
+/** A mark on the charts: one of the user's actions or a balancer run, with its log line. */
+export interface ChartMarker {
+  timeMs: number;
+  kind: "action" | "balancer";
+  text: string;
+}
+
+/** The log lines a frame brings that the charts mark: actions and balancer runs. */
+export function markersOf(events: readonly LogEvent[]): ChartMarker[] {
+  const out: ChartMarker[] = [];
+  for (const e of events) if (e.kind === "action" || e.kind === "balancer") out.push({ timeMs: e.timeMs, kind: e.kind, text: e.text });
+  return out;
+}
 
 /** Okabe–Ito colours for brokers, each with its own dash so colour is never the only cue. */
 export const BROKER_STYLE: readonly { stroke: string; dash: number[] }[] = [
@@ -52,6 +78,8 @@ interface ChartBox {
   name: ChartName;
   el: HTMLElement;
   plot: uPlot | undefined;
+  /** The hovered marker's log line. */
+  tip: HTMLElement;
 }
 
 /** Computes the values of one frame's point, in the history's series order. */
@@ -91,10 +119,15 @@ export class Charts {
   private charts: ChartBox[] = [];
   private dirty = false;
   private cyclePoints = 0;
+  private markers: ChartMarker[] = [];
   private readonly resize = new ResizeObserver(() => this.fit());
 
   constructor(private readonly root: HTMLElement) {
     this.resize.observe(root);
+    const key = document.createElement("p");
+    key.className = "hint chart-key";
+    key.textContent = S.chartMarkerKey;
+    root.before(key);
   }
 
   /** The cluster time of the latest point, or -Infinity. */
@@ -109,6 +142,7 @@ export class Charts {
     this.steadySamples = [];
     this.lastSampleMs = -1;
     this.lastRunMs = -1;
+    this.markers = [];
     this.dirty = true;
   }
 
@@ -119,6 +153,7 @@ export class Charts {
   resetTo(timeMs: number): void {
     this.history?.resetTo(timeMs);
     this.runs.resetTo(timeMs);
+    this.markers = this.markers.filter((m) => m.timeMs <= timeMs);
     if (this.lastSampleMs > timeMs) this.lastSampleMs = -1;
     if (this.lastRunMs > timeMs) this.lastRunMs = -1;
     // The steady estimate is kept: it describes the cluster before any trouble, and a replay
@@ -145,6 +180,11 @@ export class Charts {
     if (r && r.timeMs !== this.lastRunMs && r.timeMs >= this.runs.lastTime) {
       this.lastRunMs = r.timeMs;
       this.runs.push(r.timeMs, [r.elected, r.maxPerRun]);
+    }
+    const marks = markersOf(f.body.events);
+    if (marks.length) {
+      this.markers.push(...marks);
+      if (this.markers.length > MARKERS) this.markers.splice(0, this.markers.length - MARKERS);
     }
     h.push(f.body.timeMs, pointOf(f, median(this.steadySamples), this.point));
     this.dirty = true;
@@ -291,6 +331,11 @@ export class Charts {
     el.setAttribute("role", "img");
     el.setAttribute("aria-label", title);
     this.root.append(el);
+    const tip = document.createElement("div");
+    tip.className = "chart-marker-tip";
+    tip.hidden = true;
+    el.append(tip);
+    const box: ChartBox = { name, el, plot: undefined, tip };
     const { width, height } = this.size();
     const opts: uPlot.Options = {
       title,
@@ -311,8 +356,85 @@ export class Charts {
         },
       ],
       series: [{ label: S.chartTime, value: (_u, v) => (v === null ? "–" : clockText(v)) }, ...series],
+      plugins: [this.markerPlugin(box)],
     };
-    return { name, el, plot: new uPlot(opts, [[], ...series.map(() => [])], el) };
+    box.plot = new uPlot(opts, [[], ...series.map(() => [])], el);
+    return box;
+  }
+
+  /** Draws the markers over a chart's plot and shows a hovered one's log line. */
+  private markerPlugin(box: ChartBox): uPlot.Plugin {
+    return {
+      hooks: {
+        draw: [(u) => this.drawMarkers(u, box)],
+        setCursor: [(u) => this.hoverMarker(u, box)],
+      },
+    };
+  }
+
+  /** The markers inside the chart's time range, with their x in CSS px of the plotting area. */
+  private visibleMarkers(u: uPlot): { m: ChartMarker; x: number }[] {
+    const lo = u.scales.x.min;
+    const hi = u.scales.x.max;
+    if (lo === undefined || hi === undefined || lo === null || hi === null) return [];
+    const out: { m: ChartMarker; x: number }[] = [];
+    for (const m of this.markers) if (m.timeMs >= lo && m.timeMs <= hi) out.push({ m, x: u.valToPos(m.timeMs, "x") });
+    return out;
+  }
+
+  private drawMarkers(u: uPlot, box: ChartBox): void {
+    const ctx = u.ctx;
+    const dpr = uPlot.pxRatio;
+    const { left, top, height } = u.bbox;
+    const text = getComputedStyle(box.el).color || "#1b1b1b";
+    const shown = this.visibleMarkers(u);
+    ctx.save();
+    ctx.lineWidth = Math.max(1, dpr);
+    for (const { m, x } of shown) {
+      const cx = Math.round(left + x * dpr) + 0.5;
+      const action = m.kind === "action";
+      ctx.strokeStyle = ctx.fillStyle = action ? text : RUN_MARK;
+      ctx.globalAlpha = 0.75;
+      ctx.setLineDash(action ? [] : [2 * dpr, 3 * dpr]);
+      ctx.beginPath();
+      ctx.moveTo(cx, top);
+      ctx.lineTo(cx, top + height);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      // A head that tells the two apart without colour: a triangle for an action, a ring for a run.
+      const r = 3.5 * dpr;
+      ctx.beginPath();
+      if (action) {
+        ctx.moveTo(cx - r, top);
+        ctx.lineTo(cx + r, top);
+        ctx.lineTo(cx, top + 1.6 * r);
+        ctx.closePath();
+        ctx.fill();
+      } else {
+        ctx.arc(cx, top + r, r, 0, 2 * Math.PI);
+        ctx.stroke();
+      }
+    }
+    ctx.restore();
+    box.el.dataset.markerX = shown.map((s) => s.x.toFixed(1)).join(",");
+  }
+
+  /** Shows the log line of the marker under the pointer, if any. */
+  private hoverMarker(u: uPlot, box: ChartBox): void {
+    const at = u.cursor.left;
+    const near = at === undefined || at < 0 ? [] : this.visibleMarkers(u).filter((s) => Math.abs(s.x - at) <= MARKER_HIT_PX);
+    if (near.length === 0) {
+      box.tip.hidden = true;
+      return;
+    }
+    box.tip.textContent = near.map((s) => `${clockText(s.m.timeMs)} ${s.m.text}`).join("\n");
+    box.tip.hidden = false;
+    const over = u.over.getBoundingClientRect();
+    const fig = box.el.getBoundingClientRect();
+    const x = over.left - fig.left + near[0].x;
+    const w = box.tip.offsetWidth;
+    box.tip.style.left = `${Math.max(0, Math.min(x + 8, box.el.clientWidth - w - 2))}px`;
+    box.tip.style.top = `${over.top - fig.top + 4}px`;
   }
 
   private size(): { width: number; height: number } {

@@ -1,16 +1,18 @@
-// "Explain as it happens" and the narration: two readers of the frames' decisions (the
-// cluster's stream of happenings, web/PROTOCOL.md "traffic"), so that what stops the world,
-// what the canvas draws and what a screen reader hears are the same account.
+// "Explain as it happens" and the narration: readers of the frames' decisions and event-log
+// lines, which the worker reads from the cluster's one stream of happenings (web/PROTOCOL.md
+// "traffic" and "events"), so that what stops the world, what the canvas draws, what the log
+// says and what a screen reader hears are the same account.
 //
 // Explain mode pauses playback at each decision that matters (a session expiry and the fence it
 // writes, a leader election, an ISR change, a balancer run that elected, deferred or withheld
-// something, a new active controller, a snapshot), shows the decision's why-sentence in a card
-// beside the actors, rings them on the canvas, and goes on when playback resumes (Space, or the
-// card's button). The narrator announces every decision and every message that is news (not the
-// steady heartbeats and fetches) in an aria-live region, a few at a time.
+// something, a new active controller, a snapshot), shows the event log's lines of that moment
+// (its why-sentences, cause first) in a card beside the actors, rings them on the canvas, and
+// goes on when playback resumes (Space, or the card's button). The narrator speaks the event
+// log's lines and every message that is news (not the steady heartbeats and fetches) in an
+// aria-live region, in cluster-time order, a few at a time.
 
 import type { Frame } from "./frame";
-import type { DecisionInfo, MessageInfo } from "./protocol";
+import type { DecisionInfo, LogEvent, MessageInfo } from "./protocol";
 import { S } from "./strings";
 import type { TrafficLayer } from "./traffic";
 
@@ -42,6 +44,16 @@ const RANK: Record<string, number> = {
   unfenced: 6,
   snapshot: 7,
 };
+
+/**
+ * The event log's lines that explain a stop: the frame's lines at the stop's decisions' cluster
+ * times, in the log's order (cause first), notices left out. A decision the log tells at
+ * another time (a balancer run's leader changes, told by the run's line when it ran) has none.
+ */
+export function linesOf(events: readonly LogEvent[], stops: readonly DecisionInfo[]): LogEvent[] {
+  const times = new Set(stops.map((d) => d.timeMs));
+  return events.filter((e) => e.kind !== "notice" && times.has(e.timeMs));
+}
 
 /** The node ids a decision is about, for ringing them. */
 export function actorsOf(d: DecisionInfo): number[] {
@@ -89,14 +101,16 @@ export class Explainer {
     if (!on) this.resumed();
   }
 
-  /** Looks at a frame's decisions; stops and explains when one matters. */
-  frame(f: Frame): void {
-    if (!this.on || this.stopped) return;
+  /** Looks at a frame's decisions; stops and explains when one matters. Returns the log lines its card shows. */
+  frame(f: Frame): readonly LogEvent[] {
+    if (!this.on || this.stopped) return [];
     const stops = (f.body.traffic?.decisions ?? []).filter(isStop).sort((a, b) => RANK[a.decision] - RANK[b.decision]);
-    if (stops.length === 0) return;
+    if (stops.length === 0) return [];
     this.stopped = true;
     this.hooks.pause();
-    this.show(stops);
+    const lines = linesOf(f.body.events, stops);
+    this.show(stops, lines);
+    return lines;
   }
 
   /** Playback resumed: the stop is over. */
@@ -107,21 +121,24 @@ export class Explainer {
     this.traffic.highlight([]);
   }
 
-  private show(stops: DecisionInfo[]): void {
+  private show(stops: DecisionInfo[], lines: LogEvent[]): void {
     const first = stops[0];
     const title = this.card.querySelector<HTMLElement>(".explain-title");
     const list = this.card.querySelector<HTMLElement>(".explain-reasons");
     if (title) title.textContent = S.explainTitle(first.decision, first.timeMs);
+    // The log's own lines; a stop the log tells at another moment shows the decisions' reasons.
+    const said = lines.length ? lines.map((e) => e.text) : stops.map((d) => d.reason);
+    this.card.dataset.from = lines.length ? "log" : "decisions";
     if (list) {
       list.replaceChildren();
-      for (const d of stops.slice(0, 4)) {
+      for (const text of said.slice(0, 4)) {
         const li = document.createElement("li");
-        li.textContent = d.reason;
+        li.textContent = text;
         list.append(li);
       }
-      if (stops.length > 4) {
+      if (said.length > 4) {
         const li = document.createElement("li");
-        li.textContent = S.explainMore(stops.length - 4);
+        li.textContent = S.explainMore(said.length - 4);
         list.append(li);
       }
     }
@@ -150,9 +167,10 @@ export function isNews(m: MessageInfo): boolean {
 }
 
 /**
- * Narrator announces the decisions and the messages that are news in an aria-live region.
- * Announcements are gathered per frame and spoken at most every GAP_MS, the latest few kept,
- * so a screen reader follows the story without drowning in it.
+ * Narrator speaks the event log's lines and the messages that are news in an aria-live region,
+ * in cluster-time order. Announcements are gathered per frame and spoken at most every GAP_MS,
+ * the latest few kept, so a screen reader follows the story without drowning in it. (The log
+ * itself is not live: this is its voice.)
  */
 export class Narrator {
   private queue: string[] = [];
@@ -161,16 +179,31 @@ export class Narrator {
   private static readonly GAP_MS = 1500;
   private static readonly KEEP = 4;
 
-  constructor(private readonly region: HTMLElement) {}
+  constructor(private readonly region: HTMLElement) {
+    // The page's own log lines (EventLog.note: a refused action, presenter mode) are spoken too.
+    document.addEventListener("kraftlab:narrate", (e) => {
+      const text = (e as CustomEvent<{ text: string }>).detail?.text;
+      if (!text) return;
+      this.queue.push(text);
+      this.trim();
+      this.flush();
+    });
+  }
 
-  frame(f: Frame): void {
-    const t = f.body.traffic;
-    if (!t) return;
-    for (const m of t.messages) if (isNews(m)) this.queue.push(S.narrateMessage(m));
-    for (const d of t.decisions) this.queue.push(d.reason);
-    if (t.decisionsDropped) this.queue.push(S.narrateDropped(t.decisionsDropped));
-    if (this.queue.length > Narrator.KEEP) this.queue = [S.narrateSkipped(this.queue.length - Narrator.KEEP + 1), ...this.queue.slice(-(Narrator.KEEP - 1))];
+  /** Takes a frame; carded: the log lines the explain card shows (a status region says them). */
+  frame(f: Frame, carded: readonly LogEvent[] = []): void {
+    const said: { at: number; text: string }[] = [];
+    for (const m of f.body.traffic?.messages ?? []) if (isNews(m)) said.push({ at: m.sentMs, text: S.narrateMessage(m) });
+    for (const e of f.body.events) if (!carded.includes(e)) said.push({ at: e.timeMs, text: e.text });
+    said.sort((a, b) => a.at - b.at); // stable: the log's own order at one time
+    for (const s of said) this.queue.push(s.text);
+    this.trim();
     this.flush();
+  }
+
+  /** Keeps the latest few, saying how many earlier ones were skipped. */
+  private trim(): void {
+    if (this.queue.length > Narrator.KEEP) this.queue = [S.narrateSkipped(this.queue.length - Narrator.KEEP + 1), ...this.queue.slice(-(Narrator.KEEP - 1))];
   }
 
   private flush(): void {

@@ -16,7 +16,25 @@ export const PAD = 12;
 export const GAP = 12;
 export const CONTROLLER_H = 62;
 export const SUMMARY_H = 28;
-export const HEADER_H = 54;
+/** The height of one line of the summary under the controllers, when it wraps (narrow canvas). */
+export const SUMMARY_LINE_H = 17;
+/**
+ * A broker box's header: its name and state, its counts, then a row for the catch-up bar and
+ * the GATED badge side by side, so that no two of them are ever drawn over each other.
+ */
+export const HEADER_H = 66;
+/**
+ * The narrowest box (layout units) whose texts fit unsqueezed: "controller 3000" beside its
+ * icon, "broker 1" beside "RUNNING", "leads 12 · 12 out of sync". Boxes that would be
+ * narrower wrap into more rows instead.
+ */
+export const MIN_BOX_W = 150;
+/**
+ * Room under the brokers for two lines of the traffic layer's captions (the balancer run,
+ * what is drawn as pulsing links), so that a canvas sized to its content does not have them
+ * written over its cells.
+ */
+export const CAPTION_BAND = 46;
 /** The largest replica cell, in layout units. */
 export const MAX_CELL = 30;
 /** Cells at least this big (layout units) carry their partition number. */
@@ -31,27 +49,64 @@ export const STRIP_COL_PX = 2;
 export const STRIP_ROW_PX = 28;
 export const STRIP_GAP_PX = 4;
 
-/** The controllers' boxes, centred in one row at the top. */
+/** How many boxes of at least MIN_BOX_W a row of the canvas holds: 1 to max. */
+export function boxColumns(n: number, width: number, max: number): number {
+  const fit = Math.floor((width - 2 * PAD + GAP) / (MIN_BOX_W + GAP));
+  return Math.max(1, Math.min(n, max, fit));
+}
+
+/**
+ * The controllers' boxes, centred in rows at the top: one row, or more on a canvas too
+ * narrow for them side by side.
+ */
 export function controllerBoxes(n: number, width: number): Rect[] {
   if (n <= 0) return [];
-  const w = Math.max(1, Math.min(220, (width - 2 * PAD - (n - 1) * GAP) / n));
-  let x = (width - (n * w + (n - 1) * GAP)) / 2;
+  const cols = boxColumns(n, width, n);
+  const w = Math.max(1, Math.min(220, (width - 2 * PAD - (cols - 1) * GAP) / cols));
   const out: Rect[] = [];
-  for (let i = 0; i < n; i++) {
-    out.push({ x, y: PAD, w, h: CONTROLLER_H });
-    x += w + GAP;
+  for (let row = 0; row * cols < n; row++) {
+    const k = Math.min(cols, n - row * cols);
+    let x = (width - (k * w + (k - 1) * GAP)) / 2;
+    for (let i = 0; i < k; i++) {
+      out.push({ x, y: PAD + row * (CONTROLLER_H + GAP), w, h: CONTROLLER_H });
+      x += w + GAP;
+    }
   }
   return out;
 }
 
-/** The brokers' boxes: up to 6 a row, filling the space under the controllers and summary. */
-export function brokerBoxes(n: number, width: number, height: number): Rect[] {
+/** Where the controllers' rows end (PAD when there are none). */
+export function controllersBottom(n: number, width: number): number {
+  if (n <= 0) return PAD;
+  const rows = Math.ceil(n / boxColumns(n, width, n));
+  return PAD + rows * CONTROLLER_H + (rows - 1) * GAP;
+}
+
+/** How many brokers a row holds: up to 6, fewer on a narrow canvas. */
+export function brokerColumns(n: number, width: number): number {
+  return boxColumns(n, width, 6);
+}
+
+/**
+ * The height a broker box needs to show `replicas` cells at their largest, with its header:
+ * boxes are no taller than their content, so three cells do not sit in a box a page tall.
+ */
+export function brokerContentH(replicas: number, boxW: number): number {
+  const cols = Math.max(1, Math.floor((boxW - 16) / MAX_CELL));
+  const rows = Math.max(1, Math.ceil(replicas / cols));
+  return HEADER_H + 12 + rows * MAX_CELL;
+}
+
+/**
+ * The brokers' boxes: up to 6 a row (fewer when narrow), from `top` down, filling the space
+ * left, but no taller than maxH (a box's content, brokerContentH).
+ */
+export function brokerBoxes(n: number, width: number, height: number, top = PAD + CONTROLLER_H + SUMMARY_H, maxH = Infinity): Rect[] {
   if (n <= 0) return [];
-  const top = PAD + CONTROLLER_H + SUMMARY_H;
-  const cols = Math.min(n, 6);
+  const cols = brokerColumns(n, width);
   const rows = Math.ceil(n / cols);
   const w = (width - 2 * PAD - (cols - 1) * GAP) / cols;
-  const h = (height - top - PAD - (rows - 1) * GAP) / rows;
+  const h = Math.min(maxH, (height - top - PAD - (rows - 1) * GAP) / rows);
   const out: Rect[] = [];
   for (let i = 0; i < n; i++) {
     out.push({ x: PAD + (i % cols) * (w + GAP), y: top + Math.floor(i / cols) * (h + GAP), w, h });
@@ -184,14 +239,19 @@ export function lowerBound(a: ArrayLike<number>, v: number, from = 0, to = a.len
 
 /**
  * Moves keyboard focus among the canvas's actors: controllers (the top row) then brokers (in
- * rows of up to 6). Left and right step through the list; up and down jump between the
+ * rows of `cols`, brokerColumns). Left and right step through the list; up and down jump between the
  * controller row and the broker rows.
  */
-export function moveFocus(current: number, controllers: number, brokers: number, key: "ArrowLeft" | "ArrowRight" | "ArrowUp" | "ArrowDown"): number {
+export function moveFocus(
+  current: number,
+  controllers: number,
+  brokers: number,
+  key: "ArrowLeft" | "ArrowRight" | "ArrowUp" | "ArrowDown",
+  cols = Math.min(Math.max(brokers, 1), 6),
+): number {
   const total = controllers + brokers;
   if (total === 0) return -1;
   if (current < 0 || current >= total) return controllers < total ? controllers : 0;
-  const cols = Math.min(Math.max(brokers, 1), 6);
   switch (key) {
     case "ArrowLeft":
       return (current - 1 + total) % total;

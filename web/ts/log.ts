@@ -1,6 +1,7 @@
-// The event log: the frames' sentences, newest last, in an aria-live="polite" list so that a
-// screen reader announces what happens without being interrupted. It is also the canvas's
-// text alternative over time. Each item carries its cluster time and kind as data-*.
+// The event log: the frames' sentences, newest last. It is the canvas's text alternative over
+// time; a screen reader hears its lines from the narration (explain.ts, Narrator), which speaks
+// them with the traffic's news in one voice, so the list itself is not live. Each item carries
+// its cluster time and kind as data-*.
 
 import { clockText } from "./frame";
 import type { LogEvent } from "./protocol";
@@ -146,9 +147,10 @@ export class EventLog {
     this.droppedNote.textContent = S.logOlderDropped(this.dropped, KEEP);
   }
 
-  /** Adds a line written by the page itself (a refused action, say). */
+  /** Adds a line written by the page itself (a refused action, say); the narration says it too. */
   note(timeMs: number, text: string, kind = "notice"): void {
     this.append([{ timeMs, kind: kind as LogEvent["kind"], text }]);
+    document.dispatchEvent(new CustomEvent("kraftlab:narrate", { detail: { text } }));
   }
 
   private item(e: LogEvent): HTMLLIElement {

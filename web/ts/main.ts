@@ -400,8 +400,24 @@ function main(): void {
       startButton.textContent = S.startButton;
     }
   };
+  // In a lesson, Restart cluster restarts the lesson's cluster at the step's start; a cluster
+  // of other sizes typed into the form leaves the lesson, and the note under the form says so.
+  const startNote = byId("start-note");
   form.addEventListener("submit", (e) => {
     e.preventDefault();
+    startNote.textContent = "";
+    const at = lesson.where;
+    const req = readForm();
+    if (at && typeof req !== "string" && sim.info) {
+      const same = String(req.seed) === String(sim.info.seed) && req.brokers === sim.info.brokers.length && req.partitions === sim.info.partitions;
+      if (same) {
+        void lesson.restartStep().then(() => (startNote.textContent = S.lessonRestarted(at.number, at.step)));
+        return;
+      }
+      lesson.close();
+      void start().then(() => (startNote.textContent = S.lessonLeftForStart(at.number)));
+      return;
+    }
     void start();
   });
   // The new cluster's frames come next: forget the old one's panels and log.

@@ -18,15 +18,22 @@
 
 import { Frame, NO_SLOT, clockText, spanText, type Layout } from "./frame";
 import {
+  CAPTION_BAND,
   CONTROLLER_H,
+  GAP,
   LABEL_CELL,
   MAX_CELL,
   PAD,
   STRIP_COL_PX,
   STRIP_GAP_PX,
   STRIP_ROW_PX,
+  SUMMARY_H,
+  SUMMARY_LINE_H,
   bucketAt,
   brokerBoxes,
+  brokerColumns,
+  brokerContentH,
+  controllersBottom,
   cellAt,
   cellGrid,
   controllerBoxes,
@@ -160,6 +167,9 @@ export type Hit =
   | { kind: "bucket"; slot: number; first: number; last: number; counts: number[] };
 
 /** Renderer draws frames on one canvas, resizing its backing store to the element's size. */
+/** The smallest share of its size a canvas text is drawn at to fit its room (see Renderer.text). */
+const MIN_TEXT_SCALE = 0.75;
+
 /** The least layout width, in units, that the presenter scale leaves the canvas (see Renderer.eff). */
 const MIN_LAYOUT_W = 640;
 
@@ -222,6 +232,20 @@ export class Renderer {
   /** The last frame's geometry: controller boxes and, per broker slot, its boxes and grid. */
   controllersDrawn: Rect[] = [];
   brokersDrawn: BrokerGeometry[] = [];
+  /** Brokers a row in the last frame (the keyboard's up and down move by it). */
+  brokerCols = 1;
+  /**
+   * The texts, badges and bars of the frame being drawn with their boxes (layout units), kept
+   * only while the canvas has data-record-texts: the tests read them (data-texts) to check that
+   * nothing is drawn over anything else and no text is squeezed to fit.
+   */
+  private shapes: { kind: string; text?: string; x: number; y: number; w: number; h: number; squeezed?: boolean }[] | undefined;
+  /** Texts' widths by font and text, see measure. */
+  private widths = new Map<string, number>();
+  /** The content's height last asked of the page (CSS px), see fitHeight. */
+  private contentH = "";
+  /** A frame will set contentH on the canvas. */
+  private heightPending = false;
 
   constructor(private readonly canvas: HTMLCanvasElement) {
     const ctx = canvas.getContext("2d", { alpha: false });
@@ -311,10 +335,19 @@ export class Renderer {
   draw(f: Frame): number {
     const t0 = performance.now();
     this.last = f;
+    this.shapes = this.canvas.dataset.recordTexts ? [] : undefined;
     const ctx = this.ctx;
     const p = this.palette;
     if (this.range && (this.range.hi > f.count || this.range.lo >= this.range.hi)) this.range = undefined; // a new cluster
-    const boxes = brokerBoxes(f.body.brokers.length, this.W, this.H);
+    const nb = f.body.brokers.length;
+    const summary = this.summaryLines(f);
+    const top = controllersBottom(f.body.controllers.length, this.W) + SUMMARY_H + (summary.length - 1) * SUMMARY_LINE_H;
+    this.brokerCols = brokerColumns(nb, this.W);
+    const rows = Math.ceil(nb / this.brokerCols);
+    const boxW = (this.W - 2 * PAD - (this.brokerCols - 1) * GAP) / this.brokerCols;
+    const boxH = brokerContentH(this.mostReplicas(f), boxW);
+    this.fitHeight(nb === 0 ? top : top + rows * boxH + (rows - 1) * GAP + CAPTION_BAND);
+    const boxes = brokerBoxes(nb, this.W, this.H, top, boxH);
     // The replicas first, into the pixel buffer. A grid none of whose cells changed is still on
     // the canvas from the last frame: the drawing below is clipped around it and it is not
     // blitted again (the blits were a fifth of the main thread's time at 10,000 partitions).
@@ -339,7 +372,7 @@ export class Renderer {
     ctx.textBaseline = "alphabetic";
 
     this.drawControllers(f.body.controllers);
-    this.drawSummary(f);
+    this.drawSummary(f, summary);
     this.brokersDrawn = grids.map((g) => g.geo);
     f.body.brokers.forEach((b, slot) => this.drawBroker(b, slot, boxes[slot]));
     this.drawFocus();
@@ -354,6 +387,7 @@ export class Renderer {
       if (g.geo.cells) this.drawLabels(f, slot, g.geo.gx, g.geo.gy, g.geo.cells, g.geo.from);
     });
     this.describe(f);
+    if (this.shapes) this.canvas.dataset.texts = JSON.stringify(this.shapes);
     return performance.now() - t0;
   }
 
@@ -436,23 +470,79 @@ export class Renderer {
     return { kind: "broker", slot };
   }
 
-  private drawSummary(f: Frame): void {
-    const p = this.palette;
+  /**
+   * The summary under the controllers, wrapped at its " · " joins into as many lines as the
+   * canvas's width needs (one on a wide canvas), with the next balancer run at the right of the
+   * last line, or on a line of its own when it does not fit there.
+   */
+  private summaryLines(f: Frame): { text: string; next: string }[] {
     const b = f.body;
-    const y = PAD + CONTROLLER_H + 20;
     // With no broker running there is no produce traffic: no p99 to show, not a p99 of 0.
     const producing = b.brokers.some((x) => x.state === "running");
     const p99 = !producing ? S.noProduceTraffic : b.sample ? `${b.sample.produceP99Ms.toFixed(1)} ms` : "–";
     let summary = S.canvasSummary(clockText(b.timeMs), p99, b.partitions.underReplicated, b.partitions.offline);
     if (this.range) summary += S.canvasRange(this.range.lo, this.range.hi - 1, f.count);
-    this.text(summary, PAD, y, 600, 13, p.fg, this.W * 0.64);
     if (this.canvas.dataset.summary !== summary) this.canvas.dataset.summary = summary;
+    const room = this.W - 2 * PAD;
+    const lines: { text: string; next: string }[] = [];
+    for (const part of summary.split(" · ")) {
+      const last = lines[lines.length - 1];
+      if (last && this.measure(`${last.text} · ${part}`, 600, 13) <= room) last.text += ` · ${part}`;
+      else lines.push({ text: part, next: "" });
+    }
     if (b.nextElectPreferredMs >= 0 && !this.hideNextRun) {
       const span = spanText(Math.max(0, b.nextElectPreferredMs - b.timeMs));
-      const s = this.memo("next", span, () => S.canvasNextRun(span));
-      this.setFont(400, 12);
-      const w = this.ctx.measureText(s).width;
-      this.text(s, this.W - PAD - w, y, 400, 12, p.muted, w + 1);
+      const next = this.memo("next", span, () => S.canvasNextRun(span));
+      const last = lines[lines.length - 1];
+      if (this.measure(last.text, 600, 13) + 24 + this.measure(next, 400, 12) <= room) last.next = next;
+      else lines.push({ text: "", next });
+    }
+    return lines;
+  }
+
+  private drawSummary(f: Frame, lines: { text: string; next: string }[]): void {
+    const p = this.palette;
+    const room = this.W - 2 * PAD;
+    let y = controllersBottom(f.body.controllers.length, this.W) + 20;
+    for (const line of lines) {
+      if (line.text) this.text(line.text, PAD, y, 600, 13, p.fg, room);
+      if (line.next) {
+        const w = Math.min(room, this.measure(line.next, 400, 12));
+        this.text(line.next, this.W - PAD - w, y, 400, 12, p.muted, w + 1);
+      }
+      y += SUMMARY_LINE_H;
+    }
+  }
+
+  /** The most replicas any broker shows in the zoom range: what sizes the boxes. */
+  private mostReplicas(f: Frame): number {
+    let most = 0;
+    for (const h of f.layout.hosted) {
+      if (!h) continue;
+      const n = this.range ? lowerBound(h.partitions, this.range.hi) - lowerBound(h.partitions, this.range.lo) : h.partitions.length;
+      most = Math.max(most, n);
+    }
+    return most;
+  }
+
+  /**
+   * Tells the page how tall the drawing needs to be (layout units): the canvas's CSS caps its
+   * height there (--content-h), so a small cluster gets a short canvas rather than boxes a page
+   * tall, and what explains the run stays near it. It depends on the width alone, so the resize
+   * it causes draws the same height again and stops.
+   */
+  private fitHeight(units: number): void {
+    const h = `${Math.ceil(units * this.eff)}px`;
+    if (h === this.contentH) return;
+    this.contentH = h;
+    // Set in the next frame, not now: draw may run inside the resize observer's callback, and
+    // a size changed there is a "ResizeObserver loop" error the page reports as a failure.
+    if (!this.heightPending) {
+      this.heightPending = true;
+      requestAnimationFrame(() => {
+        this.heightPending = false;
+        this.canvas.style.setProperty("--content-h", this.contentH);
+      });
     }
   }
 
@@ -485,24 +575,31 @@ export class Renderer {
     else if (look === "fenced") this.triangle(ix, iy, 9, colour);
     else if (look === "shutdown") this.square(ix, iy, 7, colour);
     else this.cross(ix, iy, 7, colour);
-    this.text(S.canvasBroker(b.id), r.x + 30, r.y + 29, 700, 14, p.fg, r.w * 0.45);
+    // The state at the right, then the name in the room left of it.
     const state = S.canvasState(b.state, b.fenced, b.inControlledShutdown);
-    this.setFont(700, 11);
-    const sw = Math.min(ctx.measureText(state).width, r.w * 0.5);
+    const sw = Math.min(this.measure(state, 700, 11), r.w * 0.5);
     this.text(state, r.x + r.w - 8 - sw, r.y + 28, 700, 11, p.fg, sw + 1);
-    this.text(S.canvasCounts(b.leaders, b.outOfSync), r.x + 10, r.y + 46, 400, 11.5, p.muted, r.w - 20);
-    if (look !== "stopped" && b.outOfSync > 0 && b.replicas > 0) this.catchUpBar(r, (b.replicas - b.outOfSync) / b.replicas);
+    this.text(S.canvasBroker(b.id), r.x + 30, r.y + 29, 700, 14, p.fg, r.w - 38 - sw - 8);
+    this.text(S.canvasCounts(b.leaders, b.outOfSync), r.x + 10, r.y + 45, 400, 11.5, p.muted, r.w - 20);
+    // The third header row: the GATED badge at the right and the catch-up bar in the room left
+    // of it, side by side, under the counts (HEADER_H leaves the row for them).
+    let barRight = r.x + r.w - 10;
     if (b.gated) {
       this.setFont(700, 10);
       const gw = ctx.measureText(S.canvasGated).width + 8;
+      const gx = r.x + r.w - 10 - gw;
       ctx.strokeStyle = p.fg;
       ctx.lineWidth = 1;
-      ctx.strokeRect(r.x + r.w - gw - 8, r.y + 36, gw, 14);
-      this.text(S.canvasGated, r.x + r.w - gw - 4, r.y + 47, 700, 10, p.fg, gw);
+      ctx.strokeRect(gx + 0.5, r.y + 50.5, gw - 1, 13);
+      ctx.fillStyle = p.fg;
+      ctx.fillText(S.canvasGated, gx + 4, r.y + 61);
+      barRight = gx - 6;
+      this.shapes?.push({ kind: "badge", x: gx, y: r.y + 50, w: gw, h: 14 });
     }
+    if (look !== "stopped" && b.outOfSync > 0 && b.replicas > 0) this.catchUpBar(r.x + 10, r.y + 54, barRight - r.x - 10, (b.replicas - b.outOfSync) / b.replicas);
 
     const geo = this.brokersDrawn[slot];
-    if (geo.strips) this.text(this.memo("strips", geo.strips.per, () => S.canvasStrips(geo.strips!.per)), r.x + 8, r.y + r.h - 3, 400, 10, p.muted, r.w - 16);
+    if (geo.strips) this.text(this.memo("strips", geo.strips.per, () => S.canvasStrips(geo.strips!.per)), r.x + 8, r.y + r.h - 3, 400, 10, p.muted, r.w - 16, S.canvasStripsShort(geo.strips.per));
     else if (geo.cells && geo.cells.fits < geo.to - geo.from) this.text(S.canvasMore(geo.to - geo.from - geo.cells.fits), r.x + 8, r.y + r.h - 3, 400, 10, p.muted, r.w - 16);
   }
 
@@ -511,17 +608,16 @@ export class Renderer {
    * back in sync, filled in the follower colour, the rest outlined in the out-of-sync colour
    * (the same solid-versus-hollow code as the cells).
    */
-  private catchUpBar(r: Rect, share: number): void {
+  private catchUpBar(x: number, y: number, w: number, share: number): void {
+    if (w < 8) return;
     const ctx = this.ctx;
     const p = this.palette;
-    const x = r.x + 10;
-    const w = r.w - 20;
-    const y = r.y + 50;
     ctx.fillStyle = p.inSync;
     ctx.fillRect(x, y, w * share, 5);
     ctx.strokeStyle = p.outOfSync;
     ctx.lineWidth = 1;
     ctx.strokeRect(x + 0.5, y + 0.5, w - 1, 4);
+    this.shapes?.push({ kind: "bar", x, y, w, h: 5 });
   }
 
   /**
@@ -777,11 +873,43 @@ export class Renderer {
 
   // --- small drawing helpers (CSS pixels) ---
 
-  private text(s: string, x: number, y: number, weight: number, size: number, colour: string, maxWidth: number): void {
+  /**
+   * Draws s with its baseline at y, in at most maxWidth. A text too wide is drawn smaller, down
+   * to MIN_TEXT_SCALE of its size, then as `short` if one is given: squeezing the letters
+   * together (fillText's maxWidth) is the last resort, as a squeezed word is hard to read.
+   */
+  private text(s: string, x: number, y: number, weight: number, size: number, colour: string, maxWidth: number, short?: string): void {
     const ctx = this.ctx;
+    let w = this.measure(s, weight, size);
+    if (w > maxWidth && short !== undefined && w * MIN_TEXT_SCALE > maxWidth) {
+      s = short;
+      w = this.measure(s, weight, size);
+    }
+    if (w > maxWidth) {
+      const smaller = Math.max(size * MIN_TEXT_SCALE, Math.floor((2 * size * maxWidth) / w) / 2);
+      w = (w * smaller) / size;
+      size = smaller;
+    }
     this.setFont(weight, size);
     ctx.fillStyle = colour;
     ctx.fillText(s, x, y, Math.max(1, maxWidth));
+    this.shapes?.push({ kind: "text", text: s, x, y: y - 0.78 * size, w: Math.min(w, maxWidth), h: size, squeezed: w > maxWidth + 0.5 });
+  }
+
+  /**
+   * The width of s in a font, remembered: a frame draws about 40 texts, nearly all the same as
+   * the frame before's, and text() needs each one's width to fit it.
+   */
+  private measure(s: string, weight: number, size: number): number {
+    const key = `${weight} ${size} ${s}`;
+    let w = this.widths.get(key);
+    if (w === undefined) {
+      if (this.widths.size > 2000) this.widths.clear();
+      this.setFont(weight, size);
+      w = this.ctx.measureText(s).width;
+      this.widths.set(key, w);
+    }
+    return w;
   }
 
   /**

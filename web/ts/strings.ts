@@ -93,6 +93,9 @@ export const S = {
   brokerCountLabel: "Brokers",
   partitionCountLabel: "Partitions",
   startButton: "Restart cluster",
+  lessonRestarted: (lesson: number, step: number) => `Restarted lesson ${lesson}'s cluster at the start of step ${step}.`,
+  lessonLeftForStart: (lesson: number) =>
+    `Left lesson ${lesson} to start the cluster typed here; open it again from Lessons to go on.`,
   starting: "Starting…",
   play: "Play",
   pause: "Pause",
@@ -113,7 +116,6 @@ export const S = {
   explainMore: (n: number) => `and ${n.toLocaleString("en")} more`,
   narrateMessage: (m: { api: string; response?: boolean; from: number; to: number; note?: string }) =>
     `${nodeName(m.from)} to ${nodeName(m.to)}: ${m.api}${m.response ? " answer" : ""}${m.note ? `, ${m.note}` : ""}`,
-  narrateDropped: (n: number) => `${n.toLocaleString("en")} more decisions in this moment`,
   narrateSkipped: (n: number) => `${n.toLocaleString("en")} earlier happenings skipped`,
   legendMessages:
     "messages: heartbeats (blue), metadata fetches (grey), AlterPartition (orange square), votes (pink); solid asks, hollow answers; each hop is drawn over 0.4 s (the model's network takes 1–2 ms)",
@@ -299,6 +301,7 @@ export const S = {
   // (canvas-input.ts), the dense view (render.ts).
   chartsHeading: "Over time",
   chartTime: "time",
+  chartMarkerKey: "Marks on the charts: a solid line for each of your actions, a dotted one for each balancer (electPreferred) run. Point at a mark for its event-log line.",
   chartBroker: (id: number) => `broker ${id}`,
   chartLeaders: "Leaders per broker",
   chartOutOfSync: "Out-of-sync replicas per broker",
@@ -314,9 +317,12 @@ export const S = {
   chartPartitions: "Under-replicated and offline partitions",
   chartUnderReplicated: "under-replicated",
   chartOffline: "offline",
-  canvasLabel: "Cluster view. Arrow keys move between controllers and brokers, Enter opens the actions of the one in focus.",
+  canvasLabel:
+    "Cluster view. Arrow keys move between controllers and brokers, Enter opens the actions of the one in focus; Shift with ← → steps through a broker's replicas and follows each one's partition.",
   canvasStrips: (per: number) =>
     per === 1 ? "one column per replica; [ and ] zoom" : `each column: ${per.toLocaleString("en")} partitions stacked by state; [ and ] zoom`,
+  /** canvasStrips on a box too narrow for it. */
+  canvasStripsShort: (per: number) => (per === 1 ? "a column a replica" : `a column: ${per.toLocaleString("en")} partitions`),
   canvasRange: (lo: number, hi: number, count: number) =>
     ` · partitions ${lo.toLocaleString("en")}–${hi.toLocaleString("en")} of ${count.toLocaleString("en")}`,
   menuLabel: (who: string) => `Actions for ${who}`,
@@ -341,6 +347,7 @@ export const S = {
     ["P", "Presenter mode: hide the side panels, enlarge everything"],
     ["Tab to the canvas, then ← → ↑ ↓", "Move between controllers and brokers"],
     ["Enter", "Open the actions of the controller or broker in focus (a click does the same)"],
+    ["Shift + ← →", "Step through the replicas of the broker in focus: each one's partition is followed on every broker and in the describe table (Escape lets go)"],
     ["] / [", "Zoom in / out of the partitions on the canvas (or the mouse wheel)"],
     ["0", "Show all partitions again"],
   ] as readonly (readonly [string, string])[],

@@ -49,6 +49,8 @@ interface Sprite {
 
 /** One thing the layer drew, in the order it first appeared: what tests and the curious read. */
 export interface Drawn {
+  /** Its number: 0 for the first thing the layer drew, counting on while old entries are dropped. */
+  seq: number;
   kind: "message" | "pulse" | "move" | "run" | "decision";
   api?: string;
   response?: boolean;
@@ -187,6 +189,7 @@ export class TrafficLayer {
   private toasts: Toast[] = [];
   /** What was drawn, oldest first (at most DRAWN_KEEP): the canvas element's `drawnLog`. */
   readonly drawnLog: Drawn[] = [];
+  private drawnSeq = 0;
   /** Per API: an estimate of its messages per screen second. */
   private rates = new Map<string, number>();
   private lastFrameWall = 0;
@@ -328,8 +331,10 @@ export class TrafficLayer {
       t.messages.length === 0 || (flying.get(api) ?? 0) > MAX_IN_FLIGHT || (this.rates.get(api) ?? 0) > MAX_PER_SECOND;
     for (const m of t.messages) {
       if (crowded(m.api)) continue;
-      // Leaves when its cluster time is on screen: the frame shows t.toMs now.
-      let start = now - (t.toMs - m.sentMs) / this.speed;
+      // Leaves when its cluster time is on screen: the frame shows t.toMs now. A slow frame
+      // (a loaded machine) brings messages whose time has already gone by: they still set off,
+      // half a hop late at most, so that a vote exchange is never skipped for being late.
+      let start = Math.max(now - (t.toMs - m.sentMs) / this.speed, now - this.hop() / 2);
       if (m.response) start += this.hop(); // its request is drawn arriving first
       this.sprites.push({ m, start });
     }
@@ -394,8 +399,8 @@ export class TrafficLayer {
     return { withheld, deferred };
   }
 
-  private record(d: Drawn): void {
-    this.drawnLog.push(d);
+  private record(d: Omit<Drawn, "seq">): void {
+    this.drawnLog.push({ seq: this.drawnSeq++, ...d });
     if (this.drawnLog.length > DRAWN_KEEP) this.drawnLog.splice(0, this.drawnLog.length - DRAWN_KEEP);
   }
 

@@ -44,11 +44,12 @@ export function setUpWatch(canvas: HTMLCanvasElement, renderer: Renderer, sim: (
     frame(f: Frame) {
       traffic.take(f, sim().speed);
       markRow(f, traffic.followed);
-      narrator.frame(f);
-      explainer.frame(f);
+      const carded = explainer.frame(f);
+      narrator.frame(f, carded);
     },
     reset() {
       traffic.clear();
+      explainer.resumed(); // a stop's card is about a moment no longer shown
     },
     state() {
       const s = sim();
@@ -59,7 +60,8 @@ export function setUpWatch(canvas: HTMLCanvasElement, renderer: Renderer, sim: (
 }
 
 /**
- * Follow one thing: hovering a replica highlights every replica of its partition on every broker
+ * Follow one thing: hovering a replica (or focusing it with Shift + ← → on a focused broker)
+ * highlights every replica of its partition on every broker
  * and its row in the describe table; clicking a replica pins it (clicking it again, or Escape,
  * lets go).
  */
@@ -87,6 +89,10 @@ function followOne(canvas: HTMLCanvasElement, renderer: Renderer, traffic: Traff
     pinned = pinned === p ? -1 : p;
     canvas.dataset.pinned = String(pinned);
     follow(pinned >= 0 ? pinned : p);
+  });
+  // The keyboard's replica focus (canvas-input.ts): followed while it is in focus, as a hover.
+  document.addEventListener("kraftlab:follow", (e) => {
+    if (pinned < 0) follow((e as CustomEvent<{ partition: number }>).detail?.partition ?? -1);
   });
   document.addEventListener("keydown", (e) => {
     if (e.key === "Escape" && pinned >= 0) {

@@ -141,11 +141,32 @@ export interface HeatLayout {
 }
 
 /**
- * Draws a heatmap: rows × cols cells shaded by value (light to dark), each labelled with its
- * figure (and ✓ when every verdict passes) so colour is never the only cue, and a thick line
- * along every edge between a passing and a failing cell: the acceptance boundary.
+ * The colour scale of a heatmap: from 0 to the largest value, so that equal steps of colour
+ * are equal steps of value. A scale from the smallest value to the largest would paint two
+ * runs 7 ms apart darkest and lightest; from 0, noise stays one shade.
  */
-export function drawHeatmap(canvas: HTMLCanvasElement, rowLabels: string[], colLabels: string[], rowName: string, colName: string, cells: HeatCell[]): HeatLayout {
+export function heatScale(values: number[]): { lo: number; hi: number } {
+  const finite = values.filter((v) => Number.isFinite(v) && v >= 0);
+  const hi = finite.length ? Math.max(...finite) : 0;
+  return { lo: 0, hi: hi > 0 ? hi : 1 };
+}
+
+/** A value's lightness on the blue ramp (92 % light at lo … 30 % at hi). */
+export function heatLightness(v: number, scale: { lo: number; hi: number }): number {
+  const t = Math.max(0, Math.min(1, (v - scale.lo) / (scale.hi - scale.lo)));
+  return Math.round(92 - 62 * t);
+}
+
+/** Width kept at the right of a heatmap for its colour key. */
+const KEY_W = 64;
+
+/**
+ * Draws a heatmap: rows × cols cells shaded by value (light to dark, heatScale), each labelled
+ * with its figure (and ✓ when every verdict passes) so colour is never the only cue, a thick
+ * line along every edge between a passing and a failing cell (the acceptance boundary), and a
+ * colour key in `unit` at the right.
+ */
+export function drawHeatmap(canvas: HTMLCanvasElement, rowLabels: string[], colLabels: string[], rowName: string, colName: string, cells: HeatCell[], unit: string): HeatLayout {
   const ctx = canvas.getContext("2d")!;
   const W = canvas.width;
   const H = canvas.height;
@@ -157,20 +178,20 @@ export function drawHeatmap(canvas: HTMLCanvasElement, rowLabels: string[], colL
   const bottom = 50;
   const rows = rowLabels.length;
   const cols = colLabels.length;
-  const cw = (W - left - 10) / cols;
+  const gridW = W - left - 10 - KEY_W;
+  const cw = gridW / cols;
   const ch = (H - top - bottom) / rows;
-  const finite = cells.map((c) => c.value).filter((v) => Number.isFinite(v) && v >= 0);
-  const lo = finite.length ? Math.min(...finite) : 0;
-  const hi = finite.length ? Math.max(...finite) : 1;
+  const scale = heatScale(cells.map((c) => c.value));
+  canvas.dataset.scale = `${scale.lo},${scale.hi}`;
+  canvas.dataset.lightness = cells.map((c) => (Number.isFinite(c.value) && c.value >= 0 ? heatLightness(c.value, scale) : -1)).join(",");
   const grid: (HeatCell | undefined)[][] = Array.from({ length: rows }, () => new Array(cols));
   for (const c of cells) grid[c.row][c.col] = c;
   ctx.font = `${Math.max(9, Math.min(12, ch / 2.5, cw / 4))}px system-ui, sans-serif`;
   ctx.textAlign = "center";
   ctx.textBaseline = "middle";
   for (const c of cells) {
-    const t = Number.isFinite(c.value) && c.value >= 0 && hi > lo ? (c.value - lo) / (hi - lo) : 0;
     // A blue ramp (Okabe–Ito blue at the top): lightness carries the value.
-    const l = Math.round(92 - 62 * t);
+    const l = heatLightness(c.value, scale);
     ctx.fillStyle = c.value < 0 || !Number.isFinite(c.value) ? "#999999" : `hsl(202, 100%, ${l}%)`;
     const x = left + c.col * cw;
     const y = top + c.row * ch;
@@ -178,6 +199,30 @@ export function drawHeatmap(canvas: HTMLCanvasElement, rowLabels: string[], colL
     ctx.fillStyle = l < 55 ? "#ffffff" : "#1b1b1b";
     if (ch >= 12 && cw >= 22) ctx.fillText((c.pass ? "✓ " : "") + c.label, x + cw / 2, y + ch / 2);
   }
+  // The key: the ramp from 0 (bottom) to the largest value (top), its ends and middle labelled,
+  // and the grey of "never".
+  const kx = W - KEY_W + 4;
+  const kh = H - top - bottom - 24;
+  for (let i = 0; i < kh; i++) {
+    ctx.fillStyle = `hsl(202, 100%, ${heatLightness(scale.hi * (1 - i / kh), scale)}%)`;
+    ctx.fillRect(kx, top + i, 14, 1);
+  }
+  ctx.strokeStyle = dark ? "#eeeeee" : "#1b1b1b";
+  ctx.lineWidth = 1;
+  ctx.strokeRect(kx + 0.5, top + 0.5, 13, kh - 1);
+  ctx.fillStyle = dark ? "#eeeeee" : "#1b1b1b";
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.textAlign = "left";
+  const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+  ctx.fillText(`${fmt(scale.hi)}`, kx + 18, top + 5);
+  ctx.fillText(`${fmt(scale.hi / 2)}`, kx + 18, top + kh / 2);
+  ctx.fillText("0", kx + 18, top + kh - 5);
+  ctx.fillText(unit, kx, top + kh + 10);
+  ctx.fillStyle = "#999999";
+  ctx.fillRect(kx, top + kh + 18, 14, 10);
+  ctx.fillStyle = dark ? "#eeeeee" : "#1b1b1b";
+  ctx.fillText(LS.heatNever, kx + 18, top + kh + 23);
+  canvas.title = LS.heatKey(unit);
   // The boundary: an edge between a passing cell and a failing one (or the grid's edge).
   ctx.strokeStyle = dark ? "#ffffff" : "#1b1b1b";
   ctx.lineWidth = 3;
@@ -200,11 +245,11 @@ export function drawHeatmap(canvas: HTMLCanvasElement, rowLabels: string[], colL
   ctx.textAlign = "right";
   rowLabels.forEach((v, r) => ctx.fillText(v, left - 6, top + r * ch + ch / 2));
   ctx.textAlign = "center";
-  const every = Math.ceil(cols / Math.max(1, Math.floor((W - left) / 40)));
+  const every = Math.ceil(cols / Math.max(1, Math.floor(gridW / 40)));
   colLabels.forEach((v, c) => {
     if (c % every === 0) ctx.fillText(v, left + c * cw + cw / 2, top + rows * ch + 12);
   });
-  ctx.fillText(short(colName), left + (W - left) / 2, H - 12);
+  ctx.fillText(short(colName), left + gridW / 2, H - 12);
   ctx.save();
   ctx.translate(12, top + (rows * ch) / 2);
   ctx.rotate(-Math.PI / 2);

@@ -6,7 +6,7 @@
 import type { Problem } from "../protocol";
 import { allPass, drawCompare, drawHeatmap, type HeatCell, type HeatLayout } from "./charts";
 import { Cancelled, Pool, type Done } from "./pool";
-import type { Description, ExportRequest, ExportRun, FieldError, PlanBody, PlanRequest, PolicyRequest, PresetsBody, Verdict } from "./protocol";
+import type { Description, ExportRequest, ExportRun, FieldError, PlanBody, PlanRequest, PolicyRequest, PresetsBody, RunResult, Summary, Verdict } from "./protocol";
 import { LabLinkError, decodeLabLink, encodeLabLink, type LabState } from "./link";
 import { LS, applyLabStrings } from "./strings";
 import { initRehearse } from "./rehearse";
@@ -66,6 +66,26 @@ function shown(v: number): string {
   return String(Number(v.toPrecision(12)));
 }
 
+/**
+ * The event's fields by kind: a rolling restart's count, interval and disk swap mean nothing
+ * to a single restart, nor its broker and downtime to a rolling one.
+ */
+const EVENT_FIELDS: Record<string, string[]> = {
+  restart: ["event.broker", "event.down_ms", "event.clean"],
+  // clean stays shown: checked, it is an error for a disk swap, and the learner must see it.
+  disk_swap: ["event.broker", "event.down_ms", "event.clean"],
+  rolling_restart: ["event.brokers", "event.interval_ms", "event.disk_swap"],
+};
+
+/** Shows the event's fields that apply to its kind and hides the others (keeping their values). */
+function eventFields(): void {
+  const on = new Set(EVENT_FIELDS[$<HTMLSelectElement>("f-event.kind").value] ?? []);
+  for (const f of new Set(Object.values(EVENT_FIELDS).flat())) {
+    const box = input(f).closest<HTMLElement>(".lab-field");
+    if (box) box.hidden = !on.has(f);
+  }
+}
+
 /** Fills the form from a description (a preset, or the URL's state). */
 function fillForm(d: Description): void {
   for (const f of FIELDS) {
@@ -79,6 +99,7 @@ function fillForm(d: Description): void {
     .map((t) => [t.name, t.partitions, t.replication_factor || "", t.min_insync_replicas || ""].join(" ").trim())
     .join("\n");
   $("preset-name").textContent = d.preset ? LS.presetFrom(d.preset) : "";
+  eventFields();
 }
 
 /** A form value as the description wants it: a number when it is one, else the text (Go names the field). */
@@ -153,6 +174,7 @@ function applyState(s: State): void {
   $<HTMLInputElement>("f-grid0").value = s.g?.[0] ?? "";
   $<HTMLInputElement>("f-grid1").value = s.g?.[1] ?? "";
   $<HTMLTextAreaElement>("f-sweepBase").value = s.b ?? "";
+  eventFields();
 }
 
 /** The names of the form's fields a link may set (the inputs' ids without "f-"). */
@@ -413,6 +435,10 @@ function showCompare(plan: PlanBody, done: Done[], verdicts: Verdict[][], elapse
       rows.append(tr);
     }),
   );
+  showSame(
+    cmp.policies.map((p) => ({ name: p.name, result: done[p.run].result, summary: done[p.run].summary })),
+    policies(),
+  );
   showNotes(plan, base);
   showSensitivity(plan, verdicts, base);
   drawCompare(
@@ -445,6 +471,34 @@ function showCompare(plan: PlanBody, done: Done[], verdicts: Verdict[][], elapse
     b.addEventListener("click", () => download(`kraftlab-scenario-${i}.json`, s.text, "application/json"));
     sc.append(b);
   });
+}
+
+/**
+ * When every policy came to the same numbers, says why under the verdicts' heading, from what
+ * the runs did: the gate never held a broker, no run had more to hand back than the smallest
+ * cap. Otherwise the reader takes identical rows for a broken comparison.
+ */
+function showSame(runs: { name: string; result: RunResult; summary: Summary }[], forms: PolicyRequest[]): void {
+  const box = $("compare-same");
+  const first = JSON.stringify(runs[0]?.summary);
+  if (runs.length < 2 || runs.some((r) => JSON.stringify(r.summary) !== first)) {
+    box.hidden = true;
+    box.textContent = "";
+    return;
+  }
+  const gated = runs.some((r) => (r.result.series.runs ?? []).some((x) => x.gated_brokers > 0) || r.result.series.brokers.some((b) => b.gated.some(Boolean)));
+  const most = Math.max(0, ...runs.map((r) => r.summary.max_elections_per_run));
+  const caps = forms
+    .flatMap((f) => f.overrides.map((o) => /^\s*leader\.imbalance\.election\.max\.per\.run\s*=\s*(\d+)\s*$/.exec(o)?.[1]))
+    .filter((x): x is string => x !== undefined)
+    .map(Number);
+  const cap = caps.length ? Math.min(...caps) : Infinity;
+  const why: string[] = [];
+  if (!gated) why.push(LS.sameNoGate);
+  if (Number.isFinite(cap) && most <= cap) why.push(LS.sameUnderCap(most, cap));
+  const names = runs.map((r) => r.name).join(" and ");
+  box.textContent = `${LS.sameResults(names, why.length ? why.join("; ") : LS.sameNothing)}. ${LS.sameTry}`;
+  box.hidden = false;
 }
 
 /** Says, next to the results, which inputs and which assumptions drive them. */
@@ -587,8 +641,8 @@ function showSweep(plan: PlanBody, done: Done[], verdicts: Verdict[][]): void {
     p99.push({ ...at, value: s.p99_ratio, label: s.p99_ratio < 0 ? "—" : s.p99_ratio.toFixed(2) });
   });
   const cols = colsAx ? colsAx.values : ["—"];
-  const layout = drawHeatmap($<HTMLCanvasElement>("heat-recovery"), rowsAx.values, cols, rowsAx.name, colsAx?.name ?? "", rec);
-  drawHeatmap($<HTMLCanvasElement>("heat-p99"), rowsAx.values, cols, rowsAx.name, colsAx?.name ?? "", p99);
+  const layout = drawHeatmap($<HTMLCanvasElement>("heat-recovery"), rowsAx.values, cols, rowsAx.name, colsAx?.name ?? "", rec, LS.heatUnitSeconds);
+  drawHeatmap($<HTMLCanvasElement>("heat-p99"), rowsAx.values, cols, rowsAx.name, colsAx?.name ?? "", p99, LS.heatUnitRatio);
   heat = { layout, plan };
   for (const id of ["heat-recovery", "heat-p99"]) {
     const c = $(id);
@@ -696,6 +750,7 @@ async function main(): Promise<void> {
     if ((e.target as HTMLElement).id !== "export-text") changed();
   });
   document.querySelector("main")!.addEventListener("change", (e) => {
+    if ((e.target as HTMLElement).id === "f-event.kind") eventFields();
     if ((e.target as HTMLElement).tagName === "SELECT" || (e.target as HTMLInputElement).type === "checkbox") changed();
   });
   $("add-policy").addEventListener("click", () => {

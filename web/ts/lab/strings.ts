@@ -117,7 +117,7 @@ export const LS = {
     "CSV and JSON are the CLI's formats (kraftlab lab, kraftlab sweep); a scenario file replays with kraftlab run to the same numbers. The lab's whole state is in the page's address: bookmark or share it.",
   exportLast: "Last export",
 
-  sweepHeading: "3. Sweep one or two configs",
+  sweepHeading: "4. Sweep one or two configs",
   sweepHint:
     "Each axis is NAME=v1,v2,... or NAME=FROM..TO:STEP; at most 400 cells. Each cell runs with the configs below plus its values, against today's Kafka on the same cluster, on every core the browser offers.",
   sweepBase: "Configs of every cell (NAME=VALUE, one a line)",
@@ -125,6 +125,16 @@ export const LS = {
   axis2: "Axis 2 (columns, optional)",
   sweepRun: "Run the sweep",
   heatmapHint: "Thick line: the acceptance boundary (all three verdicts pass inside it, marked ✓). Click a cell to open its comparison.",
+  heatKey: (unit: string) => `colour key (${unit}), from 0: equal steps of colour are equal steps of value, so runs a few ms apart look alike`,
+  heatNever: "never",
+  heatUnitSeconds: "s",
+  heatUnitRatio: "× steady",
+  sameResults: (policies: string, why: string) => `${policies} gave the same numbers on this cluster and event: ${why}`,
+  sameNoGate: "the wait-for-sync gate never held a broker (the restarted broker was back in sync before a balancer run found it out of sync)",
+  sameUnderCap: (most: number, cap: number) =>
+    `no balancer run had more than ${most.toLocaleString("en")} partition${most === 1 ? "" : "s"} to hand back, fewer than any policy's cap (${cap.toLocaleString("en")})`,
+  sameNothing: "nothing in this run brings their differences into play",
+  sameTry: "A bigger cluster, more data per broker or a disk replacement is where they part.",
   heatRecovery: "Recovery time (s)",
   heatP99: "Worst p99 ÷ steady, 10 min after unfencing",
   cellPolicy: (n: number) => `sweep cell ${n}`,

@@ -43,6 +43,15 @@ function el<T extends HTMLElement = HTMLElement>(id: string): T {
   return e as T;
 }
 
+/** Screen seconds "Show me" aims to take, explain stops aside. */
+const SHOW_ME_SECONDS = 30;
+
+/** The slowest of the page's speeds (1× up) that plays spanMs of cluster time in about SHOW_ME_SECONDS. */
+export function showMeSpeed(spanMs: number): number {
+  for (const x of [1, 10, 100, 1000]) if (spanMs / x <= SHOW_ME_SECONDS * 1000) return x;
+  return 10_000;
+}
+
 export class LessonPanel {
   private readonly root = el("lesson-panel");
   private readonly body = el("lesson-body");
@@ -70,6 +79,8 @@ export class LessonPanel {
   private sceneEnd = -1;
   /** A frame at the scene's start has been shown: frames before it are the worker's jump to the end. */
   private sceneRolling = false;
+  /** Whether explain mode was on before Show me turned it on for its play. */
+  private explainBefore = false;
   private readonly words: PictureWords = {
     state: L.picState,
     leaders: L.picLeaders,
@@ -180,14 +191,27 @@ export class LessonPanel {
 
   /** Called on every frame: re-checks the goals when cluster time or the run moved. */
   frame(f: Frame): void {
-    if (this.talk && this.sceneEnd >= 0 && !this.sceneRolling && f.body.timeMs <= this.sceneStart) this.sceneRolling = true;
-    if (this.talk && this.sceneRolling && this.sceneEnd >= 0 && f.body.timeMs >= this.sceneEnd) {
-      // The scene has played: stop where its play list ended, every time.
+    if (this.sceneEnd >= 0 && !this.sceneRolling && f.body.timeMs <= this.sceneStart) {
+      this.sceneRolling = true;
+      if (!this.talk) {
+        // Show me: explain mode from the step's start on, so that no frame from before the
+        // jump back stops it; and playing, even if such a frame had paused it.
+        document.dispatchEvent(new CustomEvent("kraftlab:explain", { detail: { on: true } }));
+        if (!this.sim.playing) this.sim.setPlaying(true);
+      }
+    }
+    if (this.sceneRolling && this.sceneEnd >= 0 && f.body.timeMs >= this.sceneEnd) {
+      // The scene (or Show me) has played: stop where its play list ended, every time.
       const end = this.sceneEnd;
       this.sceneEnd = -1;
       this.sim.setPlaying(false);
       if (f.body.timeMs > end) this.sim.seek(end);
-      this.setSceneState("done");
+      if (this.talk) this.setSceneState("done");
+      else {
+        document.body.dataset.showMe = "done";
+        // Explain mode goes back to what the learner had.
+        if (!this.explainBefore) document.dispatchEvent(new CustomEvent("kraftlab:explain", { detail: { on: false } }));
+      }
     }
     if (!this.lesson || this.checking || this.busy) return;
     const key = f.body.timeMs * 1e3 + f.body.history;
@@ -209,6 +233,16 @@ export class LessonPanel {
       });
   }
 
+  /** The open lesson's number and step (from 1), undefined outside a lesson and in a talk. */
+  get where(): { number: number; step: number } | undefined {
+    return this.lesson && !this.talk ? { number: this.lesson.lesson.number, step: this.step + 1 } : undefined;
+  }
+
+  /** Starts the open step again from its start, on the lesson's own cluster. */
+  async restartStep(): Promise<void> {
+    await this.go(this.step);
+  }
+
   /** Leaves the lesson; the cluster stays as it is, as a sandbox. */
   close(): void {
     if (this.talk) {
@@ -223,6 +257,8 @@ export class LessonPanel {
       if (/(^|&)talk=/.test(location.hash.slice(1))) history.replaceState(history.state, "", location.pathname + location.search);
     }
     this.lesson = undefined;
+    this.sceneEnd = -1;
+    delete document.body.dataset.showMe;
     this.host.hideNextRun(false);
     this.root.hidden = true;
     document.body.classList.remove("lesson-mode");
@@ -271,6 +307,8 @@ export class LessonPanel {
     }
     const o = out!;
     this.host.newRun();
+    this.sceneEnd = -1; // a Show me under way ends with its step
+    delete document.body.dataset.showMe;
     if (o.talk) {
       await this.openScene(o);
       return;
@@ -416,8 +454,32 @@ export class LessonPanel {
     if (c.done && st.predict && this.chose !== undefined && !this.revealed) this.reveal(c.answer, c.whenMs);
     this.showPicture(c);
     const demo = el("lesson-demo");
+    const stopped = demo.hidden && !!c.paused;
     demo.hidden = !c.paused;
     el("lesson-question").textContent = c.paused ?? "";
+    // The demo stopped to ask: its question is why, so it comes into view (in the panel's own
+    // scroll and the page's), not below the fold.
+    if (stopped) this.bringIntoView(demo);
+  }
+
+  /**
+   * Scrolls the panel (beside the canvas it scrolls on its own) or, stacked on a narrow page,
+   * the page, by as little as brings e into view: scrolling the page when the panel scrolls
+   * would take the canvas out of sight.
+   */
+  private bringIntoView(e: HTMLElement): void {
+    const panel = this.root;
+    if (panel.scrollHeight > panel.clientHeight + 1 && getComputedStyle(panel).overflowY !== "visible") {
+      const r = e.getBoundingClientRect();
+      const p = panel.getBoundingClientRect();
+      const bottom = Math.min(p.bottom, innerHeight);
+      if (r.bottom > bottom) panel.scrollTop += r.bottom - bottom + 8;
+      else if (r.top < p.top) panel.scrollTop -= p.top - r.top + 8;
+    }
+    // What the panel's own scroll could not bring up (its end is below the window).
+    const r = e.getBoundingClientRect();
+    if (r.bottom > innerHeight) scrollBy({ top: Math.min(r.top - 8, r.bottom - innerHeight + 8), behavior: "instant" });
+    else if (r.top < 0) scrollBy({ top: r.top - 8, behavior: "instant" });
   }
 
   /** Whether the step's prediction is still to be answered: its goals and picture stay hidden. */
@@ -598,8 +660,15 @@ export class LessonPanel {
       if (what !== "continue") await this.load(this.lesson!.lesson.id, this.step);
       this.busy = true;
       try {
+        // The step's start, where load() put the run (a demo's continue plays from the pause).
+        const start = this.lesson!.run.timeMs;
         const p = await this.client.request("lesson.play", { what });
         this.host.note(L.played(p.ran));
+        if (what === "reference" && p.check.timeMs > start) {
+          this.showPlaying(start, p.check.timeMs);
+          return;
+        }
+        if (what === "reference") document.body.dataset.showMe = "done"; // nothing to play: no time passes
         this.sim.seek(p.check.timeMs);
         this.showCheck(p.check);
         if (p.finished && this.wasPlaying) this.sim.setPlaying(true);
@@ -607,6 +676,26 @@ export class LessonPanel {
         this.busy = false;
       }
     });
+  }
+
+  /**
+   * Show me: the worker has played the reference actions (recorded in the run's history);
+   * the page goes back to the step's start and lets the clock replay them at a speed that
+   * shows the whole in about half a minute, with explain mode on, so that the learner watches
+   * each event happen and why, and the charts draw every point on the way. The clock stops
+   * where the actions ended.
+   */
+  private showPlaying(start: number, end: number): void {
+    this.sceneStart = start;
+    this.sceneEnd = end;
+    this.sceneRolling = false;
+    document.body.dataset.showMe = "playing";
+    this.explainBefore = document.body.dataset.explain === "on";
+    this.sim.setSpeed(showMeSpeed(end - start));
+    // The learner watches the canvas, wherever the page was scrolled.
+    document.getElementById("cluster-canvas")?.scrollIntoView({ block: "nearest" });
+    this.sim.seek(start);
+    this.sim.setPlaying(true);
   }
 
   private setDone(text: string, state: string): void {

@@ -10,11 +10,15 @@ import {
   STRIP_COL_PX,
   STRIP_GAP_PX,
   STRIP_ROW_PX,
+  MIN_BOX_W,
   brokerBoxes,
+  brokerColumns,
+  brokerContentH,
   bucketAt,
   cellAt,
   cellGrid,
   controllerBoxes,
+  controllersBottom,
   hitRect,
   lowerBound,
   moveFocus,
@@ -44,6 +48,30 @@ test("brokers fill rows of at most 6 below the controllers, inside the canvas", 
     assert.ok(r.x >= 0 && r.x + r.w <= 1200 && r.y > CONTROLLER_H && r.y + r.h <= 700 + 1e-9);
   }
   assert.deepEqual(brokerBoxes(0, 1200, 700), []);
+});
+
+test("on a narrow canvas controllers and brokers wrap into rows of boxes no narrower than MIN_BOX_W", () => {
+  const c = controllerBoxes(3, 350);
+  assert.equal(new Set(c.map((r) => r.y)).size, 2, "3 controllers at 350: two rows");
+  assert.ok(c.every((r) => r.w >= MIN_BOX_W && r.x >= 0 && r.x + r.w <= 350));
+  assert.equal(controllersBottom(3, 350), c[2].y + c[2].h);
+  assert.equal(controllersBottom(3, 1000), PAD + CONTROLLER_H, "one row when wide");
+  assert.equal(brokerColumns(4, 350), 2);
+  assert.equal(brokerColumns(4, 1200), 4);
+  assert.equal(brokerColumns(9, 1200), 6);
+  const b = brokerBoxes(4, 350, 900, 200);
+  assert.equal(b[2].x, b[0].x, "the third broker starts the second row");
+  assert.ok(b.every((r) => r.w >= MIN_BOX_W && r.y >= 200));
+});
+
+test("a broker box is no taller than its cells need", () => {
+  const one = brokerContentH(1, 300);
+  const many = brokerContentH(100, 300);
+  assert.ok(one < 150, `one cell: ${one}`);
+  assert.ok(many > one);
+  const b = brokerBoxes(3, 1200, 900, 100, one);
+  assert.ok(b.every((r) => r.h === one), "capped at the content's height");
+  assert.ok(brokerBoxes(3, 1200, 300, 100, 1e6).every((r) => r.h < 300), "and never past the canvas");
 });
 
 test("hitRect finds the box under a point, -1 between boxes", () => {

@@ -2,9 +2,10 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isNews, isStop } from "../explain";
+import { isNews, isStop, linesOf } from "../explain";
+import { markersOf } from "../charts";
 import { Frame, Layout } from "../frame";
-import type { DecisionInfo, FrameBody } from "../protocol";
+import type { DecisionInfo, FrameBody, LogEvent } from "../protocol";
 import { S } from "../strings";
 import { electionWords, rateText, steadyFlows } from "../traffic";
 
@@ -85,4 +86,37 @@ test("the speed says what a screen second is in cluster time", () => {
   assert.equal(S.speedMeaning(0.25), "1 s on screen = 0.25 s in the cluster · a heartbeat every 8 s");
   assert.equal(S.speedMeaning(100), "1 s on screen = 1.7 min in the cluster · a heartbeat every 20 ms");
   assert.equal(S.speedOption(0.25), "¼× slow motion");
+});
+
+test("an explain stop shows the log's lines of its moments, in the log's order, notices left out", () => {
+  const events: LogEvent[] = [
+    { timeMs: 9000, kind: "broker", text: "controller 3000's session check: broker 1 sent no heartbeat for 9,001 ms" },
+    { timeMs: 9020, kind: "broker", text: "broker 1 fenced: no heartbeat for 9,021 ms" },
+    { timeMs: 9020, kind: "partition", text: "payments-0: leader moved from broker 1 to broker 2 because broker 1 was fenced" },
+    { timeMs: 9020, kind: "notice", text: "3 more events in this frame were left out" },
+    { timeMs: 9500, kind: "partition", text: "payments-3: broker 4 rejoined the ISR" },
+  ];
+  const stop = (decision: string, timeMs: number) => ({ decision, timeMs }) as DecisionInfo;
+  assert.deepEqual(
+    linesOf(events, [stop("fenced", 9020), stop("leader", 9020)]).map((e) => e.text),
+    [events[1].text, events[2].text],
+  );
+  assert.deepEqual(
+    linesOf(events, [stop("session_expired", 9000), stop("fenced", 9020)]).map((e) => e.timeMs),
+    [9000, 9020, 9020],
+    "cause first, as the log has them",
+  );
+  assert.deepEqual(linesOf(events, [stop("leader", 7000)]), [], "a decision the log tells at another time has none");
+});
+
+test("the charts mark the user's actions and the balancer runs with their log lines", () => {
+  const events: LogEvent[] = [
+    { timeMs: 3000, kind: "action", text: "you killed broker 1 (as kill -9)" },
+    { timeMs: 9020, kind: "broker", text: "broker 1 fenced" },
+    { timeMs: 300000, kind: "balancer", text: "electPreferred elected 3 partitions (3 to broker 1)" },
+  ];
+  assert.deepEqual(markersOf(events), [
+    { timeMs: 3000, kind: "action", text: events[0].text },
+    { timeMs: 300000, kind: "balancer", text: events[2].text },
+  ]);
 });

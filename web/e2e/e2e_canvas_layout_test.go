@@ -1,0 +1,169 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// shape is a text, badge or bar the renderer drew, as it reports them in data-texts while the
+// canvas has data-record-texts (layout units).
+type shape struct {
+	Kind     string
+	Text     string
+	X, Y     float64
+	W, H     float64
+	Squeezed bool
+}
+
+// drawnShapes redraws the canvas (a resize forces it) with recording on and returns what the
+// frame drew.
+func drawnShapes(t *testing.T, tb *tab, w, h int64) []shape {
+	t.Helper()
+	eval[bool](t, tb, `(c => (c.dataset.recordTexts = "1", delete c.dataset.texts, true))(document.getElementById("cluster-canvas"))`)
+	// Two sizes in turn: the resize observer draws the frame again at the second.
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w+1, h)))
+	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w, h)))
+	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	poll(t, tb, `!!document.getElementById("cluster-canvas").dataset.texts`)
+	var out []shape
+	require.NoError(t, json.Unmarshal([]byte(eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.texts`)), &out))
+	return out
+}
+
+// overlaps lists the pairs of shapes drawn over each other (by more than a pixel's sliver).
+func overlaps(shapes []shape) []string {
+	var out []string
+	for i, a := range shapes {
+		for _, b := range shapes[i+1:] {
+			dx := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
+			dy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
+			if dx > 1 && dy > 1 {
+				out = append(out, fmt.Sprintf("%s %q over %s %q", a.Kind, a.Text, b.Kind, b.Text))
+			}
+		}
+	}
+	return out
+}
+
+// TestCanvasLayout checks the cluster canvas as a person reads it: at a phone's, a small
+// window's and a desktop's width and in presenter mode, no text, badge or bar is drawn over
+// another, and no text is squeezed narrower than its letters; small clusters get boxes sized
+// to their cells, not a page tall.
+func TestCanvasLayout(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+
+	sizes := []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}}
+	check := func(t *testing.T, tb *tab, what string, want func([]shape) bool) {
+		for _, presenter := range []bool{false, true} {
+			if presenter {
+				press(t, tb, "p")
+				poll(t, tb, `document.body.classList.contains("presenter")`)
+			}
+			for _, size := range sizes {
+				shapes := drawnShapes(t, tb, size.w, size.h)
+				name := fmt.Sprintf("%s at %d px (presenter %v)", what, size.w, presenter)
+				if want != nil {
+					assert.True(t, want(shapes), "%s: %+v", name, shapes)
+				}
+				assert.Empty(t, overlaps(shapes), name)
+				for _, s := range shapes {
+					assert.False(t, s.Squeezed, "%s: %q is squeezed to fit", name, s.Text)
+				}
+				if !presenter {
+					screenshot(t, tb, fmt.Sprintf("canvas-layout-%s-%d.png", strings.ReplaceAll(what, " ", "-"), size.w), "#cluster-canvas")
+				}
+			}
+			if presenter {
+				press(t, tb, "P")
+				poll(t, tb, `!document.body.classList.contains("presenter")`)
+			}
+		}
+		// Sizing the canvas to its drawing must not make a resize loop the page reports.
+		assert.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`), eval[string](t, tb, `document.getElementById("error-report").textContent`))
+	}
+
+	t.Run("a gated broker's badge, counts and catch-up bar sit apart", func(t *testing.T) {
+		// Lesson 6, step 4 opens on broker 0 gated with 105 partitions out of sync.
+		tb := openLesson(t, bctx, url, "lesson=6&step=4")
+		check(t, tb, "gated", func(s []shape) bool {
+			kinds := map[string]bool{}
+			for _, x := range s {
+				kinds[x.Kind] = true
+			}
+			return kinds["badge"] && kinds["bar"]
+		})
+	})
+
+	t.Run("the playground after a kill: no text over another at any width", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		press(t, tb, "1", "k")
+		logItem(t, tb, "broker 1 fenced")
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		check(t, tb, "killed", nil)
+	})
+
+	t.Run("a small cluster's broker boxes are as tall as their cells need", func(t *testing.T) {
+		// Lesson 1: three brokers, one partition, one cell each.
+		tb := openLesson(t, bctx, url, "lesson=1&step=1")
+		for _, size := range sizes {
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
+			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			boxes := canvasBoxes(t, tb, "brokerBoxes")
+			require.Len(t, boxes, 3)
+			bottom := 0.0
+			for id, b := range boxes {
+				assert.Less(t, b.h, 150.0, "at %d px broker %s's box holds one cell: %+v", size.w, id, b)
+				bottom = math.Max(bottom, b.y+b.h)
+			}
+			canvas := eval[map[string]float64](t, tb, `(r => ({top: r.top, bottom: r.bottom}))(document.getElementById("cluster-canvas").getBoundingClientRect())`)
+			// Under the last row: the band the traffic layer's captions are written in.
+			assert.InDelta(t, bottom+46, canvas["bottom"], 4, "at %d px the canvas ends under its last broker row", size.w)
+		}
+	})
+
+	t.Run("on a phone the start card does not push the canvas down, and its kill shows what follows", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+		eval[bool](t, tb, `localStorage.removeItem("kraftlab.welcome.dismissed"), true`)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+		canvasTop := `document.getElementById("cluster-canvas").getBoundingClientRect().top + scrollY`
+		// Paused, so that nothing else moves the canvas between the two measures.
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		withCard := eval[float64](t, tb, canvasTop)
+		card := eval[map[string]float64](t, tb, `(r => ({top: r.top, bottom: r.bottom}))(document.getElementById("welcome").getBoundingClientRect())`)
+		assert.LessOrEqual(t, card["bottom"], 844.0, "the card is on screen: %v", card)
+		screenshot(t, tb, "welcome-390.png", "")
+		eval[bool](t, tb, `document.getElementById("welcome").hidden = true, true`)
+		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		assert.Equal(t, eval[float64](t, tb, canvasTop), withCard, "the card takes no room above the canvas")
+		eval[bool](t, tb, `document.getElementById("welcome").hidden = false, true`)
+
+		// Kill from the card: the canvas comes up, with the newest events under it.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#welcome-kill"))))
+		logItem(t, tb, "you killed broker")
+		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		seen := eval[map[string]float64](t, tb, `(() => { const c = document.getElementById("cluster-canvas").getBoundingClientRect(),
+			li = document.querySelector("#latest-events li:last-child").getBoundingClientRect();
+			return {canvasTop: c.top, canvasBottom: c.bottom, eventTop: li.top, eventBottom: li.bottom, h: innerHeight}; })()`)
+		assert.True(t, seen["canvasTop"] >= -1 && seen["canvasBottom"] <= seen["h"] && seen["eventBottom"] <= seen["h"] && seen["eventTop"] >= 0,
+			"the canvas and the newest event are on screen together: %v", seen)
+		screenshot(t, tb, "welcome-390-killed.png", "")
+	})
+}

@@ -1,0 +1,107 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLessonLayout checks a lesson as a learner meets it: long config names stay inside the
+// panel, a demo that stops to ask shows its question where the learner is looking, and the
+// toolbar's Restart cluster never drops the lesson without a word.
+func TestLessonLayout(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+	sizes := []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}}
+
+	t.Run("lesson 6's long config names stay inside the panel", func(t *testing.T) {
+		tb := openLesson(t, bctx, url, "lesson=6&step=1")
+		for _, size := range sizes {
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
+			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			// Every code span (config names) ends inside the panel's padding box.
+			out := eval[[]string](t, tb, `(() => {
+				const p = document.getElementById("lesson-panel"), pr = p.getBoundingClientRect();
+				const right = pr.right - parseFloat(getComputedStyle(p).paddingRight) + 1;
+				return [...p.querySelectorAll("code")].filter(c => [...c.getClientRects()].some(r => r.right > right)).map(c => c.textContent);
+			})()`)
+			assert.Empty(t, out, "at %d px these run past the panel's edge", size.w)
+		}
+		screenshot(t, tb, "lesson-6-names.png", "#lesson-panel")
+	})
+
+	t.Run("the demo's question is on screen when the demo stops to ask it", func(t *testing.T) {
+		for _, size := range sizes {
+			tb := openLesson(t, bctx, url, "lesson=1&step=1")
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
+			// Clicked where it is, without scrolling the page to it.
+			eval[bool](t, tb, `document.getElementById("lesson-demo-play").click(), true`)
+			poll(t, tb, `!document.getElementById("lesson-demo").hidden && document.getElementById("lesson-question").textContent !== ""`)
+			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			// In the window, and in the panel's own scrolled area (a sticky panel scrolls).
+			seen := eval[map[string]float64](t, tb, `(() => {
+				const q = document.getElementById("lesson-demo").getBoundingClientRect(), p = document.getElementById("lesson-panel").getBoundingClientRect();
+				return {top: q.top, bottom: q.bottom, ptop: p.top, pbottom: p.bottom, h: innerHeight};
+			})()`)
+			assert.True(t, seen["top"] >= 0 && seen["bottom"] <= seen["h"], "at %d px the question is in the window: %v", size.w, seen)
+			assert.True(t, seen["top"] >= seen["ptop"]-1 && seen["bottom"] <= seen["pbottom"]+1, "at %d px the question is in the panel's view: %v", size.w, seen)
+			if size.w >= 1440 {
+				// Beside the canvas: the canvas the question is about stays in view.
+				top := eval[float64](t, tb, `document.getElementById("cluster-canvas").getBoundingClientRect().top`)
+				assert.True(t, top >= 0 && top < float64(size.h)/2, "at %d px the canvas stays in view: top %.0f", size.w, top)
+			}
+			screenshot(t, tb, fmt.Sprintf("lesson-demo-question-%d.png", size.w), "")
+		}
+	})
+
+	t.Run("Restart cluster in a lesson restarts the lesson's cluster and says so", func(t *testing.T) {
+		tb := openLesson(t, bctx, url, "lesson=1&step=1")
+		start := eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`)
+		press(t, tb, "2", "k")
+		poll(t, tb, `!document.getElementById("lesson-undo").disabled`)
+		lessonClick(t, tb, "#start-button")
+		poll(t, tb, `document.getElementById("start-note").textContent !== ""`)
+		assert.Equal(t, "Restarted lesson 1's cluster at the start of step 1.", text(t, tb, "start-note"))
+		assert.Equal(t, "01-electing-a-new-leader", eval[string](t, tb, `document.body.dataset.lesson`), "still in the lesson")
+		assert.Equal(t, "0", eval[string](t, tb, `document.body.dataset.lessonStep`))
+		poll(t, tb, `document.getElementById("lesson-undo").disabled`)
+		assert.Equal(t, start, eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`), "back at the step's start")
+		assert.Empty(t, eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.stopped`), "broker 2 is running again")
+
+		// Other sizes typed in: the lesson is left, and the note says so.
+		retype(t, tb, "#broker-count", "5")
+		lessonClick(t, tb, "#start-button")
+		poll(t, tb, `document.getElementById("start-note").textContent.startsWith("Left lesson 1")`)
+		assert.Empty(t, eval[string](t, tb, `document.body.dataset.lesson || ""`))
+		poll(t, tb, `document.getElementById("cluster-canvas").dataset.brokerBoxes.split(";").length === 5`)
+		assert.True(t, strings.Contains(text(t, tb, "start-note"), "open it again from Lessons"))
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("goal explanations and log lines say states in words, not enum spellings", func(t *testing.T) {
+		tb := openLesson(t, bctx, url, "lesson=1&step=1")
+		press(t, tb, "1", "k")
+		poll(t, tb, `[...document.querySelectorAll("#lesson-goals .goal-explain")].some(e => e.textContent.includes("stopped"))`)
+		lessonClick(t, tb, "#lesson-show")
+		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+		// Outside <code> (a goal's own expression, config names): no snake_case words, no tags.
+		words := eval[[]string](t, tb, `(() => {
+			const out = [];
+			for (const root of document.querySelectorAll("#lesson-goals, #event-log, #latest-events")) {
+				const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+				for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+					if (n.parentElement.closest("code")) continue;
+					for (const m of n.textContent.matchAll(/\b[a-z]+_[a-z_]+\b|\[assumption\]|§|\bprocess (running|not_running)\b/g)) out.push(m[0] + " in: " + n.textContent.slice(0, 120));
+				}
+			}
+			return out;
+		})()`)
+		assert.Empty(t, words)
+	})
+}
