@@ -238,6 +238,7 @@ type tables struct {
 	pt      []partState
 	epochSt []float64 // leader-epoch start offset
 	route   []route   // when the serving leader last changed, and where the replicas are
+	sizes   logSizes  // the starting partitions' local log sizes, when given (Prefill)
 	// uniformRF is the replication factor of every partition when all have the same one, so
 	// that partition p's replicas start at slot p*uniformRF; 0 when they do not.
 	uniformRF uint8
