@@ -252,15 +252,3 @@ func (f *Fleet) at(t int64, kind int32, id int32, arg int64) sim.Handle {
 // bigBuffer is the capacity above which a per-broker buffer (the AlterPartition batch's) is
 // released once empty rather than kept for reuse: a burst of ISR changes grows it once.
 const bigBuffer = 4096
-
-// logSizes are the starting partitions' local log sizes as measured on a real cluster, by
-// partition index (Prefill); the partitions past its end have none.
-type logSizes []float64
-
-// of is partition p's local log size: its given one, or else def.
-func (s logSizes) of(p int32, def float64) float64 {
-	if int(p) < len(s) {
-		return s[p]
-	}
-	return def
-}

@@ -270,3 +270,15 @@ func (tb *tables) slot(id int32) (*broker, int, error) {
 	}
 	return &tb.brokers[s], int(s), nil
 }
+
+// logSizes are the starting partitions' local log sizes as measured on a real cluster, by
+// partition index (Prefill); the partitions past its end have none.
+type logSizes []float64
+
+// of is partition p's local log size: its given one, or else def.
+func (s logSizes) of(p int32, def float64) float64 {
+	if int(p) < len(s) {
+		return s[p]
+	}
+	return def
+}
