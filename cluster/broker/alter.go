@@ -18,7 +18,7 @@ func (ik *isrKeeper) flushAlter(slot int) {
 	b.alterBatch, b.alterReqs, b.alterIsrBuf = b.alterBatch[:0], b.alterReqs[:0], b.alterIsrBuf[:0]
 	for i, p := range b.alterQueue {
 		if i%warmChunk == 0 {
-			f.warm.warmAlter(b.alterQueue[i:min(i+warmChunk, len(b.alterQueue))])
+			f.warm.warmAlter(b.alterQueue[i:min(i+warmChunk, len(b.alterQueue))], f.isr.alter)
 		}
 		if f.pt[p].alterSt != alQueued || f.pt[p].leader < 0 {
 			continue
@@ -83,7 +83,7 @@ func (ik *isrKeeper) alterReply(slot int) {
 	}
 	for i, p := range b.alterBatch {
 		if i%warmChunk == 0 {
-			f.warm.warmAlter(b.alterBatch[i:min(i+warmChunk, len(b.alterBatch))])
+			f.warm.warmAlter(b.alterBatch[i:min(i+warmChunk, len(b.alterBatch))], f.isr.alter)
 		}
 		if f.pt[p].alterSt != alSent || f.pt[p].leader < 0 {
 			continue

@@ -43,7 +43,7 @@ func (cu *catchUp) joinGroup(r int32, backlog float64) {
 	p := f.rp[r].rpart
 	lr := f.pt[p].rbase + int32(f.pt[p].leader)
 	s := cu.sessionIndex(int(f.rp[r].rb), int(f.rp[lr].rb), int(f.pt[p].fetcher))
-	ss := &cu.sessions[s]
+	ss := &cu.f.sessions[s]
 	cu.anchor(ss)
 	if ss.groups == nil {
 		ss.groups = make([]group, f.k+1)
@@ -78,7 +78,7 @@ func (cu *catchUp) leaveGroup(r int32) {
 	g := f.rp[r].grp
 	kk := int32(f.k + 1)
 	s := int(g / kk)
-	ss := &cu.sessions[s]
+	ss := &cu.f.sessions[s]
 	cu.anchor(ss)
 	cu.hgen[r]++
 	f.rp[r].grp = -1
@@ -95,7 +95,7 @@ func (cu *catchUp) leaveGroup(r int32) {
 // idleSession retires a session with no catching-up member.
 func (cu *catchUp) idleSession(s int) {
 	f := cu.f
-	ss := &cu.sessions[s]
+	ss := &cu.f.sessions[s]
 	cu.setX(s, 0)
 	ss.alloc = 0
 	f.sim.Cancel(ss.ev)
@@ -106,7 +106,7 @@ func (cu *catchUp) idleSession(s int) {
 	if ss.pos >= 0 {
 		last := cu.active[len(cu.active)-1]
 		cu.active[ss.pos] = last
-		cu.sessions[last].pos = ss.pos
+		cu.f.sessions[last].pos = ss.pos
 		cu.active = cu.active[:len(cu.active)-1]
 		ss.pos = -1
 	}
@@ -116,7 +116,7 @@ func (cu *catchUp) idleSession(s int) {
 // setX changes a session's catch-up rate and the brokers' catch-up loads with it.
 func (cu *catchUp) setX(s int, x float64) {
 	f := cu.f
-	ss := &cu.sessions[s]
+	ss := &cu.f.sessions[s]
 	d := x - ss.x
 	if d == 0 {
 		return
@@ -129,7 +129,7 @@ func (cu *catchUp) setX(s int, x float64) {
 
 // updateX applies the protocol cap for the session's current membership; anchored first.
 func (cu *catchUp) updateX(s int) {
-	cu.setX(s, min(cu.sessions[s].alloc, cu.sessionCap(s)))
+	cu.setX(s, min(cu.f.sessions[s].alloc, cu.sessionCap(s)))
 }
 
 // cycleBytes is the most one fetch response of a session can carry: one
@@ -154,7 +154,7 @@ func (cu *catchUp) writeRate(b int) float64 {
 // before it fetches again (docs/model.md §3).
 func (cu *catchUp) sessionCap(s int) float64 {
 	f := cu.f
-	ss := &cu.sessions[s]
+	ss := &cu.f.sessions[s]
 	if ss.n <= 0 {
 		return 0
 	}
@@ -169,7 +169,7 @@ func (cu *catchUp) sessionCap(s int) float64 {
 // [0, cycle]). A throttled session carries fewer bytes per cycle, so its cycle is shorter.
 func (cu *catchUp) cycleMs(s int) float64 {
 	f := cu.f
-	ss := &cu.sessions[s]
+	ss := &cu.f.sessions[s]
 	if ss.n <= 0 || ss.x <= 0 {
 		return 0
 	}
@@ -189,7 +189,7 @@ func (cu *catchUp) cycleMs(s int) float64 {
 // throttle trap) schedules nothing.
 func (cu *catchUp) reschedule(s int) {
 	f := cu.f
-	ss := &cu.sessions[s]
+	ss := &cu.f.sessions[s]
 	f.sim.Cancel(ss.ev)
 	ss.ev = noHandle
 	if ss.n <= 0 {
@@ -244,7 +244,7 @@ func (cu *catchUp) top(g *group) (hent, bool) {
 // sessionEvent rejoins every member of the session whose backlog is within one fetch.
 func (cu *catchUp) sessionEvent(s int) {
 	f := cu.f
-	ss := &cu.sessions[s]
+	ss := &cu.f.sessions[s]
 	ss.ev = noHandle
 	if ss.n <= 0 {
 		return
@@ -427,7 +427,7 @@ func (cu *catchUp) realloc() {
 		}
 	}
 	for i, s := range cu.active {
-		ss := &cu.sessions[s]
+		ss := &cu.f.sessions[s]
 		cu.anchor(ss)
 		ss.alloc = sc.rate[i]
 		cu.updateX(int(s))
@@ -450,13 +450,13 @@ func (f *Fleet) RatesChanged() error {
 		}
 	}
 	for _, s := range f.cu.active {
-		f.cu.anchor(&f.cu.sessions[s])
+		f.cu.anchor(&f.sessions[s])
 	}
 	for c := 0; c < f.k; c++ {
 		f.clsVol[c] = f.vol(c, now)
 	}
 	f.volAt = now
-	if err := f.loadRates(); err != nil {
+	if err := f.loadRates(f.rates); err != nil {
 		return err
 	}
 	for _, s := range f.cu.active {
@@ -476,7 +476,7 @@ func (f *Fleet) CatchUpFlows(fn func(leader, follower int32, bytesPerSec float64
 		for lb := range f.brokers {
 			sum := 0.0
 			for k := 0; k < nf; k++ {
-				if ss := &f.cu.sessions[f.cu.sessionIndex(fb, lb, k)]; ss.pos >= 0 {
+				if ss := &f.sessions[f.cu.sessionIndex(fb, lb, k)]; ss.pos >= 0 {
 					sum += ss.x
 				}
 			}

@@ -18,20 +18,28 @@
 // partState, half of one for replicaState); the rest are parallel slices.
 //
 //	Fleet
-//	├─ brokers[slot]  broker: lifecycle state, heartbeatChannel, brokerView (applied offset,
-//	│                 queue of changes, peers), leaderIsr (watch list, AlterPartition batch),
-//	│                 brokerLoads
-//	├─ cat            catalog: the committed metadata decoded once for all brokers
+//	├─ tables         the state every concern shares (tables.go; its shared reads in replica.go)
+//	│  ├─ brokers[slot]  broker: lifecycle state, heartbeatChannel, brokerView (applied offset,
+//	│  │                 queue of changes, peers), leaderIsr (watch list, AlterPartition batch),
+//	│  │                 brokerLoads · oos[slot] · cut[slot×n+slot]
+//	│  ├─ cat            catalog: the committed metadata decoded once for all brokers
+//	│  ├─ rateClasses    per class c: clsRate[c], clsReq[c], cumulative volume clsVol[c]
+//	│  ├─ per partition p        pt[p] partState · epochSt[p] · route[p]
+//	│  │                          │ rbase, rf
+//	│  │                          ▼
+//	│  ├─ per replica slot r     rp[r] replicaState (leo, view, rstate) · lastCU[r]
+//	│  └─ sessions[(follower, leader, fetcher)]  fetch sessions → groups by rate class
 //	├─ pub            publisher: catalog → each broker's queue → each broker's view
-//	├─ per partition p          pt[p] partState · epochSt[p] · route[p] · isr.alter[p]
-//	│                            │ rbase, rf
-//	│                            ▼
-//	├─ per replica slot r       rp[r] replicaState (leo, view, rstate) · lastCU[r] · cu.hgen[r]
-//	├─ cu             catchUp: fetch sessions[(follower, leader, fetcher)] → groups by rate class
-//	├─ isr            isrKeeper: proposals, isr-expiration passes
+//	├─ cu             catchUp: sessions with catching-up members, rate allocation, hgen[r]
+//	├─ isr            isrKeeper: proposals alter[p], isr-expiration passes
 //	├─ roles          roles: leaders and followers taking up their roles, produce, HW
 //	├─ life           lifecycle: registration, heartbeats, recovery, shutdown
 //	└─ warm           warmer: cache warming of the big loops
+//
+// Each concern keeps its own state in its own type and reaches the shared tables, and the
+// other concerns, through the Fleet; the reads every concern needs (a replica's log position,
+// a partition's high watermark, its replicas, min.insync.replicas, whether a link is up) are
+// methods of tables, and only the Fleet schedules events (Fleet.at), as the sim's handler.
 //
 // # Following one broker's restart and one ISR change
 //
@@ -46,8 +54,8 @@
 //
 // The files are layered: each refers only to what it and the files before it declare
 // (cluster's TestNoBackArrows holds the order): state, params, client, queue, catalog,
-// sessions, catchup_notes, fleet, replica, warm, isr, catchup_status, catchup, roles, alter,
-// metadata, publish, lifecycle, outofsync, view, events.
+// sessions, catchup_notes, tables, replica, fleet, warm, isr, catchup_status, catchup, roles,
+// alter, metadata, publish, lifecycle, outofsync, view, events.
 //
 // # Time and cost
 //

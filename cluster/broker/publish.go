@@ -205,7 +205,7 @@ func (f *Fleet) Publish(entries []metadata.Entry) error {
 	}
 	for i := range entries {
 		if i%warmChunk == 0 {
-			f.warm.warmPublish(entries[i:min(i+warmChunk, len(entries))])
+			f.warm.warmPublish(entries[i:min(i+warmChunk, len(entries))], f.pub.published)
 		}
 		e := entries[i]
 		if e.Offset <= f.pub.published {

@@ -261,7 +261,7 @@ func (f *Fleet) PartitionPath(p int32, out *Path) {
 		fb := f.rp[r].rb
 		out.Follower[out.Followers] = int32(fb)
 		out.HolMs[out.Followers] = 0
-		if s := f.cu.sessionIndex(int(fb), int(lb), int(f.pt[p].fetcher)); f.cu.sessions[s].n > 0 {
+		if s := f.cu.sessionIndex(int(fb), int(lb), int(f.pt[p].fetcher)); f.sessions[s].n > 0 {
 			out.HolMs[out.Followers] = f.cu.cycleMs(s)
 		}
 		out.Followers++

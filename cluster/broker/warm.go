@@ -20,11 +20,11 @@ const warmChunk = 16
 // warmChanges reads the partition and replica state applyPartition will read for the queued
 // changes qs.
 func (w *warmer) warmChanges(qs []change) {
-	f := w.f
+	tb := w.tb
 	var sink int32
 	for i := range qs {
 		if ch := &qs[i]; ch.kind == chPartition {
-			sink += f.pt[ch.part].rbase + f.rp[ch.rep].rpart
+			sink += tb.pt[ch.part].rbase + tb.rp[ch.rep].rpart
 		}
 	}
 	w.sink += sink
@@ -36,22 +36,22 @@ func (w *warmer) warmChanges(qs []change) {
 // every partition the replicas' place is known without the partition's state, and both are
 // read in one pass.
 func (w *warmer) warmParts(ps []int32) {
-	f := w.f
+	tb := w.tb
 	var sink int32
-	if rf := int32(f.uniformRF); rf > 0 {
+	if rf := int32(tb.uniformRF); rf > 0 {
 		// The replicas' place follows from p: one pass, every read independent.
 		for _, p := range ps {
-			sink += f.pt[p].rbase + f.rp[p*rf].rpart + f.rp[p*rf+rf-1].rpart
+			sink += tb.pt[p].rbase + tb.rp[p*rf].rpart + tb.rp[p*rf+rf-1].rpart
 		}
 		w.sink += sink
 		return
 	}
 	for _, p := range ps {
-		sink += f.pt[p].rbase
+		sink += tb.pt[p].rbase
 	}
 	for _, p := range ps {
-		if r, n := f.pt[p].rbase, int32(f.pt[p].rf); n > 0 {
-			sink += f.rp[r].rpart + f.rp[r+n-1].rpart
+		if r, n := tb.pt[p].rbase, int32(tb.pt[p].rf); n > 0 {
+			sink += tb.rp[r].rpart + tb.rp[r+n-1].rpart
 		}
 	}
 	w.sink += sink
@@ -60,32 +60,32 @@ func (w *warmer) warmParts(ps []int32) {
 // warmView reads what loadView reads for the partitions ps: warmParts, and their catalog
 // entries.
 func (w *warmer) warmView(ps []int32) {
-	f := w.f
+	tb := w.tb
 	var sink int32
 	for _, p := range ps {
-		sink += f.cat.parts[p].le
+		sink += tb.cat.parts[p].le
 	}
 	w.sink += sink
 	w.warmParts(ps)
 }
 
 // warmPublish reads the catalog state publishChange and queuePartition will read for the
-// partition changes among es that are not published yet: the partition's entry, then its
-// replicas' ids and broker slots (in the same pass when the replication factor is uniform, as
-// in warmParts).
-func (w *warmer) warmPublish(es []metadata.Entry) {
-	f := w.f
-	c := &f.cat
+// partition changes among es that are not published yet (above offset published): the
+// partition's entry, then its replicas' ids and broker slots (in the same pass when the
+// replication factor is uniform, as in warmParts).
+func (w *warmer) warmPublish(es []metadata.Entry, published int64) {
+	tb := w.tb
+	c := &tb.cat
 	ps := w.idx[:0]
 	for i := range es {
-		if r, ok := es[i].Record.(*metadata.PartitionChangeRecord); ok && es[i].Offset > f.pub.published {
+		if r, ok := es[i].Record.(*metadata.PartitionChangeRecord); ok && es[i].Offset > published {
 			if t, ok := c.topicByID(r.TopicID); ok && r.PartitionID >= 0 && r.PartitionID < c.topics[t].count {
 				ps = append(ps, c.topics[t].first+r.PartitionID)
 			}
 		}
 	}
 	var sink int32
-	rf := int32(f.uniformRF) // the catalog's replica slots are the fleet's (see warmParts)
+	rf := int32(tb.uniformRF) // the catalog's replica slots are the fleet's (see warmParts)
 	for _, p := range ps {
 		sink += c.parts[p].rbase
 		if rf > 0 {
@@ -104,22 +104,22 @@ func (w *warmer) warmPublish(es []metadata.Entry) {
 }
 
 // warmAlter reads the state flushAlter and alterReply read for the partitions ps: the
-// partition's state, its pending AlterPartition and catalog entry, then its replicas (in the
-// same pass when the replication factor is uniform).
-func (w *warmer) warmAlter(ps []int32) {
-	f := w.f
+// partition's state, its pending AlterPartition (in alter) and catalog entry, then its
+// replicas (in the same pass when the replication factor is uniform).
+func (w *warmer) warmAlter(ps []int32, alter []alterProposal) {
+	tb := w.tb
 	var sink int32
-	rf := int32(f.uniformRF)
+	rf := int32(tb.uniformRF)
 	for _, p := range ps {
-		sink += f.pt[p].rbase + f.isr.alter[p].le + f.cat.parts[p].pnum
+		sink += tb.pt[p].rbase + alter[p].le + tb.cat.parts[p].pnum
 		if rf > 0 {
-			sink += f.rp[p*rf].rpart + f.cat.rid[p*rf]
+			sink += tb.rp[p*rf].rpart + tb.cat.rid[p*rf]
 		}
 	}
 	if rf == 0 {
 		for _, p := range ps {
-			if r := f.pt[p].rbase; f.pt[p].rf > 0 {
-				sink += f.rp[r].rpart + f.cat.rid[r]
+			if r := tb.pt[p].rbase; tb.pt[p].rf > 0 {
+				sink += tb.rp[r].rpart + tb.cat.rid[r]
 			}
 		}
 	}
@@ -130,18 +130,18 @@ func (w *warmer) warmAlter(ps []int32) {
 // the replica, then its partition's state (in the same pass when
 // the replication factor is uniform: replica r is then partition r/rf's).
 func (w *warmer) warmWatch(rs []int32) {
-	f := w.f
+	tb := w.tb
 	var sink int32
-	rf := int32(f.uniformRF)
+	rf := int32(tb.uniformRF)
 	for _, r := range rs {
-		sink += f.rp[r].rpart
+		sink += tb.rp[r].rpart
 		if rf > 0 {
-			sink += f.pt[r/rf].rbase // replica r belongs to partition r/rf
+			sink += tb.pt[r/rf].rbase // replica r belongs to partition r/rf
 		}
 	}
 	if rf == 0 {
 		for _, r := range rs {
-			sink += f.pt[f.rp[r].rpart].rbase
+			sink += tb.pt[tb.rp[r].rpart].rbase
 		}
 	}
 	w.sink += sink

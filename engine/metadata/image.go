@@ -468,8 +468,8 @@ func (im *Image) replayPartition(off int64, r *PartitionRecord) error {
 	}
 	p := Partition{Topic: t, ID: r.PartitionID, Leader: r.Leader, LeaderEpoch: r.LeaderEpoch,
 		PartitionEpoch: r.PartitionEpoch}
-	p.isr.setTop(uint32(len(r.Replicas))) // before setList, which finds positions among them
-	p.setRecovery(r.LeaderRecoveryState)
+	p.numReplicas = uint8(len(r.Replicas)) // before setList, which finds positions among them
+	p.recovery = r.LeaderRecoveryState
 	copy(p.replicas[:], r.Replicas)
 	if !p.setList(&p.isr, r.Isr) || !p.setList(&p.elr, r.Elr) || !p.setList(&p.lke, r.LastKnownElr) {
 		return fmt.Errorf("offset %d: PartitionRecord %s-%d names a broker that is not a replica", off, top.Name, r.PartitionID)
@@ -517,7 +517,7 @@ func (im *Image) replayPartitionChange(off int64, r *PartitionChangeRecord) erro
 	switch s := r.LeaderRecoveryState; s {
 	case NoRecoveryChange:
 	case Recovered, Recovering:
-		next.setRecovery(s)
+		next.recovery = s
 	default:
 		return fmt.Errorf("offset %d: PartitionChangeRecord %s-%d has LeaderRecoveryState %d; it must be %d (no change), %d (RECOVERED) or %d (RECOVERING)", off, r.Topic, r.PartitionID, s, NoRecoveryChange, Recovered, Recovering)
 	}
@@ -645,8 +645,7 @@ func (im *Image) clearElr(r *ClearElrRecord) {
 	clear := func(idx int32) {
 		p := &im.Partitions[idx]
 		if p.elr.len() > 0 || p.lke.len() > 0 {
-			p.elr.clear()
-			p.lke.clear()
+			p.elr, p.lke = 0, 0
 			p.PartitionEpoch++
 			// The flags of an imbalanced partition read the ELR and LastKnownElr.
 			if pos := im.imbPos[idx]; pos >= 0 && im.Broker(p.Preferred()).imbFlags[pos] != imbalancedFlags(p) {

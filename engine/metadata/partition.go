@@ -7,24 +7,13 @@ const MaxReplicas = 8
 
 // replicaPositions is an ordered list of replicas (ISR, ELR, LastKnownElr), stored as positions
 // in the partition's replica list so that Kafka's list order is kept: its length in bits 0–3
-// and position i in the three bits from 4+3i (MaxReplicas positions take 28 bits). The top four
-// bits are not the list's: Partition keeps its replica count and recovery state there, so that
-// a partition is 64 bytes, one cache line, instead of 84 spread over two.
+// and position i in the three bits from 4+3i (MaxReplicas positions take 28 bits).
 type replicaPositions uint32
 
-const (
-	posBits  = 3
-	listMask = 1<<(4+posBits*MaxReplicas) - 1 // the list's bits; the rest belong to Partition
-	topShift = 4 + posBits*MaxReplicas
-)
+const posBits = 3
 
 func (l replicaPositions) len() int     { return int(l & 0xf) }
 func (l replicaPositions) at(i int) int { return int(l>>(4+posBits*i)) & (1<<posBits - 1) }
-func (l replicaPositions) top() uint32  { return uint32(l) >> topShift }
-func (l *replicaPositions) clear()      { *l &^= listMask }
-func (l *replicaPositions) setTop(v uint32) {
-	*l = *l&listMask | replicaPositions(v&0xf)<<topShift
-}
 
 // Partition is one partition's registration, as Kafka's PartitionRegistration holds it.
 type Partition struct {
@@ -33,19 +22,17 @@ type Partition struct {
 	Leader         int32
 	LeaderEpoch    int32
 	PartitionEpoch int32
-	replicas       [MaxReplicas]int32
-	// isr's top bits hold the replica count, elr's the LeaderRecoveryState (see
-	// replicaPositions).
-	isr, elr, lke replicaPositions
+	replicas       [MaxReplicas]int32 // the first numReplicas are the replica list
+	isr, elr, lke  replicaPositions
+	numReplicas    uint8
+	recovery       int8 // LeaderRecoveryState
 }
 
 // count is the number of replicas.
-func (p *Partition) count() int { return int(p.isr.top()) }
+func (p *Partition) count() int { return int(p.numReplicas) }
 
 // Recovery is the partition's LeaderRecoveryState (Recovered or Recovering).
-func (p *Partition) Recovery() int8 { return int8(p.elr.top()<<4) >> 4 } // four bits, sign-extended
-
-func (p *Partition) setRecovery(s int8) { p.elr.setTop(uint32(s)) }
+func (p *Partition) Recovery() int8 { return p.recovery }
 
 // Replicas returns the replica list; replicas[0] is the preferred replica. The slice aliases
 // the image and must not be modified.
@@ -134,7 +121,7 @@ func (p *Partition) position(b int32) int {
 // setList stores an ordered list of brokers as positions; members that are not replicas are an
 // error in the record, reported by the caller.
 func (p *Partition) setList(l *replicaPositions, ids []int32) bool {
-	l.clear()
+	*l = 0
 	for n, b := range ids {
 		i := p.position(b)
 		if i < 0 || n >= MaxReplicas {
