@@ -29,4 +29,9 @@
 // Everything here is deterministic: the same scenario, seed and overrides give the same
 // figures, whatever the number of workers. This package imports cluster and cluster/scenario
 // (and engine/config); wasm/bridge and cmd/kraftlab import it.
+//
+// The package also runs in the browser (lab.wasm, rehearse.wasm), whose size has a budget
+// (docs/performance.md). Sorting for the wasm: a slice of structs sorted once per import or per run
+// is sorted with sort.Slice, not slices.SortFunc, because the generic sort is compiled again for
+// each struct type (about 20 KB of wasm a type) while sort.Slice is one copy for all of them.
 package lab

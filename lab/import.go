@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -331,11 +332,15 @@ func Import(in Inputs, base *Description) (*Imported, error) {
 		parts = append(parts, "rates assumed")
 	}
 	rep.Summary = strings.Join(parts, ", ")
-	slices.SortStableFunc(rep.Unused, func(a, b UnusedLine) int {
-		if a.Source != b.Source {
-			return strings.Compare(sourceOrder(a.Source), sourceOrder(b.Source))
+	// sort.SliceStable rather than slices.SortStableFunc: each struct type a generic sort is
+	// instantiated for is another copy of the sort in the wasm (see "Sorting for the wasm" in doc.go), and
+	// this runs once per import.
+	u := rep.Unused
+	sort.SliceStable(u, func(i, j int) bool {
+		if u[i].Source != u[j].Source {
+			return sourceOrder(u[i].Source) < sourceOrder(u[j].Source)
 		}
-		return a.Line - b.Line
+		return u[i].Line < u[j].Line
 	})
 	return &Imported{Description: &d, Topics: topics, Report: rep}, nil
 }

@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -231,7 +232,8 @@ func ParseTopicsDescribe(text string) ([]DescribedTopic, []UnusedLine, error) {
 	}
 	for i := range topics {
 		t := &topics[i]
-		slices.SortFunc(t.Partitions, func(a, b DescribedPartition) int { return int(a.Partition) - int(b.Partition) })
+		ps := t.Partitions // sort.Slice, not slices.SortFunc: see "Sorting for the wasm" in doc.go
+		sort.Slice(ps, func(i, j int) bool { return ps[i].Partition < ps[j].Partition })
 		for k, p := range t.Partitions {
 			if k > 0 && t.Partitions[k-1].Partition == p.Partition {
 				return fail(p.Line, "partition %s-%d is described twice (also on line %d)", t.Name, p.Partition, t.Partitions[k-1].Line)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/kraftlab/kraftlab/cluster"
@@ -151,14 +152,16 @@ func runPlan(doc []byte, plan *Plan, ro *rollout, progress func(nowMs int64) err
 	for _, pr := range p.risk {
 		res.AtRisk = append(res.AtRisk, *pr)
 	}
-	slices.SortFunc(res.AtRisk, func(a, b PartitionRisk) int {
+	risk := res.AtRisk // sort.Slice, not slices.SortFunc: see "Sorting for the wasm" in doc.go
+	sort.Slice(risk, func(i, j int) bool {
+		a, b := risk[i], risk[j]
 		if c := cmp.Compare(b.UnderMinIsrMs+b.LeaderlessMs, a.UnderMinIsrMs+a.LeaderlessMs); c != 0 {
-			return c
+			return c < 0
 		}
 		if c := cmp.Compare(a.Topic, b.Topic); c != 0 {
-			return c
+			return c < 0
 		}
-		return cmp.Compare(a.Partition, b.Partition)
+		return a.Partition < b.Partition
 	})
 	p.balance()
 	return res, nil

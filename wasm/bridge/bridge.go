@@ -134,15 +134,21 @@ type Bridge struct {
 func NewCore(info Info) *Bridge {
 	b := &Bridge{info: info, handlers: map[string]Handler{}}
 	b.Register("hello", b.hello)
-	b.Register("debug.memory", debugMemory)
 	return b
 }
+
+// RegisterDebug adds debug.memory, the Go runtime's memory figures, for the programs whose
+// workers make bench-page measures (the playground's and the lab's). The rehearsal's program
+// leaves it out: runtime.ReadMemStats is about 7 KB of wasm, and rehearse.wasm is the one
+// closest to its size budget.
+func RegisterDebug(b *Bridge) { b.Register("debug.memory", debugMemory) }
 
 // New returns the playground's bridge (wasm/cmd/kraftlab-wasm): hello, config.*, sim.* and
 // lesson.* (see web/PROTOCOL.md). The config lab's messages are not here but in package
 // labmsg, served by the lab page's own wasm.
 func New(info Info) *Bridge {
 	b := NewCore(info)
+	RegisterDebug(b)
 	b.Register("config.defs", configDefs)
 	b.Register("config.validate", configValidate)
 	s := &Session{}

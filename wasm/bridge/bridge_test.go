@@ -52,12 +52,12 @@ func TestNewCoreAnswersHelloOnly(t *testing.T) {
 	b := NewCore(Info{Version: "v9"})
 	h := okBody[HelloBody](t, b, `{"id":1,"type":"hello"}`)
 	assert.Equal(t, "v9", h.Version)
-	assert.Equal(t, []string{"debug.memory", "hello"}, h.Types)
+	assert.Equal(t, []string{"hello"}, h.Types)
 	r, _ := call(t, b, `{"id":2,"type":"sim.start"}`)
 	require.NotNil(t, r.Error)
 	assert.Equal(t, CodeUnknownType, r.Error.Code)
 	b.Register("x.ping", func(json.RawMessage) (any, error) { return "pong", nil })
-	assert.Equal(t, []string{"debug.memory", "hello", "x.ping"}, okBody[HelloBody](t, b, `{"id":3,"type":"hello"}`).Types)
+	assert.Equal(t, []string{"hello", "x.ping"}, okBody[HelloBody](t, b, `{"id":3,"type":"hello"}`).Types)
 }
 
 func TestMalformedRequestsGetBadRequestReplies(t *testing.T) {
@@ -250,7 +250,7 @@ func TestEventsAndErrorReplies(t *testing.T) {
 }
 
 func TestDebugMemoryReportsTheRuntimeFigures(t *testing.T) {
-	m := okBody[MemoryBody](t, NewCore(Info{}), `{"id":1,"type":"debug.memory"}`)
+	m := okBody[MemoryBody](t, New(Info{}), `{"id":1,"type":"debug.memory"}`)
 	assert.Positive(t, m.HeapAllocBytes)
 	assert.GreaterOrEqual(t, m.HeapSysBytes, m.HeapAllocBytes)
 	assert.GreaterOrEqual(t, m.SysBytes, m.HeapSysBytes)

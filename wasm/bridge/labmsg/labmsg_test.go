@@ -20,6 +20,7 @@ import (
 // newBridge is the lab page's worker: hello and the lab.* messages.
 func newBridge() *bridge.Bridge {
 	b := bridge.NewCore(bridge.Info{})
+	bridge.RegisterDebug(b)
 	Register(b)
 	return b
 }
@@ -61,7 +62,7 @@ func TestLabWorkerAnswersHelloAndLabMessagesOnly(t *testing.T) {
 	// The rehearsal's messages are rehearse.wasm's alone: with them lab.wasm would exceed its
 	// size budget (wasm/cmd/kraftlab-rehearse-wasm).
 	h = okBody[bridge.HelloBody](t, newRehearseBridge(), `{"id":1,"type":"hello"}`)
-	assert.Equal(t, []string{"debug.memory", "hello", "lab.rehearse.adopt", "lab.rehearse.cancel", "lab.rehearse.export", "lab.rehearse.report",
+	assert.Equal(t, []string{"hello", "lab.rehearse.adopt", "lab.rehearse.cancel", "lab.rehearse.export", "lab.rehearse.report",
 		"lab.rehearse.start", "lab.rehearse.step"}, h.Types)
 	r, _ := call(t, newBridge(), `{"id":1,"type":"sim.start"}`)
 	require.NotNil(t, r.Error)

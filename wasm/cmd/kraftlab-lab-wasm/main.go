@@ -19,6 +19,7 @@ var version = "dev"
 
 func main() {
 	b := bridge.NewCore(bridge.Info{Version: version})
+	bridge.RegisterDebug(b)
 	labmsg.Register(b)
 	worker.Main("kraftlab-lab-wasm", b)
 }
