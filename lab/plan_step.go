@@ -15,8 +15,7 @@ import (
 type Rehearsal struct {
 	plan      *Plan
 	candidate Policy
-	docs      [][]byte   // current, candidate, baseline (dedup'd: cur/cand/base index them)
-	rolls     []*rollout // per run: the candidate's rollout (rollout.go), else nil
+	docs      [][]byte // current, candidate, baseline (dedup'd: cur/cand/base index them)
 	cur, cand int
 	base      int
 	runs      []*steppedRun
@@ -53,25 +52,18 @@ func NewRehearsal(doc []byte, plan *Plan, candidate Policy) (*Rehearsal, error) 
 	if err := plan.Validate(probe.Cluster.Spec.Brokers); err != nil {
 		return nil, &InputError{err}
 	}
-	candDoc, ro, err := planCandidate(doc, plan, candidate)
+	candDoc, err := ApplyOverrides(doc, candidate.Overrides)
 	if err != nil {
-		return nil, err
+		return nil, inputErrorf("candidate %q: %w", candidate.Name, err)
 	}
-	baseDoc, err := applyChecked(doc, ImmediateOverrides())
+	baseDoc, err := ApplyOverrides(doc, ImmediateOverrides())
 	if err != nil {
 		return nil, err
 	}
 	var b batch
-	r := &Rehearsal{plan: plan, candidate: candidate, cur: b.add(doc), bound: plan.boundMs(len(probe.Cluster.Spec.Brokers))}
-	if ro != nil {
-		r.cand = b.addApart(candDoc)
-	} else {
-		r.cand = b.add(candDoc)
-	}
-	r.base = b.add(baseDoc)
+	r := &Rehearsal{plan: plan, candidate: candidate, cur: b.add(doc), cand: b.add(candDoc), base: b.add(baseDoc),
+		bound: plan.boundMs(len(probe.Cluster.Spec.Brokers))}
 	r.docs, r.only = b.docs, -1
-	r.rolls = make([]*rollout, len(r.docs))
-	r.rolls[r.cand] = ro
 	for range r.docs {
 		r.runs = append(r.runs, &steppedRun{resume: make(chan int64), paused: make(chan int64), done: make(chan struct{})})
 	}
@@ -112,7 +104,7 @@ func (r *Rehearsal) stepRun(i int, ms int64) error {
 		go func() {
 			defer close(s.done)
 			target := <-s.resume
-			res, err := runPlan(r.docs[i], r.plan, r.rolls[i], func(now int64) error {
+			res, err := RunPlan(r.docs[i], r.plan, func(now int64) error {
 				if now >= target {
 					s.paused <- now
 					target = <-s.resume

@@ -204,7 +204,7 @@ func newHarness(t testing.TB, su setup) *harness {
 	entries := h.c.Log().Since(0)
 	require.NoError(t, f.Publish(entries))
 	h.delivered = entries[len(entries)-1].Offset
-	require.NoError(t, f.Prefill(nil))
+	f.Prefill()
 	for _, id := range h.ids {
 		require.NoError(t, f.Boot(id))
 	}
