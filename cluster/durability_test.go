@@ -30,7 +30,7 @@ func leaderOf(c *Cluster) int32 {
 	return c.View().Partitions[idx].Leader
 }
 
-// Killing the leader right after the cluster is up (issue 3's bug: at 0 ms the in-sync
+// Killing the leader right after the cluster is up (a bug once hid here: at 0 ms the in-sync
 // followers fell back InSyncLagMs of produce below a high watermark they had let pass, so the
 // clean election that followed "lost" 98.5 acks=all records). A clean election loses none,
 // whenever the kill comes.

@@ -90,7 +90,7 @@ func randomSchedule(seed uint64) (err error) {
 	}
 	now := int64(0)
 	// A quarter of the schedules kill or stop a broker within the first half second, when
-	// replicas have only just started (issue 3's acks=all loss at 0 ms hid there). Its draws
+	// replicas have only just started (an acks=all loss at 0 ms once hid there). Its draws
 	// come from a stream of their own, so the rest of each schedule stays what it was.
 	early := rand.New(rand.NewPCG(seed, 0x6561726c79))
 	if early.IntN(4) == 0 {

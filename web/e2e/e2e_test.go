@@ -406,7 +406,7 @@ func TestPlayground(t *testing.T) {
 		for _, k := range []string{"start", "worker-ready", "status-ready", "sim-started", "first-frame"} {
 			assert.Contains(t, m, k, "performance mark kraftlab:%s", k)
 		}
-		// The page budget (issue 4): the first frame of the real cluster drawn at most 1 s after
+		// The page budget: the first frame of the real cluster drawn at most 1 s after
 		// navigation. The marks come in the order of the start-up path (the Configs panel is
 		// built only after the first frame, so the worker answers sim.advance first).
 		t.Logf("time to first frame: %.0fms after navigation (budget 1,000 ms; measured, not asserted)", m["first-frame"])

@@ -117,8 +117,8 @@ function main(): void {
   const log = new EventLog(byId("event-log"), document.getElementById("latest-events"));
   const table = new PartitionTable(byId("partition-rows"), byId("partition-caption"), byId("describe-topic"), byId("partition-filter"));
   const desc = byId("cluster-desc");
-  // Charts over time, presenter mode and the canvas's pointer and keyboard input (issue 4's
-  // visual side: charts.ts, presenter.ts, canvas-input.ts).
+  // Charts over time, presenter mode and the canvas's pointer and keyboard input
+  // (charts.ts, presenter.ts, canvas-input.ts).
   const charts = new Charts(byId("charts"));
   const logStrip = new LogStripView(byId<HTMLCanvasElement>("log-strip"), byId("log-strip-desc"));
   const presenter = new Presenter({
