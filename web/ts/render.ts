@@ -334,6 +334,9 @@ export class Renderer {
   /** Draws one frame; returns the milliseconds it took (for the page's own statistics). */
   draw(f: Frame): number {
     const t0 = performance.now();
+    // data-frames counts frames, not paints: a redraw of the same frame (a resize, fitting the
+    // canvas's height) is not a new one, and tests wait on the count for the worker's first.
+    if (f !== this.last) this.drawn++;
     this.last = f;
     this.shapes = this.canvas.dataset.recordTexts ? [] : undefined;
     const ctx = this.ctx;
@@ -850,7 +853,6 @@ export class Renderer {
     set("activeController", active ? String(active.id) : "");
     set("offline", String(b.partitions.offline));
     set("configs", b.configs.map((c) => `${c.name}=${c.value}`).join(","));
-    this.drawn++;
     set("frames", String(this.drawn));
     // Where things were drawn, in CSS pixels of the canvas (tests click on them), and how
     // each broker's replicas were drawn: cells, or aggregate strips of `per` partitions.
