@@ -71,16 +71,22 @@ func LoadCourseLesson(name string) (*Lesson, error) {
 // LoadFile loads a lesson from disk, for authors (kraftlab lesson check FILE): scenario files
 // it names are read from its directory.
 func LoadFile(file string) (*Lesson, error) {
+	return loadFile(file, "lesson", Parse)
+}
+
+// loadFile reads file (a lesson or a talk, what says which) and parses it with parse, reading
+// the scenario files it names from its directory.
+func loadFile(file, what string, parse func(string, []byte, Opener) (*Lesson, error)) (*Lesson, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, &Error{File: file, Msg: "cannot read the lesson: " + err.Error()}
+		return nil, &Error{File: file, Msg: "cannot read the " + what + ": " + err.Error()}
 	}
 	dir := filepath.Dir(file)
-	return Parse(file, data, func(ref string) ([]byte, error) {
+	return parse(file, data, func(ref string) ([]byte, error) {
 		return os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref)))
 	})
 }

@@ -2,11 +2,8 @@ package lessons
 
 import (
 	"embed"
-	"errors"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -61,18 +58,7 @@ func Talks() ([]*Lesson, error) {
 
 // LoadTalkFile loads a talk from disk, for authors (kraftlab lesson check --talk FILE).
 func LoadTalkFile(file string) (*Lesson, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, &Error{File: file, Msg: "cannot read the talk: " + err.Error()}
-	}
-	dir := filepath.Dir(file)
-	return ParseTalk(file, data, func(ref string) ([]byte, error) {
-		return os.ReadFile(filepath.Join(dir, filepath.FromSlash(ref)))
-	})
+	return loadFile(file, "talk", ParseTalk)
 }
 
 // Compiled is everything the page's wasm loads: the course's lessons, then the talks.
