@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -225,6 +226,37 @@ func TestCompressedCopiesRoundTripAndAreReproducible(t *testing.T) {
 	assert.Equal(t, gz, gz2)
 	_, err = os.Stat(tiny + ".gz")
 	assert.True(t, os.IsNotExist(err))
+}
+
+// TestBrotliCommandWritesWhatTheLibraryWrites: the release build's .br copies come from the
+// brotli command when there is one and from andybalholm/brotli otherwise; both must write the
+// same bytes, so that the sizes held to the budgets, and the files a host serves, do not
+// depend on which did the work. The sample is 200 KB of the repository's Go source, enough
+// for brotli's block splitting and context modelling at quality 11 to matter.
+func TestBrotliCommandWritesWhatTheLibraryWrites(t *testing.T) {
+	if brotliCommand() == "" {
+		t.Skip("no brotli command on the PATH (apt-get install -y brotli): the build uses the library alone")
+	}
+	var sample []byte
+	require.NoError(t, filepath.WalkDir(filepath.Join(root(t), "cluster"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || len(sample) > 200_000 {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		sample = append(sample, b...)
+		return err
+	}))
+	require.Greater(t, len(sample), 200_000, "the sample")
+	cmd, err := brotliBest(sample)
+	require.NoError(t, err)
+	lib, err := brotliLibrary(sample)
+	require.NoError(t, err)
+	assert.Less(t, len(lib), len(sample)/3, "the library compressed the sample")
+	assert.True(t, bytes.Equal(cmd, lib), "%s and the library differ (%d and %d bytes): the release sizes would depend on which ran",
+		brotliCommand(), len(cmd), len(lib))
+	got, err := io.ReadAll(brotli.NewReader(bytes.NewReader(cmd)))
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(sample, got), "the command's output decodes to the sample")
 }
 
 func TestWriteSizes(t *testing.T) {
