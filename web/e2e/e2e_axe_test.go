@@ -44,6 +44,7 @@ func assertAccessible(t *testing.T, tb *tab, page string) {
 // answered on its timeline), the lessons index
 // and the config lab, and fails on any serious or critical violation.
 func TestAccessibility(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)

@@ -58,6 +58,7 @@ func overlaps(shapes []shape) []string {
 // another, and no text is squeezed narrower than its letters; small clusters get boxes sized
 // to their cells, not a page tall.
 func TestCanvasLayout(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)

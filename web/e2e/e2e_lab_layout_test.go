@@ -15,6 +15,7 @@ import (
 // show, identical results explained, only the event's own fields, whole policy names, and a
 // heatmap whose colours have a key and do not make noise look like a difference.
 func TestLabLayout(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)

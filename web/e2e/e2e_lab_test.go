@@ -81,6 +81,7 @@ func csvRows(t *testing.T, s string) [][]string {
 }
 
 func TestLab(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)

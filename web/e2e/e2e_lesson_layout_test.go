@@ -14,6 +14,7 @@ import (
 // panel, a demo that stops to ask shows its question where the learner is looking, and the
 // toolbar's Restart cluster never drops the lesson without a word.
 func TestLessonLayout(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)

@@ -30,6 +30,9 @@ func TestMonkey(t *testing.T) {
 	seed := envInt(t, "KRAFTLAB_MONKEY_SEED", 1)
 	actions := envInt(t, "KRAFTLAB_MONKEY_ACTIONS", 60)
 	maxLag := envInt(t, "KRAFTLAB_MONKEY_LAG_MS", 0)
+	if maxLag == 0 {
+		parallel(t) // a run that holds the page's lag to a bound runs alone
+	}
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)

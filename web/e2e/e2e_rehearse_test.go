@@ -28,6 +28,7 @@ func importFixture(t *testing.T, name string) string {
 
 // A person pastes kafka-topics.sh --describe output, runs a plan, and downloads the report.
 func TestLabRehearse(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)

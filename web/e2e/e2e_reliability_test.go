@@ -19,6 +19,7 @@ import (
 // wrong in every way, storage the browser blocks, replays too long to do at once, a worker
 // that dies. Each time the page must explain what happened and keep working.
 func TestReliability(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)

@@ -78,6 +78,7 @@ func pauseAt(t *testing.T, tb *tab) int64 {
 }
 
 func TestShareAndKeep(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)

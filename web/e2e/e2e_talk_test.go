@@ -13,6 +13,7 @@ import (
 // caption, a clicker's PageDown and PageUp move between scenes, and a scene replays to the same
 // moment every time.
 func TestTalk(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)

@@ -40,6 +40,18 @@ const (
 	threshold = config.WaitForSyncThresholdPercent
 )
 
+// parallel runs the test beside the binary's other browser tests (as many at once as go
+// test's -parallel, which make test raises): most of a browser test's time is spent waiting for
+// the page, or for cluster time to pass at the speed a person watches, so on two cores several
+// overlap with little cost to each. Each test has its own browser and server (so its own
+// origin and storage) and the site is built once for all. With KRAFTLAB_MEASURE set, the tests
+// run one at a time, so that the figures they print are not another test's load.
+func parallel(t *testing.T) {
+	if os.Getenv("KRAFTLAB_MEASURE") == "" {
+		t.Parallel()
+	}
+}
+
 // chromiumPath finds the browser, or skips (fails under CI=true) when there is none.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
@@ -377,6 +389,7 @@ func rowLeaders(t *testing.T, tb *tab) []string {
 }
 
 func TestPlayground(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
@@ -610,7 +623,7 @@ func TestPlayground(t *testing.T) {
 		press(t, tb, "1", "k")
 		logItem(t, tb, "broker 1 fenced")
 		press(t, tb, "1", "s")
-		setSpeed(t, tb, 10)
+		setSpeed(t, tb, 100)
 		// The restarted broker's replicas rejoin the ISR in bursts; the newest line stays in view.
 		newestShown := `(() => { const l = document.getElementById("event-log"), r = l.getBoundingClientRect(), last = l.lastElementChild.getBoundingClientRect();
 			return last.bottom <= r.bottom + 1 && last.top >= r.top - 1; })()`

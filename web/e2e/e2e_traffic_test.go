@@ -66,6 +66,7 @@ const gateScenario = `{"seed": 11, "duration_ms": 170000,
     {"at_ms": 150000, "op": "start", "broker": 2}]}`
 
 func TestTraffic(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
@@ -264,6 +265,7 @@ func TestTraffic(t *testing.T) {
 }
 
 func TestFollowOnePartition(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
@@ -308,6 +310,7 @@ func cardLogAgree(t *testing.T, tb *tab) {
 }
 
 func TestChartMarkers(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
@@ -356,6 +359,7 @@ func TestChartMarkers(t *testing.T) {
 }
 
 func TestFollowOnePartitionByKeyboard(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)

@@ -60,6 +60,7 @@ func seriesLengths(t *testing.T, tb *tab, chart string) []int {
 }
 
 func TestVisual(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
