@@ -2,9 +2,20 @@
 GO ?= go
 PORT ?= 8080
 
-.PHONY: test fmt-check mod-check vet unit bench bench-wasm bench-scale pgo run
+.PHONY: test checks e2e fmt-check mod-check vet unit bench bench-wasm bench-scale pgo run
 
-test: fmt-check mod-check vet check-ts unit wasm-test
+# make test runs its parts side by side. The browser tests (e2e), the longest part, start at
+# once at normal priority; everything else (checks) runs beside them at a lower CPU priority
+# (nice), in the time the browser tests spend waiting for the page and for cluster time to
+# pass, so that it does not slow down the part that decides the wall time (CHECKS_NICE=0 on a
+# machine shared with other work, where a low priority would starve them). --output-sync
+# prints each part's output whole, when it ends.
+CHECKS_NICE ?= 10
+test: fmt-check mod-check
+	@$(MAKE) --no-print-directory -j --output-sync=target e2e checks
+
+checks:
+	@nice -n $(CHECKS_NICE) $(MAKE) --no-print-directory -j --output-sync=target vet check-ts unit wasm-test
 
 # go.mod and go.sum must be what go mod tidy writes: direct dependencies not marked
 # // indirect, nothing unused, every checksum present.
@@ -18,11 +29,20 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-# KRAFTLAB_RELEASE_SIZES=1: web/build's TestReleaseSizes builds the release site (brotli at its
-# best quality, tens of seconds) once and holds each wasm and page load to the size budgets.
-# -timeout=20m: a loaded machine can take several times as long as an idle one.
+# Every package's tests but the browser tests (make e2e). KRAFTLAB_RELEASE_SIZES=1: web/build's
+# TestReleaseSizes builds the release site (brotli at its best quality, tens of seconds of CPU)
+# once and holds each wasm and page load to the size budgets. The longest packages come first,
+# so that go test starts them first. -timeout=20m: a loaded machine can take several times as
+# long as an idle one.
+SLOW_PACKAGES := ./web/build ./cluster ./wasm/bridge ./lessons
 unit:
-	KRAFTLAB_RELEASE_SIZES=1 $(GO) test -count=1 -timeout=20m ./...
+	KRAFTLAB_RELEASE_SIZES=1 $(GO) test -count=1 -timeout=20m $(SLOW_PACKAGES) $$($(GO) list ./... | grep -v '/web/e2e$$')
+
+# The browser tests (web/e2e): the site built once, then each test in its own headless
+# Chromium, E2E_PARALLEL of them at a time (they mostly wait, so more than the cores).
+E2E_PARALLEL ?= 4
+e2e:
+	$(GO) test -count=1 -timeout=20m -parallel=$(E2E_PARALLEL) ./web/e2e
 
 # Benchmarks of the hot paths; figures are recorded in docs/performance.md.
 bench:
