@@ -54,24 +54,6 @@ type Metadata struct {
 
 type epochs struct{ leader, partition int32 }
 
-// Warm reads the epochs ObservePartition will compare for the partitions idxs of im, for a
-// caller about to observe them one by one (see control.Callbacks.WarmCommitted): the reads of
-// one pass overlap their cache misses. Partitions of a topic other than the last one observed
-// are skipped. It changes nothing; the result means nothing and only keeps the reads.
-func (m *Metadata) Warm(im *metadata.Image, idxs []int32) int32 {
-	var sink int32
-	for _, idx := range idxs {
-		if idx < 0 || int(idx) >= len(im.Partitions) || m.lastSeen == nil {
-			continue
-		}
-		p := &im.Partitions[idx]
-		if id := p.ID; im.Topics[p.Topic].ID == m.lastID && id >= 0 && int(id) < len(m.lastSeen) {
-			sink += m.lastSeen[id].leader
-		}
-	}
-	return sink
-}
-
 // Observe checks every partition of an image as committed at nowMs and returns the first
 // violation, if any.
 func (m *Metadata) Observe(nowMs int64, im *metadata.Image) *Violation {
