@@ -4,7 +4,7 @@
 //
 // The checkers here need only the controller's view: committed metadata images and the
 // balancer's run reports. They observe; they never change what they watch. This package imports
-// engine/ only (and internal/hugepage, a memory hint).
+// engine/ only.
 package check
 
 import (
@@ -13,7 +13,6 @@ import (
 
 	"github.com/kraftlab/kraftlab/engine/balance"
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/hugepage"
 )
 
 // Violation is a broken invariant: which rule, when, and the two facts that disagree.
@@ -84,10 +83,8 @@ func (m *Metadata) ObservePartition(nowMs int64, im *metadata.Image, idx int32) 
 		seen = m.last[top.ID]
 	}
 	if len(seen) < int(top.Count) {
-		// Through hugepage.Grow: a million partitions' epochs are read at random (see
-		// package hugepage).
 		n := int(top.Count) - len(seen)
-		seen = append(hugepage.Grow(seen, n), make([]epochs, n)...)
+		seen = append(seen, make([]epochs, n)...)
 		m.last[top.ID] = seen
 	}
 	m.lastID, m.lastSeen = top.ID, seen
