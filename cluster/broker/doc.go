@@ -22,7 +22,9 @@
 //	│  ├─ brokers[slot]  broker: lifecycle state, heartbeatChannel, brokerView (applied offset,
 //	│  │                 queue of changes, peers), leaderIsr (watch list, AlterPartition batch),
 //	│  │                 brokerLoads · oos[slot] · cut[slot×n+slot]
-//	│  ├─ cat            catalog: the committed metadata decoded once for all brokers
+//	│  ├─ cat            catalog: the committed metadata decoded once for all brokers:
+//	│  │                 parts[p] cpart (leader, epochs, ISR as a mask and in the log's
+//	│  │                 order) · rid[r], rslot[r] (replica ids, their brokers' slots)
 //	│  ├─ rateClasses    per class c: clsRate[c], clsReq[c], cumulative volume clsVol[c]
 //	│  ├─ per partition p        pt[p] partState · epochSt[p] · route[p]
 //	│  │                          │ rbase, rf
