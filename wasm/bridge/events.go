@@ -220,8 +220,7 @@ func (l *eventLog) readRecords() {
 		l.readGroup(ces[:n])
 		ces = ces[n:]
 	}
-	clear(l.committed) // the records are the log's; the slice is reused
-	l.committed = l.committed[:0]
+	l.committed = reuse(l.committed)
 }
 
 // readChecks tells the session checks that found a broker silent: the cause of the fence the
