@@ -61,9 +61,9 @@ func gcTracing(t *testing.T) func(http.Handler) http.Handler {
 // idle marking (the part run after the handler, all at once), the longest stop-the-world
 // pauses, and the largest heap live after a cycle.
 type goGCFigures struct {
-	cycles                   int
-	markMs, idleMs, stwMs    float64
-	liveMB, goalMB          float64
+	cycles                int
+	markMs, idleMs, stwMs float64
+	liveMB, goalMB        float64
 }
 
 func (g goGCFigures) String() string {
