@@ -220,7 +220,8 @@ func (l *eventLog) readRecords() {
 		l.readGroup(ces[:n])
 		ces = ces[n:]
 	}
-	l.committed = reuse(l.committed)
+	clear(l.committed) // the records are the log's; the slice is reused
+	l.committed = l.committed[:0]
 }
 
 // readChecks tells the session checks that found a broker silent: the cause of the fence the
