@@ -110,6 +110,25 @@ func TestFirstContact(t *testing.T) {
 		}
 	})
 
+	t.Run("presenter mode in a lesson: the canvas keeps the window's width on a narrow screen", func(t *testing.T) {
+		for _, size := range sizes {
+			tb := newTab(t, bctx)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/#lesson=1&step=3")))
+			poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+			press(t, tb, "p")
+			poll(t, tb, `document.body.classList.contains("presenter")`)
+			evalAwait[bool](t, tb, frames)
+			w := eval[float64](t, tb, `document.getElementById("cluster-canvas").getBoundingClientRect().width`)
+			// Beside the panel from 1024 px up (half the window at least), under it below.
+			share := 0.5
+			if size.w < 1024 {
+				share = 0.85
+			}
+			assert.GreaterOrEqual(t, w, share*float64(size.w), "at %d px the canvas is %.0f px wide", size.w, w)
+			screenshot(t, tb, fmt.Sprintf("first-contact-presenter-lesson-%d.png", size.w), "")
+		}
+	})
+
 	t.Run("a long config name in the event log stays inside it on a phone", func(t *testing.T) {
 		// Lesson 6 step 4: the gate holds broker 0; its log line names
 		// leader.imbalance.election.wait.for.sync.threshold.percent.
