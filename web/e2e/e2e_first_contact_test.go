@@ -188,6 +188,16 @@ func TestFirstContact(t *testing.T) {
 					assert.Empty(t, covered(t, tb, sel), "at %d px, %s scrolled to the window's %s", size.w, sel, block)
 				}
 			}
+			// Scrolled to the canvas's top, the canvas shows, not a strip over most of it.
+			eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+			evalAwait[bool](t, tb, frames)
+			evalAwait[bool](t, tb, frames)
+			seen := eval[map[string]float64](t, tb, `(() => {
+				const p = document.getElementById("lesson-panel").getBoundingClientRect(), c = document.getElementById("cluster-canvas").getBoundingClientRect();
+				const over = p.bottom > c.top && p.top < c.bottom ? p.bottom : c.top;
+				return {shown: Math.min(c.bottom, innerHeight) - Math.max(c.top, over, 0), height: c.height};
+			})()`)
+			assert.GreaterOrEqual(t, seen["shown"], 0.4*seen["height"], "at %d px, scrolled to the canvas: %v", size.w, seen)
 			// Back at the canvas, the strip is pinned over it again with its question.
 			eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "end", behavior: "instant"}), true`)
 			poll(t, tb, `document.getElementById("lesson-panel").dataset.canvasShown === "true"`)

@@ -46,8 +46,13 @@ function el<T extends HTMLElement = HTMLElement>(id: string): T {
 /** Screen seconds "Show me" aims to take, explain stops aside. */
 const SHOW_ME_SECONDS = 30;
 
-/** How much of the canvas (CSS px) must show under the pinned strip for it to stay pinned. */
+/**
+ * How much of the canvas must show under the pinned strip for it to stay pinned: at least
+ * PIN_CANVAS_PX and PIN_CANVAS_SHARE of its height (scrolled to the canvas, the learner sees
+ * it whole, not a strip over most of it).
+ */
 const PIN_CANVAS_PX = 60;
+const PIN_CANVAS_SHARE = 0.4;
 
 /** The slowest of the page's speeds (1× up) that plays spanMs of cluster time in about SHOW_ME_SECONDS. */
 export function showMeSpeed(spanMs: number): number {
@@ -466,7 +471,7 @@ export class LessonPanel {
 
   /**
    * Pinned over the canvas on a narrow page (data-canvas-shown, web/css/lesson.css) only while
-   * some of the canvas shows under the strip: scrolled further down (the legend, the metadata
+   * enough of the canvas shows under the strip: scrolled further down (the legend, the metadata
    * log, the charts, the event log) the strip scrolls away with the page rather than cover
    * what is read there. Pinning moves nothing else (a sticky box keeps its place in the flow),
    * so the check cannot flip back and forth.
@@ -477,7 +482,7 @@ export class LessonPanel {
     const check = () => {
       queued = false;
       const r = canvas.getBoundingClientRect();
-      const shown = String(r.top < innerHeight && r.bottom > this.root.offsetHeight + PIN_CANVAS_PX);
+      const shown = String(r.top < innerHeight && r.bottom - this.root.offsetHeight > Math.max(PIN_CANVAS_PX, PIN_CANVAS_SHARE * r.height));
       if (this.root.dataset.canvasShown !== shown) this.root.dataset.canvasShown = shown;
     };
     const queue = () => {
