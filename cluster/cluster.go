@@ -47,8 +47,6 @@ type Cluster struct {
 	observerDown map[int32]bool
 
 	meta check.Metadata
-	// warmSink keeps the reads of meta.Warm from being optimised away; it means nothing.
-	warmSink int32
 	// note carries what beforeCommit saw to afterCommit.
 	note commitNote
 	bal  check.Balancer
@@ -130,7 +128,6 @@ func New(spec Spec) (*Cluster, error) {
 	ctl.SetCallbacks(control.Callbacks{
 		BeforeCommit:      c.beforeCommit,
 		AfterCommit:       c.afterCommit,
-		WarmCommitted:     func(idxs []int32) { c.warmSink += c.meta.Warm(c.view, idxs) },
 		OnCommitted:       c.onCommitted,
 		OnBrokerCommitted: c.onBrokerCommitted,
 		OnBrokerSnapshot:  func(b int32, _ *control.Snapshot) { c.fail(c.fleetErr(c.fleet.LoadSnapshot(b))) },

@@ -59,8 +59,8 @@ type cpart struct {
 	leader int32 // broker id, -1 none
 	le, pe int32
 	rbase  int32
-	// isrOrder is the ISR in the log's order, as replica positions (see isrOrder); the
-	// brokers' views keep only the mask isr, and a leader's AlterPartition needs the order.
+	// isrOrder is the ISR in the log's order, as replica positions; the brokers' views keep
+	// only the mask isr, and a leader's AlterPartition needs the order.
 	isrOrder isrOrder
 	isr      uint8 // ISR as a mask of replica positions
 	elr      uint8 // bit 0: ELR non-empty, bit 1: LastKnownElr non-empty
@@ -93,12 +93,15 @@ func (c *catalog) catReplicas(p int32) []int32 {
 	return c.rid[c.parts[p].rbase : c.parts[p].rbase+int32(c.parts[p].rf)]
 }
 
-// isrOrder is an ISR in its record's order: replica positions of three bits each, from bit 0,
-// with the count in the top four bits (metadata.MaxReplicas positions take 24 bits).
-type isrOrder uint32
+// isrOrder is an ISR in its record's order: n replica positions, three bits each from bit 0
+// of pos (metadata.MaxReplicas positions take 24 bits).
+type isrOrder struct {
+	pos uint32
+	n   uint8
+}
 
-func (o isrOrder) len() int     { return int(o >> 28) }
-func (o isrOrder) at(i int) int { return int(o>>(3*i)) & 7 }
+func (o isrOrder) len() int     { return int(o.n) }
+func (o isrOrder) at(i int) int { return int(o.pos>>(3*i)) & 7 }
 
 func elrBits(elr, lke bool) uint8 {
 	var b uint8
@@ -118,8 +121,8 @@ func (c *catalog) order(p int32, ids []int32) isrOrder {
 	reps := c.catReplicas(p)
 	for _, id := range ids {
 		if i := slices.Index(reps, id); i >= 0 {
-			o |= isrOrder(i) << (3 * o.len())
-			o += 1 << 28
+			o.pos |= uint32(i) << (3 * o.n)
+			o.n++
 		}
 	}
 	return o

@@ -22,7 +22,9 @@
 //	│  ├─ brokers[slot]  broker: lifecycle state, heartbeatChannel, brokerView (applied offset,
 //	│  │                 queue of changes, peers), leaderIsr (watch list, AlterPartition batch),
 //	│  │                 brokerLoads · oos[slot] · cut[slot×n+slot]
-//	│  ├─ cat            catalog: the committed metadata decoded once for all brokers
+//	│  ├─ cat            catalog: the committed metadata decoded once for all brokers:
+//	│  │                 parts[p] cpart (leader, epochs, ISR as a mask and in the log's
+//	│  │                 order) · rid[r], rslot[r] (replica ids, their brokers' slots)
 //	│  ├─ rateClasses    per class c: clsRate[c], clsReq[c], cumulative volume clsVol[c]
 //	│  ├─ per partition p        pt[p] partState · epochSt[p] · route[p]
 //	│  │                          │ rbase, rf
@@ -40,6 +42,16 @@
 // other concerns, through the Fleet; the reads every concern needs (a replica's log position,
 // a partition's high watermark, its replicas, min.insync.replicas, whether a link is up) are
 // methods of tables, and only the Fleet schedules events (Fleet.at), as the sim's handler.
+//
+// The Fleet's exported methods are the assembly's entry points, each in the file of the concern it
+// drives: lifecycle.go for lifecycle (Boot, Start, Kill, ControlledShutdown, ReplaceDisk, State,
+// Epoch, HardRecoveryMs), metadata.go and publish.go for publisher (Publish, Published,
+// PartitionIndex, ApplyMetadata, LoadSnapshot, Prefill, AppliedOffset), catchup.go for catchUp
+// (RatesChanged, SetThrottle, SetThrottleAllReplicas, SetDiskSlowFactor, CatchUpFlows,
+// SteadyReplicationRate), catchup_status.go for CatchUp and CatchUpBegan, and view.go and
+// outofsync.go for the network links and what producers and observers read. They stay on the
+// Fleet, one handle for the assembly, because a call runs on across concerns: Boot loads the
+// broker's view (publisher), sets its state (lifecycle) and activates its replicas (roles).
 //
 // # Following one broker's restart and one ISR change
 //

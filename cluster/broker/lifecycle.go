@@ -128,43 +128,6 @@ func (f *Fleet) ReplaceDisk(id int32) error {
 	return nil
 }
 
-// SetDiskSlowFactor scales a broker's disk read and write capacity (1 = normal, 0.5 = half as
-// fast). It takes effect at once for utilisation and catch-up.
-func (f *Fleet) SetDiskSlowFactor(id int32, factor float64) error {
-	b, _, err := f.slot(id)
-	if err != nil {
-		return err
-	}
-	if !(factor > 0 && factor <= 100) {
-		return fmt.Errorf("broker: SetDiskSlowFactor(%d, %g): factor must be in (0, 100]", id, factor)
-	}
-	b.slow = factor
-	f.cu.requestRealloc()
-	return nil
-}
-
-// SetThrottle sets a broker's leader.replication.throttled.rate and
-// follower.replication.throttled.rate in bytes/s (0 = none). They only apply while
-// ThrottleAllReplicas is set.
-func (f *Fleet) SetThrottle(id int32, leaderBytesPerSec, followerBytesPerSec float64) error {
-	b, _, err := f.slot(id)
-	if err != nil {
-		return err
-	}
-	if !(leaderBytesPerSec >= 0) || !(followerBytesPerSec >= 0) {
-		return fmt.Errorf("broker: SetThrottle(%d, %g, %g): rates must be ≥ 0 (0 means no throttle)", id, leaderBytesPerSec, followerBytesPerSec)
-	}
-	b.throttleL, b.throttleF = leaderBytesPerSec, followerBytesPerSec
-	f.cu.requestRealloc()
-	return nil
-}
-
-// SetThrottleAllReplicas sets or clears leader/follower.replication.throttled.replicas = "*".
-func (f *Fleet) SetThrottleAllReplicas(on bool) {
-	f.p.ThrottleAllReplicas = on
-	f.cu.requestRealloc()
-}
-
 // State returns a broker's lifecycle state.
 func (f *Fleet) State(id int32) State {
 	if s, ok := f.slotOf[id]; ok {

@@ -2,10 +2,10 @@ package broker
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/hugepage"
 )
 
 // AppliedOffset is the last metadata offset a broker has applied; its heartbeats report it.
@@ -70,7 +70,7 @@ func growBy[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
 		return s
 	}
-	return hugepage.Grow(s, max(n, len(s)))
+	return slices.Grow(s, max(n, len(s)))
 }
 
 // growAll applies growBy to each slice. Not inlined, for the same reason reserve groups its

@@ -4,7 +4,7 @@
 //
 // The checkers here need only the controller's view: committed metadata images and the
 // balancer's run reports. They observe; they never change what they watch. This package imports
-// engine/ only (and internal/hugepage, a memory hint).
+// engine/ only.
 package check
 
 import (
@@ -13,7 +13,6 @@ import (
 
 	"github.com/kraftlab/kraftlab/engine/balance"
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/hugepage"
 )
 
 // Violation is a broken invariant: which rule, when, and the two facts that disagree.
@@ -54,24 +53,6 @@ type Metadata struct {
 
 type epochs struct{ leader, partition int32 }
 
-// Warm reads the epochs ObservePartition will compare for the partitions idxs of im, for a
-// caller about to observe them one by one (see control.Callbacks.WarmCommitted): the reads of
-// one pass overlap their cache misses. Partitions of a topic other than the last one observed
-// are skipped. It changes nothing; the result means nothing and only keeps the reads.
-func (m *Metadata) Warm(im *metadata.Image, idxs []int32) int32 {
-	var sink int32
-	for _, idx := range idxs {
-		if idx < 0 || int(idx) >= len(im.Partitions) || m.lastSeen == nil {
-			continue
-		}
-		p := &im.Partitions[idx]
-		if id := p.ID; im.Topics[p.Topic].ID == m.lastID && id >= 0 && int(id) < len(m.lastSeen) {
-			sink += m.lastSeen[id].leader
-		}
-	}
-	return sink
-}
-
 // Observe checks every partition of an image as committed at nowMs and returns the first
 // violation, if any.
 func (m *Metadata) Observe(nowMs int64, im *metadata.Image) *Violation {
@@ -102,10 +83,8 @@ func (m *Metadata) ObservePartition(nowMs int64, im *metadata.Image, idx int32) 
 		seen = m.last[top.ID]
 	}
 	if len(seen) < int(top.Count) {
-		// Through hugepage.Grow: a million partitions' epochs are read at random (see
-		// package hugepage).
 		n := int(top.Count) - len(seen)
-		seen = append(hugepage.Grow(seen, n), make([]epochs, n)...)
+		seen = append(seen, make([]epochs, n)...)
 		m.last[top.ID] = seen
 	}
 	m.lastID, m.lastSeen = top.ID, seen

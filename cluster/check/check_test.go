@@ -39,19 +39,6 @@ func TestMetadataCatchesALeaderOutsideTheIsrAndEpochsGoingBack(t *testing.T) {
 	assert.Nil(t, m.Observe(6, image(t, -1, []int32{}, 9, 9)), "a leaderless partition breaks nothing")
 }
 
-// Warm reads the epochs the next observation compares and changes none of them: the check that
-// follows it still catches an epoch going back.
-func TestMetadataWarmReadsOnly(t *testing.T) {
-	m := Metadata{Seed: 42}
-	assert.Zero(t, m.Warm(image(t, 0, []int32{0, 1}, 3, 5), []int32{0}), "nothing observed yet")
-	assert.Nil(t, m.Observe(1, image(t, 0, []int32{0, 1}, 3, 5)))
-	im := image(t, 1, []int32{1}, 2, 6)
-	assert.Equal(t, int32(3), m.Warm(im, []int32{0, -1, 7}), "it reads the last leader epoch observed")
-	v := m.ObservePartition(2, im, 0)
-	require.NotNil(t, v)
-	assert.Equal(t, RuleLeaderEpochMonotonic, v.Rule)
-}
-
 func TestBalancerCatchesTheCapAndTheGate(t *testing.T) {
 	b := Balancer{Seed: 7}
 	im := image(t, 0, []int32{0, 1, 2}, 1, 1) // partition t-0 prefers broker 0

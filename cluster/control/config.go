@@ -73,11 +73,6 @@ type Callbacks struct {
 	// replay's error (nil: it replayed; otherwise it is also a violation) (inside a quorum
 	// hook).
 	AfterCommit func(entry CommittedEntry, err error)
-	// WarmCommitted, when set, gets the partition indexes the next few committed entries change
-	// in CommittedView, before they are replayed one by one (between BeforeCommit and AfterCommit): a chance
-	// to read the caller's own per-partition state for them in one pass, so that its cache
-	// misses overlap (see warmImage). It must only read.
-	WarmCommitted func(idxs []int32)
 	// OnBrokerCommitted gets the entries broker's observer newly committed, in log order
 	// without gaps, LeaderChangeMessages included, so the broker's applied offset is the last
 	// entry's offset (inside a quorum hook). Entries a broker already had (from before a restart

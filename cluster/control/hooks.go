@@ -108,7 +108,7 @@ func (c *Controllers) commitFresh(fresh []CommittedEntry) {
 	if len(fresh) == 0 {
 		return
 	}
-	c.images.commitRoot(fresh, c.cb.BeforeCommit, c.cb.AfterCommit, c.cb.WarmCommitted)
+	c.images.commitRoot(fresh, c.cb.BeforeCommit, c.cb.AfterCommit)
 	n := c.log.resolvePledges(fresh)
 	c.stats.LostReplies += n.lost
 	c.stats.LateReplies += n.late

@@ -18,9 +18,6 @@ type images struct {
 	// booting is set while quorum.New boots the voters: a voter booting with no snapshot joins
 	// root.
 	booting bool
-	// warmBuf holds warmImage's partition indexes; warmSink keeps its reads.
-	warmBuf  []int32
-	warmSink int32
 }
 
 // newImages returns the shared committed image, empty, sized for hint partitions.
@@ -37,13 +34,9 @@ func (ims *images) newStore() *store { return newStore(ims.hint, &ims.saved) }
 // commitRoot replays entries the cluster has just committed into the shared committed image, in
 // order, calling before and after (either may be nil) around each replay with the entry and, for
 // after, the replay's error.
-func (ims *images) commitRoot(fresh []CommittedEntry, before func(CommittedEntry), after func(CommittedEntry, error), warm func([]int32)) {
+func (ims *images) commitRoot(fresh []CommittedEntry, before func(CommittedEntry), after func(CommittedEntry, error)) {
 	reservePartitions(ims.root.image, len(fresh), func(i int) metadata.Record { return fresh[i].Record })
 	for i := range fresh {
-		if i%warmChunk == 0 {
-			chunk := fresh[i:min(i+warmChunk, len(fresh))]
-			ims.warmImage(ims.root, len(chunk), func(j int) metadata.Record { return chunk[j].Record }, warm)
-		}
 		if before != nil {
 			before(fresh[i])
 		}
@@ -109,38 +102,4 @@ func whose(node int32) string {
 		return "the shared committed image"
 	}
 	return fmt.Sprintf("node %d's committed image", node)
-}
-
-// warmChunk is how many records a replay loop warms at a time (see warmImage).
-const warmChunk = 16
-
-// warmImage reads, for the partition changes among the n records rec gives, the state of st
-// their replay reads first: the copy-on-write bits of the snapshots reading from its image
-// (beforeReplay). The replay loops of a million partitions then wait for one batch of cache
-// misses per chunk instead of one miss per entry. For the shared image,
-// Callbacks.WarmCommitted warms what its readers read. (The image's own state is the
-// engine's, which has no such devices.)
-func (ims *images) warmImage(st *store, n int, rec func(int) metadata.Record, warm func([]int32)) {
-	im := st.image
-	idxs := ims.warmBuf[:0]
-	for i := range n {
-		if pc, ok := rec(i).(*metadata.PartitionChangeRecord); ok {
-			if idx, ok := im.ChangeIndex(pc); ok {
-				idxs = append(idxs, idx)
-			}
-		}
-	}
-	var sink int32
-	for _, s := range st.snaps {
-		for _, idx := range idxs {
-			if idx < s.count {
-				sink += int32(s.changed[idx/64])
-			}
-		}
-	}
-	ims.warmSink += sink
-	ims.warmBuf = idxs
-	if st == ims.root && warm != nil {
-		warm(idxs)
-	}
 }

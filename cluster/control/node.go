@@ -101,10 +101,6 @@ func (m *controllerNode) replay(ims *images, from, to int64, entries []metadata.
 	}
 	reservePartitions(st.image, len(entries), func(i int) metadata.Record { return entries[i].Record })
 	for i := range entries {
-		if i%warmChunk == 0 {
-			chunk := entries[i:min(i+warmChunk, len(entries))]
-			ims.warmImage(st, len(chunk), func(j int) metadata.Record { return chunk[j].Record }, nil)
-		}
 		if ims.replayEntry(st, entries[i], m.id) != nil {
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/metadata"
-	"github.com/kraftlab/kraftlab/internal/hugepage"
 )
 
 // Snapshot is the content of a metadata snapshot a controller took: the records that rebuild its
@@ -146,7 +145,7 @@ func (s *Snapshot) partitions() []metadata.Partition {
 	if s.parts != nil || s.src == nil {
 		return s.parts
 	}
-	parts := hugepage.Clone(s.src.image.Partitions[:s.count])
+	parts := slices.Clone(s.src.image.Partitions[:s.count])
 	for _, chunk := range s.saved {
 		for _, sp := range chunk {
 			parts[sp.idx] = sp.p
