@@ -61,6 +61,7 @@ func covered(t *testing.T, tb *tab, sel string) []string {
 // log, a lesson's goals share a phone's screen with the canvas, and the pinned lesson strip
 // never hides what the learner reads below the canvas.
 func TestFirstContact(t *testing.T) {
+	parallel(t)
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
