@@ -73,6 +73,11 @@ type Topic struct {
 	// first (an imported cluster's). Partitions is then its length, and ReplicationFactor is
 	// ignored (each partition has its own).
 	Replicas [][]int32 `json:"replicas,omitempty"`
+	// SizeBytes and ProduceBytesPerSec, when set, are each partition's size and produce rate as
+	// measured (an imported cluster's), one per partition of Replicas. Set for one topic, they
+	// must be set for every topic; they then take the place of DataBytesPerBroker and Skew.
+	SizeBytes          []float64 `json:"size_bytes,omitempty"`
+	ProduceBytesPerSec []float64 `json:"produce_bytes_per_sec,omitempty"`
 }
 
 // Kinds of event a description studies.
@@ -162,6 +167,9 @@ func (d *Description) Validate() error {
 		}
 		seen[t.Name] = true
 		if err := d.validateAssignment(at, t); err != nil {
+			return err
+		}
+		if err := d.validateFigures(at, t); err != nil {
 			return err
 		}
 		if t.Partitions < 1 || t.Partitions > scenario.MaxPartitions {
@@ -333,7 +341,7 @@ func (d *Description) Scenario() ([]byte, error) {
 	for _, t := range d.Topics {
 		td := topicDoc{Name: t.Name, PartitionCount: t.Partitions, ReplicationFactor: d.topicRF(t)}
 		if t.Replicas != nil {
-			td = topicDoc{Name: t.Name, Partitions: assignmentDoc(t.Replicas)}
+			td = topicDoc{Name: t.Name, Partitions: assignmentDoc(t)}
 		}
 		if t.MinInsyncReplicas != 0 {
 			td.Config = map[string]any{"min.insync.replicas": t.MinInsyncReplicas}

@@ -132,8 +132,8 @@ func (s *rehearsalState) start(body json.RawMessage) (any, error) {
 	if name == "" {
 		name = "candidate"
 	}
-	doc, err := imp.Description.Scenario()
-	if err == nil {
+	doc, err := imp.Description.Scenario() // checked by the scenario parser
+	if err == nil && len(current) > 0 {
 		doc, err = lab.ApplyOverrides(doc, current)
 	}
 	if err != nil {
