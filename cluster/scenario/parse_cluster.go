@@ -1,9 +1,9 @@
 package scenario
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -84,8 +84,8 @@ func (p *parser) clusterScenario(root *node, s *Scenario, explicitMode bool) {
 		p.clusterBlock(c, cs)
 	}
 	p.syncHeartbeat(root, s, cs)
-	if n := root.get("events"); n != nil && p.array(n, "events") && p.listed(n, "events") {
-		cs.Events = p.events(n, cs)
+	if n := root.get("events"); n != nil && p.array(n, "events") && p.listed(n, "events") && p.readEvents != nil {
+		cs.Events = p.readEvents(p, n, cs)
 	}
 	if n := root.get("output"); n != nil && p.object(n, "output", outputFields, "") {
 		if v := n.get("records"); v != nil {
@@ -404,7 +404,9 @@ func (p *parser) events(n *node, cs *ClusterScenario) []Event {
 		}
 		pending = append(pending, pe)
 	}
-	slices.SortStableFunc(pending, func(a, b pendingEvent) int { return cmp.Compare(a.atMs, b.atMs) })
+	// sort.SliceStable, not slices.SortStableFunc: the generic sort would be compiled again for
+	// this one struct type, about 7 KB of every wasm, for a list of a few events sorted once.
+	sort.SliceStable(pending, func(i, j int) bool { return pending[i].atMs < pending[j].atMs })
 	out := make([]Event, 0, len(pending))
 	for _, pe := range pending {
 		ev := p.event(pe, cs)

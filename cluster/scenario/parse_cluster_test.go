@@ -362,3 +362,30 @@ func TestMemoryEstimate(t *testing.T) {
 		`{"at_ms": 2, "op": "create_topic", "name": "c", "partition_count": 500000, "replication_factor": 3}`)))
 	assert.EqualError(t, err, "events[1]: the scenario would hold more than 1000000 partitions (this model's limit)")
 }
+
+// ParseClusterSetup reads everything but the events: the same cluster as ParseCluster, no
+// events, and an event ParseCluster refuses is not looked at; "events" must still be a list.
+func TestParseClusterSetupSkipsTheEvents(t *testing.T) {
+	src := []byte(withEvents(`{"at_ms": 1000, "op": "kill", "broker": 1}`, `{"at_ms": 5000, "op": "start", "broker": 1}`))
+	full, err := ParseCluster(src)
+	require.NoError(t, err)
+	require.Len(t, full.Cluster.Events, 2)
+	setup, err := ParseClusterSetup(src)
+	require.NoError(t, err)
+	assert.Empty(t, setup.Cluster.Events)
+	assert.Equal(t, full.Cluster.Spec, setup.Cluster.Spec)
+	assert.Equal(t, full.Cluster.DurationMs, setup.Cluster.DurationMs)
+
+	bad := []byte(withEvents(`{"at_ms": 1000, "op": "kill", "broker": 9}`))
+	_, err = ParseCluster(bad)
+	require.Error(t, err)
+	_, err = ParseClusterSetup(bad)
+	assert.NoError(t, err)
+
+	_, err = ParseClusterSetup([]byte(strings.Replace(withEvents(), `"events": []`, `"events": {}`, 1)))
+	var se *Error
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "events", se.Path)
+	_, err = ParseClusterSetup([]byte(`{"mode": "controller", "brokers": []}`))
+	assert.ErrorIs(t, err, ErrControllerMode)
+}
