@@ -303,7 +303,10 @@ const SampleMs = 10_000
 // Scenario validates the description and writes it as a cluster-mode scenario file, its
 // Config overrides applied. The file records what the model needs and nothing the lab
 // invented: each description field becomes the scenario field it stands for.
-func (d *Description) Scenario() ([]byte, error) {
+func (d *Description) Scenario() ([]byte, error) { return d.scenario(readFile) }
+
+// scenario is Scenario, the file checked with read.
+func (d *Description) scenario(read reader) ([]byte, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
@@ -377,7 +380,21 @@ func (d *Description) Scenario() ([]byte, error) {
 	if d.BrokerIDs != nil {
 		raw = compactLists(raw)
 	}
-	return ApplyOverrides(raw, d.Config)
+	if _, err := read(raw); err != nil {
+		return nil, err
+	}
+	return applyChecked(raw, d.Config, read)
+}
+
+// PlanScenario is Scenario for a plan, with the current config's overrides applied after the
+// description's own. The file's event is written but not read (a plan replaces it; see
+// readPlanFile), so that the page's rehearsal, which builds its file here, links no event parser.
+func (d *Description) PlanScenario(current []Override) ([]byte, error) {
+	doc, err := d.scenario(readPlanFile)
+	if err != nil {
+		return nil, err
+	}
+	return applyChecked(doc, current, readPlanFile)
 }
 
 // marshalDoc writes a document as indented JSON, numbers in Go's shortest round-trip form

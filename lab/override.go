@@ -151,32 +151,33 @@ func textValue(s string) any {
 // wins), and checks the result with the scenario parser. An error names the override and the
 // field. The file must be valid on its own: its own mistakes are reported as the file's.
 func ApplyOverrides(doc []byte, ovs []Override) ([]byte, error) {
-	if _, err := parseCluster(doc, "the lab runs cluster-mode scenarios"); err != nil {
+	if _, err := readFile(doc); err != nil {
 		return nil, err
 	}
-	return applyChecked(doc, ovs)
+	return applyChecked(doc, ovs, readFile)
 }
 
-// applyChecked is ApplyOverrides on a file already known to be valid. The result is checked
-// once; only when it fails are the overrides checked one at a time, so that the error names
-// the one at fault (a check parses the whole file: seconds at 200,000 partitions).
-func applyChecked(doc []byte, ovs []Override) ([]byte, error) {
+// applyChecked is ApplyOverrides on a file already known to be valid, checked with read. The
+// result is checked once; only when it fails are the overrides checked one at a time, so that
+// the error names the one at fault (a check parses the whole file: seconds at 200,000
+// partitions).
+func applyChecked(doc []byte, ovs []Override, read reader) ([]byte, error) {
 	if len(ovs) == 0 {
 		return doc, nil
 	}
-	out, err := applyOverrides(doc, ovs, false)
+	out, err := applyOverrides(doc, ovs, nil)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := parseCluster(out, "the lab runs cluster-mode scenarios"); err != nil {
-		return applyOverrides(doc, ovs, true)
+	if _, err := read(out); err != nil {
+		return applyOverrides(doc, ovs, read)
 	}
 	return out, nil
 }
 
-// applyOverrides writes ovs into doc; with each, it also checks the file after each override
-// and returns the first error, naming that override.
-func applyOverrides(doc []byte, ovs []Override, each bool) ([]byte, error) {
+// applyOverrides writes ovs into doc; with each set, it also checks the file with it after
+// each override and returns the first error, naming that override.
+func applyOverrides(doc []byte, ovs []Override, each reader) ([]byte, error) {
 	var root map[string]any
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
@@ -217,14 +218,14 @@ func applyOverrides(doc []byte, ovs []Override, each bool) ([]byte, error) {
 			}
 			obj(cl, t.block)[t.key] = t.value
 		}
-		if !each {
+		if each == nil {
 			continue
 		}
 		raw, err := json.Marshal(root)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := parseCluster(raw, "the lab runs cluster-mode scenarios"); err != nil {
+		if _, err := each(raw); err != nil {
 			return nil, inputErrorf("%s: %w", o, err)
 		}
 	}

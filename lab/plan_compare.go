@@ -44,7 +44,7 @@ func RunPlanComparison(ctx context.Context, doc []byte, plan *Plan, candidate Po
 	if err != nil {
 		return nil, err
 	}
-	baseDoc, err := applyChecked(doc, ImmediateOverrides())
+	baseDoc, err := applyChecked(doc, ImmediateOverrides(), readPlanFile)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ type planRun struct {
 	lastErr error
 }
 
-// RunPlan runs a plan on a scenario (a cluster-mode file; its own events are dropped). It is a
+// RunPlan runs a plan on a scenario (a cluster-mode file; its own events are dropped unread). It is a
 // pure function of the file and the plan. progress, if set, gets the scenario time reached
 // between polls; an error from it stops the run with that error (RunPlanComparison's stops it
 // when its context is done). It takes no context itself: the page's worker plays plans too,
@@ -123,7 +123,7 @@ func RunPlan(doc []byte, plan *Plan, progress func(nowMs int64) error) (*PlanRes
 // runPlan is RunPlan with a rollout: the configs its roll-controllers steps restart the
 // controllers with (nil: the ones they run with).
 func runPlan(doc []byte, plan *Plan, ro *rollout, progress func(nowMs int64) error) (*PlanResult, error) {
-	probe, err := parseCluster(doc, "the lab runs cluster-mode scenarios")
+	probe, err := readPlanFile(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,11 @@ func runPlan(doc []byte, plan *Plan, ro *rollout, progress func(nowMs int64) err
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewRunner(pd)
+	s, err := readPlanFile(pd) // planDoc left no events
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRunner(pd, s)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ type steppedRun struct {
 // NewRehearsal prepares the plan's runs under the current config (doc) and the candidate, and
 // the immediate baseline when it differs from both.
 func NewRehearsal(doc []byte, plan *Plan, candidate Policy) (*Rehearsal, error) {
-	probe, err := parseCluster(doc, "the lab runs cluster-mode scenarios")
+	probe, err := readPlanFile(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func NewRehearsal(doc []byte, plan *Plan, candidate Policy) (*Rehearsal, error) 
 	if err != nil {
 		return nil, err
 	}
-	baseDoc, err := applyChecked(doc, ImmediateOverrides())
+	baseDoc, err := applyChecked(doc, ImmediateOverrides(), readPlanFile)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (r *Rehearsal) Adopt(i int, data []byte) error {
 	if err := json.Unmarshal(data, &e); err != nil || e.Result == nil || e.Result.Result == nil {
 		return fmt.Errorf("lab: run %d: not an exported run: %v", i, err)
 	}
-	s, err := parseCluster(r.docs[i], "the lab runs cluster-mode scenarios")
+	s, err := readPlanFile(r.docs[i])
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ type rollout struct {
 // start, as if rolled out before the plan. doc must be a valid cluster-mode file (parsed by
 // the caller).
 func planCandidate(doc []byte, plan *Plan, candidate Policy) ([]byte, *rollout, error) {
-	full, err := applyChecked(doc, candidate.Overrides)
+	full, err := applyChecked(doc, candidate.Overrides, readPlanFile)
 	if err != nil {
 		return nil, nil, inputErrorf("candidate %q: %w", candidate.Name, err)
 	}
@@ -75,11 +75,11 @@ func planCandidate(doc []byte, plan *Plan, candidate Policy) ([]byte, *rollout, 
 	if !plan.rollsControllers() || len(static) == 0 {
 		return full, nil, nil
 	}
-	s, err := parseCluster(full, "the lab runs cluster-mode scenarios")
+	s, err := readPlanFile(full)
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := applyChecked(doc, atStart)
+	d, err := applyChecked(doc, atStart, readPlanFile)
 	if err != nil {
 		return nil, nil, inputErrorf("candidate %q: %w", candidate.Name, err)
 	}
