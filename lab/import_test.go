@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 )
 
@@ -520,4 +523,32 @@ func TestImportedVerdictsMatchHandDescription(t *testing.T) {
 	if measured < 4 {
 		t.Errorf("only %d verdicts measured: the comparison says too little to compare", measured)
 	}
+}
+
+// A plan's file (PlanScenario) is the described cluster of Scenario, with the current config
+// applied after the description's own, and no events: a plan replaces them.
+func TestPlanScenarioIsScenarioWithoutTheEvent(t *testing.T) {
+	base, _ := Preset(PresetSmall)
+	imp, err := Import(fixtureInputs(t), base)
+	require.NoError(t, err)
+	require.NotEmpty(t, imp.Description.Event.Kind)
+	current := []Override{{Name: "leader.imbalance.check.interval.seconds", Value: "5"}}
+	doc, err := imp.Description.Scenario()
+	require.NoError(t, err)
+	doc, err = ApplyOverrides(doc, current)
+	require.NoError(t, err)
+	want, err := scenario.ParseCluster(doc)
+	require.NoError(t, err)
+	require.NotEmpty(t, want.Cluster.Events)
+
+	planDoc, err := imp.Description.PlanScenario(current)
+	require.NoError(t, err)
+	got, err := scenario.ParseCluster(planDoc)
+	require.NoError(t, err)
+	assert.Empty(t, got.Cluster.Events)
+	assert.Equal(t, want.Cluster.Spec, got.Cluster.Spec)
+	assert.Equal(t, want.Config, got.Config)
+
+	_, err = imp.Description.PlanScenario([]Override{{Name: "leader.imbalance.check.interval.seconds", Value: "x"}})
+	assert.ErrorContains(t, err, "leader.imbalance.check.interval.seconds")
 }
