@@ -302,7 +302,7 @@ func explicitParams(doc []byte) map[string]bool {
 			continue
 		}
 		for k := range m {
-			if a, ok := kafkaAliases[k]; ok {
+			if a, ok := aliasOf(k); ok {
 				k = a.param
 			}
 			out[block+"."+k] = true
