@@ -199,6 +199,27 @@ func TestReliability(t *testing.T) {
 		assert.Contains(t, eval[string](t, tb, `location.hash`), "&t="+moved+"&", "written synchronously on visibilitychange")
 	})
 
+	t.Run("a ResizeObserver loop is not reported as a page failure", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		// An observer that changes the size of what it observes makes the browser report a loop
+		// (a window error event without an error object) and deliver the rest on the next frame.
+		eval[bool](t, tb, `(() => {
+			const d = document.createElement("div");
+			document.body.append(d);
+			let n = 0;
+			window.loops = 0;
+			window.addEventListener("error", (e) => { if (e.message.startsWith("ResizeObserver loop")) window.loops++; });
+			new ResizeObserver(() => { if (n++ < 4) d.style.width = (20 + n) + "px"; }).observe(d);
+			return true;
+		})()`)
+		poll(t, tb, `window.loops > 0`)
+		assert.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`), "no error panel")
+		// A real page error still is one.
+		eval[bool](t, tb, `(setTimeout(() => { throw new Error("thrown by the test"); }), true)`)
+		poll(t, tb, `!document.getElementById("error-panel").hidden`)
+		assert.Contains(t, text(t, tb, "error-report"), "thrown by the test")
+	})
+
 	t.Run("a dead worker: the page says so and restarts the simulator with the run", func(t *testing.T) {
 		tb := newTab(t, bctx)
 		// Keep the page's workers where the test can reach them, before any page script runs.

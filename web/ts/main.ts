@@ -80,7 +80,13 @@ function main(): void {
     );
   };
 
-  window.addEventListener("error", (e) => problem({ message: S.problemPage(e.message), detail: e.error?.stack }, false));
+  window.addEventListener("error", (e) => {
+    // "ResizeObserver loop completed with undelivered notifications" says a layout took two
+    // passes to settle; the browser delivers the rest on the next frame. It carries no error
+    // object and is not a failure of the page.
+    if (!e.error && e.message.startsWith("ResizeObserver loop")) return;
+    problem({ message: S.problemPage(e.message), detail: e.error?.stack }, false);
+  });
   window.addEventListener("unhandledrejection", (e) =>
     problem({ message: S.problemPage(String(e.reason)), detail: e.reason?.stack }, false),
   );
