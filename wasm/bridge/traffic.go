@@ -169,7 +169,11 @@ func (t *trafficLog) api(name string) uint8 {
 
 // clear forgets what was collected: after a seek or a load, the replay's traffic is not news.
 func (t *trafficLog) clear(nowMs int64) {
-	*t = trafficLog{fromMs: nowMs, links: t.links, linkOrder: t.linkOrder[:0], apis: t.apis, msgs: t.msgs[:0], decisions: t.decisions[:0]}
+	decisions := t.decisions[:0]
+	if cap(decisions) > reusedCap {
+		decisions = nil
+	}
+	*t = trafficLog{fromMs: nowMs, links: t.links, linkOrder: t.linkOrder[:0], apis: t.apis, msgs: t.msgs[:0], decisions: decisions}
 	clear(t.links)
 }
 
@@ -272,3 +276,10 @@ func (tr *Traffic) flows(c *cluster.Cluster, brokers []int32) {
 		tr.SteadyBytesPerSec[i] = round2(fleet.SteadyReplicationRate(id))
 	}
 }
+
+// reusedCap bounds the capacity a per-frame buffer keeps from one frame to the next. A burst's
+// backing array (a fence at 10,000 partitions decides and commits thousands of changes at once)
+// is let go instead: kept, it would be marked by every cycle of Go's collector, which in the
+// worker holds up the simulation while it runs, and would hold on to what its stale elements
+// point at.
+const reusedCap = 256

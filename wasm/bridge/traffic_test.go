@@ -229,4 +229,12 @@ func (r gcReading) report(b *testing.B) {
 	b.ReportMetric(longest, "max-gc-pause-ms")
 	b.ReportMetric((now.cpu-r.cpu)*1000/float64(b.N), "gc-cpu-ms/op")
 	b.ReportMetric(float64(now.cycles-r.cycles), "gc-cycles")
+	// What a cycle has to mark (the heap's objects up to their last pointer, at the latest
+	// cycle): in the page's worker, where the mark runs in one go once a message is answered,
+	// the length of its pause follows it.
+	scan := []metrics.Sample{{Name: "/gc/scan/heap:bytes"}}
+	metrics.Read(scan)
+	if scan[0].Value.Kind() == metrics.KindUint64 {
+		b.ReportMetric(float64(scan[0].Value.Uint64())/1e6, "scan-heap-MB")
+	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/cdproto/profiler"
-	"github.com/chromedp/cdproto/systeminfo"
 	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -377,7 +376,7 @@ func benchLoads(t *testing.T, exe string, urls []string, table *benchTable) {
 	}
 }
 
-// benchMemory: the renderer processes' memory and the worker's after 60 s of play at the
+// benchMemory: the page's renderer process's memory and the worker's after 60 s of play at the
 // default speed (10×), on 12 and on 100,000 partitions, and where the page's renderer holds it.
 func benchMemory(t *testing.T, exe string, urls []string, table *benchTable) {
 	for _, n := range []int{12, 100_000} {
@@ -386,8 +385,8 @@ func benchMemory(t *testing.T, exe string, urls []string, table *benchTable) {
 			tb := benchTab(t, bctx)
 			openCluster(t, tb, url, n)
 			time.Sleep(60 * time.Second)
-			table.set(fmt.Sprintf("memory after 60 s of play at 10×, %s partitions: renderer RSS (private), worker's Go heap / linear memory", thousands(n)), site,
-				memoryFigure(t, bctx))
+			table.set(fmt.Sprintf("memory after 60 s of play at 10×, %s partitions: the page's renderer RSS (private), worker's Go heap / linear memory", thousands(n)), site,
+				memoryFigure(t, bctx, tb))
 			table.set(fmt.Sprintf("where the page's renderer memory goes then, %s partitions (memory-infra)", thousands(n)), site,
 				memoryBreakdown(t, tb))
 			stop()
@@ -409,8 +408,8 @@ func benchWeek(t *testing.T, exe string, urls []string, table *benchTable) {
 			require.Less(t, time.Since(start), 60*time.Minute, "the 7-day replay did not end")
 			time.Sleep(2 * time.Second)
 		}
-		table.set("7 days of the default cluster replayed from a link: wall time; renderer RSS (private), worker's Go heap / linear memory", site,
-			fmt.Sprintf("%.0f s; %s", time.Since(start).Seconds(), memoryFigure(t, bctx)))
+		table.set("7 days of the default cluster replayed from a link: wall time; the page's renderer RSS (private), worker's Go heap / linear memory", site,
+			fmt.Sprintf("%.0f s; %s", time.Since(start).Seconds(), memoryFigure(t, bctx, tb)))
 		stop()
 	}
 }
@@ -434,15 +433,15 @@ func benchFast(t *testing.T, exe string, urls []string, table *benchTable) {
 		peak := 0.0
 		for m := 1; m <= minutes; m++ {
 			time.Sleep(time.Until(start.Add(time.Duration(m) * time.Minute)))
-			rss, _ := rendererRSS(t, bctx)
+			rss, _ := rendererRSS(t, pageRenderer(t, tb))
 			peak = max(peak, rss)
 			fmt.Printf("    [%s] %d min at 10,000×: cluster time %s, %s\n", table.sites[site], m,
-				clusterDays(eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`)), memoryFigure(t, bctx))
+				clusterDays(eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`)), memoryFigure(t, bctx, tb))
 		}
 		days := clusterDays(eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs)`))
 		stopped := eval[bool](t, tb, `[...document.querySelectorAll("#event-log li")].some(li => li.textContent.includes("the page's limit: it stops here"))`)
-		table.set(fmt.Sprintf("%d min at 10,000×, 12 partitions: cluster time reached, the 7-day stop said, renderer RSS (private) at the end and its peak", minutes), site,
-			fmt.Sprintf("%s, %v, %s, peak %.0f MB", days, stopped, memoryFigure(t, bctx), peak/1e6))
+		table.set(fmt.Sprintf("%d min at 10,000×, 12 partitions: cluster time reached, the 7-day stop said, the page's renderer RSS (private) at the end and its peak", minutes), site,
+			fmt.Sprintf("%s, %v, %s, peak %.0f MB", days, stopped, memoryFigure(t, bctx, tb), peak/1e6))
 		stop()
 	}
 }
@@ -450,12 +449,14 @@ func benchFast(t *testing.T, exe string, urls []string, table *benchTable) {
 // clusterDays writes cluster time in days.
 func clusterDays(ms float64) string { return fmt.Sprintf("%.2f days", ms/86_400_000) }
 
-// memoryFigure is the renderer processes' resident memory (the workers run in the page's
-// renderer) with its private part (RssAnon: what the page and its workers allocated, not
-// the browser's shared code), and the workers' Go figures (debug.memory): the heap in use and
-// the memory the Go runtime holds, which in a browser is about the wasm's linear memory.
-func memoryFigure(t *testing.T, bctx context.Context) string {
-	rss, private := rendererRSS(t, bctx)
+// memoryFigure is the page's renderer process's resident memory (its workers run in it) with
+// its private part (RssAnon: what the page and its workers allocated, not the browser's shared
+// code), and the workers' Go figures (debug.memory): the heap in use and the memory the Go
+// runtime holds, which in a browser is about the wasm's linear memory. The browser's other
+// renderers (its own UI's, the blank first tab's, the service worker's) are not the page's
+// and are left out.
+func memoryFigure(t *testing.T, bctx context.Context, tb *tab) string {
+	rss, private := rendererRSS(t, pageRenderer(t, tb))
 	out := fmt.Sprintf("%.0f MB (%.0f MB)", rss/1e6, private/1e6)
 	if heap, sys, n := workerMemory(t, bctx); n > 0 {
 		out += fmt.Sprintf(", %.0f / %.0f MB", heap/1e6, sys/1e6)
@@ -464,6 +465,56 @@ func memoryFigure(t *testing.T, bctx context.Context) string {
 		}
 	}
 	return out
+}
+
+// pageRenderer is the process id of the renderer that runs tb's page (and its workers): the
+// process of a trace event the page itself emits (console.timeStamp).
+func pageRenderer(t *testing.T, tb *tab) int {
+	t.Helper()
+	const mark = "kraftlab: the page's renderer"
+	var mu sync.Mutex
+	pid := 0
+	done := make(chan struct{})
+	ctx, cancel := context.WithCancel(tb.ctx)
+	defer cancel()
+	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *tracing.EventDataCollected:
+			mu.Lock()
+			for _, v := range ev.Value {
+				var e struct {
+					Name string
+					Pid  int
+					Args struct{ Data struct{ Message string } }
+				}
+				if json.Unmarshal(v, &e) == nil && e.Name == "TimeStamp" && e.Args.Data.Message == mark {
+					pid = e.Pid
+				}
+			}
+			mu.Unlock()
+		case *tracing.EventTracingComplete:
+			close(done)
+		}
+	}))
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, tracing.Start, tracing.StartParams{TraceConfig: &tracing.TraceConfig{
+			IncludedCategories: []string{"devtools.timeline"}}, TransferMode: tracing.StartTransferModeReportEvents})
+		return err
+	})))
+	eval[bool](t, tb, `console.timeStamp(`+jsString(mark)+`), true`)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, tracing.End, cdp.Empty{})
+		return err
+	})))
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the trace for the page's renderer did not complete")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotZero(t, pid, "the page's mark is in no trace event")
+	return pid
 }
 
 // workerMemory asks every dedicated worker of the browser for debug.memory through the
@@ -510,30 +561,21 @@ func workerMemory(t *testing.T, bctx context.Context) (heap, sys float64, worker
 	return heap, sys, workers
 }
 
-// rendererRSS adds up VmRSS of the browser's renderer processes, and RssAnon, its private part.
-func rendererRSS(t *testing.T, bctx context.Context) (rss, private float64) {
-	res, err := chromedp.CallBrowser(bctx, systeminfo.GetProcessInfo, cdp.Empty{})
+// rendererRSS reads a process's VmRSS, and RssAnon, its private part.
+func rendererRSS(t *testing.T, pid int) (rss, private float64) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	require.NoError(t, err)
-	for _, p := range res.ProcessInfo {
-		if p.Type != "renderer" {
+	for _, line := range strings.Split(string(status), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
 			continue
 		}
-		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.ID))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(status), "\n") {
-			f := strings.Fields(line)
-			if len(f) != 3 {
-				continue
-			}
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			switch f[0] {
-			case "VmRSS:":
-				rss += kb * 1024
-			case "RssAnon:":
-				private += kb * 1024
-			}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmRSS:":
+			rss = kb * 1024
+		case "RssAnon:":
+			private = kb * 1024
 		}
 	}
 	return rss, private
@@ -559,11 +601,11 @@ func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
 			ms, _ := strconv.ParseFloat(eval[string](t, tb, `document.getElementById("compare-results").dataset.elapsedMs`), 64)
 			times = append(times, ms)
 			if i == 0 {
-				after1 = memoryFigure(t, bctx)
+				after1 = memoryFigure(t, bctx, tb)
 			}
 		}
 		table.set("lab: KIP preset compare in the page (ms: first, median of ten)", site, fmt.Sprintf("%.0f, %.0f", times[0], median(times)))
-		table.set("lab: memory after one compare; after ten: renderer RSS (private), workers' Go heap / linear memory", site, after1+"; "+memoryFigure(t, bctx))
+		table.set("lab: memory after one compare; after ten: the page's renderer RSS (private), workers' Go heap / linear memory", site, after1+"; "+memoryFigure(t, bctx, tb))
 		stop()
 	}
 	doc, err := lab.KIPLoadTest().Scenario()
@@ -612,11 +654,12 @@ func loadAverage() string {
 }
 
 // memoryBreakdown takes a memory-infra dump of the browser (what chrome://tracing's memory
-// view shows) and returns the top-level allocators of the renderer that holds the most —
+// view shows) and returns the top-level allocators of the page's renderer —
 // v8 (JavaScript heaps and wasm code), partition_alloc, blink_gc, malloc, cc (canvases)... —
 // in MB, largest first (an allocator's size counts its children; blink_objects re-counts part
 // of blink_gc by type).
 func memoryBreakdown(t *testing.T, tb *tab) string {
+	page := pageRenderer(t, tb)
 	var mu sync.Mutex
 	var events []json.RawMessage
 	done := make(chan struct{})
@@ -658,7 +701,6 @@ func memoryBreakdown(t *testing.T, tb *tab) string {
 		} `json:"attrs"`
 	}
 	perPid := map[int]map[string]float64{}
-	renderer := map[int]bool{}
 	for _, raw := range events {
 		var e struct {
 			Ph   string `json:"ph"`
@@ -673,9 +715,6 @@ func memoryBreakdown(t *testing.T, tb *tab) string {
 		}
 		if json.Unmarshal(raw, &e) != nil {
 			continue
-		}
-		if e.Ph == "M" && e.Name == "process_name" {
-			renderer[e.Pid] = e.Args.Name == "Renderer"
 		}
 		if e.Ph != "v" {
 			continue
@@ -694,20 +733,8 @@ func memoryBreakdown(t *testing.T, tb *tab) string {
 			perPid[e.Pid][name] += float64(size)
 		}
 	}
-	best, bestTotal := -1, 0.0
-	for pid, m := range perPid {
-		if !renderer[pid] {
-			continue
-		}
-		total := 0.0
-		for _, v := range m {
-			total += v
-		}
-		if total > bestTotal {
-			best, bestTotal = pid, total
-		}
-	}
-	if best < 0 {
+	best := page
+	if perPid[best] == nil {
 		return "no dump"
 	}
 	names := make([]string, 0, len(perPid[best]))

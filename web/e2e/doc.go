@@ -11,6 +11,8 @@
 //	KRAFTLAB_E2E_DIST   an already built site to test instead of building one
 //	KRAFTLAB_MEASURE    set to also log the frame costs at 10,000 and 100,000 partitions in
 //	                    the browser (a measurement that takes about 10 s, never asserted)
+//	KRAFTLAB_TRACE_DUMP a directory: the measurements that record a Chromium trace write its
+//	                    events there as JSON, for a closer look
 //	KRAFTLAB_BENCH_PAGE set to run TestBenchPage, the page's benchmark (make bench-page;
 //	                    KRAFTLAB_BENCH_SITES and KRAFTLAB_BENCH_ONLY are documented there)
 //

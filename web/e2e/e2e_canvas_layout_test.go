@@ -38,6 +38,18 @@ func drawnShapes(t *testing.T, tb *tab, w, h int64) []shape {
 	return out
 }
 
+// trafficLabels returns the labels and captions the traffic layer drew over the canvas in its
+// last drawing (web/ts/traffic.ts, data-labels, layout units), once the canvas records its texts.
+func trafficLabels(t *testing.T, tb *tab) []shape {
+	t.Helper()
+	js := `document.querySelector("canvas.traffic-layer").dataset.labels`
+	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	poll(t, tb, `!!`+js)
+	var out []shape
+	require.NoError(t, json.Unmarshal([]byte(eval[string](t, tb, js)), &out))
+	return out
+}
+
 // overlaps lists the pairs of shapes drawn over each other (by more than a pixel's sliver).
 func overlaps(shapes []shape) []string {
 	var out []string
@@ -54,9 +66,9 @@ func overlaps(shapes []shape) []string {
 }
 
 // TestCanvasLayout checks the cluster canvas as a person reads it: at a phone's, a small
-// window's and a desktop's width and in presenter mode, no text, badge or bar is drawn over
-// another, and no text is squeezed narrower than its letters; small clusters get boxes sized
-// to their cells, not a page tall.
+// window's and a desktop's width and in presenter mode, no text, badge, bar, replica grid or
+// traffic caption is drawn over another, and no text is squeezed narrower than its letters;
+// small clusters get boxes sized to their cells, not a page tall.
 func TestCanvasLayout(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
@@ -64,7 +76,7 @@ func TestCanvasLayout(t *testing.T) {
 	bctx := browser(t, exe)
 
 	sizes := []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}}
-	check := func(t *testing.T, tb *tab, what string, want func([]shape) bool) {
+	check := func(t *testing.T, tb *tab, what string, want func(shapes, labels []shape) bool) {
 		for _, presenter := range []bool{false, true} {
 			if presenter {
 				press(t, tb, "p")
@@ -72,11 +84,13 @@ func TestCanvasLayout(t *testing.T) {
 			}
 			for _, size := range sizes {
 				shapes := drawnShapes(t, tb, size.w, size.h)
+				labels := trafficLabels(t, tb)
 				name := fmt.Sprintf("%s at %d px (presenter %v)", what, size.w, presenter)
 				if want != nil {
-					assert.True(t, want(shapes), "%s: %+v", name, shapes)
+					assert.True(t, want(shapes, labels), "%s: traffic %+v", name, labels)
 				}
-				assert.Empty(t, overlaps(shapes), name)
+				// The renderer's shapes and, drawn over them, the traffic layer's labels.
+				assert.Empty(t, overlaps(append(shapes, labels...)), name)
 				for _, s := range shapes {
 					assert.False(t, s.Squeezed, "%s: %q is squeezed to fit", name, s.Text)
 				}
@@ -96,7 +110,7 @@ func TestCanvasLayout(t *testing.T) {
 	t.Run("a gated broker's badge, counts and catch-up bar sit apart", func(t *testing.T) {
 		// Lesson 6, step 4 opens on broker 0 gated with 105 partitions out of sync.
 		tb := openLesson(t, bctx, url, "lesson=6&step=4")
-		check(t, tb, "gated", func(s []shape) bool {
+		check(t, tb, "gated", func(s, _ []shape) bool {
 			kinds := map[string]bool{}
 			for _, x := range s {
 				kinds[x.Kind] = true
@@ -105,14 +119,23 @@ func TestCanvasLayout(t *testing.T) {
 		})
 	})
 
-	t.Run("the playground after a kill: no text over another at any width", func(t *testing.T) {
+	t.Run("the playground after a kill: no text over another at any width, the traffic's captions neither", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		setSpeed(t, tb, 100)
 		press(t, tb, "1", "k")
-		logItem(t, tb, "broker 1 fenced")
-		press(t, tb, " ")
+		// Paused as the leaders move: the traffic layer's clock stands still with the run, so
+		// the moves and their captions stay on the canvas while it is measured.
+		poll(t, tb, `window.pausedOnMove ||= `+drawnJS+`.some(d => d.kind === "move" && d.from === 1) && (document.getElementById("play-button").click(), true)`)
 		poll(t, tb, `document.body.dataset.sim === "paused"`)
-		check(t, tb, "killed", nil)
+		logItem(t, tb, "broker 1 fenced")
+		check(t, tb, "killed", func(_, labels []shape) bool {
+			for _, l := range labels {
+				if strings.Contains(l.Text, "leader") && strings.Contains(l.Text, "→ broker") {
+					return true
+				}
+			}
+			return false
+		})
 	})
 
 	t.Run("a small cluster's broker boxes are as tall as their cells need", func(t *testing.T) {

@@ -213,7 +213,9 @@ func TestTraffic(t *testing.T) {
 		if os.Getenv("KRAFTLAB_MEASURE") == "" {
 			t.Skip("a measurement, not a test: set KRAFTLAB_MEASURE=1")
 		}
-		tb := open(t, bctx, url)
+		// Its own browser, whose worker reports Go's collector (gcTracing).
+		bctx := browser(t, exe)
+		tb := open(t, bctx, serve(t, dir, gcTracing(t)))
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 20*time.Minute)
 		defer cancel()
 		tb.ctx = ctx
@@ -233,6 +235,7 @@ func TestTraffic(t *testing.T) {
 					press(t, tb, "2", "k")
 					time.Sleep(time.Second)
 					var res map[string]float64
+					goGC(t, bctx) // from here on
 					gc := traceGC(t, tb, func() {
 						res = evalAwait[map[string]float64](t, tb, `(async () => {
 						const c = document.getElementById("cluster-canvas");
@@ -255,8 +258,10 @@ func TestTraffic(t *testing.T) {
 							layerMs, drawMs, drawn: `+drawnJS+`.length};
 					})()`)
 					})
-					t.Logf("%s partitions at %d×, traffic %s: rAF %.1f fps, cluster frames %.1f/s, worst rAF gap %.1f ms, slowest traffic layer draw %.2f ms, slowest canvas draw %.2f ms; GC: main thread longest %.1f ms (%.1f ms CPU), anywhere (the worker's V8 heap included) %.1f ms (%.1f ms CPU)",
-						commas(n), speed, map[bool]string{true: "on", false: "off"}[on], res["rafFps"], res["framesPerSec"], res["worstGapMs"], res["layerMs"], res["drawMs"], gc.mainMs, gc.mainCPUGCMs, gc.anyMs, gc.anyCPUGCMs)
+					t.Logf("%s partitions at %d×, traffic %s: rAF %.1f fps, cluster frames %.1f/s, worst rAF gap %.1f ms, slowest traffic layer draw %.2f ms, slowest canvas draw %.2f ms; "+
+						"V8 GC pauses: main thread longest %.1f ms (%.1f ms CPU), worker %.1f ms (%.1f ms CPU); %s",
+						commas(n), speed, map[bool]string{true: "on", false: "off"}[on], res["rafFps"], res["framesPerSec"], res["worstGapMs"], res["layerMs"], res["drawMs"],
+						gc.main.wallMs, gc.main.cpuMs, gc.worker.wallMs, gc.worker.cpuMs, goGC(t, bctx))
 				}
 			}
 		}

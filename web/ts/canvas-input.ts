@@ -141,7 +141,7 @@ export class CanvasInput {
     this.tooltip.hidden = false;
     // Under the replica's cell when it is drawn one by one, else under the broker's header.
     const geo = this.renderer.brokersDrawn[slot];
-    const s = this.renderer.scale;
+    const s = this.renderer.drawScale;
     const dpr = this.canvas.width / Math.max(1, this.canvas.clientWidth);
     const k = i - (geo?.from ?? 0);
     if (geo?.cells && k >= 0 && k < geo.cells.fits) {
@@ -349,7 +349,7 @@ export class CanvasInput {
       const i = this.renderer.focused;
       if (i < 0) return;
       const g = i < nc ? this.renderer.controllersDrawn[i] : this.renderer.brokersDrawn[i - nc]?.box;
-      const at = { x: ((g?.x ?? 0) + 16) * this.renderer.scale, y: ((g?.y ?? 0) + 30) * this.renderer.scale };
+      const at = { x: ((g?.x ?? 0) + 16) * this.renderer.drawScale, y: ((g?.y ?? 0) + 30) * this.renderer.drawScale };
       if (i < nc) this.openMenu("controller", f.body.controllers[i].id, at.x, at.y);
       else this.openMenu("broker", f.body.brokers[i - nc].id, at.x, at.y);
     } else return;

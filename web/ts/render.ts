@@ -159,6 +159,17 @@ export interface BrokerGeometry {
   strips: StripGrid | undefined;
 }
 
+/** A text, badge, bar or replica grid the renderer drew, with its box (layout units). */
+export interface Ink {
+  kind: "text" | "badge" | "bar" | "cells";
+  text?: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  squeezed?: boolean;
+}
+
 /** What is under a point of the canvas. */
 export type Hit =
   | { kind: "controller"; index: number }
@@ -235,11 +246,12 @@ export class Renderer {
   /** Brokers a row in the last frame (the keyboard's up and down move by it). */
   brokerCols = 1;
   /**
-   * The texts, badges and bars of the frame being drawn with their boxes (layout units), kept
-   * only while the canvas has data-record-texts: the tests read them (data-texts) to check that
+   * The texts, badges, bars and replica grids of the last frame with their boxes (layout
+   * units): what a reader reads, which the traffic layer's labels keep clear of (ink). While
+   * the canvas has data-record-texts the tests read them too (data-texts), to check that
    * nothing is drawn over anything else and no text is squeezed to fit.
    */
-  private shapes: { kind: string; text?: string; x: number; y: number; w: number; h: number; squeezed?: boolean }[] | undefined;
+  private shapes: Ink[] = [];
   /** Texts' widths by font and text, see measure. */
   private widths = new Map<string, number>();
   /** The content's height last asked of the page (CSS px), see fitHeight. */
@@ -321,6 +333,33 @@ export class Renderer {
     this.redraw();
   }
 
+  /**
+   * CSS pixels per layout unit as drawn: the presenter scale, lowered on a narrow canvas (see
+   * eff). What is placed over the canvas (traffic, tooltips) converts the geometry with it.
+   */
+  get drawScale(): number {
+    return this.eff;
+  }
+
+  /** What the last frame drew that a reader reads, see shapes (layout units). */
+  get ink(): readonly Ink[] {
+    return this.shapes;
+  }
+
+  /** A broker's replica grid as ink: the rows of cells it filled, or its strips. */
+  private gridInk(g: BrokerGeometry, gw: number, gh: number): void {
+    if (gw <= 0 || gh <= 0) return;
+    const k = this.k;
+    if (g.cells) {
+      const n = Math.min(g.cells.fits, g.to - g.from);
+      if (n <= 0) return;
+      const c = g.cells.cell;
+      this.shapes.push({ kind: "cells", x: g.gx / k, y: g.gy / k, w: (Math.min(n, g.cells.cols) * c) / k, h: (Math.ceil(n / g.cells.cols) * c) / k });
+    } else if (g.strips && g.strips.buckets > 0) {
+      this.shapes.push({ kind: "cells", x: g.gx / k, y: g.gy / k, w: gw / k, h: (g.strips.rows * (STRIP_ROW_PX + STRIP_GAP_PX) - STRIP_GAP_PX) / k });
+    }
+  }
+
   /** The frame drawn last, if any. */
   get frame(): Frame | undefined {
     return this.last;
@@ -338,7 +377,7 @@ export class Renderer {
     // canvas's height) is not a new one, and tests wait on the count for the worker's first.
     if (f !== this.last) this.drawn++;
     this.last = f;
-    this.shapes = this.canvas.dataset.recordTexts ? [] : undefined;
+    this.shapes = [];
     const ctx = this.ctx;
     const p = this.palette;
     if (this.range && (this.range.hi > f.count || this.range.lo >= this.range.hi)) this.range = undefined; // a new cluster
@@ -350,7 +389,9 @@ export class Renderer {
     const boxW = (this.W - 2 * PAD - (this.brokerCols - 1) * GAP) / this.brokerCols;
     const boxH = brokerContentH(this.mostReplicas(f), boxW);
     this.fitHeight(nb === 0 ? top : top + rows * boxH + (rows - 1) * GAP + CAPTION_BAND);
-    const boxes = brokerBoxes(nb, this.W, this.H, top, boxH);
+    // The band under the last row stays free for the traffic layer's captions, also on a
+    // canvas shorter than its content (a phone caps it at 65vh): the boxes shrink instead.
+    const boxes = brokerBoxes(nb, this.W, this.H - CAPTION_BAND + PAD, top, boxH);
     // The replicas first, into the pixel buffer. A grid none of whose cells changed is still on
     // the canvas from the last frame: the drawing below is clipped around it and it is not
     // blitted again (the blits were a fifth of the main thread's time at 10,000 partitions).
@@ -389,8 +430,9 @@ export class Renderer {
       ctx.putImageData(this.image!, 0, 0, g.geo.gx, g.geo.gy, g.gw, g.gh);
       if (g.geo.cells) this.drawLabels(f, slot, g.geo.gx, g.geo.gy, g.geo.cells, g.geo.from);
     });
+    for (const g of grids) this.gridInk(g.geo, g.gw, g.gh);
     this.describe(f);
-    if (this.shapes) this.canvas.dataset.texts = JSON.stringify(this.shapes);
+    if (this.canvas.dataset.recordTexts) this.canvas.dataset.texts = JSON.stringify(this.shapes);
     return performance.now() - t0;
   }
 
@@ -597,7 +639,7 @@ export class Renderer {
       ctx.fillStyle = p.fg;
       ctx.fillText(S.canvasGated, gx + 4, r.y + 61);
       barRight = gx - 6;
-      this.shapes?.push({ kind: "badge", x: gx, y: r.y + 50, w: gw, h: 14 });
+      this.shapes.push({ kind: "badge", x: gx, y: r.y + 50, w: gw, h: 14 });
     }
     if (look !== "stopped" && b.outOfSync > 0 && b.replicas > 0) this.catchUpBar(r.x + 10, r.y + 54, barRight - r.x - 10, (b.replicas - b.outOfSync) / b.replicas);
 
@@ -620,7 +662,7 @@ export class Renderer {
     ctx.strokeStyle = p.outOfSync;
     ctx.lineWidth = 1;
     ctx.strokeRect(x + 0.5, y + 0.5, w - 1, 4);
-    this.shapes?.push({ kind: "bar", x, y, w, h: 5 });
+    this.shapes.push({ kind: "bar", x, y, w, h: 5 });
   }
 
   /**
@@ -895,7 +937,7 @@ export class Renderer {
     this.setFont(weight, size);
     ctx.fillStyle = colour;
     ctx.fillText(s, x, y, Math.max(1, maxWidth));
-    this.shapes?.push({ kind: "text", text: s, x, y: y - 0.78 * size, w: Math.min(w, maxWidth), h: size, squeezed: w > maxWidth + 0.5 });
+    this.shapes.push({ kind: "text", text: s, x, y: y - 0.78 * size, w: Math.min(w, maxWidth), h: size, squeezed: w > maxWidth + 0.5 });
   }
 
   /**

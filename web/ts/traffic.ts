@@ -99,6 +99,17 @@ interface RunMark {
   deferred: number[];
 }
 
+/**
+ * The caption band's order (drawCaptions): a balancer run first, then a node's news (session
+ * checks, fences, a new active controller), leader moves, catch-up flows, and last what is
+ * drawn as pulsing links.
+ */
+const RANK_RUN = 0;
+const RANK_NEWS = 1;
+const RANK_MOVE = 2;
+const RANK_FLOW = 3;
+const RANK_COUNTED = 4;
+
 /** How long a decision's label stays beside its node (screen ms). */
 const TOAST_MS = 2600;
 
@@ -209,10 +220,18 @@ export class TrafficLayer {
   /** Frames drawn, and the last draw's cost in ms (data-* for tests and the benchmark). */
   private drawn = 0;
   private colours = new Map<string, string>();
-  /** Lines for the caption band at the canvas's foot, gathered during a drawing. */
-  private captions: { text: string; colour: string }[] = [];
-  /** The labels placed in the drawing under way (label), so that none overlaps another. */
+  /**
+   * Lines for the caption band at the canvas's foot, gathered during a drawing: the band shows
+   * the most urgent (lowest rank, then the first given) that fit.
+   */
+  private captions: { text: string; colour: string; rank: number }[] = [];
+  /**
+   * What the drawing under way must not cover (label): the renderer's texts, badges, bars and
+   * replica cells, then the labels placed so far (CSS px).
+   */
   private placed: { x: number; y: number; w: number; h: number }[] = [];
+  /** The labels of the drawing under way (layout units), for data-labels while the canvas records its texts. */
+  private labels: { kind: string; text: string; x: number; y: number; w: number; h: number }[] = [];
   private fg = "#1b1b1b";
   private bg = "#ffffff";
   private focus = "#0072b2";
@@ -420,7 +439,7 @@ export class TrafficLayer {
   private anchor(id: number, toward?: number): Point | undefined {
     const f = this.frame;
     if (!f) return undefined;
-    const s = this.renderer.scale;
+    const s = this.renderer.drawScale;
     const ci = f.body.controllers.findIndex((c) => c.id === id);
     if (ci >= 0) {
       const r = this.renderer.controllersDrawn[ci];
@@ -443,7 +462,7 @@ export class TrafficLayer {
     const slot = f.body.brokers.findIndex((b) => b.id === id);
     const g = slot >= 0 ? this.renderer.brokersDrawn[slot] : undefined;
     if (!g) return undefined;
-    const s = this.renderer.scale;
+    const s = this.renderer.drawScale;
     const dpr = this.base.width / Math.max(1, this.base.clientWidth);
     if (g.cells && p >= 0) {
       const hosted = f.layout.hosted[slot].partitions;
@@ -477,9 +496,12 @@ export class TrafficLayer {
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
     if (!this.visible || !this.frame) return;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const s = this.renderer.drawScale;
+    // Labels go around what the learner reads on the canvas, never over it.
     this.placed.length = 0;
+    for (const r of this.renderer.ink) this.placed.push({ x: r.x * s, y: r.y * s, w: r.w * s, h: r.h * s });
     this.captions.length = 0;
-    const s = this.renderer.scale;
+    this.labels.length = 0;
     // Decisions before traffic: their labels claim their places first (see label).
     this.drawFlows(s);
     this.drawToasts(now, s);
@@ -489,6 +511,7 @@ export class TrafficLayer {
     this.drawSprites(now, s);
     this.drawHighlights(s);
     this.drawCaptions(s);
+    if (this.base.dataset.recordTexts) this.canvas.dataset.labels = JSON.stringify(this.labels);
     this.drawn++;
     if (this.drawn % 15 === 0) this.canvas.dataset.drawMs = (performance.now() - t0).toFixed(2);
   }
@@ -539,7 +562,7 @@ export class TrafficLayer {
       into.set(fl.follower, sum);
     }
     for (const [id, sum] of into) {
-      this.captions.push({ text: `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""} (dashed)`, colour: this.colours.get("--c-oos") ?? "#d55e00" });
+      this.captions.push({ text: `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""} (dashed)`, colour: this.colours.get("--c-oos") ?? "#d55e00", rank: RANK_FLOW });
     }
   }
 
@@ -585,7 +608,7 @@ export class TrafficLayer {
     }
     const plural = (w: string) => (w.endsWith("h") ? `${w}es` : `${w}s`);
     const counted = [...busiest].map(([api, b]) => `${plural(LOOKS[api]?.label ?? api)} ×${Math.round(b.total)}/s`);
-    if (counted.length) this.captions.push({ text: `${this.narrow() ? "" : "too many to draw one by one: "}${counted.join(" · ")} (pulsing links)`, colour: this.fg });
+    if (counted.length) this.captions.push({ text: `${this.narrow() ? "" : "too many to draw one by one: "}${counted.join(" · ")} (pulsing links)`, colour: this.fg, rank: RANK_COUNTED });
   }
 
   private drawSprites(now: number, s: number): void {
@@ -616,13 +639,13 @@ export class TrafficLayer {
         this.record({ kind: "message", api: sp.m.api, response: sp.m.response ?? false, from: sp.m.from, to: sp.m.to, sentMs: sp.m.sentMs, note: sp.m.note });
       }
       this.dot(sp.m, x, y, s, alpha);
-      if (few && sp.m.note && sp.m.api !== "Fetch" && k > 0.15 && k < 0.85) this.label(sp.m.note, x + 10 * s, y - 8 * s, s, this.colour(sp.m.api), alpha);
+      if (few && sp.m.note && sp.m.api !== "Fetch" && k > 0.15 && k < 0.85) this.label(sp.m.note, x + 10 * s, y - 8 * s, s, this.colour(sp.m.api), alpha, false);
     }
   }
 
   /** A narrow canvas (a phone) gets shorter labels. */
   private narrow(): boolean {
-    return this.canvas.clientWidth / this.renderer.scale < 560;
+    return this.canvas.clientWidth / this.renderer.drawScale < 560;
   }
 
   /** Screen ms one hop takes: HOP_MS, stretched in slow motion so that ¼× looks ¼ as fast. */
@@ -653,7 +676,7 @@ export class TrafficLayer {
   private drawMoves(now: number, s: number): void {
     const ctx = this.ctx;
     this.moves = this.moves.filter((mv) => now - mv.start < MOVE_MS + 900);
-    const labels = new Map<string, { n: number; x: number; y: number; label: string; leader: number }>();
+    const labels = new Map<string, { n: number; label: string; leader: number }>();
     for (const mv of this.moves) {
       const k = Math.max(0, Math.min(1, (now - mv.start) / MOVE_MS));
       const a = this.cell(mv.oldLeader, mv.partition);
@@ -676,15 +699,16 @@ export class TrafficLayer {
         this.record({ kind: "move", from: mv.oldLeader, to: mv.leader, label: text });
       }
       const key = `${mv.leader}|${mv.label}`;
-      const lb = labels.get(key) ?? { n: 0, x: b.x, y: b.y, label: mv.label, leader: mv.leader };
+      const lb = labels.get(key) ?? { n: 0, label: mv.label, leader: mv.leader };
       lb.n += mv.count;
       labels.set(key, lb);
     }
-    // One label per destination and reason, under the cells that arrive.
+    // One caption per destination and reason: the moving squares show where, the caption
+    // band says what (over the cells it would hide the replicas it is about).
     for (const lb of labels.values()) {
       const what = this.narrow() ? lb.label.split(" · ")[0] : lb.label;
       const text = lb.n > 1 ? `${lb.n} leaders → broker ${lb.leader} · ${what}` : `leader → broker ${lb.leader} · ${what}`;
-      this.label(text, lb.x - 40 * s, lb.y + 26 * s, s, this.fg, 1, true);
+      this.captions.push({ text, colour: this.fg, rank: RANK_MOVE });
     }
   }
 
@@ -715,7 +739,7 @@ export class TrafficLayer {
       const d = r.decision;
       const active = f.body.controllers.find((c) => c.active)?.id ?? f.body.controllers[0]?.id;
       const at = active !== undefined ? this.anchor(active) : undefined;
-      if (at && r === this.runs[this.runs.length - 1]) this.captions.unshift({ text: this.runText(d), colour: this.fg });
+      if (at && r === this.runs[this.runs.length - 1]) this.captions.push({ text: this.runText(d), colour: this.fg, rank: RANK_RUN });
       ctx.globalAlpha = 1;
     }
   }
@@ -738,24 +762,36 @@ export class TrafficLayer {
       const colour = d.decision === "fenced" || d.decision === "session_expired" ? (this.colours.get("--s-fenced") ?? "#e69f00") : this.fg;
       const text = TOAST_WORDS[d.decision]?.(d) ?? d.decision;
       // A controller's news goes to the caption band (under its box is the summary line); a
-      // broker's inside its box, below its header lines.
+      // broker's inside its box, below its header lines where that row is free (no catch-up
+      // bar, no GATED badge), else to the band too.
       if (f.body.controllers.some((c) => c.id === id)) {
-        this.captions.unshift({ text, colour });
+        this.captions.push({ text, colour, rank: RANK_NEWS });
         continue;
       }
-      const y = at.y + 58 * s + 16 * n * s;
+      const y = at.y + 60 * s + 16 * n * s;
       this.ctx.font = `700 ${11 * s}px system-ui, sans-serif`;
-      this.label(text, at.x - this.ctx.measureText(text).width / 2, y, s, colour, fade, true);
+      if (!this.label(text, at.x - this.ctx.measureText(text).width / 2, y, s, colour, fade, true)) this.captions.push({ text, colour, rank: RANK_NEWS });
     }
   }
 
-  /** The caption band: the latest balancer run, catch-up flows and what is counted, at the foot of the canvas. */
+  /**
+   * The caption band at the foot of the canvas, under the brokers: the latest balancer run,
+   * the controller's news, leader moves, catch-up flows and what is counted, the most urgent
+   * first, as many lines as the room under the brokers holds (the event log has them all).
+   */
   private drawCaptions(s: number): void {
-    const lines = this.captions.slice(0, 4);
     const step = 19 * s;
+    let under = 0;
+    for (const g of this.renderer.brokersDrawn) under = Math.max(under, (g.box.y + g.box.h) * s);
+    const room = Math.max(1, Math.floor((this.canvas.clientHeight - 4 * s - under) / step));
+    const lines = this.captions
+      .map((c, i) => ({ c, i }))
+      .sort((a, b) => a.c.rank - b.c.rank || a.i - b.i)
+      .slice(0, room)
+      .map(({ c }) => c);
     let y = this.canvas.clientHeight - 8 * s - (lines.length - 1) * step;
     for (const c of lines) {
-      this.label(c.text, 10 * s, y, s, c.colour, 1, true);
+      this.label(c.text, 10 * s, y, s, c.colour, 1, true, "caption");
       y += step;
     }
   }
@@ -785,26 +821,25 @@ export class TrafficLayer {
   }
 
   /**
-   * A small label on a translucent plate, so it reads over cells and lines. Labels placed in the
-   * same drawing do not overlap: a label moves a line up or down to a free spot, or is left out
-   * (important ones are always drawn).
+   * A small label on a translucent plate, so it reads over lines. It is never drawn over what
+   * the canvas's reader reads (texts, badges, bars, replica cells) nor over another label: it
+   * moves a line up or down to a free spot, or is left out (returns false). A text wider than
+   * the canvas ends in "…".
    */
-  private label(text: string, x: number, y: number, s: number, colour: string, alpha = 1, important = false): void {
+  private label(text: string, x: number, y: number, s: number, colour: string, alpha: number, bold: boolean, kind = "label"): boolean {
     const ctx = this.ctx;
     const size = 11 * s;
-    ctx.font = `${important ? 700 : 600} ${size}px system-ui, sans-serif`;
-    const w = ctx.measureText(text).width;
+    ctx.font = `${bold ? 700 : 600} ${size}px system-ui, sans-serif`;
     const cw = this.canvas.clientWidth;
-    const lx = Math.max(2, Math.min(x, cw - w - 6));
+    text = this.fit(text, cw - 12);
+    const w = ctx.measureText(text).width;
+    const lx = Math.max(3, Math.min(x, cw - w - 6));
     const h = size + 5;
     const free = (ty: number) => !this.placed.some((r) => lx - 3 < r.x + r.w && r.x < lx + w + 3 && ty - size < r.y + r.h && r.y < ty - size + h);
-    let ly = y;
-    if (!free(ly)) {
-      const spot = [y - h, y + h, y - 2 * h, y + 2 * h].find(free);
-      if (spot === undefined && !important) return;
-      ly = spot ?? y;
-    }
+    const ly = [y, y - h, y + h, y - 2 * h, y + 2 * h].find(free);
+    if (ly === undefined) return false;
     this.placed.push({ x: lx - 3, y: ly - size, w: w + 6, h });
+    if (this.base.dataset.recordTexts) this.labels.push({ kind, text, x: (lx - 3) / s, y: (ly - size) / s, w: (w + 6) / s, h: h / s });
     ctx.globalAlpha = 0.88 * alpha;
     ctx.fillStyle = this.bg;
     ctx.fillRect(lx - 3, ly - size, w + 6, h);
@@ -812,5 +847,19 @@ export class TrafficLayer {
     ctx.fillStyle = colour;
     ctx.fillText(text, lx, ly);
     ctx.globalAlpha = 1;
+    return true;
+  }
+
+  /** text, cut to end in "…" where it is wider than maxWidth in the context's font. */
+  private fit(text: string, maxWidth: number): string {
+    if (this.ctx.measureText(text).width <= maxWidth) return text;
+    let lo = 0;
+    let hi = text.length;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.ctx.measureText(`${text.slice(0, mid).trimEnd()}…`).width <= maxWidth) lo = mid;
+      else hi = mid - 1;
+    }
+    return `${text.slice(0, lo).trimEnd()}…`;
   }
 }

@@ -46,6 +46,14 @@ function el<T extends HTMLElement = HTMLElement>(id: string): T {
 /** Screen seconds "Show me" aims to take, explain stops aside. */
 const SHOW_ME_SECONDS = 30;
 
+/**
+ * How much of the canvas must show under the pinned strip for it to stay pinned: at least
+ * PIN_CANVAS_PX and PIN_CANVAS_SHARE of its height (scrolled to the canvas, the learner sees
+ * it whole, not a strip over most of it).
+ */
+const PIN_CANVAS_PX = 60;
+const PIN_CANVAS_SHARE = 0.4;
+
 /** The slowest of the page's speeds (1× up) that plays spanMs of cluster time in about SHOW_ME_SECONDS. */
 export function showMeSpeed(spanMs: number): number {
   for (const x of [1, 10, 100, 1000]) if (spanMs / x <= SHOW_ME_SECONDS * 1000) return x;
@@ -105,9 +113,7 @@ export class LessonPanel {
     el("lesson-continue").addEventListener("click", () => void this.play("continue"));
     el("lesson-close").addEventListener("click", () => this.close());
     el("lesson-undo").addEventListener("click", () => void this.undo());
-    // Pinned over the canvas on a narrow page only while the canvas shows: further down (the
-    // log, the table) the strip scrolls away with the page rather than cover what is read there.
-    new IntersectionObserver(([e]) => (this.root.dataset.canvasShown = String(e.isIntersecting))).observe(el("cluster-canvas"));
+    this.pinWhileCanvasShows();
     el("lesson-read").addEventListener("click", () => this.setRead(el("lesson-read").getAttribute("aria-expanded") !== "true", true));
     // Ctrl+Z (Cmd+Z) undoes too, outside text fields, where it keeps its usual meaning.
     document.addEventListener("keydown", (e) => {
@@ -461,6 +467,34 @@ export class LessonPanel {
     }
     if (st.sandbox) this.setDone(last && !o.next ? `${L.sandbox} ${L.courseDone}` : L.sandbox, "sandbox");
     this.showPredict();
+  }
+
+  /**
+   * Pinned over the canvas on a narrow page (data-canvas-shown, web/css/lesson.css) only while
+   * enough of the canvas shows under the strip: scrolled further down (the legend, the metadata
+   * log, the charts, the event log) the strip scrolls away with the page rather than cover
+   * what is read there. Pinning moves nothing else (a sticky box keeps its place in the flow),
+   * so the check cannot flip back and forth.
+   */
+  private pinWhileCanvasShows(): void {
+    const canvas = el("cluster-canvas");
+    let queued = false;
+    const check = () => {
+      queued = false;
+      const r = canvas.getBoundingClientRect();
+      const shown = String(r.top < innerHeight && r.bottom - this.root.offsetHeight > Math.max(PIN_CANVAS_PX, PIN_CANVAS_SHARE * r.height));
+      if (this.root.dataset.canvasShown !== shown) this.root.dataset.canvasShown = shown;
+    };
+    const queue = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(check);
+    };
+    addEventListener("scroll", queue, { passive: true });
+    const sizes = new ResizeObserver(queue);
+    sizes.observe(this.root);
+    sizes.observe(canvas);
+    queue();
   }
 
   private showCheck(c: LessonCheckBody): void {

@@ -1,0 +1,209 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// frames waits for the page's next two animation frames.
+const frames = `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`
+
+// outside lists the elements matching sel whose text runs past the right edge of the element
+// with id box (its padding box), as "text" snippets. Text only screen readers get (in a 1 px
+// clipped box) does not count.
+func outside(t *testing.T, tb *tab, box, sel string) []string {
+	t.Helper()
+	return eval[[]string](t, tb, `(() => {
+		const b = document.getElementById(`+jsString(box)+`), r = b.getBoundingClientRect();
+		const right = r.left + b.clientLeft + b.clientWidth + 1;
+		const past = (e) => {
+			const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+			for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+				if (n.parentElement.getBoundingClientRect().width <= 1) continue;
+				const range = document.createRange();
+				range.selectNodeContents(n);
+				if ([...range.getClientRects()].some(c => c.right > right)) return true;
+			}
+			return false;
+		};
+		return [...document.querySelectorAll(`+jsString(sel)+`)].filter(e => e.checkVisibility() && past(e)).map(e => e.textContent.slice(0, 80));
+	})()`)
+}
+
+// covered lists the elements matching sel that are on screen but hidden under something
+// else: the element at the centre of each of their lines is neither them nor inside them.
+func covered(t *testing.T, tb *tab, sel string) []string {
+	t.Helper()
+	return eval[[]string](t, tb, `(() => {
+		const out = [];
+		for (const e of document.querySelectorAll(`+jsString(sel)+`)) {
+			if (!e.checkVisibility()) continue;
+			for (const c of e.getClientRects()) {
+				const x = (c.left + c.right) / 2, y = (c.top + c.bottom) / 2;
+				if (y < 0 || y >= innerHeight || x < 0 || x >= innerWidth) continue;
+				const top = document.elementFromPoint(x, y);
+				if (top && top !== e && !e.contains(top)) {
+					out.push(JSON.stringify(e.textContent.trim().slice(0, 40)) + " under " + (top.id ? "#" + top.id : top.tagName + "." + top.className) + " " + JSON.stringify((top.textContent || "").trim().slice(0, 30)));
+				}
+			}
+		}
+		return out;
+	})()`)
+}
+
+// TestFirstContact checks the page as a newcomer, a learner on a phone and a speaker meet it:
+// presenter mode is the canvas for a room at every width, long words stay inside the event
+// log, a lesson's goals share a phone's screen with the canvas, and the pinned lesson strip
+// never hides what the learner reads below the canvas.
+func TestFirstContact(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+	sizes := []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}}
+
+	t.Run("presenter mode: no start card, a compact toolbar, the canvas on screen at every width", func(t *testing.T) {
+		for _, size := range sizes {
+			tb := newTab(t, bctx)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/")))
+			poll(t, tb, `document.getElementById("status").dataset.state === "ready"`)
+			// A first visit: the start card shows on the playground.
+			eval[bool](t, tb, `localStorage.removeItem("kraftlab.welcome.dismissed"), true`)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+			poll(t, tb, `document.getElementById("status").dataset.state === "ready" && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+			require.True(t, eval[bool](t, tb, `document.getElementById("welcome").checkVisibility()`), "at %d px the start card shows outside presenter mode", size.w)
+			press(t, tb, "p")
+			poll(t, tb, `document.body.classList.contains("presenter")`)
+			evalAwait[bool](t, tb, frames)
+			eval[bool](t, tb, `window.scrollTo(0, 0), true`)
+			evalAwait[bool](t, tb, frames)
+			assert.False(t, eval[bool](t, tb, `document.getElementById("welcome").checkVisibility()`), "at %d px presenter mode shows no start card", size.w)
+			// The run's controls are one band (two lines on a phone), the canvas under it in
+			// the window's top quarter.
+			seen := eval[map[string]float64](t, tb, `(() => {
+				const tools = document.querySelector(".toolbar").getBoundingClientRect(), line = document.querySelector(".timeline").getBoundingClientRect();
+				const c = document.getElementById("cluster-canvas").getBoundingClientRect();
+				return {controls: line.bottom - tools.top, top: c.top, bottom: c.bottom, h: innerHeight};
+			})()`)
+			// A line of controls is about 40 px: two lines from 800 px up, four on a phone,
+			// where the canvas then starts in the window's top third.
+			lines, share := 2.0, 4.0
+			if size.w < 600 {
+				lines, share = 4, 3
+			}
+			assert.LessOrEqual(t, seen["controls"], lines*45, "at %d px the toolbar and timeline take %v lines at most: %v", size.w, lines, seen)
+			assert.LessOrEqual(t, seen["top"], seen["h"]/share, "at %d px the canvas starts in the window's top 1/%v: %v", size.w, share, seen)
+			if size.w >= 800 {
+				assert.LessOrEqual(t, seen["bottom"], seen["h"]+1, "at %d px the whole canvas is in the window: %v", size.w, seen)
+			}
+			screenshot(t, tb, fmt.Sprintf("first-contact-presenter-%d.png", size.w), "")
+			// Leaving presenter mode brings the card back: it was hidden, not dismissed.
+			press(t, tb, "P")
+			poll(t, tb, `!document.body.classList.contains("presenter")`)
+			assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").checkVisibility()`), "at %d px the card is back after presenter mode", size.w)
+			assert.Empty(t, tb.consoleErrors())
+		}
+	})
+
+	t.Run("presenter mode in a lesson: the canvas keeps the window's width on a narrow screen", func(t *testing.T) {
+		for _, size := range sizes {
+			tb := newTab(t, bctx)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/#lesson=1&step=3")))
+			poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+			press(t, tb, "p")
+			poll(t, tb, `document.body.classList.contains("presenter")`)
+			evalAwait[bool](t, tb, frames)
+			w := eval[float64](t, tb, `document.getElementById("cluster-canvas").getBoundingClientRect().width`)
+			// Beside the panel from 1024 px up (half the window at least), under it below.
+			share := 0.5
+			if size.w < 1024 {
+				share = 0.85
+			}
+			assert.GreaterOrEqual(t, w, share*float64(size.w), "at %d px the canvas is %.0f px wide", size.w, w)
+			screenshot(t, tb, fmt.Sprintf("first-contact-presenter-lesson-%d.png", size.w), "")
+		}
+	})
+
+	t.Run("a long config name in the event log stays inside it on a phone", func(t *testing.T) {
+		// Lesson 6 step 4: the gate holds broker 0; its log line names
+		// leader.imbalance.election.wait.for.sync.threshold.percent.
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(url+"/#lesson=6&step=4")))
+		poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+		poll(t, tb, `[...document.querySelectorAll("#event-log li")].some(li => li.textContent.includes("wait.for.sync.threshold.percent"))`)
+		evalAwait[bool](t, tb, frames)
+		assert.Empty(t, outside(t, tb, "event-log", "#event-log li"), "these lines run past the event log's edge")
+		assert.Empty(t, outside(t, tb, "latest-events", "#latest-events li"), "these lines run past the latest events' edge")
+		assert.True(t, eval[bool](t, tb, `(l => l.scrollWidth <= l.clientWidth)(document.getElementById("event-log"))`), "the event log does not scroll sideways")
+		eval[bool](t, tb, `document.getElementById("event-log").scrollIntoView({block: "center", behavior: "instant"}), true`)
+		screenshot(t, tb, "first-contact-log-390.png", "")
+	})
+
+	t.Run("on a phone every goal of a step shows in the strip, with the canvas under it", func(t *testing.T) {
+		// Steps with three goals (a step that asks a question first shows the question there).
+		for _, link := range []string{"lesson=1&step=1", "lesson=5&step=1", "lesson=8&step=4", "lesson=7&step=3"} {
+			tb := newTab(t, bctx)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(url+"/#"+link)))
+			poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+			evalAwait[bool](t, tb, frames)
+			seen := eval[map[string]float64](t, tb, `(() => {
+				const p = document.getElementById("lesson-panel").getBoundingClientRect(), c = document.getElementById("cluster-canvas").getBoundingClientRect();
+				const goals = [...document.querySelectorAll("#lesson-goals li")];
+				const shown = goals.filter(g => { const r = g.getBoundingClientRect(); return r.top >= p.top - 1 && r.bottom <= p.bottom + 1; }).length;
+				return {goals: goals.length, shown, canvasTop: c.top, h: innerHeight, panelBottom: p.bottom};
+			})()`)
+			require.GreaterOrEqual(t, seen["goals"], 3.0, link)
+			assert.Empty(t, outside(t, tb, "lesson-panel", "#lesson-goals li"), "%s: these goals run past the strip's edge", link)
+			// Lesson 7 step 3's three-line task and long goals leave its third goal to the
+			// strip's own scroll.
+			if link != "lesson=7&step=3" {
+				assert.Equal(t, seen["goals"], seen["shown"], "%s: every goal is in the strip's view: %v", link, seen)
+			}
+			// The canvas's controllers and first brokers: a third of the window at least.
+			assert.LessOrEqual(t, seen["canvasTop"], seen["h"]*2/3, "%s: the canvas shows under the strip: %v", link, seen)
+			screenshot(t, tb, fmt.Sprintf("first-contact-goals-%s-390.png", strings.NewReplacer("lesson=", "", "&step=", "-").Replace(link)), "")
+		}
+	})
+
+	t.Run("scrolled past the canvas, the lesson strip hides nothing under it", func(t *testing.T) {
+		for _, size := range sizes[:2] {
+			// Lesson 1 step 3 asks for a moment on the timeline before the run.
+			tb := newTab(t, bctx)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/#lesson=1&step=3")))
+			poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+			eval[bool](t, tb, `localStorage.removeItem("kraftlab.predictions.v1"), true`)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+			poll(t, tb, `document.body.dataset.prediction === "pending" && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+			// Read down the page: the canvas's legend, the metadata log, the charts' legends.
+			for _, sel := range []string{".legend li", "#log-strip-heading", ".log-strip .hint", "#charts-heading", ".charts-section > .hint", ".chart .u-title", ".chart .u-legend"} {
+				for _, block := range []string{"start", "center", "end"} {
+					eval[bool](t, tb, `document.querySelector(`+jsString(sel)+`).scrollIntoView({block: "`+block+`", behavior: "instant"}), true`)
+					evalAwait[bool](t, tb, frames)
+					evalAwait[bool](t, tb, frames)
+					assert.Empty(t, covered(t, tb, sel), "at %d px, %s scrolled to the window's %s", size.w, sel, block)
+				}
+			}
+			// Scrolled to the canvas's top, the canvas shows, not a strip over most of it.
+			eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+			evalAwait[bool](t, tb, frames)
+			evalAwait[bool](t, tb, frames)
+			seen := eval[map[string]float64](t, tb, `(() => {
+				const p = document.getElementById("lesson-panel").getBoundingClientRect(), c = document.getElementById("cluster-canvas").getBoundingClientRect();
+				const over = p.bottom > c.top && p.top < c.bottom ? p.bottom : c.top;
+				return {shown: Math.min(c.bottom, innerHeight) - Math.max(c.top, over, 0), height: c.height};
+			})()`)
+			assert.GreaterOrEqual(t, seen["shown"], 0.4*seen["height"], "at %d px, scrolled to the canvas: %v", size.w, seen)
+			// Back at the canvas, the strip is pinned over it again with its question.
+			eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "end", behavior: "instant"}), true`)
+			poll(t, tb, `document.getElementById("lesson-panel").dataset.canvasShown === "true"`)
+			evalAwait[bool](t, tb, frames)
+			assert.GreaterOrEqual(t, eval[float64](t, tb, `document.getElementById("lesson-panel").getBoundingClientRect().top`), -1.0, "at %d px the strip is on screen", size.w)
+			screenshot(t, tb, fmt.Sprintf("first-contact-moment-%d.png", size.w), "")
+		}
+	})
+}
