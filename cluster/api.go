@@ -59,7 +59,13 @@ type TopicSpec struct {
 	PartitionCount    int
 	ReplicationFactor int
 	Replicas          [][]int32
-	Configs           []controller.ConfigEntry
+	// SizeBytes and ProduceBytesPerSec, when given, hold each partition's local log size and
+	// produce rate as measured on a real cluster (one per entry of Replicas), in place of the
+	// model's LocalRetentionSec of produce and its lognormal skew. Either is given for every
+	// starting topic or for none.
+	SizeBytes          []float64
+	ProduceBytesPerSec []float64
+	Configs            []controller.ConfigEntry
 }
 
 // Ops a cluster understands, as the scenario format spells them.

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/kraftlab/kraftlab/cluster/broker"
@@ -146,6 +147,12 @@ func New(spec Spec) (*Cluster, error) {
 	if c.work, err = workload.New(c.s, spec.Workload, len(spec.Brokers), partitions); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
+	sizes, rates := partitionFigures(spec.Topics)
+	if rates != nil {
+		if err := c.work.SetPartitionRates(rates); err != nil {
+			return nil, err
+		}
+	}
 	if c.fleet, err = broker.New(c.s, spec.Broker, spec.Brokers, spec.Static, ctl.Client(), c.work); err != nil {
 		return nil, fmt.Errorf("broker: %w", err)
 	}
@@ -156,7 +163,9 @@ func New(spec Spec) (*Cluster, error) {
 	// From here on every committed entry reaches the fleet as it is first committed, so the
 	// controllers need keep only what a lagging or restarting node may still commit.
 	ctl.SetTrimCommitted(spec.DiscardRecords)
-	c.fleet.Prefill()
+	if err := c.fleet.Prefill(sizes); err != nil {
+		return nil, err
+	}
 	for _, id := range spec.Brokers {
 		if err := c.fleet.Boot(id); err != nil {
 			return nil, err
@@ -215,7 +224,47 @@ func validateSpec(spec *Spec) error {
 			}
 		}
 	}
+	for _, fig := range []struct {
+		name string
+		of   func(t *TopicSpec) []float64
+	}{
+		{"size_bytes", func(t *TopicSpec) []float64 { return t.SizeBytes }},
+		{"produce_bytes_per_sec", func(t *TopicSpec) []float64 { return t.ProduceBytesPerSec }},
+	} {
+		given := slices.IndexFunc(spec.Topics, func(t TopicSpec) bool { return fig.of(&t) != nil })
+		if given < 0 {
+			continue
+		}
+		for i := range spec.Topics {
+			t := &spec.Topics[i]
+			v := fig.of(t)
+			if v == nil || len(v) != len(t.Replicas) {
+				return fmt.Errorf("topics[%d]: gives %s for %d of its %d partitions; as topics[%d] gives it, every partition of every starting topic must (each listed with its replicas)",
+					i, fig.name, len(v), max(len(t.Replicas), t.PartitionCount), given)
+			}
+			for p, x := range v {
+				if !(x >= 0) || math.IsInf(x, 0) {
+					return fmt.Errorf("topics[%d].partitions[%d].%s: %g is not allowed; it must be a finite number ≥ 0", i, p, fig.name, x)
+				}
+			}
+		}
+	}
 	return nil
+}
+
+// partitionFigures flattens the starting topics' given sizes and rates in partition index
+// order (the bootstrap's), or returns nil for those not given (validateSpec checked that a
+// figure is given for every partition or none).
+func partitionFigures(topics []TopicSpec) (sizes, rates []float64) {
+	for _, t := range topics {
+		if t.SizeBytes != nil {
+			sizes = append(sizes, t.SizeBytes...)
+		}
+		if t.ProduceBytesPerSec != nil {
+			rates = append(rates, t.ProduceBytesPerSec...)
+		}
+	}
+	return sizes, rates
 }
 
 // bootstrap writes the starting cluster on the first active controller: features, every broker

@@ -6,6 +6,14 @@ import (
 	"testing"
 )
 
+// reportCPU adds the process's CPU time per iteration since start (cpuSeconds) as cpu-s/op:
+// a benchmark's own figure on a machine whose other load stretches the wall time.
+func reportCPU(b *testing.B, start float64) {
+	if start >= 0 {
+		b.ReportMetric((cpuSeconds()-start)/float64(b.N), "cpu-s/op")
+	}
+}
+
 // kipSweepAxes is the speed budget's grid: 10 thresholds × 10 caps of wait-for-sync on the
 // KIP's load test, 100 cells of 60 simulated minutes plus the immediate baseline they share.
 func kipSweepAxes() []Axis {

@@ -110,6 +110,13 @@ type batch struct {
 	index map[string]int
 }
 
+// addApart adds a run that must not be merged with an equal file (a plan's candidate whose
+// configs arrive by its rollout, not by its file).
+func (b *batch) addApart(doc []byte) int {
+	b.docs = append(b.docs, doc)
+	return len(b.docs) - 1
+}
+
 func (b *batch) add(doc []byte) int {
 	if b.index == nil {
 		b.index = map[string]int{}

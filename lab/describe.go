@@ -73,6 +73,11 @@ type Topic struct {
 	// first (an imported cluster's). Partitions is then its length, and ReplicationFactor is
 	// ignored (each partition has its own).
 	Replicas [][]int32 `json:"replicas,omitempty"`
+	// SizeBytes and ProduceBytesPerSec, when set, are each partition's size and produce rate as
+	// measured (an imported cluster's), one per partition of Replicas. Set for one topic, they
+	// must be set for every topic; they then take the place of DataBytesPerBroker and Skew.
+	SizeBytes          []float64 `json:"size_bytes,omitempty"`
+	ProduceBytesPerSec []float64 `json:"produce_bytes_per_sec,omitempty"`
 }
 
 // Kinds of event a description studies.
@@ -162,6 +167,9 @@ func (d *Description) Validate() error {
 		}
 		seen[t.Name] = true
 		if err := d.validateAssignment(at, t); err != nil {
+			return err
+		}
+		if err := d.validateFigures(at, t); err != nil {
 			return err
 		}
 		if t.Partitions < 1 || t.Partitions > scenario.MaxPartitions {
@@ -296,6 +304,51 @@ const SampleMs = 10_000
 // Config overrides applied. The file records what the model needs and nothing the lab
 // invented: each description field becomes the scenario field it stands for.
 func (d *Description) Scenario() ([]byte, error) {
+	doc, err := d.doc()
+	if err != nil {
+		return nil, err
+	}
+	doc.Events = d.events()
+	raw, err := marshalDoc(doc)
+	if err != nil {
+		return nil, err
+	}
+	if d.BrokerIDs != nil {
+		raw = compactLists(raw)
+	}
+	return d.checked(raw, readFile)
+}
+
+// PlanScenario is Scenario for a plan, with the current config's overrides applied after the
+// description's own. The file has no events (a plan replaces the description's event) and its
+// lists are not compacted (no one reads it), so that the page's rehearsal, which builds its
+// file here, links neither the event parser (readPlanFile) nor the event writer.
+func (d *Description) PlanScenario(current []Override) ([]byte, error) {
+	doc, err := d.doc()
+	if err != nil {
+		return nil, err
+	}
+	doc.Events = []eventDoc{}
+	raw, err := marshalDoc(doc)
+	if err != nil {
+		return nil, err
+	}
+	if raw, err = d.checked(raw, readPlanFile); err != nil {
+		return nil, err
+	}
+	return applyChecked(raw, current, readPlanFile)
+}
+
+// checked checks a file of the description with read and applies its Config overrides.
+func (d *Description) checked(raw []byte, read reader) ([]byte, error) {
+	if _, err := read(raw); err != nil {
+		return nil, err
+	}
+	return applyChecked(raw, d.Config, read)
+}
+
+// doc validates the description and writes its file, but for the events.
+func (d *Description) doc() (*scenarioDoc, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
@@ -308,7 +361,7 @@ func (d *Description) Scenario() ([]byte, error) {
 		partitions += float64(t.Partitions)
 	}
 	retention := d.DataBytesPerBroker / (perBroker * (replicas / partitions))
-	doc := scenarioDoc{
+	doc := &scenarioDoc{
 		Seed: d.Seed, Description: d.Name, DurationMs: d.DurationMs, SampleMs: SampleMs,
 		Config: map[string]any{"min.insync.replicas": d.MinInsyncReplicas},
 		Cluster: clusterDoc{
@@ -333,13 +386,18 @@ func (d *Description) Scenario() ([]byte, error) {
 	for _, t := range d.Topics {
 		td := topicDoc{Name: t.Name, PartitionCount: t.Partitions, ReplicationFactor: d.topicRF(t)}
 		if t.Replicas != nil {
-			td = topicDoc{Name: t.Name, Partitions: assignmentDoc(t.Replicas)}
+			td = topicDoc{Name: t.Name, Partitions: assignmentDoc(t)}
 		}
 		if t.MinInsyncReplicas != 0 {
 			td.Config = map[string]any{"min.insync.replicas": t.MinInsyncReplicas}
 		}
 		doc.Cluster.Topics = append(doc.Cluster.Topics, td)
 	}
+	return doc, nil
+}
+
+// events writes the description's event.
+func (d *Description) events() []eventDoc {
 	e := d.Event
 	at := func(ms int64, op string, note string) eventDoc {
 		b := e.Broker
@@ -351,25 +409,18 @@ func (d *Description) Scenario() ([]byte, error) {
 		if e.Clean {
 			stop = "shutdown"
 		}
-		doc.Events = []eventDoc{at(e.AtMs, stop, ""), at(e.AtMs+e.DownMs, "start", "")}
+		return []eventDoc{at(e.AtMs, stop, ""), at(e.AtMs+e.DownMs, "start", "")}
 	case EventDiskSwap:
-		doc.Events = []eventDoc{at(e.AtMs, "kill", ""), at(e.AtMs, "disk_swap", "a new, empty disk"), at(e.AtMs+e.DownMs, "start", "")}
+		return []eventDoc{at(e.AtMs, "kill", ""), at(e.AtMs, "disk_swap", "a new, empty disk"), at(e.AtMs+e.DownMs, "start", "")}
 	case EventRollingRestart:
 		ids := make([]int32, e.Brokers)
 		for i := range ids {
 			ids[i] = d.brokerID(i)
 		}
 		iv := e.IntervalMs
-		doc.Events = []eventDoc{{AtMs: e.AtMs, Op: "rolling_restart", Brokers: ids, IntervalMs: &iv, DiskSwap: e.DiskSwap}}
+		return []eventDoc{{AtMs: e.AtMs, Op: "rolling_restart", Brokers: ids, IntervalMs: &iv, DiskSwap: e.DiskSwap}}
 	}
-	raw, err := marshalDoc(doc)
-	if err != nil {
-		return nil, err
-	}
-	if d.BrokerIDs != nil {
-		raw = compactLists(raw)
-	}
-	return ApplyOverrides(raw, d.Config)
+	return nil
 }
 
 // marshalDoc writes a document as indented JSON, numbers in Go's shortest round-trip form

@@ -3,6 +3,7 @@ package lab
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,17 +12,59 @@ import (
 // This file holds what a Description needs to carry an imported cluster exactly: broker ids as
 // the cluster has them (BrokerIDs) and each topic's replica assignment (Topic.Replicas).
 
-// partitionDoc is one explicit partition of a scenario topic: its replicas, preferred first.
+// partitionDoc is one explicit partition of a scenario topic: its replicas, preferred first,
+// and its measured size and produce rate when the topic has them.
 type partitionDoc struct {
-	Replicas []int32 `json:"replicas"`
+	Replicas           []int32  `json:"replicas"`
+	SizeBytes          *float64 `json:"size_bytes,omitempty"`
+	ProduceBytesPerSec *float64 `json:"produce_bytes_per_sec,omitempty"`
 }
 
-func assignmentDoc(replicas [][]int32) []partitionDoc {
-	out := make([]partitionDoc, len(replicas))
-	for i, r := range replicas {
+func assignmentDoc(t Topic) []partitionDoc {
+	out := make([]partitionDoc, len(t.Replicas))
+	for i, r := range t.Replicas {
 		out[i] = partitionDoc{Replicas: r}
+		if t.SizeBytes != nil {
+			out[i].SizeBytes = &t.SizeBytes[i]
+		}
+		if t.ProduceBytesPerSec != nil {
+			out[i].ProduceBytesPerSec = &t.ProduceBytesPerSec[i]
+		}
 	}
 	return out
+}
+
+// validateFigures checks a topic's measured sizes and rates: one per partition of an explicit
+// assignment, each a finite number ≥ 0, and given for every topic if for one.
+func (d *Description) validateFigures(at string, t Topic) error {
+	for _, f := range []struct {
+		name string
+		v    []float64
+		any  func(Topic) bool
+		what string
+	}{
+		{"size_bytes", t.SizeBytes, func(o Topic) bool { return o.SizeBytes != nil }, "a size in bytes"},
+		{"produce_bytes_per_sec", t.ProduceBytesPerSec, func(o Topic) bool { return o.ProduceBytesPerSec != nil }, "a rate in bytes per second"},
+	} {
+		if f.v == nil {
+			if slices.ContainsFunc(d.Topics, f.any) {
+				return &FieldError{Field: at + "." + f.name, Value: "none",
+					Allowed: "must give one value per partition: another topic gives " + f.name + ", and the model cannot mix measured figures with its own"}
+			}
+			continue
+		}
+		if t.Replicas == nil || len(f.v) != len(t.Replicas) {
+			return &FieldError{Field: at + "." + f.name, Value: fmt.Sprintf("%d values", len(f.v)),
+				Allowed: fmt.Sprintf("must give one value per partition of replicas (%d)", len(t.Replicas))}
+		}
+		for i, x := range f.v {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return &FieldError{Field: fmt.Sprintf("%s.%s[%d]", at, f.name, i), Value: strconv.FormatFloat(x, 'g', -1, 64),
+					Allowed: "must be " + f.what + ", a finite number ≥ 0"}
+			}
+		}
+	}
+	return nil
 }
 
 // assignmentRF is the largest replica count of an assignment: a topic may mix replication
@@ -174,8 +217,10 @@ func compactLists(doc []byte) []byte {
 	return compactPartitions(out)
 }
 
-// compactPartitions writes `{<newline, spaces>"replicas": [...]<newline, spaces>}` as
-// `{"replicas": [...]}` (by hand: package regexp would add its tables to lab.wasm).
+// compactPartitions writes each explicit partition, `{<newline, spaces>"replicas": [...],
+// <newline, spaces>"size_bytes": N ...<newline, spaces>}`, on one line as
+// `{"replicas": [...], "size_bytes": N ...}` (by hand: package regexp would add its tables to
+// lab.wasm).
 func compactPartitions(doc []byte) []byte {
 	const key = `"replicas": [`
 	out := make([]byte, 0, len(doc))
@@ -185,21 +230,23 @@ func compactPartitions(doc []byte) []byte {
 			for j < len(doc) && (doc[j] == ' ' || doc[j] == '\n') {
 				j++
 			}
-			if bytes.HasPrefix(doc[j:], []byte(key)) {
-				if end := bytes.IndexByte(doc[j:], ']'); end > 0 {
-					k := j + end + 1
-					m := k
-					for m < len(doc) && (doc[m] == ' ' || doc[m] == '\n') {
-						m++
-					}
-					if m < len(doc) && doc[m] == '}' {
-						out = append(out, '{')
-						out = append(out, doc[j:k]...)
-						out = append(out, '}')
-						i = m
+			// A partition object holds no object: it ends at the first '}'.
+			if end := bytes.IndexByte(doc[j:], '}'); bytes.HasPrefix(doc[j:], []byte(key)) && end > 0 && bytes.IndexByte(doc[j:j+end], '{') < 0 {
+				out = append(out, '{')
+				body := bytes.TrimRight(doc[j:j+end], " \n")
+				for k := 0; k < len(body); k++ {
+					if body[k] != '\n' {
+						out = append(out, body[k])
 						continue
 					}
+					for k+1 < len(body) && body[k+1] == ' ' {
+						k++
+					}
+					out = append(out, ' ')
 				}
+				out = append(out, '}')
+				i = j + end
+				continue
 			}
 		}
 		out = append(out, doc[i])

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kraftlab/kraftlab/cluster/broker"
 	"github.com/kraftlab/kraftlab/cluster/scenario"
+	"github.com/kraftlab/kraftlab/cluster/workload"
 )
 
 // Inputs are what an operator collects from their cluster with Kafka's tools (docs/lab.md,
@@ -212,8 +214,8 @@ func Import(in Inputs, base *Description) (*Imported, error) {
 		note("controllers: %d assumed (give kafka-metadata-quorum.sh describe --status)", d.Controllers)
 	}
 
-	// Sizes and rates.
-	sizes := partitionSizes(topics, lg)
+	// Sizes and rates: each partition's own, where the inputs give them.
+	sizes, unsized := partitionSizes(topics, lg)
 	if lg != nil {
 		perBroker := map[int32]int64{}
 		var sum int64
@@ -242,26 +244,32 @@ func Import(in Inputs, base *Description) (*Imported, error) {
 		for _, od := range lg.OfflineDirs {
 			note("log dir with an error: %s (its replicas' sizes are unknown)", od)
 		}
+		if unsized > 0 {
+			note("%s no replica in log-dirs: each is given the mean size of its topic's other partitions", plural(unsized, "partition has", "partitions have"))
+		}
 		d.DataBytesPerBroker = float64(sum) / float64(len(ids))
 		lo, hi := int64(math.MaxInt64), int64(0)
 		for _, id := range ids {
 			lo, hi = min(lo, perBroker[id]), max(hi, perBroker[id])
 		}
-		rep.Sources = append(rep.Sources, fmt.Sprintf("%s: %s of replicas, %s per broker on average (from %s to %s); the model gives every broker the average",
+		rep.Sources = append(rep.Sources, fmt.Sprintf("%s: %s of replicas, %s per broker on average (from %s to %s); every partition has its own size (its largest replica's): what a replaced disk copies",
 			SourceLogDirs, bytesText(float64(sum)), bytesText(d.DataBytesPerBroker), bytesText(float64(lo)), bytesText(float64(hi))))
 	} else {
-		note("data per broker: %s assumed (give kafka-log-dirs.sh --describe)", bytesText(d.DataBytesPerBroker))
+		note("data per broker: %s assumed, each partition's in proportion to its rate (give kafka-log-dirs.sh --describe)", bytesText(d.DataBytesPerBroker))
 	}
-	var partRates []float64
+	// partRates are each partition's rate, by topic; nil when neither rates nor sizes say.
+	var partRates map[string][]float64
 	if rates != nil {
+		partRates = map[string][]float64{}
 		var sum float64
+		var unrated []string
 		for _, t := range topics {
 			r, ok := rates.ByTopic[t.Name]
 			if !ok {
-				continue
+				unrated = append(unrated, t.Name)
 			}
 			sum += r
-			partRates = append(partRates, spreadRate(r, t, sizes)...)
+			partRates[t.Name] = spreadRate(r, t, sizes)
 		}
 		for topic, lines := range rates.Lines {
 			if !slices.ContainsFunc(topics, func(t DescribedTopic) bool { return t.Name == topic }) {
@@ -273,22 +281,39 @@ func Import(in Inputs, base *Description) (*Imported, error) {
 		if sum <= 0 {
 			return nil, &ImportError{Source: SourceRates, Msg: "no rate above 0 for a topic the describe lists"}
 		}
+		if len(unrated) > 0 {
+			note("no rate for %s: %s produce nothing in the model", plural(len(unrated), "topic", "topics"), strings.Join(firstNames(unrated, 5), ", "))
+		}
 		d.ProduceBytesPerSec = sum
-		rep.Sources = append(rep.Sources, fmt.Sprintf("%s (%s): %s/s in all, over %d topics", SourceRates, rates.Format, bytesText(sum), len(rates.ByTopic)))
+		spread := "evenly over each topic's partitions"
+		if sizes != nil {
+			spread = "over each topic's partitions by size"
+		}
+		rep.Sources = append(rep.Sources, fmt.Sprintf("%s (%s): %s/s in all, over %d topics, spread %s", SourceRates, rates.Format, bytesText(sum), len(rates.ByTopic), spread))
+	} else if sizes != nil {
+		partRates = spreadBySize(d.ProduceBytesPerSec, topics, sizes)
+		note("produce rate: %s/s in all assumed, spread over the partitions by size (give rates per topic)", bytesText(d.ProduceBytesPerSec))
 	} else {
 		note("produce rate: %s/s in all assumed, spread over the partitions by the model's lognormal skew (give rates per topic)", bytesText(d.ProduceBytesPerSec))
-		if sizes != nil {
-			for _, t := range topics {
-				for i := range t.Partitions {
-					partRates = append(partRates, float64(sizes[t.Name][i]))
-				}
+	}
+	if partRates != nil {
+		var flat []float64
+		for i := range d.Topics {
+			t := &d.Topics[i]
+			t.ProduceBytesPerSec = partRates[t.Name]
+			flat = append(flat, t.ProduceBytesPerSec...)
+			if sizes != nil {
+				t.SizeBytes = sizes[t.Name]
 			}
 		}
-	}
-	if σ, ok := lognormalSigma(partRates); ok {
-		d.Skew = σ
-		rep.Sources = append(rep.Sources, fmt.Sprintf("skew: σ = %.2f, fitted to the partitions' %s (the model draws each partition's rate from a lognormal of that σ, not the partition's own)",
-			σ, map[bool]string{true: "rates", false: "sizes"}[rates != nil]))
+		room := broker.MaxClasses - workload.DefaultParams().Classes
+		levels, of := workload.GroupRates(flat, room)
+		if e := workload.GroupError(flat, levels, of); e > 0 {
+			note("rates per partition: the model groups them into %d rate classes (its closed-form catch-up needs few), each partition within %.1f %% of its own rate, every class's total exact", len(levels), 100*e)
+		}
+		if σ, ok := lognormalSigma(flat); ok {
+			d.Skew = σ // for partitions created later only
+		}
 	} else {
 		note("skew: σ = %g assumed (give kafka-log-dirs.sh --describe or rates)", d.Skew)
 	}
@@ -325,39 +350,95 @@ func sourceOrder(s string) string {
 }
 
 // partitionSizes is each partition's size (its largest replica's: the leader's log, which a
-// lagging follower has less of), by topic and partition; nil without log-dirs.
-func partitionSizes(topics []DescribedTopic, lg *LogDirs) map[string][]int64 {
+// lagging follower has less of), by topic and partition, and how many partitions had no
+// replica in log-dirs (given their topic's mean); nil without log-dirs.
+func partitionSizes(topics []DescribedTopic, lg *LogDirs) (map[string][]float64, int) {
 	if lg == nil {
-		return nil
+		return nil, 0
 	}
-	out := map[string][]int64{}
+	out := map[string][]float64{}
+	unsized := 0
 	for _, t := range topics {
-		s := make([]int64, len(t.Partitions))
+		s := make([]float64, len(t.Partitions))
+		known := make([]bool, len(s))
+		var sum float64
+		n := 0
 		for i := range t.Partitions {
-			for _, v := range lg.Sizes[t.Name+"-"+strconv.Itoa(i)] {
-				s[i] = max(s[i], v)
+			m, ok := lg.Sizes[t.Name+"-"+strconv.Itoa(int(t.Partitions[i].Partition))]
+			if !ok {
+				continue
+			}
+			for _, v := range m {
+				s[i] = max(s[i], float64(v))
+			}
+			known[i], n, sum = true, n+1, sum+s[i]
+		}
+		if n < len(s) {
+			unsized += len(s) - n
+			mean := 0.0
+			if n > 0 {
+				mean = sum / float64(n)
+			}
+			for i := range s {
+				if !known[i] {
+					s[i] = mean
+				}
 			}
 		}
 		out[t.Name] = s
 	}
-	return out
+	return out, unsized
 }
 
-// spreadRate spreads a topic's rate over its partitions by size (evenly without sizes).
-func spreadRate(rate float64, t DescribedTopic, sizes map[string][]int64) []float64 {
+// spreadRate spreads a topic's rate over its partitions by size (evenly without sizes, or
+// when they are all 0).
+func spreadRate(rate float64, t DescribedTopic, sizes map[string][]float64) []float64 {
 	out := make([]float64, len(t.Partitions))
-	var sum int64
+	var sum float64
 	for _, s := range sizes[t.Name] {
 		sum += s
 	}
 	for i := range out {
 		if sum > 0 {
-			out[i] = rate * float64(sizes[t.Name][i]) / float64(sum)
+			out[i] = rate * sizes[t.Name][i] / sum
 		} else {
 			out[i] = rate / float64(len(out))
 		}
 	}
 	return out
+}
+
+// spreadBySize spreads a total rate over every partition by size (evenly when they are all 0).
+func spreadBySize(total float64, topics []DescribedTopic, sizes map[string][]float64) map[string][]float64 {
+	var sum float64
+	n := 0
+	for _, t := range topics {
+		n += len(t.Partitions)
+		for _, s := range sizes[t.Name] {
+			sum += s
+		}
+	}
+	out := map[string][]float64{}
+	for _, t := range topics {
+		r := make([]float64, len(t.Partitions))
+		for i := range r {
+			if sum > 0 {
+				r[i] = total * sizes[t.Name][i] / sum
+			} else {
+				r[i] = total / float64(n)
+			}
+		}
+		out[t.Name] = r
+	}
+	return out
+}
+
+// firstNames lists at most n names, and how many more.
+func firstNames(names []string, n int) []string {
+	if len(names) <= n {
+		return names
+	}
+	return append(slices.Clone(names[:n]), fmt.Sprintf("and %d more", len(names)-n))
 }
 
 // lognormalSigma fits σ of a lognormal to positive values (the standard deviation of their

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 )
@@ -211,6 +214,29 @@ func TestImportRoundTripsAssignment(t *testing.T) {
 	if s.Cluster.Spec.Controllers != 3 {
 		t.Errorf("controllers %d", s.Cluster.Spec.Controllers)
 	}
+	// Each partition's size (its largest replica in log-dirs) and rate (its topic's rate
+	// spread by size) reach the scenario as they were imported.
+	lg, _, _ := ParseLogDirs(in.LogDirs)
+	rates, _, _ := ParseRates(in.Rates)
+	for i, tp := range topics {
+		st := spec.Topics[i]
+		var sum float64
+		want := make([]float64, len(tp.Partitions))
+		for p := range tp.Partitions {
+			for _, v := range lg.Sizes[fmt.Sprintf("%s-%d", tp.Name, p)] {
+				want[p] = max(want[p], float64(v))
+			}
+			sum += want[p]
+		}
+		if !slices.Equal(st.SizeBytes, want) {
+			t.Errorf("%s: sizes %v, want %v", tp.Name, st.SizeBytes, want)
+		}
+		for p := range tp.Partitions {
+			if r := rates.ByTopic[tp.Name] * want[p] / sum; math.Abs(st.ProduceBytesPerSec[p]-r) > 1e-9*r {
+				t.Errorf("%s-%d: rate %v, want %v", tp.Name, p, st.ProduceBytesPerSec[p], r)
+			}
+		}
+	}
 	rep := imp.Report
 	if !strings.HasPrefix(rep.Summary, "5 brokers, 15 partitions, ") || !strings.Contains(rep.Summary, "from log-dirs") || !strings.Contains(rep.Summary, "rates from Prometheus") {
 		t.Errorf("summary %q", rep.Summary)
@@ -224,6 +250,65 @@ func TestImportRoundTripsAssignment(t *testing.T) {
 	for _, u := range rep.Unused {
 		if u.Line < 1 || u.Reason == "" || u.Source == "" {
 			t.Errorf("unused line without a place or reason: %+v", u)
+		}
+	}
+}
+
+// TestImportSpreadsTheTotalBySize checks the import's other ways to per-partition figures:
+// sizes without rates spread the assumed total by size; neither leaves the model's skew.
+func TestImportSpreadsTheTotalBySize(t *testing.T) {
+	base, _ := Preset(PresetSmall)
+	in := fixtureInputs(t)
+	in.Rates = ""
+	imp, err := Import(in, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total, size float64
+	var sizes, rates []float64
+	for _, tp := range imp.Description.Topics {
+		sizes, rates = append(sizes, tp.SizeBytes...), append(rates, tp.ProduceBytesPerSec...)
+	}
+	for i := range sizes {
+		total, size = total+rates[i], size+sizes[i]
+	}
+	if math.Abs(total-base.ProduceBytesPerSec) > 1e-6*total {
+		t.Errorf("rates add up to %v, want the assumed %v", total, base.ProduceBytesPerSec)
+	}
+	for i := range sizes {
+		if want := base.ProduceBytesPerSec * sizes[i] / size; math.Abs(rates[i]-want) > 1e-9*want {
+			t.Errorf("partition %d: rate %v, want %v (by size)", i, rates[i], want)
+		}
+	}
+	if !strings.Contains(imp.Report.Summary, "rates assumed from partition sizes") {
+		t.Errorf("summary %q", imp.Report.Summary)
+	}
+
+	// A partition no log dir lists gets its topic's mean size, and the report says so.
+	lg, _, _ := ParseLogDirs(in.LogDirs)
+	var one float64
+	for _, v := range lg.Sizes["audit_log-1"] {
+		one = max(one, float64(v))
+	}
+	in.LogDirs = strings.ReplaceAll(in.LogDirs, `"audit_log-0"`, `"audit_log-7"`)
+	if imp, err = Import(in, base); err != nil {
+		t.Fatal(err)
+	}
+	audit := imp.Description.Topics[3]
+	if audit.Name != "audit_log" || audit.SizeBytes[0] != one || audit.SizeBytes[1] != one {
+		t.Errorf("%s: sizes %v, want both %v (partition 0's missing: the topic's mean)", audit.Name, audit.SizeBytes, one)
+	}
+	if !slices.ContainsFunc(imp.Report.Notes, func(n string) bool { return strings.HasPrefix(n, "1 partition has no replica in log-dirs") }) {
+		t.Errorf("notes %q", imp.Report.Notes)
+	}
+
+	in.LogDirs = ""
+	if imp, err = Import(in, base); err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range imp.Description.Topics {
+		if tp.SizeBytes != nil || tp.ProduceBytesPerSec != nil {
+			t.Errorf("%s: figures without log-dirs or rates: %v %v", tp.Name, tp.SizeBytes, tp.ProduceBytesPerSec)
 		}
 	}
 }
@@ -255,7 +340,9 @@ func bigDescribe(brokers, partitions int) string {
 	const perTopic = 1000
 	for t := 0; t*perTopic < partitions; t++ {
 		n := min(perTopic, partitions-t*perTopic)
-		name := "topic." + strconv.Itoa(t)
+		// Topic names of about 110 characters (Kafka allows 249) make the text the 40 MB the
+		// import's bound names.
+		name := fmt.Sprintf("prod.eu-west-1.payments.card-transactions.v%03d.events-by-customer-and-merchant.compacted-changelog-retained-7d", t)
 		fmt.Fprintf(&b, "Topic: %s\tTopicId: AAAAAAAAAAAAAAAAAAAAAA\tPartitionCount: %d\tReplicationFactor: 3\tConfigs: min.insync.replicas=2,retention.ms=604800000\n", name, n)
 		for p := range n {
 			k := t*perTopic + p
@@ -266,28 +353,105 @@ func bigDescribe(brokers, partitions int) string {
 	return b.String()
 }
 
-// BenchmarkImport200k imports a 60-broker, 200,000-partition describe (about 27 MB), the
+// bigLogDirs writes kafka-log-dirs.sh --describe output for bigDescribe's cluster: every
+// replica on its broker's one log dir, sizes from 10 to 406 MB (about 2 TB per broker).
+func bigLogDirs(brokers, partitions int) string {
+	topics, _, err := ParseTopicsDescribe(bigDescribe(brokers, partitions))
+	if err != nil {
+		panic(err)
+	}
+	byBroker := map[int32][]string{}
+	var ids []int32
+	k := 0
+	for _, t := range topics {
+		for _, p := range t.Partitions {
+			for _, r := range p.Assignment() {
+				if byBroker[r] == nil {
+					ids = append(ids, r)
+				}
+				byBroker[r] = append(byBroker[r], fmt.Sprintf(`{"partition":"%s-%d","size":%d,"offsetLag":0,"isFuture":false}`, t.Name, p.Partition, 1e7+int64(k%100)*4e6))
+			}
+			k++
+		}
+	}
+	slices.Sort(ids)
+	var b strings.Builder
+	b.WriteString("Querying brokers for log directories information\nReceived log directory information from brokers " + joinIDs(ids, ",") + "\n")
+	b.WriteString(`{"version":1,"brokers":[`)
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"broker":%d,"logDirs":[{"logDir":"/var/lib/kafka/data","error":null,"partitions":[%s]}]}`, id, strings.Join(byBroker[id], ","))
+	}
+	b.WriteString("]}\n")
+	return b.String()
+}
+
+// BenchmarkImport200k imports a 60-broker, 200,000-partition describe (about 40 MB), the
 // rehearsal's scale target; /scenario also writes and checks its scenario file, as every run
-// does before it starts.
+// does before it starts; log-dirs/ adds every replica's size (about 110 MB of JSON more).
 func BenchmarkImport200k(b *testing.B) {
 	text := bigDescribe(60, 200_000)
+	logDirs := bigLogDirs(60, 200_000)
 	base, _ := Preset(PresetSmall)
-	for _, withScenario := range []bool{false, true} {
-		b.Run(map[bool]string{false: "import", true: "scenario"}[withScenario], func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
+	for _, c := range []struct {
+		name         string
+		in           Inputs
+		withScenario bool
+	}{
+		{"import", Inputs{Topics: text}, false},
+		{"scenario", Inputs{Topics: text}, true},
+		{"log-dirs/import", Inputs{Topics: text, LogDirs: logDirs}, false},
+		{"log-dirs/scenario", Inputs{Topics: text, LogDirs: logDirs}, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.in.Topics) + len(c.in.LogDirs)))
+			cpu := cpuSeconds()
 			for b.Loop() {
-				imp, err := Import(Inputs{Topics: text}, base)
+				imp, err := Import(c.in, base)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if withScenario {
+				if c.withScenario {
 					if _, err := imp.Description.Scenario(); err != nil {
 						b.Fatal(err)
 					}
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
+}
+
+// BenchmarkRehearsalStart200k is what each of the page's workers does on Rehearse
+// (labmsg's lab.rehearse.start) with a 200,000-partition describe: import it, write its
+// scenario, prepare the plan's runs (the current, candidate and baseline files).
+func BenchmarkRehearsalStart200k(b *testing.B) {
+	text := bigDescribe(60, 200_000)
+	base, _ := Preset(PresetSmall)
+	plan, err := ParsePlan("rolling-restart all timeout=15m\n")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(text)))
+	cpu := cpuSeconds()
+	for b.Loop() {
+		imp, err := Import(Inputs{Topics: text}, base)
+		if err != nil {
+			b.Fatal(err)
+		}
+		doc, err := imp.Description.Scenario()
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := NewRehearsal(doc, plan, DefaultPolicies()[1])
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+	reportCPU(b, cpu)
 }
 
 // describeOf writes a scenario's starting partitions as kafka-topics.sh --describe prints them
@@ -359,4 +523,32 @@ func TestImportedVerdictsMatchHandDescription(t *testing.T) {
 	if measured < 4 {
 		t.Errorf("only %d verdicts measured: the comparison says too little to compare", measured)
 	}
+}
+
+// A plan's file (PlanScenario) is the described cluster of Scenario, with the current config
+// applied after the description's own, and no events: a plan replaces them.
+func TestPlanScenarioIsScenarioWithoutTheEvent(t *testing.T) {
+	base, _ := Preset(PresetSmall)
+	imp, err := Import(fixtureInputs(t), base)
+	require.NoError(t, err)
+	require.NotEmpty(t, imp.Description.Event.Kind)
+	current := []Override{{Name: "leader.imbalance.check.interval.seconds", Value: "5"}}
+	doc, err := imp.Description.Scenario()
+	require.NoError(t, err)
+	doc, err = ApplyOverrides(doc, current)
+	require.NoError(t, err)
+	want, err := scenario.ParseCluster(doc)
+	require.NoError(t, err)
+	require.NotEmpty(t, want.Cluster.Events)
+
+	planDoc, err := imp.Description.PlanScenario(current)
+	require.NoError(t, err)
+	got, err := scenario.ParseCluster(planDoc)
+	require.NoError(t, err)
+	assert.Empty(t, got.Cluster.Events)
+	assert.Equal(t, want.Cluster.Spec, got.Cluster.Spec)
+	assert.Equal(t, want.Config, got.Config)
+
+	_, err = imp.Description.PlanScenario([]Override{{Name: "leader.imbalance.check.interval.seconds", Value: "x"}})
+	assert.ErrorContains(t, err, "leader.imbalance.check.interval.seconds")
 }

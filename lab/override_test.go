@@ -18,7 +18,8 @@ import (
 // The lab's table of Kafka-named block parameters matches the scenario format's: each is a
 // setting the scenario accepts and not an engine config.
 func TestKafkaAliasesAreScenarioSettings(t *testing.T) {
-	for name, a := range kafkaAliases {
+	for _, a := range kafkaAliases {
+		name := a.kafka
 		_, isConfig := config.Lookup(name)
 		assert.False(t, isConfig, name)
 		value := map[string]string{"acks": "all", "replica.fetch.response.max.bytes": "20000000", "retry.backoff.max.ms": "1000", "delivery.timeout.ms": "200000"}[name]

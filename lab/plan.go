@@ -19,9 +19,12 @@ import (
 //	replace-disk ID [down=DURATION] [timeout=DURATION]
 //	shutdown ID [down=DURATION] [timeout=DURATION]
 //	kill ID [down=DURATION] [timeout=DURATION]
+//	roll-controllers [down=DURATION] [timeout=DURATION]
 //	pause DURATION
 //
-// DURATION is Go's form: 90s, 10m, 1h30m.
+// DURATION is Go's form: 90s, 10m, 1h30m. roll-controllers restarts the controllers one at a
+// time, the standbys first and the active one last, each with the candidate's server.properties:
+// controller-side static configs take effect only then (rollout.go).
 type Plan struct {
 	Steps []PlanStep `json:"steps"`
 	// Text is the plan as written.
@@ -35,14 +38,16 @@ const (
 	StepShutdown       = "shutdown"
 	StepKill           = "kill"
 	StepPause          = "pause"
+	// StepRollControllers restarts every controller in turn with the candidate's configs.
+	StepRollControllers = "roll-controllers"
 )
 
 // PlanStep is one step.
 type PlanStep struct {
 	Line int    `json:"line"`
 	Kind string `json:"kind"`
-	// Brokers are the brokers in order (rolling-restart: nil for all, in id order; the others:
-	// one).
+	// Brokers are the brokers in order (rolling-restart: nil for all, in id order;
+	// roll-controllers: nil; the others: one).
 	Brokers []int32 `json:"brokers,omitempty"`
 	// DownMs is how long a broker stays down before it is started (pause: the pause).
 	DownMs int64 `json:"down_ms"`
@@ -57,6 +62,9 @@ const (
 	DefaultWaitTimeoutMs = 10 * 60_000
 	// DefaultDiskDownMs is how long a replaced disk's broker stays down.
 	DefaultDiskDownMs = 5 * 60_000
+	// DefaultControllerDownMs is how long a controller stays down in roll-controllers: the
+	// lab's choice, a process restart.
+	DefaultControllerDownMs = 30_000
 	// PlanWarmupMs is the time before the first step: the steady state the p99 verdict compares
 	// with.
 	PlanWarmupMs = 10 * 60_000
@@ -101,11 +109,17 @@ func ParsePlan(text string) (*Plan, error) {
 				return fail("pause %s: %v", args[0], err)
 			}
 			st.DownMs, st.TimeoutMs = ms, 0
-		case StepRollingRestart, StepReplaceDisk, StepShutdown, StepKill:
-			if st.Kind == StepReplaceDisk {
+		case StepRollingRestart, StepReplaceDisk, StepShutdown, StepKill, StepRollControllers:
+			switch st.Kind {
+			case StepReplaceDisk:
 				st.DownMs = DefaultDiskDownMs
+			case StepRollControllers:
+				st.DownMs = DefaultControllerDownMs
 			}
-			if st.Kind != StepRollingRestart {
+			switch {
+			case st.Kind == StepRollControllers:
+				// No ids: every controller, in the order the roll needs.
+			case st.Kind != StepRollingRestart:
 				if len(args) == 0 {
 					return fail("%s takes a broker id (%s 3)", st.Kind, st.Kind)
 				}
@@ -114,7 +128,7 @@ func ParsePlan(text string) (*Plan, error) {
 					return fail("%s: %q is not a broker id", st.Kind, args[0])
 				}
 				st.Brokers, args = []int32{int32(id)}, args[1:]
-			} else if len(args) > 0 && !strings.Contains(args[0], "=") {
+			case len(args) > 0 && !strings.Contains(args[0], "="):
 				if args[0] != "all" {
 					ids, err := parseIDList(args[0])
 					if err != nil || len(ids) == 0 {
@@ -145,12 +159,12 @@ func ParsePlan(text string) (*Plan, error) {
 				}
 			}
 		default:
-			return fail("unknown step %q (steps: %s, %s, %s, %s, %s)", st.Kind, StepRollingRestart, StepReplaceDisk, StepShutdown, StepKill, StepPause)
+			return fail("unknown step %q (steps: %s, %s, %s, %s, %s, %s)", st.Kind, StepRollingRestart, StepRollControllers, StepReplaceDisk, StepShutdown, StepKill, StepPause)
 		}
 		p.Steps = append(p.Steps, st)
 	}
 	if len(p.Steps) == 0 {
-		return nil, &PlanError{1, "the plan has no step (rolling-restart, replace-disk, shutdown, kill, pause)"}
+		return nil, &PlanError{1, "the plan has no step (rolling-restart, roll-controllers, replace-disk, shutdown, kill, pause)"}
 	}
 	return p, nil
 }
@@ -181,8 +195,11 @@ func (p *Plan) boundMs(brokers int) int64 {
 	total := int64(PlanWarmupMs + PlanTailMs)
 	for _, st := range p.Steps {
 		n := int64(len(st.Brokers))
-		if st.Kind == StepRollingRestart && st.Brokers == nil {
+		switch {
+		case st.Kind == StepRollingRestart && st.Brokers == nil:
 			n = int64(brokers)
+		case st.Kind == StepRollControllers:
+			n = 5 // the most controllers a cluster has
 		}
 		// A stop takes at most its own timeout too (a controlled shutdown that hangs).
 		total += st.DownMs*max(n, 1) + 2*st.TimeoutMs*n
@@ -209,6 +226,7 @@ func (s PlanStep) String() string {
 		return s.Kind + " " + dur(s.DownMs)
 	case s.Kind == StepRollingRestart && s.Brokers == nil:
 		b.WriteString(" all")
+	case s.Kind == StepRollControllers:
 	default:
 		b.WriteString(" " + joinIDs(s.Brokers, ","))
 	}

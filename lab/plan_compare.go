@@ -33,19 +33,31 @@ type PlanRun struct {
 // RunPlanComparison runs the plan on doc (the current config: the cluster's properties and
 // overrides already applied) and on doc with the candidate's overrides, and the immediate
 // baseline when it differs from both, opts.Workers at a time (every core natively). The
-// candidate's config holds from the start of its run: the model's controllers read it from
-// time 0, not broker by broker as the roll reaches them.
+// candidate's controller-side static configs take effect when a controller restarted with them
+// becomes active, if the plan has a roll-controllers step; its other configs, and all of them
+// without such a step, hold from the start of its run (rollout.go).
 func RunPlanComparison(ctx context.Context, doc []byte, plan *Plan, candidate Policy, opts Options) (*PlanComparison, error) {
-	candDoc, err := ApplyOverrides(doc, candidate.Overrides)
-	if err != nil {
-		return nil, inputErrorf("candidate %q: %w", candidate.Name, err)
+	if _, err := parseCluster(doc, "the lab runs cluster-mode scenarios"); err != nil {
+		return nil, err
 	}
-	baseDoc, err := ApplyOverrides(doc, ImmediateOverrides())
+	candDoc, ro, err := planCandidate(doc, plan, candidate)
+	if err != nil {
+		return nil, err
+	}
+	baseDoc, err := applyChecked(doc, ImmediateOverrides(), readPlanFile)
 	if err != nil {
 		return nil, err
 	}
 	var b batch
-	cur, cand, base := b.add(doc), b.add(candDoc), b.add(baseDoc)
+	cur, cand, base := b.add(doc), 0, 0
+	if ro != nil {
+		cand = b.addApart(candDoc)
+	} else {
+		cand = b.add(candDoc)
+	}
+	base = b.add(baseDoc)
+	rolls := make([]*rollout, len(b.docs))
+	rolls[cand] = ro
 	results := make([]*PlanResult, len(b.docs))
 	errs := make([]error, len(b.docs))
 	ctx, cancel := context.WithCancel(ctx)
@@ -53,7 +65,7 @@ func RunPlanComparison(ctx context.Context, doc []byte, plan *Plan, candidate Po
 	var mu sync.Mutex
 	done := 0
 	runOne := func(i int) {
-		results[i], errs[i] = RunPlan(b.docs[i], plan, func(int64) error { return ctx.Err() })
+		results[i], errs[i] = runPlan(b.docs[i], plan, rolls[i], func(int64) error { return ctx.Err() })
 		if errs[i] != nil {
 			cancel()
 			return
@@ -165,6 +177,9 @@ func (pc *PlanComparison) WriteJSON(w io.Writer, flips []Flip) error {
 		Leaderless      []int           `json:"leaderless"`
 		UnderReplicated []int           `json:"under_replicated"`
 		Series          Series          `json:"series"`
+		RolledConfigs   []string        `json:"rolled_configs,omitempty"`
+		RolledInMs      int64           `json:"rolled_in_ms"`
+		InController    int32           `json:"in_controller,omitempty"`
 	}
 	mk := func(r PlanRun) runJSON {
 		res := r.Result
@@ -174,7 +189,8 @@ func (pc *PlanComparison) WriteJSON(w io.Writer, flips []Flip) error {
 		}
 		return runJSON{Name: r.Policy.Name, Overrides: r.Policy.Overrides, Summary: SummaryOf(res.Result.Summary), Verdicts: roundVerdicts(r.Verdicts),
 			Violation: res.Result.Violation, Aborted: res.Aborted, Steps: res.Steps, LastStartMs: res.LastStartMs, BalancedAfterMs: res.BalancedAfterMs,
-			AtRisk: risk, UnderMinIsr: res.UnderMinIsr, Leaderless: res.Leaderless, UnderReplicated: res.UnderReplicated, Series: roundSeries(res.Result.Series)}
+			AtRisk: risk, UnderMinIsr: res.UnderMinIsr, Leaderless: res.Leaderless, UnderReplicated: res.UnderReplicated, Series: roundSeries(res.Result.Series),
+			RolledConfigs: res.RolledConfigs, RolledInMs: res.RolledInMs, InController: res.InController}
 	}
 	return writeJSON(w, struct {
 		Seed      uint64     `json:"seed"`

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/engine/config"
@@ -36,9 +37,16 @@ type PlanResult struct {
 	// AtRisk are the partitions that spent time under min.insync.replicas or without a leader,
 	// the longest first.
 	AtRisk []PartitionRisk `json:"at_risk"`
+	// RolledConfigs are the controller-side static configs the run's roll-controllers steps
+	// rolled out (rollout.go); empty when the run's configs held from its start.
+	RolledConfigs []string `json:"rolled_configs,omitempty"`
+	// RolledInMs is when they took effect: the first poll at which the active controller was
+	// one restarted with them (InController); -1 if none became active. 0 without RolledConfigs.
+	RolledInMs   int64 `json:"rolled_in_ms"`
+	InController int32 `json:"in_controller,omitempty"`
 }
 
-// StepOutcome is what one broker's part of a step did: when it was stopped, was down,
+// StepOutcome is what one broker's (or, for roll-controllers, one controller's) part of a step did: when it was stopped, was down,
 // started, and when the wait for no under-replicated partition ended.
 type StepOutcome struct {
 	Line      int    `json:"line"`
@@ -47,8 +55,9 @@ type StepOutcome struct {
 	AtMs      int64  `json:"at_ms"`
 	StoppedMs int64  `json:"stopped_ms"`
 	StartedMs int64  `json:"started_ms"`
-	// ReadyMs is when the broker was running and no partition was under-replicated (-1 when
-	// the wait timed out).
+	// ReadyMs is when the broker was running and no partition was under-replicated, or the
+	// controller had caught up with the log committed when it started and a controller was
+	// active (-1 when the wait timed out).
 	ReadyMs  int64 `json:"ready_ms"`
 	TimedOut bool  `json:"timed_out,omitempty"`
 }
@@ -91,6 +100,8 @@ type planRun struct {
 	r        *Runner
 	c        *cluster.Cluster
 	res      *PlanResult
+	ro       *rollout
+	rolled   []int32 // controllers restarted with the rollout's configs
 	progress func(nowMs int64) error
 	// per-sample observation
 	seen    int
@@ -99,14 +110,20 @@ type planRun struct {
 	lastErr error
 }
 
-// RunPlan runs a plan on a scenario (a cluster-mode file; its own events are dropped). It is a
+// RunPlan runs a plan on a scenario (a cluster-mode file; its own events are dropped unread). It is a
 // pure function of the file and the plan. progress, if set, gets the scenario time reached
 // between polls; an error from it stops the run with that error (RunPlanComparison's stops it
 // when its context is done). It takes no context itself: the page's worker plays plans too,
 // and a context.Context in the wasm brings time.Time's formatting and parsing into lab.wasm
 // (about 140 KB before compression) for no deadline it would use.
 func RunPlan(doc []byte, plan *Plan, progress func(nowMs int64) error) (*PlanResult, error) {
-	probe, err := parseCluster(doc, "the lab runs cluster-mode scenarios")
+	return runPlan(doc, plan, nil, progress)
+}
+
+// runPlan is RunPlan with a rollout: the configs its roll-controllers steps restart the
+// controllers with (nil: the ones they run with).
+func runPlan(doc []byte, plan *Plan, ro *rollout, progress func(nowMs int64) error) (*PlanResult, error) {
+	probe, err := readPlanFile(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -117,12 +134,19 @@ func RunPlan(doc []byte, plan *Plan, progress func(nowMs int64) error) (*PlanRes
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewRunner(pd)
+	s, err := readPlanFile(pd) // planDoc left no events
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRunner(pd, s)
 	if err != nil {
 		return nil, err
 	}
 	p := &planRun{r: r, c: r.c, res: &PlanResult{LastStartMs: -1, BalancedAtMs: -1, BalancedAfterMs: -1},
-		progress: progress, risk: map[int32]*PartitionRisk{}}
+		progress: progress, risk: map[int32]*PartitionRisk{}, ro: ro}
+	if ro != nil {
+		p.res.RolledConfigs, p.res.RolledInMs = ro.names, -1
+	}
 	if err := p.play(plan); err != nil {
 		return nil, err
 	}
@@ -163,6 +187,15 @@ func (p *planRun) play(plan *Plan) error {
 		if st.Kind == StepPause {
 			if stop, err := p.advance(p.c.Now() + st.DownMs); stop || err != nil {
 				return err
+			}
+			continue
+		}
+		if st.Kind == StepRollControllers {
+			if stop, err := p.rollControllers(st); stop || err != nil {
+				return err
+			}
+			if p.res.Aborted != "" || p.c.Err() != nil {
+				break
 			}
 			continue
 		}
@@ -242,6 +275,91 @@ func (p *planRun) restart(st PlanStep, id int32) (stop bool, err error) {
 	return false, nil
 }
 
+// rollControllers restarts every controller in turn, the standbys in id order and the active
+// one last (so that leadership moves once), each down for the step's DownMs and started with
+// the rollout's configs, and waits after each until it has caught up with the log committed
+// when it started and a controller is active.
+func (p *planRun) rollControllers(st PlanStep) (stop bool, err error) {
+	ctl := p.c.Controllers()
+	active, _, _ := ctl.Active()
+	var order []int32
+	for _, id := range ctl.Voters() {
+		if id != active {
+			order = append(order, id)
+		}
+	}
+	slices.Sort(order)
+	if slices.Contains(ctl.Voters(), active) {
+		order = append(order, active)
+	}
+	for _, id := range order {
+		out := StepOutcome{Line: st.Line, Kind: st.Kind, Broker: id, AtMs: p.c.Now(), StoppedMs: -1, StartedMs: -1, ReadyMs: -1}
+		stop, err := p.rollController(st, id, &out)
+		p.res.Steps = append(p.res.Steps, out)
+		if stop || err != nil || p.res.Aborted != "" {
+			return stop, err
+		}
+	}
+	return false, nil
+}
+
+// rollController restarts one controller for rollControllers.
+func (p *planRun) rollController(st PlanStep, id int32, out *StepOutcome) (stop bool, err error) {
+	ctl := p.c.Controllers()
+	name := strconv.Itoa(int(id))
+	if err := p.c.Do(cluster.Event{Op: cluster.OpKillController, Controller: name}); err != nil {
+		p.res.Aborted = fmt.Sprintf("line %d: controller %d could not be stopped: %v", st.Line, id, err)
+		return p.c.Err() != nil, nil
+	}
+	out.StoppedMs = p.c.Now()
+	if stop, err := p.advance(p.c.Now() + st.DownMs); stop || err != nil {
+		return stop, err
+	}
+	if p.ro != nil {
+		err = ctl.Start(id, p.ro.static)
+		p.rolled = append(p.rolled, id)
+	} else {
+		err = p.c.Do(cluster.Event{Op: cluster.OpStartController, Controller: name})
+	}
+	if err != nil {
+		p.res.Aborted = fmt.Sprintf("line %d: controller %d could not be started: %v", st.Line, id, err)
+		return p.c.Err() != nil, nil
+	}
+	out.StartedMs = p.c.Now()
+	target := int64(-1)
+	if a, _, ok := ctl.Active(); ok {
+		if v, err := ctl.Node(a); err == nil {
+			target = v.HighWatermark
+		}
+	}
+	ready, stop, err := p.waitFor(stopPollMs, out.StartedMs+st.TimeoutMs, func() bool {
+		v, err := ctl.Node(id)
+		_, _, ok := ctl.Active()
+		return err == nil && ok && v.Running && v.Applied >= target
+	})
+	if stop || err != nil {
+		return stop, err
+	}
+	if !ready {
+		out.TimedOut = true
+		p.res.Aborted = fmt.Sprintf("line %d: controller %d had not caught up with the metadata log %s after its start; the plan stops there", st.Line, id, msText(st.TimeoutMs))
+		return false, nil
+	}
+	out.ReadyMs = p.c.Now()
+	return false, nil
+}
+
+// noteRolledIn records when a controller restarted with the rollout's configs first became
+// the active one.
+func (p *planRun) noteRolledIn() {
+	if p.ro == nil || p.res.RolledInMs >= 0 || len(p.rolled) == 0 {
+		return
+	}
+	if a, _, ok := p.c.Controllers().Active(); ok && slices.Contains(p.rolled, a) {
+		p.res.RolledInMs, p.res.InController = p.c.Now(), a
+	}
+}
+
 // waitFor polls cond every pollMs until it holds or deadline passes.
 func (p *planRun) waitFor(pollMs, deadline int64, cond func() bool) (ok, stop bool, err error) {
 	for {
@@ -270,6 +388,7 @@ func (p *planRun) advance(ms int64) (stop bool, err error) {
 			return true, fmt.Errorf("cluster: the run stopped at %d ms: %w", p.c.Now(), err)
 		}
 		p.observe()
+		p.noteRolledIn()
 		if p.progress != nil {
 			if err := p.progress(p.c.Now()); err != nil {
 				return true, err

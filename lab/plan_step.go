@@ -15,7 +15,8 @@ import (
 type Rehearsal struct {
 	plan      *Plan
 	candidate Policy
-	docs      [][]byte // current, candidate, baseline (dedup'd: cur/cand/base index them)
+	docs      [][]byte   // current, candidate, baseline (dedup'd: cur/cand/base index them)
+	rolls     []*rollout // per run: the candidate's rollout (rollout.go), else nil
 	cur, cand int
 	base      int
 	runs      []*steppedRun
@@ -45,25 +46,32 @@ type steppedRun struct {
 // NewRehearsal prepares the plan's runs under the current config (doc) and the candidate, and
 // the immediate baseline when it differs from both.
 func NewRehearsal(doc []byte, plan *Plan, candidate Policy) (*Rehearsal, error) {
-	probe, err := parseCluster(doc, "the lab runs cluster-mode scenarios")
+	probe, err := readPlanFile(doc)
 	if err != nil {
 		return nil, err
 	}
 	if err := plan.Validate(probe.Cluster.Spec.Brokers); err != nil {
 		return nil, &InputError{err}
 	}
-	candDoc, err := ApplyOverrides(doc, candidate.Overrides)
+	candDoc, ro, err := planCandidate(doc, plan, candidate)
 	if err != nil {
-		return nil, inputErrorf("candidate %q: %w", candidate.Name, err)
+		return nil, err
 	}
-	baseDoc, err := ApplyOverrides(doc, ImmediateOverrides())
+	baseDoc, err := applyChecked(doc, ImmediateOverrides(), readPlanFile)
 	if err != nil {
 		return nil, err
 	}
 	var b batch
-	r := &Rehearsal{plan: plan, candidate: candidate, cur: b.add(doc), cand: b.add(candDoc), base: b.add(baseDoc),
-		bound: plan.boundMs(len(probe.Cluster.Spec.Brokers))}
+	r := &Rehearsal{plan: plan, candidate: candidate, cur: b.add(doc), bound: plan.boundMs(len(probe.Cluster.Spec.Brokers))}
+	if ro != nil {
+		r.cand = b.addApart(candDoc)
+	} else {
+		r.cand = b.add(candDoc)
+	}
+	r.base = b.add(baseDoc)
 	r.docs, r.only = b.docs, -1
+	r.rolls = make([]*rollout, len(r.docs))
+	r.rolls[r.cand] = ro
 	for range r.docs {
 		r.runs = append(r.runs, &steppedRun{resume: make(chan int64), paused: make(chan int64), done: make(chan struct{})})
 	}
@@ -104,7 +112,7 @@ func (r *Rehearsal) stepRun(i int, ms int64) error {
 		go func() {
 			defer close(s.done)
 			target := <-s.resume
-			res, err := RunPlan(r.docs[i], r.plan, func(now int64) error {
+			res, err := runPlan(r.docs[i], r.plan, r.rolls[i], func(now int64) error {
 				if now >= target {
 					s.paused <- now
 					target = <-s.resume
@@ -198,7 +206,7 @@ func (r *Rehearsal) Adopt(i int, data []byte) error {
 	if err := json.Unmarshal(data, &e); err != nil || e.Result == nil || e.Result.Result == nil {
 		return fmt.Errorf("lab: run %d: not an exported run: %v", i, err)
 	}
-	s, err := parseCluster(r.docs[i], "the lab runs cluster-mode scenarios")
+	s, err := readPlanFile(r.docs[i])
 	if err != nil {
 		return err
 	}

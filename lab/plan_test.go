@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,12 +45,24 @@ func smallImported(t testing.TB) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imp.Description.DataBytesPerBroker = 2e9
+	scaleData(imp.Description, 2e9)
 	doc, err := imp.Description.Scenario()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// scaleData scales an imported cluster's data to perBroker bytes a broker, each partition
+// keeping its share, so that a plan's copies take minutes rather than hours.
+func scaleData(d *Description, perBroker float64) {
+	scale := perBroker / d.DataBytesPerBroker
+	d.DataBytesPerBroker = perBroker
+	for i := range d.Topics {
+		for p := range d.Topics[i].SizeBytes {
+			d.Topics[i].SizeBytes[p] *= scale
+		}
+	}
 }
 
 func TestRunPlanComparison(t *testing.T) {
@@ -225,5 +238,56 @@ func TestRunPlanSensitivity(t *testing.T) {
 	}
 	if _, err := RunPlanSensitivity(context.Background(), doc, plan, cand, []string{"moon"}, base, Options{}); err == nil || !strings.Contains(err.Error(), `unknown assumption "moon"`) {
 		t.Errorf("unknown assumption: %v", err)
+	}
+}
+
+// TestRollControllersBringsTheCandidateIn checks the rollout of a controller-side config: with
+// roll-controllers, the candidate's static configs take effect only once a controller restarted
+// with them is active, and the report says when; without it, they hold from the start.
+func TestRollControllersBringsTheCandidateIn(t *testing.T) {
+	doc := smallImported(t)
+	cand := DefaultPolicies()[1]
+	plan, err := ParsePlan("roll-controllers down=20s\nrolling-restart 1,2 timeout=10m\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := RunPlanComparison(context.Background(), doc, plan, cand, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []PlanRun{pc.Current, pc.Candidate} {
+		r := run.Result
+		if r.Aborted != "" {
+			t.Fatalf("%s: aborted: %s", run.Policy.Name, r.Aborted)
+		}
+		if len(r.Steps) != 5 || r.Steps[0].Kind != StepRollControllers || r.Steps[2].Kind != StepRollControllers {
+			t.Fatalf("%s: steps %+v, want three controllers then two brokers", run.Policy.Name, r.Steps)
+		}
+	}
+	cr := pc.Candidate.Result
+	if len(cr.RolledConfigs) == 0 || !slices.Contains(cr.RolledConfigs, "leader.imbalance.election.algorithm") {
+		t.Errorf("rolled configs %v", cr.RolledConfigs)
+	}
+	// The active controller is rolled last: the candidate comes in when it hands over, after
+	// the standbys restarted with it.
+	last := cr.Steps[2]
+	if cr.RolledInMs < last.StoppedMs || cr.RolledInMs > last.ReadyMs || cr.InController == last.Broker {
+		t.Errorf("the candidate took effect at %d on controller %d; the active controller %d stopped at %d and was back at %d",
+			cr.RolledInMs, cr.InController, last.Broker, last.StoppedMs, last.ReadyMs)
+	}
+	if got := candidateTiming(pc); !strings.Contains(got, "at "+clock(cr.RolledInMs)+", when controller") {
+		t.Errorf("the report says %q", got)
+	}
+	if pc.Current.Result.RolledConfigs != nil || pc.Current.Result.RolledInMs != 0 {
+		t.Errorf("the current run rolled %v at %d", pc.Current.Result.RolledConfigs, pc.Current.Result.RolledInMs)
+	}
+
+	plain, _ := ParsePlan("rolling-restart 1,2 timeout=10m\n")
+	pc, err = RunPlanComparison(context.Background(), doc, plain, cand, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.Candidate.Result.RolledConfigs != nil || pc.Candidate.Result.RolledInMs != 0 {
+		t.Errorf("without roll-controllers the candidate holds from the start; got %v at %d", pc.Candidate.Result.RolledConfigs, pc.Candidate.Result.RolledInMs)
 	}
 }

@@ -316,7 +316,7 @@ func classify(name, value string, fromDescribe bool, line int) (LineStatus, stri
 		}
 		return Used, ""
 	}
-	if _, ok := kafkaAliases[name]; ok {
+	if _, ok := aliasOf(name); ok {
 		if _, err := scenario.ParseSetting(fmt.Sprintf("line %d", line), name+"="+value); err != nil {
 			if se := (*scenario.Error)(nil); errors.As(err, &se) {
 				return Invalid, se.Msg

@@ -108,8 +108,9 @@ func (r *Report) blocks() []block {
 
 	add(block{kind: "h2", text: "The plan"})
 	add(block{kind: "code", text: strings.TrimSpace(pc.Plan.Text)})
-	p("Each broker is stopped (a controlled shutdown, or killed for kill and replace-disk), kept down, started, and the plan waits until it runs and no partition is under-replicated, polling every %s, before the next; a wait past its timeout stops the plan, as an operator's roll would. The cluster runs %s before the first step and %s after the last. The candidate config holds from the start of its run.",
+	p("Each broker is stopped (a controlled shutdown, or killed for kill and replace-disk), kept down, started, and the plan waits until it runs and no partition is under-replicated, polling every %s, before the next; a wait past its timeout stops the plan, as an operator's roll would. The cluster runs %s before the first step and %s after the last.",
 		msText(readyPollMs), msText(PlanWarmupMs), msText(PlanTailMs))
+	p("%s", candidateTiming(pc))
 
 	add(block{kind: "h2", text: "The two configs"})
 	add(r.configTable())
@@ -266,6 +267,21 @@ func (r *Report) configTable() block {
 		t.rows = append(t.rows, []string{n, c, k})
 	}
 	return t
+}
+
+// candidateTiming says when the candidate took effect in its run (rollout.go).
+func candidateTiming(pc *PlanComparison) string {
+	r := pc.Candidate.Result
+	switch {
+	case len(r.RolledConfigs) == 0 && pc.Plan.rollsControllers():
+		return "When the candidate took effect: from the start of its run. It changes no controller-side static config, so there was nothing for roll-controllers to bring in; its dynamic configs (kafka-configs.sh --alter --entity-default) and model parameters hold at once."
+	case len(r.RolledConfigs) == 0:
+		return "When the candidate took effect: from the start of its run, as if rolled out before the plan. Its controller-side static configs (leader.imbalance.*, auto.leader.rebalance.enable) take effect in Kafka only when the active controller restarts with them; add a roll-controllers step to rehearse that rollout itself."
+	case r.RolledInMs < 0:
+		return fmt.Sprintf("When the candidate took effect: its controller-side static configs (%s) never did: no controller restarted with them became active. Its other configs held from the start.", strings.Join(r.RolledConfigs, ", "))
+	}
+	return fmt.Sprintf("When the candidate took effect: its controller-side static configs (%s) at %s, when controller %d, restarted with them by roll-controllers, became the active controller (Kafka reads them only at a controller's start: ControllerServer.startup, QuorumController.Builder); until then the controllers ran the current config. Its other configs (dynamic ones, as kafka-configs.sh --alter --entity-default sets them, and model parameters) held from the start.",
+		strings.Join(r.RolledConfigs, ", "), clock(r.RolledInMs), r.InController)
 }
 
 func planTitle(p *Plan) string {

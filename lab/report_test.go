@@ -17,7 +17,7 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imp.Description.DataBytesPerBroker = 2e9
+	scaleData(imp.Description, 2e9)
 	doc, err := imp.Description.Scenario()
 	if err != nil {
 		t.Fatal(err)

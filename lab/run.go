@@ -36,6 +36,26 @@ func parseCluster(doc []byte, msg string) (*scenario.Scenario, error) {
 	return s, err
 }
 
+// A reader parses a scenario the lab runs: readFile any cluster-mode file, readPlanFile one
+// whose events a plan replaces.
+type reader func(doc []byte) (*scenario.Scenario, error)
+
+func readFile(doc []byte) (*scenario.Scenario, error) {
+	return parseCluster(doc, "the lab runs cluster-mode scenarios")
+}
+
+// readPlanFile reads a file for a plan, which drops the file's events (planDoc): it checks
+// everything but them, with scenario.ParseClusterSetup, so that rehearse.wasm, which only runs
+// plans, links no event parser. Every caller that takes a file from outside the lab checks it
+// whole first (RunPlanComparison), or made it itself (Description.PlanScenario).
+func readPlanFile(doc []byte) (*scenario.Scenario, error) {
+	s, err := scenario.ParseClusterSetup(doc)
+	if errors.Is(err, scenario.ErrControllerMode) {
+		return nil, &scenario.Error{Path: "mode", Msg: "the lab runs cluster-mode scenarios"}
+	}
+	return s, err
+}
+
 // NewRunner parses a cluster-mode scenario, builds its cluster (which brings it up, a second
 // or two of simulated time) and checks every event, as `kraftlab run` does, before any
 // scenario time passes.
@@ -44,6 +64,20 @@ func NewRunner(doc []byte) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	r, err := newRunner(doc, s)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range s.Cluster.Events {
+		if err := r.c.Validate(ev.Event); err != nil {
+			return nil, &scenario.Error{Path: fmt.Sprintf("events[%d]", ev.Index), Msg: err.Error()}
+		}
+	}
+	return r, nil
+}
+
+// newRunner builds the cluster of s, the scenario doc holds.
+func newRunner(doc []byte, s *scenario.Scenario) (*Runner, error) {
 	cs := s.Cluster
 	// The lab reads samples, runs and the summary, never the records: what is simulated is
 	// the same either way, and a large run's log is most of its memory.
@@ -51,11 +85,6 @@ func NewRunner(doc []byte) (*Runner, error) {
 	c, err := cluster.New(cs.Spec)
 	if err != nil {
 		return nil, &scenario.Error{Path: "cluster", Msg: err.Error()}
-	}
-	for _, ev := range cs.Events {
-		if err := c.Validate(ev.Event); err != nil {
-			return nil, &scenario.Error{Path: fmt.Sprintf("events[%d]", ev.Index), Msg: err.Error()}
-		}
 	}
 	return &Runner{doc: doc, seed: s.Seed, cs: cs, c: c}, nil
 }
@@ -273,7 +302,7 @@ func explicitParams(doc []byte) map[string]bool {
 			continue
 		}
 		for k := range m {
-			if a, ok := kafkaAliases[k]; ok {
+			if a, ok := aliasOf(k); ok {
 				k = a.param
 			}
 			out[block+"."+k] = true

@@ -204,7 +204,7 @@ func newHarness(t testing.TB, su setup) *harness {
 	entries := h.c.Log().Since(0)
 	require.NoError(t, f.Publish(entries))
 	h.delivered = entries[len(entries)-1].Offset
-	f.Prefill()
+	require.NoError(t, f.Prefill(nil))
 	for _, id := range h.ids {
 		require.NoError(t, f.Boot(id))
 	}

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/config"
@@ -121,13 +122,21 @@ func (pb *publisher) addPartition(idx int32, t int32, reps []int32) {
 	}
 }
 
-// Prefill gives every published partition a full local log of LocalRetentionSec seconds of its
-// class's produce (on every replica), as a cluster that has been running for a while has. Call
-// it after publishing the starting cluster's records and before booting brokers.
-func (f *Fleet) Prefill() {
+// Prefill gives every published partition a full local log on every replica, as a cluster that
+// has been running for a while has: sizes[p] bytes for the partitions sizes gives (measured on a
+// real cluster: an imported one's), LocalRetentionSec seconds of its class's produce for the
+// others. The sizes stay what an empty disk copies (logStart). Call it after publishing the
+// starting cluster's records and before booting brokers.
+func (f *Fleet) Prefill(sizes []float64) error {
+	for i, s := range sizes {
+		if !(s >= 0) || math.IsInf(s, 0) {
+			return fmt.Errorf("broker: partition %d's size is %g; must be a finite number of bytes ≥ 0", i, s)
+		}
+	}
+	f.sizes = slices.Clone(sizes)
 	now := f.now()
 	for p := range f.pt {
-		size := f.clsRate[f.pt[p].cls] * f.p.LocalRetentionSec
+		size := f.sizes.of(int32(p), f.clsRate[f.pt[p].cls]*f.p.LocalRetentionSec)
 		f.pt[p].leoBase = size
 		f.pt[p].volBase = f.vol(int(f.effClass(int32(p))), now)
 		f.epochSt[p] = size
@@ -139,6 +148,7 @@ func (f *Fleet) Prefill() {
 			}
 		}
 	}
+	return nil
 }
 
 // queuePartition queues a partition's new state for each broker holding a replica of it.

@@ -32,11 +32,11 @@ func (tb *tables) leaderEnd(p int32, t int64) float64 {
 // lagBytes is how far an in-sync follower trails the leader: InSyncLagMs of produce.
 func (tb *tables) lagBytes(p int32) float64 { return tb.lambda(p) * tb.p.InSyncLagMs / 1000 }
 
-// logStart is the leader's local log start offset: LocalRetentionSec × TieredLocalShare of the
-// class's produce below its end. A follower below it (an empty disk) restarts from it, as after
-// OFFSET_OUT_OF_RANGE.
+// logStart is the leader's local log start offset: TieredLocalShare of its local bytes (its given
+// size, or LocalRetentionSec of its class's produce) below its end. A follower below it (an empty
+// disk) restarts from it, as after OFFSET_OUT_OF_RANGE.
 func (tb *tables) logStart(p int32, t int64) float64 {
-	return tb.leaderEnd(p, t) - tb.clsRate[tb.pt[p].cls]*tb.p.LocalRetentionSec*tb.p.TieredLocalShare
+	return tb.leaderEnd(p, t) - tb.sizes.of(p, tb.clsRate[tb.pt[p].cls]*tb.p.LocalRetentionSec)*tb.p.TieredLocalShare
 }
 
 // pos is replica r's log-end offset at time t.

@@ -238,6 +238,7 @@ type tables struct {
 	pt      []partState
 	epochSt []float64 // leader-epoch start offset
 	route   []route   // when the serving leader last changed, and where the replicas are
+	sizes   logSizes  // the starting partitions' local log sizes, when given (Prefill)
 	// uniformRF is the replication factor of every partition when all have the same one, so
 	// that partition p's replicas start at slot p*uniformRF; 0 when they do not.
 	uniformRF uint8
@@ -268,4 +269,16 @@ func (tb *tables) slot(id int32) (*broker, int, error) {
 		return nil, 0, fmt.Errorf("broker: unknown broker id %d; the fleet has %d brokers", id, len(tb.brokers))
 	}
 	return &tb.brokers[s], int(s), nil
+}
+
+// logSizes are the starting partitions' local log sizes as measured on a real cluster, by
+// partition index (Prefill); the partitions past its end have none.
+type logSizes []float64
+
+// of is partition p's local log size: its given one, or else def.
+func (s logSizes) of(p int32, def float64) float64 {
+	if int(p) < len(s) {
+		return s[p]
+	}
+	return def
 }

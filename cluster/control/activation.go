@@ -114,7 +114,14 @@ func (c *Controllers) maybeActivate(m *controllerNode) {
 			fmt.Sprintf("the shared committed image is at offset %d", m.store.at))
 		return
 	}
-	eng := controller.Restore(seed, c.cfg.Static, m.imageAt(&c.iv).Clone(), st.EndOffset)
+	// A controller reads its static configs when its process starts (Kafka's
+	// ControllerServer.startup hands KafkaConfig to QuorumController.Builder), so the engine it
+	// activates runs with the configs it was last started with.
+	static := c.cfg.Static
+	if m.static != nil {
+		static = *m.static
+	}
+	eng := controller.Restore(seed, static, m.imageAt(&c.iv).Clone(), st.EndOffset)
 	if c.cfg.Bootstrap != nil && m.records == 0 {
 		if err := c.cfg.Bootstrap(eng, now); err != nil {
 			c.iv.violate("bootstrap", fmt.Sprintf("node %d activates over an empty metadata log in epoch %d", m.id, epoch),

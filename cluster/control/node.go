@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kraftlab/kraftlab/cluster/sim"
+	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
 )
@@ -31,6 +32,9 @@ type controllerNode struct {
 	store   *store
 	records int64 // metadata records (not LeaderChangeMessages) the image has absorbed
 	restart restartCheck
+	// static, when set, is the server.properties the controller was last started with
+	// (Start with static configs); nil: Config.Static.
+	static *config.Values
 
 	// snap is the content of the latest snapshot the node took or loaded; snaps are the
 	// snapshots it took that still read partitions from a committed image (see Snapshot).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kraftlab/kraftlab/cluster/quorum"
+	"github.com/kraftlab/kraftlab/engine/config"
 	"github.com/kraftlab/kraftlab/engine/controller"
 )
 
@@ -103,7 +104,14 @@ func (c *Controllers) Kill(id int32) error {
 
 // Start restarts a killed node. A controller reloads its latest snapshot and replays its log as
 // the leader's high watermark reaches it; a broker continues from where its view was.
-func (c *Controllers) Start(id int32) error {
+//
+// With static, a controller restarts with those static configs, as an operator restarts it with
+// an edited server.properties: the engine it runs whenever it becomes active reads them (the
+// others keep theirs), since Kafka reads them only at a controller's start
+// (ControllerServer.startup builds QuorumController.Builder from KafkaConfig). So a
+// controller-side static config such as leader.imbalance.check.interval.seconds takes effect
+// only once a controller restarted with it is the active one.
+func (c *Controllers) Start(id int32, static ...config.Values) error {
 	if err := c.notInHook("Start"); err != nil {
 		return err
 	}
@@ -112,6 +120,9 @@ func (c *Controllers) Start(id int32) error {
 		return err
 	}
 	if n.brk != nil {
+		if len(static) > 0 {
+			return fmt.Errorf("control: node %d is a broker; only controllers read controller configs", id)
+		}
 		if n.brk.running {
 			return fmt.Errorf("control: node %d is already running; Kill it first", id)
 		}
@@ -126,11 +137,19 @@ func (c *Controllers) Start(id int32) error {
 	if m.running {
 		return fmt.Errorf("control: node %d is already running; Kill it first", id)
 	}
+	if len(static) > 1 {
+		return fmt.Errorf("control: Start(%d): give at most one set of static configs", id)
+	}
+	prev := m.static
+	if len(static) == 1 {
+		v := static[0].Clone()
+		m.static = &v
+	}
 	// The boot's LoadSnapshot rebuilds its image and compares it with the one it had.
 	m.restart.booting = true
 	m.running = true
 	if err := c.q.Start(quorum.NodeID(id)); err != nil {
-		m.running, m.restart.booting = false, false
+		m.running, m.restart.booting, m.static = false, false, prev
 		return err
 	}
 	return nil

@@ -26,7 +26,7 @@ func TestDocsDescribeTheWholeFormat(t *testing.T) {
 			mention("`"+f+"`", "field "+f+" of "+op)
 		}
 	}
-	for _, f := range append(append(append(topFields, brokerFields...), topicFields...), partitionFields...) {
+	for _, f := range append(append(append(topFields, brokerFields...), topicFields...), append(partitionFields, partitionFigureFields...)...) {
 		mention("| `"+f+"` |", "field "+f)
 	}
 	for _, file := range scenarioFiles(t) {

@@ -40,7 +40,7 @@ const maxDepth = 32
 func parseTree(data []byte) (*node, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	n, err := readValue(dec, 0, "")
+	n, err := readValue(dec, 0, &treePath{})
 	var pathErr *Error
 	if errors.As(err, &pathErr) {
 		return nil, pathErr
@@ -90,11 +90,11 @@ func position(data []byte, off int) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
-// readValue reads one value at path. A duplicate key comes back as an *Error naming it;
+// readValue reads one value at path (its string is built only for an error). A duplicate key comes back as an *Error naming it;
 // syntax errors are located by jsonError.
-func readValue(dec *json.Decoder, depth int, path string) (*node, error) {
+func readValue(dec *json.Decoder, depth int, path *treePath) (*node, error) {
 	if depth > maxDepth {
-		return nil, &Error{Path: path, Msg: fmt.Sprintf("nested deeper than %d levels", maxDepth)}
+		return nil, &Error{Path: path.String(), Msg: fmt.Sprintf("nested deeper than %d levels", maxDepth)}
 	}
 	tok, err := dec.Token()
 	if err != nil {
@@ -119,13 +119,15 @@ func readValue(dec *json.Decoder, depth int, path string) (*node, error) {
 					return nil, err
 				}
 				key := kt.(string) // the decoder only yields strings in key position
+				path.push(key, -1)
 				if n.get(key) != nil {
-					return nil, &Error{Path: fieldPath(path, key), Msg: "duplicate key"}
+					return nil, &Error{Path: path.String(), Msg: "duplicate key"}
 				}
-				v, err := readValue(dec, depth+1, fieldPath(path, key))
+				v, err := readValue(dec, depth+1, path)
 				if err != nil {
 					return nil, err
 				}
+				path.pop()
 				n.keys = append(n.keys, key)
 				n.vals = append(n.vals, v)
 			}
@@ -134,10 +136,12 @@ func readValue(dec *json.Decoder, depth int, path string) (*node, error) {
 		case '[':
 			n := &node{kind: kindArray}
 			for dec.More() {
-				v, err := readValue(dec, depth+1, indexPath(path, len(n.vals)))
+				path.push("", len(n.vals))
+				v, err := readValue(dec, depth+1, path)
 				if err != nil {
 					return nil, err
 				}
+				path.pop()
 				n.vals = append(n.vals, v)
 			}
 			_, err := dec.Token() // ']'
@@ -145,6 +149,33 @@ func readValue(dec *json.Decoder, depth int, path string) (*node, error) {
 		}
 	}
 	return nil, fmt.Errorf("unexpected token %v", tok)
+}
+
+// treePath is where readValue is: object keys and array indexes from the root. A scenario of
+// a million partitions has millions of values, and building each one's path as a string cost
+// more than reading it.
+type treePath struct{ segs []pathSeg }
+
+// pathSeg is an object key, or an array index when index >= 0.
+type pathSeg struct {
+	key   string
+	index int
+}
+
+func (p *treePath) push(key string, index int) { p.segs = append(p.segs, pathSeg{key, index}) }
+func (p *treePath) pop()                       { p.segs = p.segs[:len(p.segs)-1] }
+
+// String writes the path as fieldPath and indexPath do ("cluster.topics[0].name").
+func (p *treePath) String() string {
+	out := ""
+	for _, s := range p.segs {
+		if s.index >= 0 {
+			out = indexPath(out, s.index)
+		} else {
+			out = fieldPath(out, s.key)
+		}
+	}
+	return out
 }
 
 // get returns an object's value for key, or nil.

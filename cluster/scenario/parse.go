@@ -35,7 +35,10 @@ var (
 	brokerFields    = []string{"id", "fenced", "in_controlled_shutdown"}
 	topicFields     = []string{"name", "partitions", "partition_count", "replication_factor", "config"}
 	partitionFields = []string{"replicas", "isr", "leader", "elr", "last_known_elr"}
-	stepFields      = []string{"op", "note"}
+	// partitionFigureFields are what a cluster-mode starting partition may give beside its
+	// replicas: its size and produce rate as measured on a real cluster.
+	partitionFigureFields = []string{"size_bytes", "produce_bytes_per_sec"}
+	stepFields            = []string{"op", "note"}
 	// opFields lists each step op's fields. It is a table, not a map, because a map literal
 	// compiles to init code (about 6 KB of the wasm) where a table is static data.
 	opFields = opTable{
@@ -106,7 +109,7 @@ func Parse(data []byte, settings ...Setting) (*Scenario, error) {
 	if err := applySettings(root, settings); err != nil {
 		return nil, err
 	}
-	return parseRoot(root, (*parser).controllerScenario)
+	return parseRoot(root, (*parser).controllerScenario, (*parser).events)
 }
 
 // ParseCluster is Parse, without settings, for a reader of cluster-mode scenarios only (the
@@ -118,16 +121,29 @@ func ParseCluster(data []byte) (*Scenario, error) {
 	if err != nil {
 		return nil, &Error{Msg: err.Error()}
 	}
-	return parseRoot(root, nil)
+	return parseRoot(root, nil, (*parser).events)
+}
+
+// ParseClusterSetup is ParseCluster for a reader that runs its own events instead of the
+// file's (the lab's plans): the file's "events" must still be a list, but its entries are not
+// read and Events is empty. A program that calls only ParseClusterSetup links no event parser
+// (about 10 KB brotli of the rehearsal's wasm).
+func ParseClusterSetup(data []byte) (*Scenario, error) {
+	root, err := parseTree(data)
+	if err != nil {
+		return nil, &Error{Msg: err.Error()}
+	}
+	return parseRoot(root, nil, nil)
 }
 
 // ErrControllerMode is ParseCluster's error for a scenario in controller mode.
 var ErrControllerMode = &Error{Path: "mode", Msg: `"controller" mode is not read here: only cluster-mode scenarios are`}
 
 // parseRoot reads a scenario's tree; controller reads a controller-mode one (nil:
-// ErrControllerMode).
-func parseRoot(root *node, controller func(*parser, *node, *Scenario) *Scenario) (*Scenario, error) {
-	p := &parser{brokers: map[int32]bool{}, topics: map[string]int{}}
+// ErrControllerMode), events a cluster-mode one's events (nil: they are not read). Both are
+// passed in, rather than called, so that a program links only the parts its entry point needs.
+func parseRoot(root *node, controller func(*parser, *node, *Scenario) *Scenario, events func(*parser, *node, *ClusterScenario) []Event) (*Scenario, error) {
+	p := &parser{brokers: map[int32]bool{}, topics: map[string]int{}, readEvents: events}
 	s := p.scenario(root, controller)
 	if p.err != nil {
 		return nil, p.err
@@ -152,6 +168,9 @@ type parser struct {
 	// controllers is the cluster mode's number of controllers; mem its memory estimate so far.
 	controllers int
 	mem         memoryEstimate
+
+	// readEvents reads a cluster-mode scenario's events, nil when they are not read (parseRoot).
+	readEvents func(*parser, *node, *ClusterScenario) []Event
 }
 
 func (p *parser) failf(path, format string, args ...any) {
@@ -466,6 +485,9 @@ type topicRules struct {
 	// existingReplicas: every replica must be a known broker (cluster mode's brokers are
 	// fixed; the controller mode lets a replica name a broker that never registered).
 	existingReplicas bool
+	// figures: explicit partitions may give partitionFigureFields (the cluster mode's starting
+	// topics).
+	figures bool
 }
 
 // createTopicRules are a controller-mode create_topic step's.
@@ -524,6 +546,20 @@ func (p *parser) topic(n *node, path string, rules topicRules) Topic {
 	return t
 }
 
+// figure reads an optional number ≥ 0 of a partition, and whether it was given.
+func (p *parser) figure(n *node, path, key, what string) (float64, bool) {
+	v := n.get(key)
+	if v == nil || p.err != nil {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(v.s, 64)
+	if v.kind != kindNumber || err != nil || !(x >= 0) || math.IsInf(x, 0) {
+		p.failf(fieldPath(path, key), "must be %s, got %s", what, v.describe())
+		return 0, false
+	}
+	return x, true
+}
+
 // partition reads one explicit partition and fills in the defaults. Where only replicas may
 // be given (a create_topic; the cluster mode), the rest is the controller's to choose.
 func (p *parser) partition(n *node, path string, rules topicRules) Partition {
@@ -531,6 +567,9 @@ func (p *parser) partition(n *node, path string, rules topicRules) Partition {
 	allowed, hint := partitionFields, ""
 	if rules.replicasOnly {
 		allowed, hint = partitionFields[:1], rules.hint
+	}
+	if rules.figures {
+		allowed = append(slices.Clone(allowed), partitionFigureFields...)
 	}
 	if !p.object(n, path, allowed, hint) {
 		return pt
@@ -550,6 +589,10 @@ func (p *parser) partition(n *node, path string, rules topicRules) Partition {
 				p.failf(indexPath(rp, i), "broker %d does not exist (%s)", b, p.knownBrokers())
 			}
 		}
+	}
+	if rules.figures {
+		pt.SizeBytes, pt.HasSize = p.figure(n, path, "size_bytes", "a size in bytes, a finite number ≥ 0 (kafka-log-dirs.sh's size)")
+		pt.ProduceBytesPerSec, pt.HasRate = p.figure(n, path, "produce_bytes_per_sec", "a rate in bytes per second, a finite number ≥ 0")
 	}
 	if rules.replicasOnly {
 		return pt

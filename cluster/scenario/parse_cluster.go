@@ -1,9 +1,9 @@
 package scenario
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -84,8 +84,8 @@ func (p *parser) clusterScenario(root *node, s *Scenario, explicitMode bool) {
 		p.clusterBlock(c, cs)
 	}
 	p.syncHeartbeat(root, s, cs)
-	if n := root.get("events"); n != nil && p.array(n, "events") && p.listed(n, "events") {
-		cs.Events = p.events(n, cs)
+	if n := root.get("events"); n != nil && p.array(n, "events") && p.listed(n, "events") && p.readEvents != nil {
+		cs.Events = p.readEvents(p, n, cs)
 	}
 	if n := root.get("output"); n != nil && p.object(n, "output", outputFields, "") {
 		if v := n.get("records"); v != nil {
@@ -126,9 +126,10 @@ func (p *parser) clusterBlock(c *node, cs *ClusterScenario) {
 			p.failf("cluster.topics", "must list at least one topic (the producers need at least one partition)")
 		}
 		names := map[string]bool{}
+		var tops []Topic
 		for i, t := range n.vals {
 			path := indexPath("cluster.topics", i)
-			top := p.topic(t, path, topicRules{replicasOnly: true, maxRF: len(spec.Brokers), existingReplicas: true,
+			top := p.topic(t, path, topicRules{replicasOnly: true, maxRF: len(spec.Brokers), existingReplicas: true, figures: true,
 				hint: "; in cluster mode every replica starts in sync and the preferred replica leads"})
 			if p.err == nil && names[top.Name] {
 				p.failf(fieldPath(path, "name"), "topic %q is listed twice", top.Name)
@@ -137,7 +138,9 @@ func (p *parser) clusterBlock(c *node, cs *ClusterScenario) {
 			spec.Topics = append(spec.Topics, topicSpec(&top))
 			p.countTopic(&top)
 			p.checkMemory(path)
+			tops = append(tops, top)
 		}
+		p.figuresEverywhere(tops)
 	}
 	// given maps each parameter given to its path; acks, which both blocks take, only once.
 	given := map[string]string{}
@@ -198,6 +201,59 @@ func (p *parser) countTopic(t *Topic) {
 	}
 }
 
+// figuresEverywhere checks that a partition figure (size_bytes, produce_bytes_per_sec) given by
+// one starting partition is given by all: the model cannot mix measured figures with its own.
+func (p *parser) figuresEverywhere(tops []Topic) {
+	for _, key := range partitionFigureFields {
+		has := func(pt *Partition) bool {
+			if key == "size_bytes" {
+				return pt.HasSize
+			}
+			return pt.HasRate
+		}
+		first := ""
+		for i := range tops {
+			for j := range tops[i].Partitions {
+				if first == "" && has(&tops[i].Partitions[j]) {
+					first = indexPath(fieldPath(indexPath("cluster.topics", i), "partitions"), j)
+				}
+			}
+		}
+		if first == "" {
+			continue
+		}
+		for i := range tops {
+			path := indexPath("cluster.topics", i)
+			if tops[i].Partitions == nil {
+				p.failf(fieldPath(path, "partition_count"), "must list its partitions with their replicas and %s: %s gives %s, and then every starting partition must", key, first, key)
+				return
+			}
+			for j := range tops[i].Partitions {
+				if !has(&tops[i].Partitions[j]) {
+					p.failf(fieldPath(indexPath(fieldPath(path, "partitions"), j), key), "required: %s gives %s, and then every starting partition must", first, key)
+					return
+				}
+			}
+		}
+	}
+}
+
+// partitionFigure collects a figure of a topic's partitions: nil when none gives it, else
+// one value per partition given or not, so that the cluster's check of every partition giving
+// it names the topic.
+func partitionFigure(parts []Partition, of func(*Partition) (float64, bool)) []float64 {
+	if !slices.ContainsFunc(parts, func(pt Partition) bool { _, ok := of(&pt); return ok }) {
+		return nil
+	}
+	out := make([]float64, 0, len(parts))
+	for i := range parts {
+		if v, ok := of(&parts[i]); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // topicSpec converts a parsed topic into the cluster's form.
 func topicSpec(t *Topic) cluster.TopicSpec {
 	ts := cluster.TopicSpec{Name: t.Name, PartitionCount: t.PartitionCount, ReplicationFactor: t.ReplicationFactor}
@@ -206,6 +262,8 @@ func topicSpec(t *Topic) cluster.TopicSpec {
 		for _, pt := range t.Partitions {
 			ts.Replicas = append(ts.Replicas, pt.Replicas)
 		}
+		ts.SizeBytes = partitionFigure(t.Partitions, func(pt *Partition) (float64, bool) { return pt.SizeBytes, pt.HasSize })
+		ts.ProduceBytesPerSec = partitionFigure(t.Partitions, func(pt *Partition) (float64, bool) { return pt.ProduceBytesPerSec, pt.HasRate })
 	}
 	for _, name := range t.Config.Names() {
 		v, _ := t.Config.Get(name)
@@ -346,7 +404,9 @@ func (p *parser) events(n *node, cs *ClusterScenario) []Event {
 		}
 		pending = append(pending, pe)
 	}
-	slices.SortStableFunc(pending, func(a, b pendingEvent) int { return cmp.Compare(a.atMs, b.atMs) })
+	// sort.SliceStable, not slices.SortStableFunc: the generic sort would be compiled again for
+	// this one struct type, about 7 KB of every wasm, for a list of a few events sorted once.
+	sort.SliceStable(pending, func(i, j int) bool { return pending[i].atMs < pending[j].atMs })
 	out := make([]Event, 0, len(pending))
 	for _, pe := range pending {
 		ev := p.event(pe, cs)

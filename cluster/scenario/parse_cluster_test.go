@@ -61,7 +61,12 @@ func TestClusterParseErrorsNameTheFieldAndTheProblem(t *testing.T) {
 		{withCluster(`{"brokers": 3, "controllers": 7}`), `cluster.controllers: must be 1, 3 or 5 (a quorum of controller voters), got 7`},
 		{withCluster(`{"brokers": 3, "topics": [{"name": "a", "partition_count": 2, "replication_factor": 4}]}`), `cluster.topics[0].replication_factor: 4 is more than the 3 listed brokers`},
 		{withCluster(`{"brokers": 3, "topics": [{"name": "a", "partitions": [{"replicas": [0, 5]}]}]}`), `cluster.topics[0].partitions[0].replicas[1]: broker 5 does not exist (brokers: 0, 1, 2)`},
-		{withCluster(`{"brokers": 3, "topics": [{"name": "a", "partitions": [{"replicas": [0, 1], "isr": [0]}]}]}`), `cluster.topics[0].partitions[0].isr: unknown field (allowed: replicas); in cluster mode every replica starts in sync and the preferred replica leads`},
+		{withCluster(`{"brokers": 3, "topics": [{"name": "a", "partitions": [{"replicas": [0, 1], "isr": [0]}]}]}`), `cluster.topics[0].partitions[0].isr: unknown field (allowed: replicas, size_bytes, produce_bytes_per_sec); in cluster mode every replica starts in sync and the preferred replica leads`},
+		{withCluster(`{"brokers": 3, "topics": [{"name": "a", "partitions": [{"replicas": [0], "size_bytes": -1}]}]}`), `cluster.topics[0].partitions[0].size_bytes: must be a size in bytes, a finite number ≥ 0 (kafka-log-dirs.sh's size), got -1`},
+		{withCluster(`{"brokers": 3, "topics": [{"name": "a", "partitions": [{"replicas": [0], "produce_bytes_per_sec": "fast"}]}]}`), `cluster.topics[0].partitions[0].produce_bytes_per_sec: must be a rate in bytes per second, a finite number ≥ 0, got "fast"`},
+		{withCluster(`{"brokers": 3, "topics": [{"name": "a", "partitions": [{"replicas": [0]}, {"replicas": [1], "size_bytes": 5e9}]}]}`), `cluster.topics[0].partitions[0].size_bytes: required: cluster.topics[0].partitions[1] gives size_bytes, and then every starting partition must`},
+		{withCluster(`{"brokers": 3, "topics": [{"name": "a", "partitions": [{"replicas": [0], "produce_bytes_per_sec": 5}]}, {"name": "b", "partition_count": 1, "replication_factor": 1}]}`), `cluster.topics[1].partition_count: must list its partitions with their replicas and produce_bytes_per_sec: cluster.topics[0].partitions[0] gives produce_bytes_per_sec, and then every starting partition must`},
+		{withEvents(`{"at_ms": 1000, "op": "create_topic", "name": "x", "partitions": [{"replicas": [0], "size_bytes": 1}]}`), `events[0].partitions[0].size_bytes: unknown field (allowed: replicas); create_topic lets the controller choose the ISR and leader`},
 		{`{"duration_ms": 604800000, "sample_ms": 1000, "cluster": {"brokers": 2999}}`, `sample_ms: the scenario is too large: the simulation would need about 216.37 GiB (604802 samples of 2999 brokers), above the limit of 2.00 GiB; use fewer partitions, brokers, samples or describes`},
 		{withCluster(`{"brokers": 8, "topics": [{"name": "a", "partition_count": 700000, "replication_factor": 8}]}`), `cluster.topics[0]: the scenario is too large: the simulation would need about 2.09 GiB (5600000 replicas at 400 bytes, 62 samples of 8 brokers), above the limit of 2.00 GiB; use fewer partitions, brokers, samples or describes`},
 		{withBlock("broker", `"disk_write_bytes_per_sec": -1`), `cluster.broker.disk_write_bytes_per_sec: must be a number > 0 (bytes per second), got -1`},
@@ -356,4 +361,31 @@ func TestMemoryEstimate(t *testing.T) {
 	_, err = Parse([]byte(withEvents(`{"at_ms": 1, "op": "create_topic", "name": "b", "partition_count": 500000, "replication_factor": 3}`,
 		`{"at_ms": 2, "op": "create_topic", "name": "c", "partition_count": 500000, "replication_factor": 3}`)))
 	assert.EqualError(t, err, "events[1]: the scenario would hold more than 1000000 partitions (this model's limit)")
+}
+
+// ParseClusterSetup reads everything but the events: the same cluster as ParseCluster, no
+// events, and an event ParseCluster refuses is not looked at; "events" must still be a list.
+func TestParseClusterSetupSkipsTheEvents(t *testing.T) {
+	src := []byte(withEvents(`{"at_ms": 1000, "op": "kill", "broker": 1}`, `{"at_ms": 5000, "op": "start", "broker": 1}`))
+	full, err := ParseCluster(src)
+	require.NoError(t, err)
+	require.Len(t, full.Cluster.Events, 2)
+	setup, err := ParseClusterSetup(src)
+	require.NoError(t, err)
+	assert.Empty(t, setup.Cluster.Events)
+	assert.Equal(t, full.Cluster.Spec, setup.Cluster.Spec)
+	assert.Equal(t, full.Cluster.DurationMs, setup.Cluster.DurationMs)
+
+	bad := []byte(withEvents(`{"at_ms": 1000, "op": "kill", "broker": 9}`))
+	_, err = ParseCluster(bad)
+	require.Error(t, err)
+	_, err = ParseClusterSetup(bad)
+	assert.NoError(t, err)
+
+	_, err = ParseClusterSetup([]byte(strings.Replace(withEvents(), `"events": []`, `"events": {}`, 1)))
+	var se *Error
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "events", se.Path)
+	_, err = ParseClusterSetup([]byte(`{"mode": "controller", "brokers": []}`))
+	assert.ErrorIs(t, err, ErrControllerMode)
 }

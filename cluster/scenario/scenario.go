@@ -122,6 +122,10 @@ type Partition struct {
 	Leader       int32
 	Elr          []int32
 	LastKnownElr []int32
+	// SizeBytes and ProduceBytesPerSec are a cluster-mode starting partition's measured local
+	// log size and produce rate, when HasSize and HasRate say they were given.
+	SizeBytes, ProduceBytesPerSec float64
+	HasSize, HasRate              bool
 }
 
 // Step is one step. Op says which of the other fields are meaningful; docs/scenario.md lists

@@ -50,7 +50,7 @@ func steadyFleet(t testing.TB, s *sim.Sim, w *Workload, n, parts int) *broker.Fl
 	f, err := broker.New(s, broker.DefaultParams(), ids, static, quietController{}, w)
 	require.NoError(t, err)
 	require.NoError(t, f.Publish(entries))
-	f.Prefill()
+	require.NoError(t, f.Prefill(nil))
 	for _, id := range ids {
 		require.NoError(t, f.Boot(id))
 	}

@@ -25,7 +25,10 @@ type Workload struct {
 	rng *sim.Rand
 
 	classSeed  uint64
-	rel        []float64 // class rates relative to the mean (average 1)
+	rel        []float64 // class rates relative to the mean (average 1 over the hashed classes)
+	hashed     int       // the lognormal classes that ClassOf hashes partitions into
+	given      []uint8   // the class of each starting partition with a given rate (SetPartitionRates)
+	levels     []float64 // the given classes' rates, bytes/s at scale 1 (classes hashed and up)
 	meanBytes  float64   // mean bytes/s per partition at scale 1
 	reqPerByte float64
 	scale      float64
@@ -140,7 +143,7 @@ func New(s *sim.Sim, p Params, brokers, partitions int) (*Workload, error) {
 	}
 	root := s.Rand().Child("workload")
 	w := &Workload{sim: s, p: p, rng: root.Child("samples"), classSeed: root.Child("classes").Uint64(), scale: 1,
-		rel:       lognormalClasses(p.Classes, p.Skew),
+		rel: lognormalClasses(p.Classes, p.Skew), hashed: p.Classes,
 		meanBytes: p.BytesPerSecPerBroker * float64(brokers) / float64(partitions)}
 	w.reqPerByte = p.RequestsPerSecPerBroker / p.BytesPerSecPerBroker
 	w.cur = newHist()
@@ -154,16 +157,25 @@ func (w *Workload) Params() Params { return w.p }
 func (w *Workload) NumClasses() int { return len(w.rel) }
 
 // ClassBytesPerSec implements broker.Rates: the produce rate of a partition of class c.
-func (w *Workload) ClassBytesPerSec(c int) float64 { return w.rel[c] * w.meanBytes * w.scale }
+func (w *Workload) ClassBytesPerSec(c int) float64 {
+	if c >= w.hashed {
+		return w.levels[c-w.hashed] * w.scale
+	}
+	return w.rel[c] * w.meanBytes * w.scale
+}
 
 // ClassRequestsPerSec implements broker.Rates: produce batches per second of a partition of
 // class c, proportional to its bytes.
 func (w *Workload) ClassRequestsPerSec(c int) float64 { return w.ClassBytesPerSec(c) * w.reqPerByte }
 
-// ClassOf implements broker.Rates: a partition's class, a seeded hash of its index, so
+// ClassOf implements broker.Rates: a starting partition's class for its given rate
+// (SetPartitionRates), or else a seeded hash of its index into the lognormal classes, so
 // partitions created later get classes too.
 func (w *Workload) ClassOf(p int32) int {
-	return int(mix64(w.classSeed^uint64(p)) % uint64(len(w.rel)))
+	if int(p) < len(w.given) {
+		return int(w.given[p])
+	}
+	return int(mix64(w.classSeed^uint64(p)) % uint64(w.hashed))
 }
 
 // RecordBytes implements broker.Rates.

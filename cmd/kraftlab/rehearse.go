@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -102,7 +101,7 @@ func (o *rehearseOptions) load(e *env, name string) ([]byte, error) {
 		if f.file == "" {
 			continue
 		}
-		data, err := readInput(e, f.file)
+		data, err := readCapped(e, f.file, maxToolOutputBytes, "a tool's output")
 		if err != nil {
 			return nil, usage{fmt.Errorf("%s: %v", f.flag, err)}
 		}
@@ -146,7 +145,10 @@ func (o *rehearseOptions) rehearse(e *env, lo *labOptions, doc []byte, current [
 		return usageError(e, "kraftlab lab: %s: %v", o.plan, err)
 	}
 	opts := lab.Options{Workers: lo.parallel}
-	pc, err := lab.RunPlanComparison(context.Background(), doc, plan, candidate, opts)
+	pc, err := lab.RunPlanComparison(e.ctx, doc, plan, candidate, opts)
+	if e.ctx.Err() != nil {
+		return interruptedLab(e)
+	}
 	if err != nil {
 		return labError(e, "lab", err)
 	}
@@ -156,7 +158,11 @@ func (o *rehearseOptions) rehearse(e *env, lo *labOptions, doc []byte, current [
 		if lo.assumptions != "" {
 			keys = strings.Split(lo.assumptions, ",")
 		}
-		if rep.Flips, err = lab.RunPlanSensitivity(context.Background(), doc, plan, candidate, keys, pc, opts); err != nil {
+		rep.Flips, err = lab.RunPlanSensitivity(e.ctx, doc, plan, candidate, keys, pc, opts)
+		if e.ctx.Err() != nil {
+			return interruptedLab(e)
+		}
+		if err != nil {
 			return labError(e, "lab", err)
 		}
 	}

@@ -152,6 +152,12 @@ func readInput(e *env, name string) ([]byte, error) {
 	return readCapped(e, name, scenario.MaxFileBytes, "a scenario file")
 }
 
+// maxToolOutputBytes bounds what --topics, --log-dirs, --quorum and --rates read: a Kafka
+// tool's output, not a scenario file. kafka-log-dirs.sh on a 200,000-partition cluster at
+// replication factor 3 prints about 110 MB, and a describe of the model's largest cluster (a
+// million partitions) about 200 MB; the import needs several times its input in memory.
+const maxToolOutputBytes = 512 << 20
+
 // readCapped reads a file or stdin (-), refusing more than limit bytes, named as what.
 func readCapped(e *env, name string, limit int64, what string) ([]byte, error) {
 	tooLarge := func(size string) error {

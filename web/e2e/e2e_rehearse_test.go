@@ -95,3 +95,47 @@ func TestLabRehearse(t *testing.T) {
 	poll(t, tb, `document.getElementById("rehearse").dataset.state === "cancelled"`)
 	assert.True(t, strings.HasPrefix(text(t, tb, "r-status"), "Cancelled"))
 }
+
+// TestLabRehearseImportTime measures the page's import of the rehearsal's scale target: a
+// 60-broker, 200,000-partition kafka-topics.sh --describe of about 40 MB (as lab's
+// BenchmarkImport200k writes it), pasted, from the click on Rehearse to every worker ready to
+// run (the section's data-import-ms). A measurement, not a test: KRAFTLAB_MEASURE=1.
+func TestLabRehearseImportTime(t *testing.T) {
+	if os.Getenv("KRAFTLAB_MEASURE") == "" {
+		t.Skip("a measurement, not a test: set KRAFTLAB_MEASURE=1")
+	}
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
+	tb := openLab(t, bctx, url)
+	validated(t, tb)
+	// The text is made in the page (40 MB through the DevTools protocol would measure that).
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Evaluate[chromedp.Void](`(() => {
+		const ids = [];
+		for (let id = 1; ids.length < 60; id++) if (id % 10 !== 0) ids.push(id);
+		const parts = [];
+		for (let t = 0; t * 1000 < 200000; t++) {
+			const name = "prod.eu-west-1.payments.card-transactions.v" + String(t).padStart(3, "0") + ".events-by-customer-and-merchant.compacted-changelog-retained-7d";
+			parts.push("Topic: " + name + "\tTopicId: AAAAAAAAAAAAAAAAAAAAAA\tPartitionCount: 1000\tReplicationFactor: 3\tConfigs: min.insync.replicas=2,retention.ms=604800000\n");
+			for (let p = 0; p < 1000; p++) {
+				const k = t * 1000 + p, r = [ids[k % 60], ids[(k + 1) % 60], ids[(k + 2) % 60]].join(",");
+				parts.push("\tTopic: " + name + "\tPartition: " + p + "\tLeader: " + ids[k % 60] + "\tReplicas: " + r + "\tIsr: " + r + "\tElr: \tLastKnownElr: \n");
+			}
+		}
+		const el = document.getElementById("r-topics");
+		el.value = parts.join("");
+		el.dispatchEvent(new Event("input", {bubbles: true}));
+	})()`)))
+	mb := eval[float64](t, tb, `document.getElementById("r-topics").value.length / 1e6`)
+	paste(t, tb, "r-plan", "pause 1m\n")
+	click(t, tb, "#r-run")
+	_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](`document.getElementById("rehearse").dataset.importMs !== undefined || ["invalid", "failed"].includes(document.getElementById("rehearse").dataset.state)`,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(9*time.Minute)))
+	require.NoError(t, err)
+	require.NotEmpty(t, eval[string](t, tb, `document.getElementById("rehearse").dataset.importMs || ""`), text(t, tb, "r-status"))
+	t.Logf("page import of a %.1f MB, 200,000-partition describe: %s ms from the click to every worker ready (%s)",
+		mb, eval[string](t, tb, `document.getElementById("rehearse").dataset.importMs`), text(t, tb, "r-import"))
+	click(t, tb, "#r-cancel")
+	poll(t, tb, `["cancelled", "done"].includes(document.getElementById("rehearse").dataset.state)`)
+}

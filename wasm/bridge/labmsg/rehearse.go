@@ -132,10 +132,9 @@ func (s *rehearsalState) start(body json.RawMessage) (any, error) {
 	if name == "" {
 		name = "candidate"
 	}
-	doc, err := imp.Description.Scenario()
-	if err == nil {
-		doc, err = lab.ApplyOverrides(doc, current)
-	}
+	// PlanScenario, not Scenario and ApplyOverrides: a plan replaces the file's events, and
+	// reading them would link the scenario's event parser into rehearse.wasm.
+	doc, err := imp.Description.PlanScenario(current)
 	if err != nil {
 		return fail("properties", 0, err)
 	}

@@ -9,13 +9,15 @@ export const RS = {
   topics: "kafka-topics.sh --describe",
   topicsHint: "Required: brokers, topics and every replica assignment (Kafka 4.x or 3.x output).",
   logDirs: "kafka-log-dirs.sh --describe",
-  logDirsHint: "Optional: replica sizes, so a replaced disk copies its real data.",
+  logDirsHint: "Optional: each partition's size, so a replaced disk copies its real data.",
   quorum: "kafka-metadata-quorum.sh describe --status",
   quorumHint: "Optional: the controller voters.",
   rates: "Produce rates per topic",
-  ratesHint: "Optional: a JMX exporter's BytesInPerSec lines, or CSV topic,bytes_per_sec. Without: the description's total.",
+  ratesHint:
+    "Optional: a JMX exporter's BytesInPerSec lines, or CSV topic,bytes_per_sec. Without: the description's total, spread by partition size.",
   plan: "The plan",
-  planHint: "One step a line: rolling-restart [all|1,2,3] [timeout=10m] · replace-disk ID [down=5m] · shutdown ID · kill ID · pause 5m",
+  planHint:
+    "One step a line: roll-controllers (brings in the candidate's controller configs) · rolling-restart [all|1,2,3] [timeout=10m] · replace-disk ID [down=5m] · shutdown ID · kill ID · pause 5m",
   candidate: "The candidate config",
   candidateHint: "NAME=VALUE, one a line, on top of the current config.",
   run: "Rehearse",

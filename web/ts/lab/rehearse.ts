@@ -103,6 +103,7 @@ export function initRehearse(ctx: RehearseContext): void {
     progress.value = 0;
     status.textContent = RS.statusImporting;
     section.dataset.state = "running";
+    delete section.dataset.importMs;
     const started = performance.now();
     try {
       grow(1);
@@ -127,6 +128,9 @@ export function initRehearse(ctx: RehearseContext): void {
       grow(res.runs);
       const mine = workers.slice(0, res.runs);
       await Promise.all(mine.slice(1).map((w, k) => w.request("lab.rehearse.start", { ...req, only: k + 1 })));
+      // The import's time in the page, from the click to every worker ready to run (the
+      // measurement docs/performance.md reads; e2e TestLabRehearseImportTime).
+      section.dataset.importMs = String(Math.round(performance.now() - started));
       const shares = new Float64Array(res.runs);
       const play = async (w: WorkerClient, k: number) => {
         for (;;) {
