@@ -405,6 +405,13 @@ export interface Topic {
    * ignored (each partition has its own).
    */
   replicas?: number[][];
+  /**
+   * SizeBytes and ProduceBytesPerSec, when set, are each partition's size and produce rate as
+   * measured (an imported cluster's), one per partition of Replicas. Set for one topic, they
+   * must be set for every topic; they then take the place of DataBytesPerBroker and Skew.
+   */
+  size_bytes?: number[];
+  produce_bytes_per_sec?: number[];
 }
 
 /** Event is the event a description studies. */
