@@ -107,6 +107,8 @@ export class Explainer {
     const stops = (f.body.traffic?.decisions ?? []).filter(isStop).sort((a, b) => RANK[a.decision] - RANK[b.decision]);
     if (stops.length === 0) return [];
     this.stopped = true;
+    // Others that end something on a frame (a lesson's Show me) wait while a stop is read.
+    document.body.dataset.explainStop = "true";
     this.hooks.pause();
     const lines = linesOf(f.body.events, stops);
     this.show(stops, lines);
@@ -117,6 +119,7 @@ export class Explainer {
   resumed(): void {
     if (!this.stopped && this.card.hidden) return;
     this.stopped = false;
+    delete document.body.dataset.explainStop;
     this.card.hidden = true;
     this.traffic.highlight([]);
   }

@@ -210,7 +210,10 @@ export class LessonPanel {
         if (!this.sim.playing) this.sim.setPlaying(true);
       }
     }
-    if (this.sceneRolling && this.sceneEnd >= 0 && f.body.timeMs >= this.sceneEnd) {
+    // The frame that reaches the end may also hold an explain stop (a slow machine draws fewer,
+    // longer frames): the learner reads it first, and the scene ends on the frame after Space.
+    const readingStop = document.body.dataset.explainStop === "true";
+    if (this.sceneRolling && this.sceneEnd >= 0 && f.body.timeMs >= this.sceneEnd && !readingStop) {
       // The scene (or Show me) has played: stop where its play list ended, every time.
       const end = this.sceneEnd;
       this.sceneEnd = -1;
