@@ -40,7 +40,7 @@ unit:
 
 # The browser tests (web/e2e): the site built once, then each test in its own headless
 # Chromium, E2E_PARALLEL of them at a time (they mostly wait, so more than the cores).
-E2E_PARALLEL ?= 4
+E2E_PARALLEL ?= 2
 e2e:
 	$(GO) test -count=1 -timeout=20m -parallel=$(E2E_PARALLEL) ./web/e2e
 
