@@ -35,6 +35,9 @@ func gcTracing(t *testing.T) func(http.Handler) http.Handler {
 			}
 			// The site's own answer (its headers: the page is cross-origin isolated, and so
 			// must its worker be), with Go's environment set and the hook added.
+			// Asked for without compression, so that the script can be edited.
+			r = r.Clone(r.Context())
+			r.Header.Del("Accept-Encoding")
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, r)
 			src := rec.Body.Bytes()
