@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path"
@@ -234,7 +235,7 @@ func benchSpeeds(t *testing.T, exe string, urls []string, table *benchTable) {
 					perFrame = (b.taskSeconds - a.taskSeconds) * 1000 / frames
 				}
 				table.set(fmt.Sprintf("%s partitions at %s×: fps, speed reached, main-thread ms per frame", thousands(n), thousands(x)), site,
-					fmt.Sprintf("%.0f fps, %s×, %.1f ms", frames/wall, thousands(int((b.simMs-a.simMs)/1000/wall)), perFrame))
+					fmt.Sprintf("%.0f fps, %s×, %.1f ms", frames/wall, thousands(int(math.Round((b.simMs-a.simMs)/1000/wall))), perFrame))
 			}
 			stop()
 		}
