@@ -27,7 +27,7 @@ type shape struct {
 func drawnShapes(t *testing.T, tb *tab, w, h int64) []shape {
 	t.Helper()
 	eval[bool](t, tb, `(c => (c.dataset.recordTexts = "1", delete c.dataset.texts, true))(document.getElementById("cluster-canvas"))`)
-	// Two sizes in turn: the resize observer draws the frame again at the second.
+	// Two viewports in turn: the resize observer draws the frame again at the second.
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w+1, h)))
 	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w, h)))
@@ -76,14 +76,13 @@ func TestCanvasLayout(t *testing.T) {
 	url := serve(t, dir, nil)
 	bctx := browser(t, exe)
 
-	sizes := []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}}
 	check := func(t *testing.T, tb *tab, what string, want func(shapes, labels []shape) bool) {
 		for _, presenter := range []bool{false, true} {
 			if presenter {
 				press(t, tb, "p")
 				poll(t, tb, `document.body.classList.contains("presenter")`)
 			}
-			for _, size := range sizes {
+			for _, size := range viewports {
 				shapes := drawnShapes(t, tb, size.w, size.h)
 				labels := trafficLabels(t, tb)
 				name := fmt.Sprintf("%s at %d px (presenter %v)", what, size.w, presenter)
@@ -142,7 +141,7 @@ func TestCanvasLayout(t *testing.T) {
 	t.Run("a small cluster's broker boxes are as tall as their cells need", func(t *testing.T) {
 		// Lesson 1: three brokers, one partition, one cell each.
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")
-		for _, size := range sizes {
+		for _, size := range viewports {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
 			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 			boxes := canvasBoxes(t, tb, "brokerBoxes")

@@ -66,10 +66,9 @@ func TestFirstContact(t *testing.T) {
 	dir := site(t)
 	url := serve(t, dir, nil)
 	bctx := browser(t, exe)
-	sizes := []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}}
 
 	t.Run("presenter mode: no start card, a compact toolbar, the canvas on screen at every width", func(t *testing.T) {
-		for _, size := range sizes {
+		for _, size := range viewports {
 			tb := newTab(t, bctx)
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/")))
 			poll(t, tb, `document.getElementById("status").dataset.state === "ready"`)
@@ -112,7 +111,7 @@ func TestFirstContact(t *testing.T) {
 	})
 
 	t.Run("presenter mode in a lesson: the canvas keeps the window's width on a narrow screen", func(t *testing.T) {
-		for _, size := range sizes {
+		for _, size := range viewports {
 			tb := newTab(t, bctx)
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/#lesson=1&step=3")))
 			poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
@@ -172,7 +171,7 @@ func TestFirstContact(t *testing.T) {
 	})
 
 	t.Run("scrolled past the canvas, the lesson strip hides nothing under it", func(t *testing.T) {
-		for _, size := range sizes[:2] {
+		for _, size := range viewports[:2] {
 			// Lesson 1 step 3 asks for a moment on the timeline before the run.
 			tb := newTab(t, bctx)
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/#lesson=1&step=3")))

@@ -19,11 +19,10 @@ func TestLessonLayout(t *testing.T) {
 	dir := site(t)
 	url := serve(t, dir, nil)
 	bctx := browser(t, exe)
-	sizes := []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}}
 
 	t.Run("lesson 6's long config names stay inside the panel", func(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=6&step=1")
-		for _, size := range sizes {
+		for _, size := range viewports {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
 			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 			// Every code span (config names) ends inside the panel's padding box.
@@ -38,7 +37,7 @@ func TestLessonLayout(t *testing.T) {
 	})
 
 	t.Run("the demo's question is on screen when the demo stops to ask it", func(t *testing.T) {
-		for _, size := range sizes {
+		for _, size := range viewports {
 			tb := openLesson(t, bctx, url, "lesson=1&step=1")
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
 			// Clicked where it is, without scrolling the page to it.
@@ -62,7 +61,7 @@ func TestLessonLayout(t *testing.T) {
 	})
 
 	t.Run("on a narrow screen the goals and the canvas they are about share the screen", func(t *testing.T) {
-		for _, size := range sizes[:2] {
+		for _, size := range viewports[:2] {
 			// Opened at the learner's own width, as a phone or a half-screen window opens it.
 			tb := newTab(t, bctx)
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/#lesson=1&step=1")))

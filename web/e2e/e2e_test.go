@@ -310,6 +310,10 @@ func loadTimings(t *testing.T, tb *tab) string {
 	})()`)
 }
 
+// viewports are the window sizes the layout tests check, a phone (390 px),
+// a small laptop or tablet (800 px) and a desktop (1440 px).
+var viewports = []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}}
+
 // open navigates a new tab to the page and waits for the first frame of the starting cluster.
 func open(t *testing.T, bctx context.Context, url string) *tab {
 	t.Helper()
