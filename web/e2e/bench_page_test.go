@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -473,49 +472,21 @@ func memoryFigure(t *testing.T, bctx context.Context, tb *tab) string {
 func pageRenderer(t *testing.T, tb *tab) int {
 	t.Helper()
 	const mark = "kraftlab: the page's renderer"
-	var mu sync.Mutex
-	pid := 0
-	done := make(chan struct{})
-	ctx, cancel := context.WithCancel(tb.ctx)
-	defer cancel()
-	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *tracing.EventDataCollected:
-			mu.Lock()
-			for _, v := range ev.Value {
-				var e struct {
-					Name string
-					Pid  int
-					Args struct{ Data struct{ Message string } }
-				}
-				if json.Unmarshal(v, &e) == nil && e.Name == "TimeStamp" && e.Args.Data.Message == mark {
-					pid = e.Pid
-				}
-			}
-			mu.Unlock()
-		case *tracing.EventTracingComplete:
-			close(done)
+	events := recordTrace(t, tb, []string{"devtools.timeline"}, func() {
+		eval[bool](t, tb, `console.timeStamp(`+jsString(mark)+`), true`)
+	})
+	for _, v := range events {
+		var e struct {
+			Name string
+			Pid  int
+			Args struct{ Data struct{ Message string } }
 		}
-	}))
-	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, tracing.Start, tracing.StartParams{TraceConfig: &tracing.TraceConfig{
-			IncludedCategories: []string{"devtools.timeline"}}, TransferMode: tracing.StartTransferModeReportEvents})
-		return err
-	})))
-	eval[bool](t, tb, `console.timeStamp(`+jsString(mark)+`), true`)
-	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, tracing.End, cdp.Empty{})
-		return err
-	})))
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("the trace for the page's renderer did not complete")
+		if json.Unmarshal(v, &e) == nil && e.Name == "TimeStamp" && e.Args.Data.Message == mark {
+			return e.Pid
+		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	require.NotZero(t, pid, "the page's mark is in no trace event")
-	return pid
+	t.Fatal("the page's mark is in no trace event")
+	return 0
 }
 
 // workerMemory asks every dedicated worker of the browser for debug.memory through the
@@ -661,41 +632,12 @@ func loadAverage() string {
 // of blink_gc by type).
 func memoryBreakdown(t *testing.T, tb *tab) string {
 	page := pageRenderer(t, tb)
-	var mu sync.Mutex
-	var events []json.RawMessage
-	done := make(chan struct{})
-	ctx, cancel := context.WithCancel(tb.ctx)
-	defer cancel()
-	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *tracing.EventDataCollected:
-			mu.Lock()
-			for _, v := range ev.Value {
-				events = append(events, json.RawMessage(v))
-			}
-			mu.Unlock()
-		case *tracing.EventTracingComplete:
-			close(done)
-		}
-	}))
-	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, tg, tracing.Start, tracing.StartParams{TraceConfig: &tracing.TraceConfig{
-			IncludedCategories: []string{"disabled-by-default-memory-infra"}}}); err != nil {
+	events := recordTrace(t, tb, []string{"disabled-by-default-memory-infra"}, func() {
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, tracing.RequestMemoryDump, tracing.RequestMemoryDumpParams{})
 			return err
-		}
-		if _, err := cdp.Call(ctx, tg, tracing.RequestMemoryDump, tracing.RequestMemoryDumpParams{}); err != nil {
-			return err
-		}
-		_, err := cdp.Call(ctx, tg, tracing.End, cdp.Empty{})
-		return err
-	})))
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("the memory dump's trace did not complete")
-	}
-	mu.Lock()
-	defer mu.Unlock()
+		})))
+	})
 	type allocator struct {
 		Attrs map[string]struct {
 			Value string `json:"value"`

@@ -388,40 +388,7 @@ type gcPause struct {
 // GC pauses on the page's main thread (CrRendererMain) and the worker's (see gcFigures).
 func traceGC(t *testing.T, tb *tab, run func()) gcFigures {
 	t.Helper()
-	var mu sync.Mutex
-	var events []json.RawMessage
-	done := make(chan struct{})
-	lctx, cancel := context.WithCancel(tb.ctx)
-	defer cancel()
-	require.NoError(t, chromedp.Listen(lctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *tracing.EventDataCollected:
-			mu.Lock()
-			for _, v := range ev.Value {
-				events = append(events, json.RawMessage(append([]byte(nil), v...)))
-			}
-			mu.Unlock()
-		case *tracing.EventTracingComplete:
-			close(done)
-		}
-	}))
-	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, tracing.Start, tracing.StartParams{
-			TraceConfig:  &tracing.TraceConfig{IncludedCategories: []string{"toplevel", "devtools.timeline", "v8", "disabled-by-default-v8.gc", "__metadata"}},
-			TransferMode: tracing.StartTransferModeReportEvents,
-		})
-		return err
-	})))
-	run()
-	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, tracing.End, cdp.Empty{})
-		return err
-	})))
-	select {
-	case <-done:
-	case <-tb.ctx.Done():
-		t.Fatal("tracing did not complete")
-	}
+	events := recordTrace(t, tb, []string{"toplevel", "devtools.timeline", "v8", "disabled-by-default-v8.gc", "__metadata"}, run)
 	type event struct {
 		Name string  `json:"name"`
 		Ph   string  `json:"ph"`
@@ -436,8 +403,6 @@ func traceGC(t *testing.T, tb *tab, run func()) gcFigures {
 			Name string `json:"name"`
 		} `json:"args"`
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	if d := os.Getenv("KRAFTLAB_TRACE_DUMP"); d != "" {
 		f, _ := os.CreateTemp(d, "trace-*.json")
 		_ = json.NewEncoder(f).Encode(events)
@@ -687,4 +652,48 @@ func labelsInside(t *testing.T, tb *tab, charts string) {
 	for chart, n := range inked {
 		assert.Zero(t, n, "%s: axis text is cut at the chart's left edge (%d inked pixels)", chart, n)
 	}
+}
+
+// recordTrace records a Chromium trace of the given categories while run runs (run may ask
+// the browser for more, e.g. a memory dump) and returns its events as JSON.
+func recordTrace(t *testing.T, tb *tab, categories []string, run func()) []json.RawMessage {
+	t.Helper()
+	var mu sync.Mutex
+	var events []json.RawMessage
+	done := make(chan struct{})
+	lctx, cancel := context.WithCancel(tb.ctx)
+	defer cancel()
+	require.NoError(t, chromedp.Listen(lctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *tracing.EventDataCollected:
+			mu.Lock()
+			for _, v := range ev.Value {
+				// A copy: the event's buffer is not ours to keep.
+				events = append(events, json.RawMessage(append([]byte(nil), v...)))
+			}
+			mu.Unlock()
+		case *tracing.EventTracingComplete:
+			close(done)
+		}
+	}))
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, tracing.Start, tracing.StartParams{
+			TraceConfig:  &tracing.TraceConfig{IncludedCategories: categories},
+			TransferMode: tracing.StartTransferModeReportEvents,
+		})
+		return err
+	})))
+	run()
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, tracing.End, cdp.Empty{})
+		return err
+	})))
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the trace did not complete")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return events
 }
