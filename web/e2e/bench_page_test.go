@@ -37,7 +37,8 @@ import (
 //	KRAFTLAB_BENCH_PAGE=1            run it (make bench-page sets it)
 //	KRAFTLAB_BENCH_SITES=a=DIR,b=DIR the built sites to compare, in this order
 //	KRAFTLAB_BENCH_ONLY=speed,load,memory,week,fast,lab   a subset of the sections
-//	KRAFTLAB_BENCH_ONLY=profile      the main thread's CPU profile at 10,000 partitions (only when named)
+//	KRAFTLAB_BENCH_ONLY=profile      the main thread's CPU profile and trace at 10,000 partitions (only when named)
+//	KRAFTLAB_BENCH_PROFILE_AT=N@X    profile N partitions at X× instead (12@1: the default cluster at 1×)
 //	KRAFTLAB_BENCH_PROFILE_DIR=DIR   where profile writes each site's .cpuprofile (DevTools opens it)
 //	KRAFTLAB_BENCH_FAST_MINUTES=N    how long the fast section plays at 10,000× (10)
 func TestBenchPage(t *testing.T) {
@@ -246,12 +247,19 @@ func benchSpeeds(t *testing.T, exe string, urls []string, table *benchTable) {
 // (minified names, with their script, line and column: the source maps beside the scripts
 // name them) and writes the profile to KRAFTLAB_BENCH_PROFILE_DIR, if set, for DevTools.
 func benchProfile(t *testing.T, exe string, sites []benchSite, urls []string) {
+	n, x := 10_000, 10_000
+	if at := os.Getenv("KRAFTLAB_BENCH_PROFILE_AT"); at != "" {
+		_, err := fmt.Sscanf(at, "%d@%d", &n, &x)
+		require.NoError(t, err, "KRAFTLAB_BENCH_PROFILE_AT: %q is not N@X (partitions@speed)", at)
+	}
 	for site, url := range urls {
 		bctx, stop := benchBrowser(t, exe)
 		tb := benchTab(t, bctx)
-		openCluster(t, tb, url, 10_000)
-		setSpeed(t, tb, 10_000)
+		openCluster(t, tb, url, n)
+		setSpeed(t, tb, x)
 		time.Sleep(2 * time.Second)
+		fmt.Printf("  main thread at %s partitions, %s× [%s], 5 s traced, busy time by kind (self CPU time, ms per frame drawn):\n", thousands(n), thousands(x), sites[site].name)
+		printMainThreadTrace(t, tb)
 		var prof *profiler.Profile
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			if _, err := cdp.Call(ctx, tg, profiler.Enable, cdp.Empty{}); err != nil {
@@ -298,10 +306,92 @@ func benchProfile(t *testing.T, exe string, sites []benchSite, urls []string) {
 			keys = append(keys, k)
 		}
 		sort.Slice(keys, func(i, j int) bool { return self[keys[i]] > self[keys[j]] })
-		fmt.Printf("  main thread at 10,000 partitions, 10,000× [%s], %.0f ms profiled, self time:\n", sites[site].name, total)
+		fmt.Printf("  main thread at %s partitions, %s× [%s], %.0f ms profiled, self time:\n", thousands(n), thousands(x), sites[site].name, total)
 		for _, k := range keys[:min(25, len(keys))] {
 			fmt.Printf("    %7.1f ms %5.1f %%  %s\n", self[k], 100*self[k]/total, k)
 		}
+	}
+}
+
+// printMainThreadTrace traces 5 s of the page's main thread (the DevTools timeline's events)
+// and prints the self CPU time of each kind of event per frame drawn: script (FunctionCall,
+// TimerFire, FireAnimationFrame...), style (UpdateLayoutTree), layout, paint, compositing.
+// It says what the CPU profile's "(program)" is: the browser's own work on what scripts changed.
+func printMainThreadTrace(t *testing.T, tb *tab) {
+	t.Helper()
+	page := pageRenderer(t, tb)
+	frames := func() float64 {
+		return eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames)`)
+	}
+	var drawn float64
+	events := recordTrace(t, tb, []string{"devtools.timeline", "disabled-by-default-devtools.timeline", "toplevel", "v8"}, func() {
+		f0 := frames()
+		time.Sleep(5 * time.Second)
+		drawn = frames() - f0
+	})
+	type ev struct {
+		Name string  `json:"name"`
+		Ph   string  `json:"ph"`
+		Pid  int     `json:"pid"`
+		Tid  int     `json:"tid"`
+		Ts   float64 `json:"ts"`
+		Dur  float64 `json:"dur"`
+		TDur float64 `json:"tdur"`
+		Args struct {
+			Name string `json:"name"`
+		} `json:"args"`
+	}
+	main := -1
+	var xs []ev
+	for _, raw := range events {
+		var e ev
+		if json.Unmarshal(raw, &e) != nil || e.Pid != page {
+			continue
+		}
+		if e.Ph == "M" && e.Name == "thread_name" && e.Args.Name == "CrRendererMain" {
+			main = e.Tid
+		}
+		if e.Ph == "X" {
+			xs = append(xs, e)
+		}
+	}
+	// Self time: an event's duration less its children's (complete events on one thread nest).
+	sort.Slice(xs, func(i, j int) bool {
+		if xs[i].Ts != xs[j].Ts {
+			return xs[i].Ts < xs[j].Ts
+		}
+		return xs[i].Dur > xs[j].Dur
+	})
+	// The thread's CPU time (tdur), not wall time: a loaded machine stretches the wall time of
+	// what the page does, far less its CPU time.
+	self := map[string]float64{}
+	var stack []int
+	total, wall := 0.0, 0.0
+	for i, e := range xs {
+		if e.Tid != main {
+			continue
+		}
+		for len(stack) > 0 && xs[stack[len(stack)-1]].Ts+xs[stack[len(stack)-1]].Dur <= e.Ts {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			self[xs[stack[len(stack)-1]].Name] -= e.TDur
+		} else {
+			total += e.TDur
+			wall += e.Dur
+		}
+		self[e.Name] += e.TDur
+		stack = append(stack, i)
+	}
+	keys := make([]string, 0, len(self))
+	for k := range self {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return self[keys[i]] > self[keys[j]] })
+	per := max(drawn, 1)
+	fmt.Printf("    %d frames drawn, %.2f ms CPU (%.2f ms wall) busy per frame\n", int(drawn), total/1000/per, wall/1000/per)
+	for _, k := range keys[:min(20, len(keys))] {
+		fmt.Printf("    %6.2f ms %5.1f %%  %s\n", self[k]/1000/per, 100*self[k]/total, k)
 	}
 }
 
