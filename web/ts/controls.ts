@@ -3,6 +3,7 @@
 // (so it works with a mouse, a keyboard or a screen reader); the shortcuts are a faster way to
 // press the same buttons, documented in the help dialog.
 
+import { setAttr, setText } from "./dom";
 import { clockText, type Frame } from "./frame";
 import type { ActOp, ActRequest, BrokerState, ControllerState } from "./protocol";
 import { brokerLook } from "./render";
@@ -108,7 +109,7 @@ export class Controls {
     let rate: string = S.clockPaused;
     if (this.sim.stopped) rate = S.clockStopped;
     else if (this.sim.playing) rate = this.sim.rate > 0 ? S.clockRate(this.sim.rate) : "";
-    this.dom.clock.textContent = S.clock(clockText(f.body.timeMs), rate);
+    setText(this.dom.clock, S.clock(clockText(f.body.timeMs), rate));
   }
 
   /** Updates the panels from a frame. */
@@ -160,16 +161,13 @@ export class Controls {
         item = { li, state, counts, buttons, select };
         this.brokerItems.set(b.id, item);
       }
-      const text = S.brokerStateText(b.state, b.fenced, b.inControlledShutdown, b.gated);
-      if (item.state.textContent !== text) item.state.textContent = text;
-      const counts = S.brokerCounts(b.leaders, b.replicas, b.outOfSync);
-      if (item.counts.textContent !== counts) item.counts.textContent = counts;
-      item.li.dataset.look = brokerLook(b);
+      setText(item.state, S.brokerStateText(b.state, b.fenced, b.inControlledShutdown, b.gated));
+      setText(item.counts, S.brokerCounts(b.leaders, b.replicas, b.outOfSync));
+      setAttr(item.li, "data-look", brokerLook(b));
       const ok = brokerActions(b);
-      for (const [op, btn] of Object.entries(item.buttons)) btn.disabled = !ok[op as keyof typeof ok];
-      const slow = b.diskFactor ? S.actRestoreDisk : S.actSlowDisk;
-      if (item.buttons.slow_disk.textContent !== slow) item.buttons.slow_disk.textContent = slow;
-      item.buttons.slow_disk.setAttribute("aria-pressed", String(!!b.diskFactor));
+      for (const [op, btn] of Object.entries(item.buttons)) setAttr(btn, "disabled", ok[op as keyof typeof ok] ? null : "");
+      setText(item.buttons.slow_disk, b.diskFactor ? S.actRestoreDisk : S.actSlowDisk);
+      setAttr(item.buttons.slow_disk, "aria-pressed", String(!!b.diskFactor));
     }
   }
 
@@ -190,19 +188,13 @@ export class Controls {
         item = { li, state, kill, start, snapshot };
         this.controllerItems.set(c.id, item);
       }
-      const text = S.controllerStateText(c.running, c.active, c.role, c.epoch, c.highWatermark);
-      if (item.state.textContent !== text) item.state.textContent = text;
-      item.li.dataset.active = String(c.active);
-      item.kill.disabled = !c.running;
-      item.start.disabled = c.running;
-      item.snapshot.disabled = !c.running;
-      if (c.active) {
-        item.kill.setAttribute("aria-keyshortcuts", "C");
-        item.snapshot.setAttribute("aria-keyshortcuts", "O");
-      } else {
-        item.kill.removeAttribute("aria-keyshortcuts");
-        item.snapshot.removeAttribute("aria-keyshortcuts");
-      }
+      setText(item.state, S.controllerStateText(c.running, c.active, c.role, c.epoch, c.highWatermark));
+      setAttr(item.li, "data-active", String(c.active));
+      setAttr(item.kill, "disabled", c.running ? null : "");
+      setAttr(item.start, "disabled", c.running ? "" : null);
+      setAttr(item.snapshot, "disabled", c.running ? null : "");
+      setAttr(item.kill, "aria-keyshortcuts", c.active ? "C" : null);
+      setAttr(item.snapshot, "aria-keyshortcuts", c.active ? "O" : null);
     }
   }
 

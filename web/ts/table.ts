@@ -8,6 +8,7 @@
 // array, so an update at 100,000 partitions is a pass over typed arrays and a few dozen cell
 // writes, not 100,000 rows. The page calls update a few times a second at most (main.ts).
 
+import { setText } from "./dom";
 import { FLAG_DELETED, NO_SLOT, type Frame } from "./frame";
 import { S } from "./strings";
 
@@ -147,7 +148,7 @@ export class PartitionTable {
     }
     this.matching = matching;
     // Every matching partition can be scrolled to, so all of them are "shown".
-    this.caption.textContent = S.partitionCaption(matching, matching, total);
+    setText(this.caption, S.partitionCaption(matching, matching, total));
 
     if (this.topicsOf !== f.layout) {
       this.topicsOf = f.layout;
@@ -216,8 +217,4 @@ export class PartitionTable {
     if (tr.dataset.partition !== part) tr.dataset.partition = part;
     if (tr.dataset.leader !== lead) tr.dataset.leader = lead;
   }
-}
-
-function setText(td: HTMLTableCellElement, text: string): void {
-  if (td.textContent !== text) td.textContent = text;
 }
