@@ -235,6 +235,12 @@ export class TrafficLayer {
   private fg = "#1b1b1b";
   private bg = "#ffffff";
   private focus = "#0072b2";
+  /** What the canvas shows was drawn with (see draw); stale: something else changed since. */
+  private drawnWith: { now: number; frame?: Frame; followed: number; highlighted: number[]; ink: readonly unknown[] } = { now: -1, followed: -1, highlighted: [], ink: [] };
+  private stale = true;
+  /** The layer's (and the cluster canvas's) content box in CSS px, as last placed. */
+  private cssW = 1;
+  private cssH = 1;
 
   constructor(
     private readonly base: HTMLCanvasElement,
@@ -251,13 +257,19 @@ export class TrafficLayer {
     const mq = matchMedia("(prefers-reduced-motion: reduce)");
     const motion = () => {
       this.reduced = mq.matches;
+      this.stale = true;
       this.canvas.dataset.motion = this.reduced ? "fade" : "travel";
     };
     motion();
     mq.addEventListener("change", motion);
     this.readPalette();
     matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => this.readPalette());
-    new ResizeObserver(() => this.place()).observe(base);
+    // Placed when the canvas or its section changes size (what lies above the canvas in its
+    // section moves it), not by reading layout in each frame's draw: the panels have just
+    // changed the DOM then, and a read would force a layout in the middle of every frame.
+    const placing = new ResizeObserver(() => this.place());
+    placing.observe(base);
+    if (base.parentElement) placing.observe(base.parentElement);
     this.place();
     const loop = (wall: number) => {
       requestAnimationFrame(loop);
@@ -269,6 +281,7 @@ export class TrafficLayer {
   }
 
   private readPalette(): void {
+    this.stale = true;
     const v = cssReader(this.base);
     for (const look of Object.values(LOOKS)) this.colours.set(look.v, v(look.v, look.fb));
     this.fg = v("--fg", "#1b1b1b");
@@ -280,21 +293,35 @@ export class TrafficLayer {
     this.colours.set("--s-running", v("--s-running", "#009e73"));
   }
 
-  /** Lays the layer exactly over the cluster canvas. */
+  /**
+   * Lays the layer exactly over the cluster canvas: its border box on the canvas's, so that
+   * inside its own (transparent) border its content box is the canvas's. Only what changed is
+   * written: a canvas's width or height written clears it and reallocates its pixels.
+   */
   private place(): void {
     const b = this.base;
     const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    this.canvas.style.left = `${b.offsetLeft}px`;
-    this.canvas.style.top = `${b.offsetTop}px`;
-    this.canvas.style.width = `${b.clientWidth}px`;
-    this.canvas.style.height = `${b.clientHeight}px`;
-    this.canvas.width = Math.round(b.clientWidth * dpr);
-    this.canvas.height = Math.round(b.clientHeight * dpr);
+    const style = this.canvas.style;
+    const set = (name: "left" | "top" | "width" | "height", px: number) => {
+      if (style[name] !== `${px}px`) style[name] = `${px}px`;
+    };
+    set("left", b.offsetLeft);
+    set("top", b.offsetTop);
+    set("width", b.offsetWidth);
+    set("height", b.offsetHeight);
+    this.cssW = b.clientWidth;
+    this.cssH = b.clientHeight;
+    const w = Math.round(this.cssW * dpr);
+    const h = Math.round(this.cssH * dpr);
+    if (this.canvas.width !== w || this.canvas.height !== h) this.stale = true;
+    if (this.canvas.width !== w) this.canvas.width = w;
+    if (this.canvas.height !== h) this.canvas.height = h;
   }
 
   /** Shows or hides the traffic (the toolbar's toggle). */
   setVisible(on: boolean): void {
     this.visible = on;
+    this.stale = true;
     this.canvas.hidden = !on;
     if (!on) this.clear();
   }
@@ -305,6 +332,7 @@ export class TrafficLayer {
 
   /** Forgets what is travelling: time went back, or a new run began. */
   clear(): void {
+    this.stale = true;
     this.sprites = [];
     this.pulses.clear();
     this.moves = [];
@@ -390,9 +418,11 @@ export class TrafficLayer {
         this.record({ kind: "decision", decision: d.decision, timeMs: d.timeMs, label: d.reason });
       }
     }
-    this.canvas.dataset.sprites = String(this.sprites.length);
-    this.canvas.dataset.pulses = String(this.pulses.size);
-    this.canvas.dataset.moves = String(this.moves.length);
+    // For tests; an attribute written is a DOM mutation even when its value is the same.
+    const d = this.canvas.dataset;
+    if (d.sprites !== String(this.sprites.length)) d.sprites = String(this.sprites.length);
+    if (d.pulses !== String(this.pulses.size)) d.pulses = String(this.pulses.size);
+    if (d.moves !== String(this.moves.length)) d.moves = String(this.moves.length);
   }
 
   /**
@@ -463,7 +493,7 @@ export class TrafficLayer {
     const g = slot >= 0 ? this.renderer.brokersDrawn[slot] : undefined;
     if (!g) return undefined;
     const s = this.renderer.drawScale;
-    const dpr = this.base.width / Math.max(1, this.base.clientWidth);
+    const dpr = this.base.width / Math.max(1, this.cssW);
     if (g.cells && p >= 0) {
       const hosted = f.layout.hosted[slot].partitions;
       let lo = g.from;
@@ -488,10 +518,15 @@ export class TrafficLayer {
   }
 
   private draw(now: number): void {
+    // The same moment of the same frame, drawn the same way, is on the canvas already (the
+    // run is paused): a canvas drawn again is rasterized, composited and copied again.
+    const d = this.drawnWith;
+    if (!this.stale && d.now === now && d.frame === this.frame && d.followed === this.followed && d.highlighted === this.highlighted && d.ink === this.renderer.ink) return;
+    this.stale = false;
+    this.drawnWith = { now, frame: this.frame, followed: this.followed, highlighted: this.highlighted, ink: this.renderer.ink };
     const t0 = performance.now();
     const ctx = this.ctx;
-    const dpr = this.canvas.width / Math.max(1, this.canvas.clientWidth);
-    if (this.base.clientWidth !== this.canvas.clientWidth || this.base.clientHeight !== this.canvas.clientHeight) this.place();
+    const dpr = this.canvas.width / Math.max(1, this.cssW);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
     if (!this.visible || !this.frame) return;
@@ -645,7 +680,7 @@ export class TrafficLayer {
 
   /** A narrow canvas (a phone) gets shorter labels. */
   private narrow(): boolean {
-    return this.canvas.clientWidth / this.renderer.drawScale < 560;
+    return this.cssW / this.renderer.drawScale < 560;
   }
 
   /** Screen ms one hop takes: HOP_MS, stretched in slow motion so that ¼× looks ¼ as fast. */
@@ -783,13 +818,13 @@ export class TrafficLayer {
     const step = 19 * s;
     let under = 0;
     for (const g of this.renderer.brokersDrawn) under = Math.max(under, (g.box.y + g.box.h) * s);
-    const room = Math.max(1, Math.floor((this.canvas.clientHeight - 4 * s - under) / step));
+    const room = Math.max(1, Math.floor((this.cssH - 4 * s - under) / step));
     const lines = this.captions
       .map((c, i) => ({ c, i }))
       .sort((a, b) => a.c.rank - b.c.rank || a.i - b.i)
       .slice(0, room)
       .map(({ c }) => c);
-    let y = this.canvas.clientHeight - 8 * s - (lines.length - 1) * step;
+    let y = this.cssH - 8 * s - (lines.length - 1) * step;
     for (const c of lines) {
       this.label(c.text, 10 * s, y, s, c.colour, 1, true, "caption");
       y += step;
@@ -830,7 +865,7 @@ export class TrafficLayer {
     const ctx = this.ctx;
     const size = 11 * s;
     ctx.font = `${bold ? 700 : 600} ${size}px system-ui, sans-serif`;
-    const cw = this.canvas.clientWidth;
+    const cw = this.cssW;
     text = this.fit(text, cw - 12);
     const w = ctx.measureText(text).width;
     const lx = Math.max(3, Math.min(x, cw - w - 6));
