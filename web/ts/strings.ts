@@ -7,6 +7,23 @@
 
 import { clockText } from "./frame";
 
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
+/**
+ * x.toLocaleString("en", options), with the formatter kept: toLocaleString builds an
+ * Intl.NumberFormat on every call, which costs far more than the formatting, and the panels
+ * format numbers on every frame.
+ */
+export function num(x: number, options?: Intl.NumberFormatOptions): string {
+  const key = options ? JSON.stringify(options) : "";
+  let f = numberFormats.get(key);
+  if (!f) {
+    f = new Intl.NumberFormat("en", options);
+    numberFormats.set(key, f);
+  }
+  return f.format(x);
+}
+
 /** Headlines of explain mode's card, by decision kind. */
 const EXPLAIN_TITLES: Record<string, string> = {
   session_expired: "Session expired",
@@ -57,9 +74,9 @@ export const S = {
       FeatureLevelRecord: "Feat",
       LeaderChangeMessage: "LCM",
     })[type] ?? type.replace(/Record$/, ""),
-  logStripHw: (hw: number) => `high watermark ${hw.toLocaleString("en")}`,
+  logStripHw: (hw: number) => `high watermark ${num(hw)}`,
   logStripSnapshot: (ids: number[]) => `snapshot (${ids.join(", ")})`,
-  logStripOlderSnapshot: (ids: number[], at: number) => `◀ snapshot (${ids.join(", ")}) at ${at.toLocaleString("en")}`,
+  logStripOlderSnapshot: (ids: number[], at: number) => `◀ snapshot (${ids.join(", ")}) at ${num(at)}`,
   logStripBroker: (id: number) => `b${id}`,
   logStripDown: " (down)",
   logStripSummary: (log: {
@@ -70,7 +87,7 @@ export const S = {
     nodes: { id: number; controller: boolean; running: boolean; endOffset: number; applied: number; snapshot: number }[];
   }): string => {
     const end = log.start + log.records.length;
-    const n = (x: number) => x.toLocaleString("en");
+    const n = num;
     const last = log.records.slice(-3).join(", ");
     const parts = [
       `Metadata log offsets ${n(log.start)} to ${n(end - 1)}, newest ${last}.`,
@@ -100,12 +117,12 @@ export const S = {
   play: "Play",
   pause: "Pause",
   speedLabel: "Speed",
-  speedOption: (x: number) => (x === 1 ? "real time" : x === 0.25 ? "¼× slow motion" : `${x.toLocaleString("en")}×`),
+  speedOption: (x: number) => (x === 1 ? "real time" : x === 0.25 ? "¼× slow motion" : `${num(x)}×`),
   // What a second of the screen means in cluster time, with the heartbeat's cadence to feel it.
   speedMeaning: (x: number) => {
     const beat = 2000 / x; // broker.heartbeat.interval.ms on screen
-    const beatText = beat >= 1000 ? `${(beat / 1000).toLocaleString("en", { maximumFractionDigits: 1 })} s` : `${Math.round(beat).toLocaleString("en")} ms`;
-    const cluster = x >= 60 ? `${(x / 60).toLocaleString("en", { maximumFractionDigits: 1 })} min` : `${x.toLocaleString("en")} s`;
+    const beatText = beat >= 1000 ? `${num(beat / 1000, { maximumFractionDigits: 1 })} s` : `${num(Math.round(beat))} ms`;
+    const cluster = x >= 60 ? `${num(x / 60, { maximumFractionDigits: 1 })} min` : `${num(x)} s`;
     return `1 s on screen = ${cluster} in the cluster · a heartbeat every ${beatText}`;
   },
   // Traffic, explain mode and the narration (traffic.ts, explain.ts).
@@ -113,15 +130,15 @@ export const S = {
   explainToggle: "Explain as it happens",
   explainContinue: "Continue (Space)",
   explainTitle: (kind: string, timeMs: number) => `${EXPLAIN_TITLES[kind] ?? kind} at ${clockText(timeMs)}`,
-  explainMore: (n: number) => `and ${n.toLocaleString("en")} more`,
+  explainMore: (n: number) => `and ${num(n)} more`,
   narrateMessage: (m: { api: string; response?: boolean; from: number; to: number; note?: string }) =>
     `${nodeName(m.from)} to ${nodeName(m.to)}: ${m.api}${m.response ? " answer" : ""}${m.note ? `, ${m.note}` : ""}`,
-  narrateSkipped: (n: number) => `${n.toLocaleString("en")} earlier happenings skipped`,
+  narrateSkipped: (n: number) => `${num(n)} earlier happenings skipped`,
   legendMessages:
     "messages: heartbeats (blue), metadata fetches (grey), AlterPartition (orange square), votes (pink); solid asks, hollow answers; each hop is drawn over 0.4 s (the model's network takes 1–2 ms)",
   legendFlows: "replication: faint lines carry steady bytes/s, dashed orange lines catch-up; wider is more",
   clock: (time: string, rate: string) => `Cluster time ${time}${rate}`,
-  clockRate: (x: number) => ` · running at ≈${x.toLocaleString("en", { maximumSignificantDigits: 2 })}×`,
+  clockRate: (x: number) => ` · running at ≈${num(x, { maximumSignificantDigits: 2 })}×`,
   clockPaused: " · paused",
   clockStopped: " · stopped",
 
@@ -161,7 +178,7 @@ export const S = {
     `leads ${leaders} of ${replicas} replicas; ${outOfSync} out of sync`,
   controllerStateText: (running: boolean, active: boolean, role: string, epoch: number, hw: number) =>
     running
-      ? `${active ? "active controller" : role}, epoch ${epoch}, high watermark ${hw.toLocaleString("en")}`
+      ? `${active ? "active controller" : role}, epoch ${epoch}, high watermark ${num(hw)}`
       : "stopped",
   actionFailed: (op: string, message: string) => `Could not ${op}: ${message}`,
   noBrokerSelected: "Select a broker first: press its number key (1–9).",
@@ -170,7 +187,7 @@ export const S = {
   canvasActive: "ACTIVE",
   canvasStopped: "stopped",
   canvasEpoch: (epoch: number) => `epoch ${epoch}`,
-  canvasOffsets: (hw: number, end: number) => `HW ${hw.toLocaleString("en")} · end ${end.toLocaleString("en")}`,
+  canvasOffsets: (hw: number, end: number) => `HW ${num(hw)} · end ${num(end)}`,
   canvasBroker: (id: number) => `broker ${id}`,
   canvasState: (state: string, fenced: boolean, shuttingDown: boolean) => {
     if (state === "not_running") return "STOPPED";
@@ -181,7 +198,7 @@ export const S = {
   },
   canvasGated: "GATED",
   canvasCounts: (leaders: number, outOfSync: number) => `leads ${leaders} · ${outOfSync} out of sync`,
-  canvasMore: (n: number) => `+${n.toLocaleString("en")} not drawn`,
+  canvasMore: (n: number) => `+${num(n)} not drawn`,
   canvasSummary: (time: string, p99: string, under: number, offline: number) =>
     `${time} · ${p99 === S.noProduceTraffic ? p99 : `produce p99 ${p99}`} · ${under} under-replicated · ${offline} offline`,
   noProduceTraffic: "no produce traffic (no broker running)",
@@ -212,10 +229,10 @@ export const S = {
   welcomeLesson: "Start lesson 1",
   welcomeLab: "Open the config lab",
   welcomeClose: "Dismiss this start card",
-  logNewEvents: (n: number) => `${n.toLocaleString("en")} new ${n === 1 ? "event" : "events"} ↓`,
+  logNewEvents: (n: number) => `${num(n)} new ${n === 1 ? "event" : "events"} ↓`,
   logFollowLabel: "Jump to the newest event and follow the log again",
   logOlderDropped: (n: number, keep: number) =>
-    `${n.toLocaleString("en")} older ${n === 1 ? "event is" : "events are"} not shown: the log keeps the latest ${keep.toLocaleString("en")} (scrub back to see earlier ones)`,
+    `${num(n)} older ${n === 1 ? "event is" : "events are"} not shown: the log keeps the latest ${num(keep)} (scrub back to see earlier ones)`,
   eventsEmpty: "Nothing has happened yet.",
   partitionsHeading: "Partitions",
   filterLabel: "Filter",
@@ -320,11 +337,11 @@ export const S = {
   canvasLabel:
     "Cluster view. Arrow keys move between controllers and brokers, Enter opens the actions of the one in focus; Shift with ← → steps through a broker's replicas and follows each one's partition.",
   canvasStrips: (per: number) =>
-    per === 1 ? "one column per replica; [ and ] zoom" : `each column: ${per.toLocaleString("en")} partitions stacked by state; [ and ] zoom`,
+    per === 1 ? "one column per replica; [ and ] zoom" : `each column: ${num(per)} partitions stacked by state; [ and ] zoom`,
   /** canvasStrips on a box too narrow for it. */
-  canvasStripsShort: (per: number) => (per === 1 ? "a column a replica" : `a column: ${per.toLocaleString("en")} partitions`),
+  canvasStripsShort: (per: number) => (per === 1 ? "a column a replica" : `a column: ${num(per)} partitions`),
   canvasRange: (lo: number, hi: number, count: number) =>
-    ` · partitions ${lo.toLocaleString("en")}–${hi.toLocaleString("en")} of ${count.toLocaleString("en")}`,
+    ` · partitions ${num(lo)}–${num(hi)} of ${num(count)}`,
   menuLabel: (who: string) => `Actions for ${who}`,
   menuClose: "Close",
   tooltipReplica: (topic: string, partition: number, broker: number, role: string, leader: string, isr: string, elr: string) =>
@@ -334,7 +351,7 @@ export const S = {
       ? "The leader: its followers fetch from it."
       : state === "in-sync"
         ? `In sync: ${bytesText(backlogBytes)} behind the leader's log end, fetching continuously.`
-        : `Lag: last caught up ${(lagMs / 1000).toLocaleString("en", { maximumFractionDigits: 1 })} s ago, ${bytesText(backlogBytes)} behind the leader.`,
+        : `Lag: last caught up ${num(lagMs / 1000, { maximumFractionDigits: 1 })} s ago, ${bytesText(backlogBytes)} behind the leader.`,
   tooltipRole: ["leader", "follower in the ISR", "in the ELR, out of the ISR", "out of sync (catching up)", "no leader: offline"] as readonly string[],
   tooltipBucket: (broker: number, first: string, last: string, counts: readonly number[]) =>
     `broker ${broker}, ${first} … ${last}:\n${counts[0]} leader, ${counts[1]} follower, ${counts[2]} ELR, ${counts[3]} out of sync, ${counts[4]} offline`,
@@ -412,11 +429,11 @@ export const S = {
   importRun: "Open scenario",
   importEmpty: "Paste a scenario or choose a file first.",
   importTooLarge: (bytes: number, limit: number) =>
-    `The scenario is ${bytes.toLocaleString("en")} bytes; the page opens at most ${limit.toLocaleString("en")}.`,
+    `The scenario is ${num(bytes)} bytes; the page opens at most ${num(limit)}.`,
   importFailed: (message: string) => `Not opened: ${message}`,
   imported: (actions: number) => `Opened the scenario with ${actions === 1 ? "1 event" : `${actions} events`}; its events happen as time passes.`,
   linkBadBase64: "its scenario (s=) is not valid base64url text",
-  linkTooLarge: (limit: number) => `its scenario is too large: the page opens at most ${limit.toLocaleString("en")} bytes`,
+  linkTooLarge: (limit: number) => `its scenario is too large: the page opens at most ${num(limit)} bytes`,
   linkBadVersion: (v: string) => `its format version (v=) is "${v}", not a whole number`,
   linkVersionZero: (v: string) => `its format version (v=) is ${v}, but link formats start at 1`,
   linkFuture: (v: number, mine: number) =>
@@ -467,5 +484,5 @@ export function bytesText(n: number): string {
     n /= 1000;
     i++;
   }
-  return `${n.toLocaleString("en", { maximumFractionDigits: i === 0 ? 0 : 1 })} ${units[i]}`;
+  return `${num(n, { maximumFractionDigits: i === 0 ? 0 : 1 })} ${units[i]}`;
 }
