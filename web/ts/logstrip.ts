@@ -7,7 +7,7 @@
 
 import type { LogNode, LogStrip } from "./protocol";
 import { cssReader, textOn } from "./render";
-import { S } from "./strings";
+import { S, num } from "./strings";
 
 /** The narrowest cell that still shows its short name, in layout units (CSS px ÷ scale). */
 const MIN_CELL = 34;
@@ -92,6 +92,8 @@ export class LogStripView {
   private colours!: Colours;
   private scale = 1;
   private last: LogStrip | undefined;
+  /** The strip drawn, as JSON: what a frame's strip is compared with. */
+  private lastKey: string | undefined;
   private summaryAt = 0;
   private cssW = 320;
 
@@ -137,10 +139,18 @@ export class LogStripView {
     this.redraw();
   }
 
-  /** Draws a frame's strip; the text summary follows at most every 250 ms. */
+  /**
+   * Draws a frame's strip, if it differs from the one on the canvas (most frames bring the same
+   * strip: the log grows by a record every half second when nothing happens); the text summary
+   * follows at most every 250 ms.
+   */
   draw(log: LogStrip | undefined, nowMs = performance.now()): void {
-    this.last = log;
-    this.redraw();
+    const key = log ? JSON.stringify(log) : "";
+    if (key !== this.lastKey) {
+      this.lastKey = key;
+      this.last = log;
+      this.redraw();
+    }
     if (log && nowMs - this.summaryAt >= 250) {
       this.summaryAt = nowMs;
       const text = S.logStripSummary(log);
@@ -211,9 +221,9 @@ export class LogStripView {
     // The first and last offsets shown, and the high watermark as a line with its label.
     ctx.fillStyle = c.muted;
     ctx.textAlign = "left";
-    ctx.fillText(L.first.toLocaleString("en"), L.x0 + 1, ROW.offsets);
+    ctx.fillText(num(L.first), L.x0 + 1, ROW.offsets);
     ctx.textAlign = "right";
-    ctx.fillText((L.first + L.cells - 1).toLocaleString("en"), L.x0 + L.cells * L.cellW - 1, ROW.offsets);
+    ctx.fillText(num(L.first + L.cells - 1), L.x0 + L.cells * L.cellW - 1, ROW.offsets);
     const hx = L.xOf(log.highWatermark);
     ctx.strokeStyle = c.hw;
     ctx.lineWidth = 3;
@@ -263,7 +273,7 @@ export class LogStripView {
     const c = this.colours;
     const groups = [...groupByPosition(nodes, pos)].map(([at, ns]) => {
       const behind = at < L.first;
-      const label = ns.map((n) => name(n) + (n.running ? "" : S.logStripDown)).join(" ") + (behind ? ` @${at.toLocaleString("en")}` : "");
+      const label = ns.map((n) => name(n) + (n.running ? "" : S.logStripDown)).join(" ") + (behind ? ` @${num(at)}` : "");
       return { x: L.xOf(at), w: ctx.measureText(label).width, behind, label, down: ns.every((n) => !n.running) };
     });
     const lefts = placeLabels(groups, L.x0);

@@ -219,6 +219,8 @@ export class Renderer {
   private memos = new Map<string, { key: number | string; text: string }>();
   /** Frames drawn since the page loaded (data-frames). */
   private drawn = 0;
+  /** What the canvas shows (drawnKey), to skip a frame that would draw it again. */
+  private keyDrawn = "";
   /** The broker slot the keyboard acts on, or -1. */
   selected = -1;
   /**
@@ -367,22 +369,42 @@ export class Renderer {
 
   /** Draws the last frame again (after a resize, a theme change or a new selection). */
   redraw(): void {
-    if (this.last) this.draw(this.last);
+    if (this.last) this.draw(this.last, true);
   }
 
-  /** Draws one frame; returns the milliseconds it took (for the page's own statistics). */
-  draw(f: Frame): number {
+  /**
+   * Draws one frame; returns the milliseconds it took (for the page's own statistics). A frame
+   * that would draw what the canvas shows already (the same texts, actors and partition states:
+   * at 1× most frames, as the clock shows tenths of a second) is not drawn again, unless `whole`
+   * asks for it (a redraw: a resize, another scale, selection or palette): a canvas drawn is
+   * rasterized, composited and copied by the browser, whatever it holds.
+   */
+  draw(f: Frame, whole = false): number {
     const t0 = performance.now();
     // data-frames counts frames, not paints: a redraw of the same frame (a resize, fitting the
     // canvas's height) is not a new one, and tests wait on the count for the worker's first.
     if (f !== this.last) this.drawn++;
     this.last = f;
+    if (this.range && (this.range.hi > f.count || this.range.lo >= this.range.hi)) this.range = undefined; // a new cluster
+    const summary = this.summaryLines(f);
+    if (f.layout !== this.memoLayout) {
+      // Another layout (a new cluster may reuse the old one's version number): nothing
+      // drawn before maps onto it.
+      this.gridMemo = [];
+      this.memoLayout = f.layout;
+      this.prevIsr = new Uint32Array(0);
+    }
+    const changed = this.changedPartitions(f);
+    const key = this.drawnKey(f, summary);
+    if (!whole && changed?.length === 0 && key === this.keyDrawn) {
+      this.describe(f);
+      return performance.now() - t0;
+    }
+    this.keyDrawn = key;
     this.shapes = [];
     const ctx = this.ctx;
     const p = this.palette;
-    if (this.range && (this.range.hi > f.count || this.range.lo >= this.range.hi)) this.range = undefined; // a new cluster
     const nb = f.body.brokers.length;
-    const summary = this.summaryLines(f);
     const top = controllersBottom(f.body.controllers.length, this.W) + SUMMARY_H + (summary.length - 1) * SUMMARY_LINE_H;
     this.brokerCols = brokerColumns(nb, this.W);
     const rows = Math.ceil(nb / this.brokerCols);
@@ -395,14 +417,6 @@ export class Renderer {
     // The replicas first, into the pixel buffer. A grid none of whose cells changed is still on
     // the canvas from the last frame: the drawing below is clipped around it and it is not
     // blitted again (the blits were a fifth of the main thread's time at 10,000 partitions).
-    if (f.layout !== this.memoLayout) {
-      // Another layout (a new cluster may reuse the old one's version number): nothing
-      // drawn before maps onto it.
-      this.gridMemo = [];
-      this.memoLayout = f.layout;
-      this.prevIsr = new Uint32Array(0);
-    }
-    const changed = this.changedPartitions(f);
     const grids = f.body.brokers.map((_, slot) => this.rasterize(f, slot, boxes[slot], changed));
     ctx.save();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -434,6 +448,17 @@ export class Renderer {
     this.describe(f);
     if (this.canvas.dataset.recordTexts) this.canvas.dataset.texts = JSON.stringify(this.shapes);
     return performance.now() - t0;
+  }
+
+  /**
+   * Everything a drawing depends on besides the partitions' states (changedPartitions) and what
+   * a redraw follows (size, scale, palette): the summary's texts, the actors, the partition
+   * counts and the view's own state.
+   */
+  private drawnKey(f: Frame, summary: { text: string; next: string }[]): string {
+    const b = f.body;
+    const r = this.range;
+    return JSON.stringify([summary, b.controllers, b.brokers, b.partitions, this.selected, this.focused, r ? [r.lo, r.hi] : 0, this.hideNextRun]);
   }
 
   private drawControllers(cs: ControllerState[]): void {
