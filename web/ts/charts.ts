@@ -21,11 +21,17 @@ import type { LogEvent } from "./protocol";
 import { History, median } from "./history";
 import { fitLabels, msValues, siValues } from "./axis";
 import { S } from "./strings";
+import { setAttr } from "./dom";
 
 /** Points kept per history before it halves itself. */
 const CAPACITY = 2048;
-/** Wall-clock ms between chart redraws. */
+/** Wall-clock ms between chart redraws while the charts are on screen. */
 const REDRAW_MS = 250;
+/**
+ * Wall-clock ms between chart redraws while they are scrolled out of view (or hidden, as in
+ * presenter mode): nobody sees them then, and coming into view redraws them at once.
+ */
+const OFFSCREEN_REDRAW_MS = 2000;
 /** Steady-state p99 samples kept for the median. */
 const STEADY_SAMPLES = 60;
 /** Markers kept (the oldest go first). */
@@ -121,9 +127,22 @@ export class Charts {
   private cyclePoints = 0;
   private markers: ChartMarker[] = [];
   private readonly resize = new ResizeObserver(() => this.fit());
+  /** Whether any part of the charts is in the viewport (until told otherwise, it is). */
+  private onScreen = true;
 
   constructor(private readonly root: HTMLElement) {
     this.resize.observe(root);
+    new IntersectionObserver((entries) => {
+      const was = this.onScreen;
+      this.onScreen = entries[entries.length - 1].isIntersecting;
+      // Scrolled into view: the points gathered meanwhile are drawn now, not at the next turn.
+      if (this.onScreen && !was && this.dirty) {
+        window.clearTimeout(this.redrawTimer);
+        this.redrawTimer = 0;
+        this.redrawAt = 0;
+        this.schedule();
+      }
+    }).observe(root);
     const key = document.createElement("p");
     key.className = "hint chart-key";
     key.textContent = S.chartMarkerKey;
@@ -200,7 +219,7 @@ export class Charts {
     const h = this.history;
     if (!h) return;
     for (const c of this.charts) this.redrawChart(c, h);
-    this.root.dataset.points = String(h.length);
+    setAttr(this.root, "data-points", String(h.length));
   }
 
   /**
@@ -217,7 +236,7 @@ export class Charts {
     if (!h || i >= this.charts.length) {
       this.redrawTimer = 0;
       // The points when the cycle began: every chart drawn in it has at least as many.
-      if (h) this.root.dataset.points = String(this.cyclePoints);
+      if (h) setAttr(this.root, "data-points", String(this.cyclePoints));
       this.schedule(); // points that arrived meanwhile
       return;
     }
@@ -249,10 +268,10 @@ export class Charts {
         data = this.runs.view(0);
         break;
     }
-    c.el.dataset.seriesLengths = data.slice(1).map((a) => a.length).join(",");
+    setAttr(c.el, "data-series-lengths", data.slice(1).map((a) => a.length).join(","));
     if (c.name === "p99") {
       const steady = median(this.steadySamples);
-      c.el.dataset.steadyMs = Number.isFinite(steady) ? steady.toFixed(2) : "";
+      setAttr(c.el, "data-steady-ms", Number.isFinite(steady) ? steady.toFixed(2) : "");
     }
     // uPlot draws typed arrays directly; a chart with fewer than 2 points has no x range yet.
     c.plot?.setData(data as unknown as uPlot.AlignedData, true);
@@ -260,7 +279,8 @@ export class Charts {
 
   private schedule(): void {
     if (!this.dirty || this.redrawTimer) return;
-    const wait = Math.max(0, REDRAW_MS - (performance.now() - this.redrawAt));
+    const every = this.onScreen ? REDRAW_MS : OFFSCREEN_REDRAW_MS;
+    const wait = Math.max(0, every - (performance.now() - this.redrawAt));
     this.redrawTimer = window.setTimeout(() => this.redrawFrom(0), wait);
   }
 
@@ -416,7 +436,7 @@ export class Charts {
       }
     }
     ctx.restore();
-    box.el.dataset.markerX = shown.map((s) => s.x.toFixed(1)).join(",");
+    setAttr(box.el, "data-marker-x", shown.map((s) => s.x.toFixed(1)).join(","));
   }
 
   /** Shows the log line of the marker under the pointer, if any. */

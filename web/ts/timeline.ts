@@ -7,6 +7,7 @@
 // position (Simulation.seek). An action taken while an earlier moment is shown replaces the
 // recorded actions after it, like typing after an undo; the hint under the bar says so.
 
+import { setAttr, setText } from "./dom";
 import { clockText, type Frame } from "./frame";
 import type { ActionMark } from "./protocol";
 import type { Simulation } from "./sim";
@@ -22,11 +23,27 @@ export interface TimelineDom {
   rewind: HTMLButtonElement;
 }
 
+/**
+ * Wall-clock ms a frame's time may wait before the bar, its text and its marks show it: the bar
+ * follows every frame only where its thumb moves by a pixel or more. At the live end of a run
+ * that is playing, the thumb stays at the right end while the time and the end grow together,
+ * and a range input written 60 times a second costs more of the page's main thread than
+ * anything else it shows (its style, layout and paint, every frame).
+ */
+const SHOW_EVERY_MS = 250;
+
 export class Timeline {
   private horizon = 0;
   private now = 0;
+  /** The time the bar stands for (the frame's, or where the reader put it), written or not. */
+  private value = 0;
   private dragging = false;
   private actions: ActionMark[] = [];
+  /** What the bar shows: its end and thumb position (px), and when it was written. */
+  private shown = { horizon: -1, px: -1, at: -Infinity };
+  private showTimer = 0;
+  /** The bar's width in CSS px, from a ResizeObserver (no layout read in a frame). */
+  private trackPx = 1000;
 
   constructor(
     private readonly sim: Simulation,
@@ -36,7 +53,12 @@ export class Timeline {
     // the browser's one-unit steps, which would be a millisecond.
     dom.scrub.step = "any";
     dom.scrub.min = "0";
+    new ResizeObserver((entries) => {
+      this.trackPx = Math.max(1, entries[entries.length - 1].contentRect.width);
+    }).observe(dom.scrub);
     dom.scrub.addEventListener("pointerdown", () => {
+      // The browser turns the pointer's place into a value with the bar's end as written.
+      this.show(true);
       this.dragging = true;
       if (sim.playing) sim.setPlaying(false);
     });
@@ -57,7 +79,8 @@ export class Timeline {
   go(t: number): void {
     if (this.sim.playing) this.sim.setPlaying(false);
     const to = Math.max(0, Math.min(this.horizon, Math.round(t)));
-    this.show(to);
+    this.value = to;
+    this.show(true);
     this.sim.seek(to);
   }
 
@@ -70,13 +93,9 @@ export class Timeline {
   /** Follows a frame: the bar's end and, unless the reader holds it, its position. */
   update(f: Frame): void {
     this.now = f.body.timeMs;
-    const horizon = Math.max(f.body.horizonMs ?? 0, this.now);
-    if (horizon !== this.horizon) {
-      this.horizon = horizon;
-      this.dom.scrub.max = String(horizon);
-      this.placeMarks();
-    }
-    if (!this.dragging) this.show(this.now);
+    this.horizon = Math.max(f.body.horizonMs ?? 0, this.now);
+    if (!this.dragging) this.value = this.now;
+    this.show(false);
     this.hint();
   }
 
@@ -84,24 +103,44 @@ export class Timeline {
   setActions(actions: ActionMark[], horizonMs: number): void {
     this.actions = actions;
     this.horizon = Math.max(horizonMs, this.now);
-    this.dom.scrub.max = String(this.horizon);
-    this.placeMarks();
+    this.shown.horizon = -1; // the marks are placed again
+    this.show(true);
     this.hint();
   }
 
-  private show(t: number): void {
+  /**
+   * Writes the bar's end, value and text and places the marks: now when `now` is set, the
+   * thumb moves a pixel or more, or the last write is SHOW_EVERY_MS old; else a moment later,
+   * so that the last frame of a run is shown too.
+   */
+  private show(now: boolean): void {
+    const span = Math.max(this.horizon, 1);
+    const px = Math.round(((2 * this.value) / span) * this.trackPx) / 2;
+    const wall = performance.now();
+    const due = now || px !== this.shown.px || wall - this.shown.at >= SHOW_EVERY_MS;
+    if (!due) {
+      if (!this.showTimer) this.showTimer = window.setTimeout(() => this.show(true), SHOW_EVERY_MS - (wall - this.shown.at));
+      return;
+    }
+    window.clearTimeout(this.showTimer);
+    this.showTimer = 0;
     const { scrub, time } = this.dom;
-    scrub.value = String(t);
-    const text = S.scrubValue(clockText(t), clockText(this.horizon));
-    scrub.setAttribute("aria-valuetext", text);
-    time.textContent = text;
+    if (this.horizon !== this.shown.horizon) {
+      scrub.max = String(this.horizon);
+      this.placeMarks();
+    }
+    // The value after the end: a value past the old end would be clamped to it.
+    if (scrub.value !== String(this.value)) scrub.value = String(this.value);
+    const text = S.scrubValue(clockText(this.value), clockText(this.horizon));
+    setAttr(scrub, "aria-valuetext", text);
+    setText(time, text);
+    this.shown = { horizon: this.horizon, px, at: wall };
   }
 
   private hint(): void {
     const later = this.actions.filter((a) => a.timeMs > this.now).length;
-    const text = later > 0 ? S.scrubRewrites(later) : this.now < this.horizon ? S.scrubBehind : "";
-    if (this.dom.hint.textContent !== text) this.dom.hint.textContent = text;
-    this.dom.scrub.dataset.later = String(later);
+    setText(this.dom.hint, later > 0 ? S.scrubRewrites(later) : this.now < this.horizon ? S.scrubBehind : "");
+    setAttr(this.dom.scrub, "data-later", String(later));
   }
 
   private placeMarks(): void {
@@ -121,7 +160,7 @@ export class Timeline {
 
   /** Arrow keys move a second (Shift: ten), Page keys a minute, Home and End to the ends. */
   private key(e: KeyboardEvent): void {
-    const cur = Number(this.dom.scrub.value);
+    const cur = this.value;
     const by: Record<string, number> = {
       ArrowLeft: -1000,
       ArrowDown: -1000,
