@@ -3,6 +3,8 @@
 // plays a plan's distinct runs one per worker at a time. A run is stepped in slices of
 // scenario time (lab.run.step), so the page reports progress between slices and a cancel
 // takes effect within one slice; nothing is ever terminated, so a cancelled pool is reusable.
+// Every run() gives its workers fresh Go programs first (WorkerClient.fresh): the compiled
+// wasm is kept, the memory the last compare grew is not.
 // Results stay in the worker that ran them; judge() asks that worker for verdicts against a
 // baseline that may have run elsewhere.
 
@@ -27,6 +29,8 @@ export interface Done extends ResultBody {
 export class Pool {
   readonly workers: WorkerClient[] = [];
   private nextId = 1;
+  /** The workers that ran a scenario since their program started. */
+  private readonly used = new Set<WorkerClient>();
   /** Bumped by cancel() and by every run(): a loop of an older run stops at its next slice. */
   private generation = 0;
 
@@ -54,7 +58,15 @@ export class Pool {
     const gen = ++this.generation;
     const n = Math.max(1, Math.min(width, scenarios.length));
     this.grow(n);
-    await Promise.all(this.workers.slice(0, n).map((w) => w.request("lab.drop", {})));
+    // Each run() starts in fresh programs: a wasm's linear memory never shrinks, and one that
+    // ran a compare keeps its high-water mark and the holes the runs left in it, so the lab
+    // grew with every compare. (fresh waits for the replies a cancelled run still expects.)
+    await Promise.all(
+      this.workers.slice(0, n).map(async (w) => {
+        if (!this.used.delete(w)) return;
+        await w.fresh();
+      }),
+    );
     const out: Done[] = new Array(scenarios.length);
     const reached = new Float64Array(scenarios.length);
     const total = new Float64Array(scenarios.length).fill(1);
@@ -74,6 +86,7 @@ export class Pool {
         if (gen !== this.generation) throw new Cancelled();
         const i = next++;
         const id = this.nextId++;
+        this.used.add(w);
         let p = await w.request("lab.run.start", { id, scenario: scenarios[i] });
         total[i] = Math.max(1, p.durationMs);
         while (!p.done) {
