@@ -129,13 +129,18 @@ func TestLab(t *testing.T) {
 	t.Run("a compare run again leaves none of the last one's charts behind", func(t *testing.T) {
 		tb := openLab(t, bctx, url)
 		validated(t, tb)
+		var verdicts [2][]string
 		for i := range 2 {
 			click(t, tb, "#compare-run")
 			if i > 0 {
 				poll(t, tb, `!/runs done in/.test(document.getElementById("compare-status").textContent)`)
 			}
 			finished(t, tb, "compare-status")
+			verdicts[i] = eval[[]string](t, tb, `[...document.querySelectorAll("#verdict-rows tr")].map(tr => tr.textContent)`)
 		}
+		// The second compare runs in fresh Go programs (web/ts/lab/pool.ts): the same verdicts.
+		require.NotEmpty(t, verdicts[0])
+		assert.Equal(t, verdicts[0], verdicts[1], "the same compare again, in fresh programs")
 		charts := eval[int](t, tb, `document.querySelectorAll("#compare-charts figure.chart").length`)
 		require.Positive(t, charts)
 		// uPlot keeps each chart it has not destroyed in a module-wide set, with a listener on
