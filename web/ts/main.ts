@@ -234,6 +234,7 @@ function main(): void {
     state: () => {
       controls.state();
       watch.state();
+      timeline.playing(sim.playing);
       // The "opened paused, press Space" note has done its job once the run plays.
       if (sim.playing) byId("link-note").hidden = true;
     },

@@ -42,6 +42,7 @@ export class Timeline {
   /** What the bar shows: its end and thumb position (px), and when it was written. */
   private shown = { horizon: -1, px: -1, at: -Infinity };
   private showTimer = 0;
+  private wasPlaying: boolean | undefined;
   /** The bar's width in CSS px, from a ResizeObserver (no layout read in a frame). */
   private trackPx = 1000;
 
@@ -97,6 +98,16 @@ export class Timeline {
     if (!this.dragging) this.value = this.now;
     this.show(false);
     this.hint();
+  }
+
+  /**
+   * Follows the play state: when the run is paused or played, the latest frame's time shows at
+   * once (what the reader looks at then agrees with the clock), not a moment later.
+   */
+  playing(on: boolean): void {
+    if (on === this.wasPlaying) return;
+    this.wasPlaying = on;
+    if (this.shown.at >= 0) this.show(true);
   }
 
   /** The recorded actions changed (sim.history). */
