@@ -565,7 +565,7 @@ export class TrafficLayer {
     const ctx = this.ctx;
     ctx.save();
     ctx.beginPath();
-    ctx.rect(0, 0, this.canvas.clientWidth, this.canvas.clientHeight);
+    ctx.rect(0, 0, this.cssW, this.cssH);
     // Texts never overlap (TestCanvasLayout), so even-odd leaves every one of them a hole.
     for (const r of this.renderer.ink) {
       if (r.kind === "text" || r.kind === "badge") ctx.rect(r.x * s, r.y * s, r.w * s, r.h * s);
