@@ -138,9 +138,9 @@ func TestLab(t *testing.T) {
 			finished(t, tb, "compare-status")
 			verdicts[i] = eval[[]string](t, tb, `[...document.querySelectorAll("#verdict-rows tr")].map(tr => tr.textContent)`)
 		}
-		// The second compare runs in fresh Go programs (web/ts/lab/pool.ts): the same verdicts.
+		// The second compare runs in the programs the first left (web/ts/lab/pool.ts): the same verdicts.
 		require.NotEmpty(t, verdicts[0])
-		assert.Equal(t, verdicts[0], verdicts[1], "the same compare again, in fresh programs")
+		assert.Equal(t, verdicts[0], verdicts[1], "the same compare again")
 		charts := eval[int](t, tb, `document.querySelectorAll("#compare-charts figure.chart").length`)
 		require.Positive(t, charts)
 		// uPlot keeps each chart it has not destroyed in a module-wide set, with a listener on
