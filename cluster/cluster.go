@@ -86,6 +86,7 @@ type Cluster struct {
 	// someone observes.
 	obs            func(*Happening)
 	hap            Happening // lent to obs (tell)
+	sent           Happening // lent to obs for each Raft message (tellMessage)
 	runOf          map[int32]int
 	manualElection map[int32]bool
 }
