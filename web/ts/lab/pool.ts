@@ -72,7 +72,11 @@ export class Pool {
     await Promise.all(
       this.workers.slice(0, n).map(async (w) => {
         const runs = this.runs.get(w) ?? 0;
-        if (runs < FRESH_EVERY) return;
+        if (runs < FRESH_EVERY) {
+          // The last run()'s results are no longer asked for.
+          await w.request("lab.drop", {});
+          return;
+        }
         this.runs.set(w, 0);
         await w.fresh();
       }),
