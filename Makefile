@@ -86,7 +86,11 @@ dist:
 
 # The js/wasm layer (wasm/worker, wasm/bridge) under Node, with the packages the page runs
 # through it (lessons, the scenario format, the lab), as the page runs them; native
-# `go vet ./...` cannot see js-only files, so they are vetted here too.
+# `go vet ./...` cannot see js-only files, so they are vetted here too. Every test of the
+# js-only code runs, and every test that holds a run to figures recorded natively (the
+# goldens, the compiled course, the lessons' expect: lines), which is where the platform could
+# make a run differ; long tests that compare two computations inside one process run natively
+# only (internal/jsskip; KRAFTLAB_JS_ALL=1 runs them here too). CONTRIBUTING.md has the rule.
 wasm-test:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout=20m -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/... ./lessons/... ./cluster/scenario/... ./lab/...
