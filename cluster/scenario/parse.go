@@ -136,6 +136,25 @@ func ParseClusterSetup(data []byte) (*Scenario, error) {
 	return parseRoot(root, nil, nil)
 }
 
+// ParseClusterSetupWith is ParseClusterSetup for a file whose starting topics' explicit
+// partitions are given apart, as structs: partitions[i] stands for cluster.topics[i]'s
+// "partitions", which that topic then leaves out (its name and config stay in the file); a nil
+// entry leaves the topic as the file has it. Only replicas and the figures (SizeBytes with
+// HasSize, ProduceBytesPerSec with HasRate) may be set, and they are checked as the file's
+// would be, errors named by the same paths. The result is ParseClusterSetup's of the file with
+// those partitions written in. It spares a program that holds a large assignment (the lab's
+// imported cluster: 200,000 partitions) writing it as text and reading it back; the partitions'
+// slices are shared with the result, not copied.
+func ParseClusterSetupWith(data []byte, partitions [][]Partition) (*Scenario, error) {
+	root, err := parseTree(data)
+	if err != nil {
+		return nil, &Error{Msg: err.Error()}
+	}
+	p := newParser(nil)
+	p.given = partitions
+	return p.root(root, nil)
+}
+
 // ErrControllerMode is ParseCluster's error for a scenario in controller mode.
 var ErrControllerMode = &Error{Path: "mode", Msg: `"controller" mode is not read here: only cluster-mode scenarios are`}
 
@@ -143,7 +162,15 @@ var ErrControllerMode = &Error{Path: "mode", Msg: `"controller" mode is not read
 // ErrControllerMode), events a cluster-mode one's events (nil: they are not read). Both are
 // passed in, rather than called, so that a program links only the parts its entry point needs.
 func parseRoot(root *node, controller func(*parser, *node, *Scenario) *Scenario, events func(*parser, *node, *ClusterScenario) []Event) (*Scenario, error) {
-	p := &parser{brokers: map[int32]bool{}, topics: map[string]int{}, readEvents: events}
+	return newParser(events).root(root, controller)
+}
+
+func newParser(events func(*parser, *node, *ClusterScenario) []Event) *parser {
+	return &parser{brokers: map[int32]bool{}, topics: map[string]int{}, readEvents: events}
+}
+
+// root reads the tree with p, as parseRoot does.
+func (p *parser) root(root *node, controller func(*parser, *node, *Scenario) *Scenario) (*Scenario, error) {
 	s := p.scenario(root, controller)
 	if p.err != nil {
 		return nil, p.err
@@ -171,6 +198,8 @@ type parser struct {
 
 	// readEvents reads a cluster-mode scenario's events, nil when they are not read (parseRoot).
 	readEvents func(*parser, *node, *ClusterScenario) []Event
+	// given are the starting topics' partitions given apart (ParseClusterSetupWith), by topic.
+	given [][]Partition
 }
 
 func (p *parser) failf(path, format string, args ...any) {
@@ -488,6 +517,9 @@ type topicRules struct {
 	// figures: explicit partitions may give partitionFigureFields (the cluster mode's starting
 	// topics).
 	figures bool
+	// given, when not nil, are the topic's explicit partitions given apart
+	// (ParseClusterSetupWith) in place of the file's.
+	given []Partition
 }
 
 // createTopicRules are a controller-mode create_topic step's.
@@ -509,6 +541,9 @@ func (p *parser) topic(n *node, path string, rules topicRules) Topic {
 	parts, count, rf := n.get("partitions"), n.get("partition_count"), n.get("replication_factor")
 	switch {
 	case p.err != nil:
+	case rules.given != nil:
+		t.Partitions = p.givenPartitions(rules.given, path, count != nil || rf != nil || parts != nil)
+		t.PartitionCount = len(t.Partitions)
 	case parts != nil && count != nil:
 		p.failf(fieldPath(path, "partition_count"), "give either partitions or partition_count, not both")
 	case parts == nil && count == nil:
@@ -544,6 +579,57 @@ func (p *parser) topic(n *node, path string, rules topicRules) Topic {
 	}
 	p.topics[t.Name] = t.PartitionCount
 	return t
+}
+
+// givenPartitions checks a starting topic's partitions given apart (ParseClusterSetupWith) by
+// the rules partition applies to the file's, naming them by the paths the file's would have;
+// inFile says the file gives the topic's partitions too.
+func (p *parser) givenPartitions(parts []Partition, path string, inFile bool) []Partition {
+	pp := fieldPath(path, "partitions")
+	switch {
+	case inFile:
+		p.failf(pp, "are given apart: leave partitions, partition_count and replication_factor out of the file")
+	case len(parts) == 0:
+		p.failf(pp, "must list at least one partition")
+	}
+	for i := range parts {
+		if p.err != nil {
+			break
+		}
+		pt := &parts[i]
+		at := func(key string) string { return fieldPath(indexPath(pp, i), key) }
+		switch {
+		case len(pt.Replicas) == 0:
+			p.failf(at("replicas"), "must name at least one broker")
+		case len(pt.Replicas) > metadata.MaxReplicas:
+			p.failf(at("replicas"), "has %d replicas; this model allows at most %d", len(pt.Replicas), metadata.MaxReplicas)
+		case pt.Isr != nil || pt.Elr != nil || pt.LastKnownElr != nil || pt.Leader != 0:
+			p.failf(indexPath(pp, i), "gives more than replicas and figures; in cluster mode every replica starts in sync and the preferred replica leads")
+		}
+		for j, b := range pt.Replicas {
+			switch {
+			case p.err != nil:
+			case b < 0:
+				p.failf(indexPath(at("replicas"), j), "must be %s, got %d", brokerIDText, b)
+			case slices.Contains(pt.Replicas[:j], b):
+				p.failf(indexPath(at("replicas"), j), "broker %d is listed twice", b)
+			case !p.brokers[b]:
+				p.failf(indexPath(at("replicas"), j), "broker %d does not exist (%s)", b, p.knownBrokers())
+			}
+		}
+		for _, f := range []struct {
+			key  string
+			v    float64
+			has  bool
+			what string
+		}{{"size_bytes", pt.SizeBytes, pt.HasSize, "a size in bytes, a finite number ≥ 0 (kafka-log-dirs.sh's size)"},
+			{"produce_bytes_per_sec", pt.ProduceBytesPerSec, pt.HasRate, "a rate in bytes per second, a finite number ≥ 0"}} {
+			if p.err == nil && (f.has && (!(f.v >= 0) || math.IsInf(f.v, 0)) || !f.has && f.v != 0) {
+				p.failf(at(f.key), "must be %s, got %g", f.what, f.v)
+			}
+		}
+	}
+	return parts
 }
 
 // figure reads an optional number ≥ 0 of a partition, and whether it was given.
