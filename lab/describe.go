@@ -308,6 +308,11 @@ func (d *Description) Scenario() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i, t := range d.Topics {
+		if t.Replicas != nil {
+			doc.Cluster.Topics[i].Partitions = assignmentDoc(t)
+		}
+	}
 	doc.Events = d.events()
 	raw, err := marshalDoc(doc)
 	if err != nil {
@@ -336,7 +341,7 @@ func (d *Description) PlanSetup(current []Override) (*PlanSetup, error) {
 	s := &PlanSetup{parts: make([][]scenario.Partition, len(d.Topics))}
 	for i, t := range d.Topics {
 		if t.Replicas != nil {
-			doc.Cluster.Topics[i].Partitions, s.parts[i] = nil, partitionsOf(t)
+			s.parts[i] = partitionsOf(t)
 		}
 	}
 	raw, err := marshalDoc(doc)
@@ -391,7 +396,8 @@ func (d *Description) checked(raw []byte, read reader) ([]byte, error) {
 	return applyChecked(raw, d.Config, read)
 }
 
-// doc validates the description and writes its file, but for the events.
+// doc validates the description and writes its file, but for the events and the explicit
+// partitions of Topic.Replicas (Scenario writes them in, PlanSetup keeps them apart).
 func (d *Description) doc() (*scenarioDoc, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
@@ -430,7 +436,7 @@ func (d *Description) doc() (*scenarioDoc, error) {
 	for _, t := range d.Topics {
 		td := topicDoc{Name: t.Name, PartitionCount: t.Partitions, ReplicationFactor: d.topicRF(t)}
 		if t.Replicas != nil {
-			td = topicDoc{Name: t.Name, Partitions: assignmentDoc(t)}
+			td = topicDoc{Name: t.Name}
 		}
 		if t.MinInsyncReplicas != 0 {
 			td.Config = map[string]any{"min.insync.replicas": t.MinInsyncReplicas}

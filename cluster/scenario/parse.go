@@ -139,9 +139,10 @@ func ParseClusterSetup(data []byte) (*Scenario, error) {
 // ParseClusterSetupWith is ParseClusterSetup for a file whose starting topics' explicit
 // partitions are given apart, as structs: partitions[i] stands for cluster.topics[i]'s
 // "partitions", which that topic then leaves out (its name and config stay in the file); a nil
-// entry leaves the topic as the file has it. Only replicas and the figures (SizeBytes with
-// HasSize, ProduceBytesPerSec with HasRate) may be set, and they are checked as the file's
-// would be, errors named by the same paths. The result is ParseClusterSetup's of the file with
+// entry leaves the topic as the file has it. A partition's Replicas and figures (SizeBytes if
+// HasSize, ProduceBytesPerSec if HasRate) are read, its other fields not (the cluster mode
+// starts every replica in sync, the preferred one leading), and they are checked as the
+// file's would be, errors named by the same paths. The result is ParseClusterSetup's of the file with
 // those partitions written in. It spares a program that holds a large assignment (the lab's
 // imported cluster: 200,000 partitions) writing it as text and reading it back; the partitions'
 // slices are shared with the result, not copied.
@@ -151,7 +152,7 @@ func ParseClusterSetupWith(data []byte, partitions [][]Partition) (*Scenario, er
 		return nil, &Error{Msg: err.Error()}
 	}
 	p := newParser(nil)
-	p.given = partitions
+	p.given, p.givenTopic = partitions, (*parser).givenPartitions
 	return p.root(root, nil)
 }
 
@@ -198,8 +199,12 @@ type parser struct {
 
 	// readEvents reads a cluster-mode scenario's events, nil when they are not read (parseRoot).
 	readEvents func(*parser, *node, *ClusterScenario) []Event
-	// given are the starting topics' partitions given apart (ParseClusterSetupWith), by topic.
-	given [][]Partition
+	// given are the starting topics' partitions given apart (ParseClusterSetupWith), by topic,
+	// and givenTopic checks the i-th of them (n its topic in the file): a field rather than a
+	// call, so that a program that never gives partitions apart (the playground's wasm) does
+	// not link the check.
+	given      [][]Partition
+	givenTopic func(p *parser, i, topics int, n *node, path string) []Partition
 }
 
 func (p *parser) failf(path, format string, args ...any) {
@@ -542,8 +547,7 @@ func (p *parser) topic(n *node, path string, rules topicRules) Topic {
 	switch {
 	case p.err != nil:
 	case rules.given != nil:
-		t.Partitions = p.givenPartitions(rules.given, path, count != nil || rf != nil || parts != nil)
-		t.PartitionCount = len(t.Partitions)
+		t.Partitions, t.PartitionCount = rules.given, len(rules.given)
 	case parts != nil && count != nil:
 		p.failf(fieldPath(path, "partition_count"), "give either partitions or partition_count, not both")
 	case parts == nil && count == nil:
@@ -581,55 +585,61 @@ func (p *parser) topic(n *node, path string, rules topicRules) Topic {
 	return t
 }
 
-// givenPartitions checks a starting topic's partitions given apart (ParseClusterSetupWith) by
-// the rules partition applies to the file's, naming them by the paths the file's would have;
-// inFile says the file gives the topic's partitions too.
-func (p *parser) givenPartitions(parts []Partition, path string, inFile bool) []Partition {
-	pp := fieldPath(path, "partitions")
+// givenPartitions checks the i-th starting topic's partitions given apart
+// (ParseClusterSetupWith; n is the topic in the file, one of topics) by the rules partition
+// applies to the file's, naming them by the paths the file's would have.
+func (p *parser) givenPartitions(i, topics int, n *node, path string) []Partition {
+	// One failf for every problem, its path and message made as strings: each call with its
+	// arguments costs the wasm programs that give partitions apart more than the checks do.
+	at, msg := fieldPath(path, "partitions"), ""
+	var parts []Partition
 	switch {
-	case inFile:
-		p.failf(pp, "are given apart: leave partitions, partition_count and replication_factor out of the file")
-	case len(parts) == 0:
-		p.failf(pp, "must list at least one partition")
+	case len(p.given) != topics:
+		at, msg = "cluster.topics", "lists "+strconv.Itoa(topics)+" topics, but partitions are given apart for "+strconv.Itoa(len(p.given))
+	case p.given[i] == nil || n.kind != kindObject:
+		return nil // the file's own, or not a topic: p.topic reads it
+	case n.get("partitions") != nil || n.get("partition_count") != nil || n.get("replication_factor") != nil:
+		msg = "are given apart: leave partitions, partition_count and replication_factor out of the file"
+	case len(p.given[i]) == 0:
+		msg = "must list at least one partition"
+	default:
+		parts = p.given[i]
 	}
-	for i := range parts {
-		if p.err != nil {
-			break
+	for j := 0; msg == "" && j < len(parts); j++ {
+		var in string
+		if in, msg = p.givenProblem(&parts[j]); msg != "" {
+			at = indexPath(at, j) + in
 		}
-		pt := &parts[i]
-		at := func(key string) string { return fieldPath(indexPath(pp, i), key) }
-		switch {
-		case len(pt.Replicas) == 0:
-			p.failf(at("replicas"), "must name at least one broker")
-		case len(pt.Replicas) > metadata.MaxReplicas:
-			p.failf(at("replicas"), "has %d replicas; this model allows at most %d", len(pt.Replicas), metadata.MaxReplicas)
-		case pt.Isr != nil || pt.Elr != nil || pt.LastKnownElr != nil || pt.Leader != 0:
-			p.failf(indexPath(pp, i), "gives more than replicas and figures; in cluster mode every replica starts in sync and the preferred replica leads")
-		}
-		for j, b := range pt.Replicas {
-			switch {
-			case p.err != nil:
-			case b < 0:
-				p.failf(indexPath(at("replicas"), j), "must be %s, got %d", brokerIDText, b)
-			case slices.Contains(pt.Replicas[:j], b):
-				p.failf(indexPath(at("replicas"), j), "broker %d is listed twice", b)
-			case !p.brokers[b]:
-				p.failf(indexPath(at("replicas"), j), "broker %d does not exist (%s)", b, p.knownBrokers())
-			}
-		}
-		for _, f := range []struct {
-			key  string
-			v    float64
-			has  bool
-			what string
-		}{{"size_bytes", pt.SizeBytes, pt.HasSize, "a size in bytes, a finite number ≥ 0 (kafka-log-dirs.sh's size)"},
-			{"produce_bytes_per_sec", pt.ProduceBytesPerSec, pt.HasRate, "a rate in bytes per second, a finite number ≥ 0"}} {
-			if p.err == nil && (f.has && (!(f.v >= 0) || math.IsInf(f.v, 0)) || !f.has && f.v != 0) {
-				p.failf(at(f.key), "must be %s, got %g", f.what, f.v)
-			}
-		}
+	}
+	if msg != "" {
+		p.failf(at, "%s", msg)
+		return nil
 	}
 	return parts
+}
+
+// givenProblem is what is wrong with a partition given apart, and where in it ("" if nothing).
+func (p *parser) givenProblem(pt *Partition) (at, msg string) {
+	if len(pt.Replicas) == 0 || len(pt.Replicas) > metadata.MaxReplicas {
+		return ".replicas", "must name 1 to " + strconv.Itoa(metadata.MaxReplicas) + " brokers (this model's limit)"
+	}
+	for j, b := range pt.Replicas {
+		at, id := indexPath(".replicas", j), strconv.Itoa(int(b))
+		if slices.Contains(pt.Replicas[:j], b) {
+			return at, "broker " + id + " is listed twice"
+		}
+		if !p.brokers[b] {
+			return at, "broker " + id + " does not exist (" + p.knownBrokers() + ")"
+		}
+	}
+	at, v := ".size_bytes", pt.SizeBytes
+	if !pt.HasSize || v >= 0 && !math.IsInf(v, 0) {
+		at, v = ".produce_bytes_per_sec", pt.ProduceBytesPerSec
+		if !pt.HasRate || v >= 0 && !math.IsInf(v, 0) {
+			return "", ""
+		}
+	}
+	return at, "must be a finite number ≥ 0, got " + strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // figure reads an optional number ≥ 0 of a partition, and whether it was given.

@@ -125,17 +125,14 @@ func (p *parser) clusterBlock(c *node, cs *ClusterScenario) {
 		if len(n.vals) == 0 {
 			p.failf("cluster.topics", "must list at least one topic (the producers need at least one partition)")
 		}
-		if p.given != nil && len(p.given) != len(n.vals) {
-			p.failf("cluster.topics", "lists %d topics, but partitions are given apart for %d", len(n.vals), len(p.given))
-		}
 		names := map[string]bool{}
 		var tops []Topic
 		for i, t := range n.vals {
 			path := indexPath("cluster.topics", i)
 			rules := topicRules{replicasOnly: true, maxRF: len(spec.Brokers), existingReplicas: true, figures: true,
 				hint: "; in cluster mode every replica starts in sync and the preferred replica leads"}
-			if p.err == nil && p.given != nil {
-				rules.given = p.given[i]
+			if p.givenTopic != nil {
+				rules.given = p.givenTopic(p, i, len(n.vals), t, path)
 			}
 			top := p.topic(t, path, rules)
 			if p.err == nil && names[top.Name] {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -430,10 +431,11 @@ func TestParseClusterSetupWithIsTheFileWithItsPartitions(t *testing.T) {
 	}{
 		{bad(func(p *Partition) { p.Replicas = []int32{4, 3} }), "cluster.topics[0].partitions[1].replicas[1]", "broker 3 does not exist"},
 		{bad(func(p *Partition) { p.Replicas = []int32{4, 4} }), "cluster.topics[0].partitions[1].replicas[1]", "broker 4 is listed twice"},
-		{bad(func(p *Partition) { p.Replicas = nil }), "cluster.topics[0].partitions[1].replicas", "must name at least one broker"},
-		{bad(func(p *Partition) { p.SizeBytes = -1 }), "cluster.topics[0].partitions[1].size_bytes", "finite number ≥ 0"},
-		{bad(func(p *Partition) { p.HasRate = false }), "cluster.topics[0].partitions[1].produce_bytes_per_sec", "must be a rate"},
-		{bad(func(p *Partition) { p.Isr = []int32{4} }), "cluster.topics[0].partitions[1]", "every replica starts in sync"},
+		{bad(func(p *Partition) { p.Replicas = []int32{4, -1} }), "cluster.topics[0].partitions[1].replicas[1]", "broker -1 does not exist (brokers: 1, 2, 4)"},
+		{bad(func(p *Partition) { p.Replicas = nil }), "cluster.topics[0].partitions[1].replicas", "must name 1 to"},
+		{bad(func(p *Partition) { p.SizeBytes = -1 }), "cluster.topics[0].partitions[1].size_bytes", "finite number ≥ 0, got -1"},
+		{bad(func(p *Partition) { p.ProduceBytesPerSec = math.Inf(1) }), "cluster.topics[0].partitions[1].produce_bytes_per_sec", "finite number ≥ 0, got +Inf"},
+		{bad(func(p *Partition) { p.HasRate = false }), "cluster.topics[0].partitions[1].produce_bytes_per_sec", "required: cluster.topics[0].partitions[0] gives produce_bytes_per_sec"},
 		{[][]Partition{parts[0], {}}, "cluster.topics[1].partitions", "at least one partition"},
 		{[][]Partition{parts[0]}, "cluster.topics", "lists 2 topics, but partitions are given apart for 1"},
 	} {
