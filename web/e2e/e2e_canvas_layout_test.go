@@ -138,6 +138,44 @@ func TestCanvasLayout(t *testing.T) {
 		})
 	})
 
+	t.Run("traffic passes under the canvas's texts, never through their letters", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		setSpeed(t, tb, 100)
+		// The controllers' fetches pulse on links that cross the summary line and the brokers'
+		// headers; paused, the traffic layer's clock stands still and the pulses stay.
+		poll(t, tb, `Number(document.querySelector("canvas.traffic-layer").dataset.pulses || 0) >= 4`)
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		for _, size := range viewports {
+			drawnShapes(t, tb, size.w, size.h)
+			trafficLabels(t, tb)
+			// The traffic layer's pixels inside each text's and badge's box (inset by a pixel for
+			// antialiasing), and in all: the layer must have drawn for the check to mean anything.
+			got := eval[map[string]any](t, tb, `(() => {
+				const c = document.querySelector("canvas.traffic-layer");
+				const k = Number(c.dataset.scale) * c.width / c.clientWidth;
+				const g = c.getContext("2d");
+				const inked = (x, y, w, h) => {
+					x = Math.ceil(x) + 1; y = Math.ceil(y) + 1; w = Math.floor(w) - 2; h = Math.floor(h) - 2;
+					if (w <= 0 || h <= 0) return 0;
+					const d = g.getImageData(x, y, w, h).data;
+					let n = 0;
+					for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+					return n;
+				};
+				const struck = [];
+				for (const r of JSON.parse(document.getElementById("cluster-canvas").dataset.texts)) {
+					if (r.kind !== "text" && r.kind !== "badge") continue;
+					const n = inked(r.x * k, r.y * k, r.w * k, r.h * k);
+					if (n) struck.push(r.text + ": " + n + " px");
+				}
+				return {struck, drawn: inked(0, 0, c.width, c.height)};
+			})()`)
+			assert.Empty(t, got["struck"], "at %d px traffic is drawn over these texts", size.w)
+			assert.Greater(t, got["drawn"].(float64), 1000.0, "at %d px the traffic layer drew its links", size.w)
+		}
+	})
+
 	t.Run("a small cluster's broker boxes are as tall as their cells need", func(t *testing.T) {
 		// Lesson 1: three brokers, one partition, one cell each.
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")

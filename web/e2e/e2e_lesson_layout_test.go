@@ -60,6 +60,33 @@ func TestLessonLayout(t *testing.T) {
 		}
 	})
 
+	t.Run("presenter mode: a prediction's answer controls are in the panel's view, not under its fold", func(t *testing.T) {
+		// Lesson 1 step 3 asks for a moment on the step's timeline, step 4 for one of its options.
+		for _, q := range []struct{ link, control string }{{"lesson=1&step=3", "#lesson-moment-mark"}, {"lesson=1&step=4", "#lesson-predict-options button:last-child"}} {
+			tb := openLesson(t, bctx, url, q.link)
+			eval[bool](t, tb, `localStorage.removeItem("kraftlab.predictions.v1"), true`)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+			poll(t, tb, `document.body.dataset.prediction === "pending"`)
+			press(t, tb, "p")
+			poll(t, tb, `document.body.classList.contains("presenter")`)
+			for _, size := range viewports {
+				require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
+				// The page scrolled to the panel's top, as a speaker opens the step; the panel's own
+				// scroll is the page's to set.
+				eval[bool](t, tb, `document.getElementById("lesson-panel").scrollIntoView({block: "start", behavior: "instant"}), true`)
+				evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+				seen := eval[map[string]float64](t, tb, `(() => {
+					const b = document.querySelector(`+"`"+q.control+"`"+`).getBoundingClientRect(), p = document.getElementById("lesson-panel").getBoundingClientRect();
+					return {top: b.top, bottom: b.bottom, pbottom: p.bottom};
+				})()`)
+				assert.True(t, seen["bottom"] <= seen["pbottom"]+1, "%s at %d px: %s is under the panel's fold: %v", q.link, size.w, q.control, seen)
+				if size.w >= 800 {
+					assert.True(t, seen["bottom"] <= float64(size.h), "%s at %d px: %s is below the window: %v", q.link, size.w, q.control, seen)
+				}
+			}
+		}
+	})
+
 	t.Run("on a narrow screen the goals and the canvas they are about share the screen", func(t *testing.T) {
 		for _, size := range viewports[:2] {
 			// Opened at the learner's own width, as a phone or a half-screen window opens it.

@@ -156,12 +156,14 @@ export function cellAt(g: CellGrid, px: number, py: number): number {
 
 /**
  * Aggregate strips: n replicas in `buckets` columns of STRIP_COL_PX, wrapped over rows of
- * STRIP_ROW_PX. Each column stands for a contiguous run of `per` replicas (the last may hold
- * fewer) and shows their states as a stacked bar.
+ * rowPx. Each column stands for a contiguous run of `per` replicas (the last may hold fewer)
+ * and shows their states as a stacked bar.
  */
 export interface StripGrid {
   colsPerRow: number;
   rows: number;
+  /** A row's height: STRIP_ROW_PX, or the whole height where that is less (a small box). */
+  rowPx: number;
   buckets: number;
   per: number;
 }
@@ -169,10 +171,13 @@ export interface StripGrid {
 export function stripGrid(gw: number, gh: number, n: number): StripGrid {
   const colsPerRow = Math.max(1, Math.floor(gw / STRIP_COL_PX));
   const rows = Math.max(1, Math.floor((gh + STRIP_GAP_PX) / (STRIP_ROW_PX + STRIP_GAP_PX)));
+  // A box shorter than a row gets one row as tall as the box: a full-height bar cut at the
+  // box's edge would show only its top states (the stack starts from the bottom).
+  const rowPx = Math.max(1, Math.min(STRIP_ROW_PX, Math.floor(gh)));
   const capacity = colsPerRow * rows;
   const per = Math.max(1, Math.ceil(n / capacity));
   const buckets = n === 0 ? 0 : Math.ceil(n / per);
-  return { colsPerRow, rows: Math.min(rows, Math.ceil(buckets / colsPerRow)), buckets, per };
+  return { colsPerRow, rows: Math.min(rows, Math.ceil(buckets / colsPerRow)), rowPx, buckets, per };
 }
 
 /** The bucket under pixel (px, py) of a strip grid whose top-left is (0, 0), or -1. */
@@ -180,8 +185,8 @@ export function bucketAt(s: StripGrid, px: number, py: number): number {
   if (px < 0 || py < 0) return -1;
   const col = Math.floor(px / STRIP_COL_PX);
   if (col >= s.colsPerRow) return -1;
-  const row = Math.floor(py / (STRIP_ROW_PX + STRIP_GAP_PX));
-  if (py - row * (STRIP_ROW_PX + STRIP_GAP_PX) >= STRIP_ROW_PX) return -1; // in the gap
+  const row = Math.floor(py / (s.rowPx + STRIP_GAP_PX));
+  if (py - row * (s.rowPx + STRIP_GAP_PX) >= s.rowPx) return -1; // in the gap
   const b = row * s.colsPerRow + col;
   return b < s.buckets ? b : -1;
 }

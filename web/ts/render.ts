@@ -26,7 +26,6 @@ import {
   PAD,
   STRIP_COL_PX,
   STRIP_GAP_PX,
-  STRIP_ROW_PX,
   SUMMARY_H,
   SUMMARY_LINE_H,
   bucketAt,
@@ -116,6 +115,8 @@ export const ELR = 2;
 export const OOS = 3;
 export const OFFLINE = 4;
 
+/** Layout units the strips leave free over the box's foot for their label ("a column: …"). */
+const STRIP_LABEL_CLEARANCE = 4;
 /** A cell state no frame has: what drawCells' memo of a fresh grid holds. */
 const NOT_DRAWN = 0xff;
 
@@ -356,7 +357,7 @@ export class Renderer {
       const c = g.cells.cell;
       this.shapes.push({ kind: "cells", x: g.gx / k, y: g.gy / k, w: (Math.min(n, g.cells.cols) * c) / k, h: (Math.ceil(n / g.cells.cols) * c) / k });
     } else if (g.strips && g.strips.buckets > 0) {
-      this.shapes.push({ kind: "cells", x: g.gx / k, y: g.gy / k, w: gw / k, h: (g.strips.rows * (STRIP_ROW_PX + STRIP_GAP_PX) - STRIP_GAP_PX) / k });
+      this.shapes.push({ kind: "cells", x: g.gx / k, y: g.gy / k, w: gw / k, h: (g.strips.rows * (g.strips.rowPx + STRIP_GAP_PX) - STRIP_GAP_PX) / k });
     }
   }
 
@@ -677,7 +678,7 @@ export class Renderer {
     const gx = Math.round(g.x * this.k);
     const gy = Math.round(g.y * this.k);
     const gw = Math.max(0, Math.min(Math.round(g.w * this.k), img.width - gx));
-    const gh = Math.max(0, Math.min(Math.round(g.h * this.k), img.height - gy));
+    let gh = Math.max(0, Math.min(Math.round(g.h * this.k), img.height - gy));
     const hosted = f.layout.hosted[slot];
     let from = 0;
     let to = hosted ? hosted.partitions.length : 0;
@@ -708,6 +709,9 @@ export class Renderer {
       const painted = this.drawCells(f, slot, gx, gy, geo.cells, from, memo.states!, same);
       return { geo, gw, gh, dirty: !same || painted > 0 };
     }
+    // The strips' label is written at the box's foot (drawBroker): the strips' area, and the
+    // blit of it, end above the label.
+    gh = Math.max(1, gh - Math.round(STRIP_LABEL_CLEARANCE * this.k));
     geo.strips = stripGrid(gw, gh, n);
     const st = geo.strips;
     const key = `strips:${gx},${gy},${gw},${gh}:${from},${to}:${st.per},${st.colsPerRow}`;
@@ -780,13 +784,14 @@ export class Renderer {
       for (let i = a; i < z; i++) counts[stateOf(states, isr, parts[i], positions[i])]++;
       const total = z - a;
       const x0 = gx + (b % s.colsPerRow) * STRIP_COL_PX;
-      const top = gy + Math.floor(b / s.colsPerRow) * (STRIP_ROW_PX + STRIP_GAP_PX);
+      const h = s.rowPx;
+      const top = gy + Math.floor(b / s.colsPerRow) * (h + STRIP_GAP_PX);
       // Walk up from the bottom row, switching state when its share of the height is used.
       let state = 0;
-      let until = (counts[0] * STRIP_ROW_PX) / total;
-      for (let dy = 0; dy < STRIP_ROW_PX; dy++) {
-        while (state < OFFLINE && dy + 0.5 >= until) until += (counts[++state] * STRIP_ROW_PX) / total;
-        const row = (top + STRIP_ROW_PX - 1 - dy) * stride + x0;
+      let until = (counts[0] * h) / total;
+      for (let dy = 0; dy < h; dy++) {
+        while (state < OFFLINE && dy + 0.5 >= until) until += (counts[++state] * h) / total;
+        const row = (top + h - 1 - dy) * stride + x0;
         const col = colour[state];
         px[row] = col;
         px[row + 1] = state === ELR ? bg : state === OOS && dy % 2 === 1 ? bg : col;

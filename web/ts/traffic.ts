@@ -503,6 +503,7 @@ export class TrafficLayer {
     this.captions.length = 0;
     this.labels.length = 0;
     // Decisions before traffic: their labels claim their places first (see label).
+    this.clipOutText(s);
     this.drawFlows(s);
     this.drawToasts(now, s);
     this.drawRuns(now, s);
@@ -510,10 +511,31 @@ export class TrafficLayer {
     this.drawPulses(now, s);
     this.drawSprites(now, s);
     this.drawHighlights(s);
+    ctx.restore();
     this.drawCaptions(s);
-    if (this.base.dataset.recordTexts) this.canvas.dataset.labels = JSON.stringify(this.labels);
+    if (this.base.dataset.recordTexts) {
+      this.canvas.dataset.labels = JSON.stringify(this.labels);
+      this.canvas.dataset.scale = String(s);
+    }
     this.drawn++;
     if (this.drawn % 15 === 0) this.canvas.dataset.drawMs = (performance.now() - t0).toFixed(2);
+  }
+
+  /**
+   * Clips the drawing that follows (until ctx.restore) to the canvas minus the texts and badges
+   * the renderer drew: links, messages and flows pass under a summary line or a broker's header
+   * instead of striking through its words. The labels are placed clear of them anyway (label).
+   */
+  private clipOutText(s: number): void {
+    const ctx = this.ctx;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, 0, this.canvas.clientWidth, this.canvas.clientHeight);
+    // Texts never overlap (TestCanvasLayout), so even-odd leaves every one of them a hole.
+    for (const r of this.renderer.ink) {
+      if (r.kind === "text" || r.kind === "badge") ctx.rect(r.x * s, r.y * s, r.w * s, r.h * s);
+    }
+    ctx.clip("evenodd");
   }
 
   private drawFlows(s: number): void {
@@ -587,7 +609,7 @@ export class TrafficLayer {
       const ox = (-dy / len) * off;
       const oy = (dx / len) * off;
       const phase = this.reduced ? 0.5 : 0.5 + 0.5 * Math.sin(now / 160);
-      // Thin and translucent: the links run past the summary line and the boxes' headers.
+      // Thin and translucent: the links run past the boxes (under their texts, see clipOutText).
       ctx.strokeStyle = this.colour(p.api);
       ctx.globalAlpha = (0.15 + 0.3 * phase) * Math.max(0, 1 - age / 1500);
       ctx.lineWidth = Math.min(3, 0.75 + Math.log2(1 + p.perSecond / 8) / 2) * s;

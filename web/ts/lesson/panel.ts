@@ -78,6 +78,8 @@ export class LessonPanel {
   private markedMs: number | undefined;
   /** The timeline a prediction answered on the timeline is marked on. */
   private readonly moment = new MomentPicker((ms) => this.answer(-1, ms));
+  /** Brings a pending prediction's answer controls into the panel's view (keepAnswerInView). */
+  private answerCheck = (): void => {};
   /** The step's goals have been met since it opened (the reveal stays once shown). */
   private revealed = false;
   /** A talk is open: its steps are scenes, shown as a caption in presenter mode. */
@@ -114,6 +116,7 @@ export class LessonPanel {
     el("lesson-close").addEventListener("click", () => this.close());
     el("lesson-undo").addEventListener("click", () => void this.undo());
     this.pinWhileCanvasShows();
+    this.keepAnswerInView();
     el("lesson-read").addEventListener("click", () => this.setRead(el("lesson-read").getAttribute("aria-expanded") !== "true", true));
     // Ctrl+Z (Cmd+Z) undoes too, outside text fields, where it keeps its usual meaning.
     document.addEventListener("keydown", (e) => {
@@ -539,18 +542,41 @@ export class LessonPanel {
    * would take the canvas out of sight.
    */
   private bringIntoView(e: HTMLElement): void {
-    const panel = this.root;
-    if (panel.scrollHeight > panel.clientHeight + 1 && getComputedStyle(panel).overflowY !== "visible") {
-      const r = e.getBoundingClientRect();
-      const p = panel.getBoundingClientRect();
-      const bottom = Math.min(p.bottom, innerHeight);
-      if (r.bottom > bottom) panel.scrollTop += r.bottom - bottom + 8;
-      else if (r.top < p.top) panel.scrollTop -= p.top - r.top + 8;
-    }
+    this.scrollPanelTo(e);
     // What the panel's own scroll could not bring up (its end is below the window).
     const r = e.getBoundingClientRect();
     if (r.bottom > innerHeight) scrollBy({ top: Math.min(r.top - 8, r.bottom - innerHeight + 8), behavior: "instant" });
     else if (r.top < 0) scrollBy({ top: r.top - 8, behavior: "instant" });
+  }
+
+  /** Scrolls the panel, where it scrolls on its own, by as little as brings e into its view. */
+  private scrollPanelTo(e: HTMLElement): void {
+    const panel = this.root;
+    if (panel.scrollHeight <= panel.clientHeight + 1 || getComputedStyle(panel).overflowY === "visible") return;
+    const r = e.getBoundingClientRect();
+    const p = panel.getBoundingClientRect();
+    const bottom = Math.min(p.bottom, innerHeight);
+    if (r.bottom > bottom) panel.scrollTop += r.bottom - bottom + 8;
+    else if (r.top < p.top) panel.scrollTop -= p.top - r.top + 8;
+  }
+
+  /**
+   * While a prediction waits for its answer, the controls that answer it (the Mark button, the
+   * options) stay in the panel's own view when the panel changes size: presenter mode's larger
+   * type pushed them under the panel's fold. Only the panel scrolls, never the page.
+   */
+  private keepAnswerInView(): void {
+    let queued = false;
+    this.answerCheck = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        if (!this.predicting || this.root.hidden) return;
+        this.scrollPanelTo(el(this.lesson?.steps[this.step].predict?.timeline ? "lesson-moment-mark" : "lesson-predict-options"));
+      });
+    };
+    new ResizeObserver(this.answerCheck).observe(this.root);
   }
 
   /** Whether the step's prediction is still to be answered: its goals and picture stay hidden. */
@@ -576,6 +602,7 @@ export class LessonPanel {
     this.host.hideNextRun(!!st.predict?.timeline && pending);
     if (!st.predict) return;
     el("lesson-predict-question").replaceChildren(renderLine(st.predict.question));
+    if (pending) this.answerCheck();
     const opts = el("lesson-predict-options");
     opts.replaceChildren();
     const tl = st.predict.timeline;

@@ -134,6 +134,16 @@ test("strips cover every replica once, in buckets of `per`, and bucketAt inverts
   assert.equal(bucketAt(s, 0, STRIP_ROW_PX + 1), -1, "the gap between strip rows");
 });
 
+test("a box shorter than a strip row gets one row as tall as the box, not a bar cut at its edge", () => {
+  const s = stripGrid(190, 11, 3_000);
+  assert.equal(s.rows, 1);
+  assert.equal(s.rowPx, 11);
+  assert.ok(s.buckets * s.per >= 3_000);
+  assert.equal(bucketAt(s, 0, 10), 0);
+  assert.equal(bucketAt(s, 0, 11), -1, "under the row");
+  assert.equal(stripGrid(190, 500, 3_000).rowPx, STRIP_ROW_PX);
+});
+
 test("zooming in keeps the partition under the pointer in place; out returns to all", () => {
   const all = { lo: 0, hi: 100_000 };
   const z = zoomRange(all, 100_000, 0.25, 50_000);
