@@ -138,21 +138,24 @@ func ParseClusterSetup(data []byte) (*Scenario, error) {
 
 // ParseClusterSetupWith is ParseClusterSetup for a file whose starting topics' explicit
 // partitions are given apart, as structs: partitions[i] stands for cluster.topics[i]'s
-// "partitions", which that topic then leaves out (its name and config stay in the file); a nil
-// entry leaves the topic as the file has it. A partition's Replicas and figures (SizeBytes if
-// HasSize, ProduceBytesPerSec if HasRate) are read, its other fields not (the cluster mode
-// starts every replica in sync, the preferred one leading), and they are checked as the
-// file's would be, errors named by the same paths. The result is ParseClusterSetup's of the file with
-// those partitions written in. It spares a program that holds a large assignment (the lab's
-// imported cluster: 200,000 partitions) writing it as text and reading it back; the partitions'
-// slices are shared with the result, not copied.
+// "partitions", which that topic then leaves out (its name and config stay in the file). A nil
+// entry leaves the topic as the file has it; nil partitions make it ParseClusterSetup. Of a
+// partition, Replicas and the figures (SizeBytes if HasSize, ProduceBytesPerSec if HasRate)
+// are read, its other fields not (the cluster mode starts every replica in sync, the preferred
+// one leading); they are checked as the file's would be, errors named by the same paths. The
+// result is ParseClusterSetup's of the file with those partitions written in. It spares a
+// program that holds a large assignment (the lab's imported cluster: 200,000 partitions)
+// writing it as text and reading it back; the partitions' slices are shared with the result,
+// not copied.
 func ParseClusterSetupWith(data []byte, partitions [][]Partition) (*Scenario, error) {
 	root, err := parseTree(data)
 	if err != nil {
 		return nil, &Error{Msg: err.Error()}
 	}
 	p := newParser(nil)
-	p.given, p.givenTopic = partitions, (*parser).givenPartitions
+	if partitions != nil {
+		p.given, p.givenTopic = partitions, (*parser).givenPartitions
+	}
 	return p.root(root, nil)
 }
 

@@ -412,7 +412,10 @@ func TestParseClusterSetupWithIsTheFileWithItsPartitions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 
-	// A nil entry leaves the topic as the file has it.
+	// Nil partitions are ParseClusterSetup; a nil entry leaves the topic as the file has it.
+	got, err = ParseClusterSetupWith([]byte(full), nil)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
 	got, err = ParseClusterSetupWith([]byte(fmt.Sprintf(head, "", `, "partitions": [{"replicas": [2], "size_bytes": 7, "produce_bytes_per_sec": 0}]`)), [][]Partition{parts[0], nil})
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
