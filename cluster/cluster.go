@@ -86,6 +86,7 @@ type Cluster struct {
 	// someone observes.
 	obs            func(*Happening)
 	hap            Happening // lent to obs (tell)
+	sent           Happening // lent to obs for each Raft message (tellMessage)
 	runOf          map[int32]int
 	manualElection map[int32]bool
 }
@@ -309,9 +310,21 @@ func (c *Cluster) bootstrap(e *controller.Controller, nowMs int64) error {
 			v, _ := vals.Get(n)
 			recs = append(recs, &metadata.ConfigRecord{ResourceType: metadata.ResourceTopic, ResourceName: t.Name, Name: n, Value: ptr(metadata.ConfigText(v))})
 		}
+		// The records' replica and ISR lists are copies cut from one array, each capped at its
+		// length (an append copies it, as a clone's would): one allocation for the topic rather
+		// than two small objects per partition for the GC to track.
+		size := 0
+		for _, reps := range assign {
+			size += 2 * len(reps)
+		}
+		lists := make([]int32, 0, size)
 		for p, reps := range assign {
+			r := len(lists)
+			lists = append(lists, reps...)
+			i := len(lists)
+			lists = append(lists, reps...)
 			recs = append(recs, &metadata.PartitionRecord{Topic: t.Name, TopicID: id, PartitionID: int32(p),
-				Replicas: slices.Clone(reps), Isr: slices.Clone(reps), Leader: reps[0], Elr: []int32{}, LastKnownElr: []int32{}})
+				Replicas: lists[r:i:i], Isr: lists[i:len(lists):len(lists)], Leader: reps[0], Elr: []int32{}, LastKnownElr: []int32{}})
 		}
 	}
 	// Room for the partitions first: the engine's image appends them one at a time (see

@@ -60,9 +60,11 @@ type requestNote struct {
 // tell reports to tell a request that has just been routed (to n.route), answered after delay
 // with err (unreachable: no answer). The Request (and what it points to) is lent for the call
 // only.
-func (n *requestNote) tell(tell func(*Request), r *Request, nowMs, delay int64, err error, unreachable bool) {
-	n.request = *r
-	r = &n.request
+func (n *requestNote) tell(tell func(*Request), req *Request, nowMs, delay int64, err error, unreachable bool) {
+	// req is copied and never handed on, so that the caller's Request stays on its stack:
+	// handing req to tell would cost an allocation per request (every broker heartbeat).
+	n.request = *req
+	r := &n.request
 	r.SentMs, r.Controller, r.Err = nowMs, n.route.to, err
 	r.ArriveMs, r.ReplyMs = -1, -1
 	if n.route.outMs >= 0 {

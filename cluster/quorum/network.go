@@ -136,9 +136,13 @@ func (q *Quorum[P]) linkClock(from, to *node) *int64 {
 	return nil
 }
 
+// freeMsg returns slot to the free list. It clears only what the scans of q.msgs read (kind,
+// runs, data: compact and deletedSnapshot) and what could keep memory alive (successors);
+// newMsg sets the rest. Zeroing the whole message, which has pointers, costs a bulk write
+// barrier while the GC marks, which in wasm is a good part of a run.
 func (q *Quorum[P]) freeMsg(slot int32) {
 	m := &q.msgs[slot]
-	*m = message{runs: m.runs[:0]}
+	m.kind, m.runs, m.data, m.successors = 0, m.runs[:0], nil, nil
 	q.freeMsgs = append(q.freeMsgs, slot)
 }
 
