@@ -39,8 +39,10 @@ unit:
 	KRAFTLAB_RELEASE_SIZES=1 $(GO) test -count=1 -timeout=20m $(SLOW_PACKAGES) $$($(GO) list ./... | grep -v '/web/e2e$$')
 
 # The browser tests (web/e2e): the site built once, then each test in its own headless
-# Chromium, E2E_PARALLEL of them at a time (they mostly wait, so more than the cores).
-E2E_PARALLEL ?= 2
+# Chromium, E2E_PARALLEL of them at a time. More than the cores: a test mostly waits for the
+# page or for cluster time to pass, and the suite's CPU time is about a third of its wall time
+# two at a time (docs/performance.md, "The test suite").
+E2E_PARALLEL ?= 3
 e2e:
 	$(GO) test -count=1 -timeout=20m -parallel=$(E2E_PARALLEL) ./web/e2e
 
@@ -86,10 +88,15 @@ dist:
 
 # The js/wasm layer (wasm/worker, wasm/bridge) under Node, with the packages the page runs
 # through it (lessons, the scenario format, the lab), as the page runs them; native
-# `go vet ./...` cannot see js-only files, so they are vetted here too.
+# `go vet ./...` cannot see js-only files, so they are vetted here too. Every test of the
+# js-only code runs, and every test that holds a run to figures recorded natively (the
+# goldens, the compiled course, the lessons' expect: lines), which is where the platform could
+# make a run differ; long tests that compare two computations inside one process run natively
+# only (internal/jsskip; KRAFTLAB_JS_ALL=1 runs them here too). CONTRIBUTING.md has the rule.
+# lessons, the longest under Node, comes first, so that go test starts it first.
 wasm-test:
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm/...
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout=20m -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/... ./lessons/... ./cluster/scenario/... ./lab/...
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -timeout=20m -exec="$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" ./lessons/... ./wasm/... ./cluster/scenario/... ./lab/...
 
 # The page's hot path: building a frame (10,000 and 100,000 partitions), a minute of cluster
 # time on the default cluster and a frame's worth at 10,000x on a quiet cluster (QuietPlayback,

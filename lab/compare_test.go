@@ -8,9 +8,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
 
 func TestCompareSmallCluster(t *testing.T) {
+	jsskip.CoveredNatively(t, "the comparison's verdicts and series, rules of the lab's own Go")
 	doc := smallDoc(t, func(d *Description) { d.DurationMs = 20 * 60_000 })
 	policies := append(DefaultPolicies(), Policy{Name: "cap 5 per 30 s", Overrides: []Override{
 		{"leader.imbalance.election.algorithm", "wait-for-sync"},
@@ -60,6 +63,7 @@ func TestCompareSmallCluster(t *testing.T) {
 }
 
 func TestSensitivityFlagsFlips(t *testing.T) {
+	jsskip.CoveredNatively(t, "the sensitivity reruns against the base verdicts, both in this process")
 	doc := smallDoc(t, func(d *Description) { d.DurationMs = 20 * 60_000 })
 	s, err := RunSensitivity(context.Background(), doc, DefaultPolicies()[:1], []string{"catch_up_share", "disk"}, Options{Workers: 2})
 	require.NoError(t, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
 
 func readFixture(t testing.TB, name string) string {
@@ -488,6 +489,7 @@ func describeOf(t *testing.T, doc []byte, minISR int) string {
 // A rehearsal's verdicts match the same cluster described by hand: the small preset, described
 // by its fields, and imported from its own describe output, give the same verdicts.
 func TestImportedVerdictsMatchHandDescription(t *testing.T) {
+	jsskip.CoveredNatively(t, "an imported cluster's verdicts against the same cluster described by hand, both in this process")
 	hand, _ := Preset(PresetSmall)
 	handDoc, err := hand.Scenario()
 	if err != nil {

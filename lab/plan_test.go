@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
 
 func TestParsePlan(t *testing.T) {
@@ -66,6 +68,7 @@ func scaleData(d *Description, perBroker float64) {
 }
 
 func TestRunPlanComparison(t *testing.T) {
+	jsskip.CoveredNatively(t, "RunPlan against Compare, both in this process")
 	plan, err := ParsePlan("rolling-restart 1,2,3,5,6 timeout=10m\nreplace-disk 3 down=2m timeout=20m\n")
 	if err != nil {
 		t.Fatal(err)
@@ -115,6 +118,7 @@ func TestRunPlanComparison(t *testing.T) {
 
 // A rehearsal stepped in slices gives RunPlanComparison's figures, and Close stops one midway.
 func TestRehearsalStepsLikeRunPlanComparison(t *testing.T) {
+	jsskip.CoveredNatively(t, "the rehearsal's steps against RunPlan, both in this process")
 	plan, err := ParsePlan("rolling-restart all timeout=10m\n")
 	if err != nil {
 		t.Fatal(err)
@@ -217,6 +221,7 @@ func TestRehearsalStepsLikeRunPlanComparison(t *testing.T) {
 // The plan's sensitivity reruns it with an assumption moved and lists what flips, against
 // the base verdicts; a flip's outcomes are the variant's.
 func TestRunPlanSensitivity(t *testing.T) {
+	jsskip.CoveredNatively(t, "the plan's sensitivity reruns against its base verdicts, both in this process")
 	plan, err := ParsePlan("replace-disk 1 down=1m timeout=20m\n")
 	if err != nil {
 		t.Fatal(err)
@@ -245,6 +250,7 @@ func TestRunPlanSensitivity(t *testing.T) {
 // roll-controllers, the candidate's static configs take effect only once a controller restarted
 // with them is active, and the report says when; without it, they hold from the start.
 func TestRollControllersBringsTheCandidateIn(t *testing.T) {
+	jsskip.CoveredNatively(t, "the rollout's rules, runs with and without roll-controllers in this process")
 	doc := smallImported(t)
 	cand := DefaultPolicies()[1]
 	plan, err := ParsePlan("roll-controllers down=20s\nrolling-restart 1,2 timeout=10m\n")

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,6 +26,7 @@ func smallDoc(t testing.TB, edit func(*Description)) []byte {
 // A lab run, stepped in uneven chunks, gives the summary `kraftlab run` (scenario.Run) gives
 // for the same file: the exported scenario replays to the same numbers.
 func TestRunMatchesScenarioRun(t *testing.T) {
+	jsskip.CoveredNatively(t, "a stepped lab run against scenario.Run, both in this process")
 	doc := smallDoc(t, nil)
 	doc, err := ApplyOverrides(doc, []Override{{"leader.imbalance.election.algorithm", "wait-for-sync"}, {"leader.imbalance.election.max.per.run", "50"}})
 	require.NoError(t, err)

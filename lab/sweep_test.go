@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -66,6 +67,7 @@ func TestPlanSweepRefusesBadGrids(t *testing.T) {
 // A real grid on the small cluster: cells in row-major order, one shared baseline, the same
 // bytes whatever the number of workers, and each cell's scenario replays to its figures.
 func TestSweepSmallGrid(t *testing.T) {
+	jsskip.CoveredNatively(t, "a sweep on one worker against two, and each cell against its replay, all in this process")
 	doc := smallDoc(t, func(d *Description) { d.DurationMs = 20 * 60_000 })
 	axes := []Axis{
 		{Name: "leader.imbalance.election.max.per.run", Values: []string{"10", "1000"}},

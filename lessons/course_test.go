@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
 
 // TestCourse loads every lesson of the course and verifies it headlessly: from each step's
@@ -55,6 +57,7 @@ func TestCourseShape(t *testing.T) {
 // TestCheckpointIsAReplay: the state at a step's start is the same whether the lesson was
 // played through or rebuilt for that step alone (a link to step 4, "back", "reset").
 func TestCheckpointIsAReplay(t *testing.T) {
+	jsskip.CoveredNatively(t, "a checkpoint against the lesson played through, both in this process")
 	l, err := LoadCourseLesson("01-electing-a-new-leader")
 	require.NoError(t, err)
 	c, err := l.Build()

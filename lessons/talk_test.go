@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
 
 // TestTalks replays every talk: each scene's play list from the end of the one before, and the
@@ -63,6 +65,7 @@ func TestParseTalkErrors(t *testing.T) {
 // state that lesson's step opens in, every time; its actions and expectations are checked
 // against that lesson's cluster, and the scenes after it continue from where it ends.
 func TestSceneFromALessonCheckpoint(t *testing.T) {
+	jsskip.CoveredNatively(t, "a scene against the lesson checkpoint it starts from, both in this process")
 	head := "---\ntitle: T\nsummary: S\n---\n```json scenario\n" +
 		`{"duration_ms": 600000, "cluster": {"controllers": 1, "brokers": 3, "topics": [{"name": "t", "partitions": [{"replicas": [1, 2, 0]}]}], "workload": {"samples_per_window": 100}}}` +
 		"\n```\n## Kill\ncaption: A broker stops.\nplay:\n- kill 1\n- wait 1s\n" + // lines 8-12

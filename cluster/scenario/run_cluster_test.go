@@ -15,6 +15,7 @@ import (
 	"github.com/kraftlab/kraftlab/cluster"
 	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
 
 // smallCluster is a fast cluster-mode scenario: 3 brokers, 30 partitions, 5 minutes, broker 0
@@ -128,6 +129,7 @@ func TestClusterSettingsChangeTheRun(t *testing.T) {
 }
 
 func TestClusterRunIsDeterministic(t *testing.T) {
+	jsskip.CoveredNatively(t, "two runs of one scenario against each other, both in this process")
 	files, err := filepath.Glob(filepath.Join("testdata", "cluster-*.json"))
 	require.NoError(t, err)
 	for _, f := range files {

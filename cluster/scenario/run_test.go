@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kraftlab/kraftlab/engine/metadata"
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
 
 // runJSON parses and runs a scenario that must be valid.
@@ -347,6 +348,7 @@ func TestRunStopsARunawayScenario(t *testing.T) {
 }
 
 func TestSameScenarioSameBytesOtherSeedOtherPlacement(t *testing.T) {
+	jsskip.CoveredNatively(t, "runs of one scenario against each other, all in this process")
 	for _, file := range scenarioFiles(t) {
 		data := readFile(t, file)
 		assert.Equal(t, render(t, data, false), render(t, data, false), file)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
 
 // partsRun drives a session through a seeded random sequence of the page's messages and,
@@ -310,6 +312,7 @@ func (r *partsRun) step(i int) string {
 // created and deleted, scrubbing, resets, imports), a frame built from the previous one's
 // arrays plus the changes since is byte for byte the frame a full pass builds.
 func TestIncrementalFramesMatchAFullEncode(t *testing.T) {
+	jsskip.CoveredNatively(t, "frames built from the changes against frames built whole, both in this process")
 	// A restarted broker's replicas start rejoining about two minutes of cluster time after
 	// it starts (log recovery, then catch-up): fewer steps rarely get there.
 	const steps = 150
@@ -346,6 +349,7 @@ func TestIncrementalFramesMatchAFullEncode(t *testing.T) {
 // its replicas rejoining the ISRs a few at a time) are built from the changes where few
 // changed, and match a full pass.
 func TestFramesRewriteOnlyWhatChanged(t *testing.T) {
+	jsskip.CoveredNatively(t, "frames built from the changes against frames built whole, both in this process")
 	b := New(Info{})
 	send := func(msg string) []byte {
 		out, data := b.Handle([]byte(msg))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kraftlab/kraftlab/cluster/scenario"
 	"github.com/kraftlab/kraftlab/engine/metadata"
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
 
 // state is a frame without what legitimately differs between two ways of reaching the same
@@ -72,6 +73,7 @@ func playScript(t *testing.T, endMs int64) *Bridge {
 }
 
 func TestScrubBackAndForwardEqualsTheDirectRun(t *testing.T) {
+	jsskip.CoveredNatively(t, "a scrubbed run against the direct one, both in this process")
 	const end = 400_000
 	b := playScript(t, end)
 	direct := stateOf(t, b, "sim.frame", "")

@@ -8,12 +8,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
 
 // TestBudgetedAdvanceStopsShortAndChangesNoResult: with a budget, sim.advance stops when the
 // wall clock says it is spent, and the page's next steps take it on from there; the run is the
 // same one, event for event and record for record, as the unbudgeted steps give.
 func TestBudgetedAdvanceStopsShortAndChangesNoResult(t *testing.T) {
+	jsskip.CoveredNatively(t, "budgeted steps against unbudgeted ones on a test clock, both in this process")
 	type run struct {
 		events []LogEvent
 		last   Frame
@@ -74,6 +77,7 @@ func TestBudgetedAdvanceStopsShortAndChangesNoResult(t *testing.T) {
 // TestBudgetedAdvanceSlicesFollowTheCost: cheap cluster time grows the slices, dear cluster
 // time (here: a clock that runs fast) shrinks them, within their bounds.
 func TestBudgetedAdvanceSlicesFollowTheCost(t *testing.T) {
+	jsskip.CoveredNatively(t, "the pacer's arithmetic on a test clock")
 	b := started(t, "")
 	var clock time.Time
 	tick := time.Microsecond

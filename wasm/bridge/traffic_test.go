@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
 
 func TestFramesCarryTheTrafficOfTheirWindow(t *testing.T) {
@@ -109,6 +111,7 @@ func BenchmarkAdvanceTraffic(b *testing.B) {
 // at or narrates has the log's line at its cluster time in the same frame (the page's explain
 // card shows those lines), and the log tells cause before effect.
 func TestTheLogAndTheDecisionsTellOneAccount(t *testing.T) {
+	jsskip.CoveredNatively(t, "the event log against the frames' decisions, both read from one run in this process")
 	b := started(t, `{"brokers":4,"partitions":12}`)
 	frameAt(t, b, "sim.advance", `{"ms":10000}`)
 	var log []LogEvent

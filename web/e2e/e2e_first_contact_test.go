@@ -56,10 +56,9 @@ func covered(t *testing.T, tb *tab, sel string) []string {
 	})()`)
 }
 
-// TestFirstContact checks the page as a newcomer, a learner on a phone and a speaker meet it:
-// presenter mode is the canvas for a room at every width, long words stay inside the event
-// log, a lesson's goals share a phone's screen with the canvas, and the pinned lesson strip
-// never hides what the learner reads below the canvas.
+// TestFirstContact checks the page as a speaker meets it: presenter mode is the canvas for a
+// room at every width, in the playground and in a lesson (TestFirstContactOnAPhone has the
+// learner on a phone).
 func TestFirstContact(t *testing.T) {
 	parallel(t)
 	exe := chromiumPath(t)
@@ -128,6 +127,18 @@ func TestFirstContact(t *testing.T) {
 			screenshot(t, tb, fmt.Sprintf("first-contact-presenter-lesson-%d.png", size.w), "")
 		}
 	})
+}
+
+// TestFirstContactOnAPhone: on a phone, a long config name stays inside the event log, a
+// lesson's goals share the screen with the canvas, and the pinned lesson strip hides nothing
+// the learner reads below the canvas. A test of its own, beside TestFirstContact's presenter
+// mode, so that the two run side by side.
+func TestFirstContactOnAPhone(t *testing.T) {
+	parallel(t)
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
 
 	t.Run("a long config name in the event log stays inside it on a phone", func(t *testing.T) {
 		// Lesson 6 step 4: the gate holds broker 0; its log line names

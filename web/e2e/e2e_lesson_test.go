@@ -325,6 +325,17 @@ func TestLesson(t *testing.T) {
 			assert.Equal(t, []string{"3", "1"}, eval[[]string](t, tb, `[document.getElementById("broker-count").value, document.getElementById("partition-count").value]`))
 		}
 	})
+}
+
+// TestLessonShowMeAndLinks: Show me plays a step at a watchable speed, a gate line says what
+// holds the broker, and a lesson link opens its step or says what is wrong with it. A test of
+// its own, beside TestLesson, so that the two halves run side by side.
+func TestLessonShowMeAndLinks(t *testing.T) {
+	parallel(t)
+	exe := chromiumPath(t)
+	dir := site(t)
+	url := serve(t, dir, nil)
+	bctx := browser(t, exe)
 
 	t.Run("Show me plays", func(t *testing.T) {
 		// Lesson 1, step 2: start broker 1 and wait until it is back in the ISR of payments-0.

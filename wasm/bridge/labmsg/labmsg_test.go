@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 	"github.com/kraftlab/kraftlab/lab"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
@@ -245,6 +246,7 @@ func TestLabPlanAddsThePastedConfigs(t *testing.T) {
 // The page's way (each run stepped in its own worker, judged against a baseline that ran
 // elsewhere, exported from the figures) gives exactly what lab.Compare gives.
 func TestLabRunsInSlicesGiveTheCLIComparison(t *testing.T) {
+	jsskip.CoveredNatively(t, "the page's stepped runs against lab.Compare, both in this process")
 	if testing.Short() {
 		t.Skip("runs the small preset four times")
 	}
@@ -300,6 +302,7 @@ func TestLabRunsInSlicesGiveTheCLIComparison(t *testing.T) {
 }
 
 func TestLabSweepExportMatchesTheCLI(t *testing.T) {
+	jsskip.CoveredNatively(t, "the page's sweep against lab.Sweep, both in this process")
 	if testing.Short() {
 		t.Skip("runs a small sweep")
 	}
