@@ -308,6 +308,11 @@ func (d *Description) Scenario() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i, t := range d.Topics {
+		if t.Replicas != nil {
+			doc.Cluster.Topics[i].Partitions = assignmentDoc(t)
+		}
+	}
 	doc.Events = d.events()
 	raw, err := marshalDoc(doc)
 	if err != nil {
@@ -319,24 +324,68 @@ func (d *Description) Scenario() ([]byte, error) {
 	return d.checked(raw, readFile)
 }
 
-// PlanScenario is Scenario for a plan, with the current config's overrides applied after the
-// description's own. The file has no events (a plan replaces the description's event) and its
-// lists are not compacted (no one reads it), so that the page's rehearsal, which builds its
-// file here, links neither the event parser (readPlanFile) nor the event writer.
-func (d *Description) PlanScenario(current []Override) ([]byte, error) {
+// PlanSetup is a plan's scenario for the described cluster: Scenario's file without its events
+// (a plan replaces them), the current config's overrides applied after the description's own,
+// and each imported topic's explicit partitions (Topic.Replicas and its figures) kept apart as
+// structs instead of written into the file (scenario.ParseClusterSetupWith reads the two). A
+// 200,000-partition assignment written as text and read back is seconds of a page's worker;
+// kept apart it is checked in milliseconds, and the file holds the rest (a few KB). The page's
+// rehearsal builds its runs here, so rehearse.wasm links neither the event parser nor the
+// event writer.
+func (d *Description) PlanSetup(current []Override) (*PlanSetup, error) {
 	doc, err := d.doc()
 	if err != nil {
 		return nil, err
 	}
 	doc.Events = []eventDoc{}
+	s := &PlanSetup{parts: make([][]scenario.Partition, len(d.Topics))}
+	for i, t := range d.Topics {
+		if t.Replicas != nil {
+			s.parts[i] = partitionsOf(t)
+		}
+	}
 	raw, err := marshalDoc(doc)
 	if err != nil {
 		return nil, err
 	}
-	if raw, err = d.checked(raw, readPlanFile); err != nil {
+	read := s.reader()
+	if raw, err = d.checked(raw, read); err != nil {
 		return nil, err
 	}
-	return applyChecked(raw, current, readPlanFile)
+	if s.doc, err = applyChecked(raw, current, read); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// PlanSetup is a plan's scenario: a cluster-mode file and, when it comes from a Description
+// (Description.PlanSetup), the starting topics' explicit partitions given apart. A rehearsal's
+// runs share the partitions and differ in the file alone (the overrides change no topic).
+type PlanSetup struct {
+	doc []byte
+	// parts are each starting topic's partitions given apart, by topic (nil: the file's own).
+	parts [][]scenario.Partition
+}
+
+// reader reads the setup's files: a file of it with the partitions given apart.
+func (s *PlanSetup) reader() reader {
+	return func(doc []byte) (*scenario.Scenario, error) { return readPlanFileWith(doc, s.parts) }
+}
+
+// partitionsOf is a topic's explicit partitions as the scenario's structs: what assignmentDoc
+// writes into a file.
+func partitionsOf(t Topic) []scenario.Partition {
+	out := make([]scenario.Partition, len(t.Replicas))
+	for i, r := range t.Replicas {
+		out[i] = scenario.Partition{Replicas: r}
+		if t.SizeBytes != nil {
+			out[i].SizeBytes, out[i].HasSize = t.SizeBytes[i], true
+		}
+		if t.ProduceBytesPerSec != nil {
+			out[i].ProduceBytesPerSec, out[i].HasRate = t.ProduceBytesPerSec[i], true
+		}
+	}
+	return out
 }
 
 // checked checks a file of the description with read and applies its Config overrides.
@@ -347,7 +396,8 @@ func (d *Description) checked(raw []byte, read reader) ([]byte, error) {
 	return applyChecked(raw, d.Config, read)
 }
 
-// doc validates the description and writes its file, but for the events.
+// doc validates the description and writes its file, but for the events and the explicit
+// partitions of Topic.Replicas (Scenario writes them in, PlanSetup keeps them apart).
 func (d *Description) doc() (*scenarioDoc, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
@@ -386,7 +436,7 @@ func (d *Description) doc() (*scenarioDoc, error) {
 	for _, t := range d.Topics {
 		td := topicDoc{Name: t.Name, PartitionCount: t.Partitions, ReplicationFactor: d.topicRF(t)}
 		if t.Replicas != nil {
-			td = topicDoc{Name: t.Name, Partitions: assignmentDoc(t)}
+			td = topicDoc{Name: t.Name}
 		}
 		if t.MinInsyncReplicas != 0 {
 			td.Config = map[string]any{"min.insync.replicas": t.MinInsyncReplicas}

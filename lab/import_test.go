@@ -1,9 +1,11 @@
 package lab
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -426,8 +428,9 @@ func BenchmarkImport200k(b *testing.B) {
 }
 
 // BenchmarkRehearsalStart200k is what each of the page's workers does on Rehearse
-// (labmsg's lab.rehearse.start) with a 200,000-partition describe: import it, write its
-// scenario, prepare the plan's runs (the current, candidate and baseline files).
+// (labmsg's lab.rehearse.start) with a 200,000-partition describe: import it, write its plan's
+// setup (the file, the partitions apart), prepare the plan's runs (the current, candidate and
+// baseline files, each checked with the partitions) and choose the one it plays.
 func BenchmarkRehearsalStart200k(b *testing.B) {
 	text := bigDescribe(60, 200_000)
 	base, _ := Preset(PresetSmall)
@@ -442,12 +445,15 @@ func BenchmarkRehearsalStart200k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		doc, err := imp.Description.Scenario()
+		setup, err := imp.Description.PlanSetup(nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := NewRehearsal(doc, plan, DefaultPolicies()[1])
+		r, err := setup.Rehearsal(plan, DefaultPolicies()[1])
 		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.PlayOnly(0); err != nil {
 			b.Fatal(err)
 		}
 		r.Close()
@@ -527,9 +533,10 @@ func TestImportedVerdictsMatchHandDescription(t *testing.T) {
 	}
 }
 
-// A plan's file (PlanScenario) is the described cluster of Scenario, with the current config
-// applied after the description's own, and no events: a plan replaces them.
-func TestPlanScenarioIsScenarioWithoutTheEvent(t *testing.T) {
+// A plan's setup (PlanSetup) is the described cluster of Scenario, with the current config
+// applied after the description's own, no events (a plan replaces them), and the imported
+// partitions given apart rather than in its file.
+func TestPlanSetupIsScenarioWithoutTheEvent(t *testing.T) {
 	base, _ := Preset(PresetSmall)
 	imp, err := Import(fixtureInputs(t), base)
 	require.NoError(t, err)
@@ -543,14 +550,82 @@ func TestPlanScenarioIsScenarioWithoutTheEvent(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, want.Cluster.Events)
 
-	planDoc, err := imp.Description.PlanScenario(current)
+	setup, err := imp.Description.PlanSetup(current)
 	require.NoError(t, err)
-	got, err := scenario.ParseCluster(planDoc)
+	assert.NotContains(t, string(setup.doc), `"replicas"`, "the partitions are given apart")
+	got, err := setup.reader()(setup.doc)
 	require.NoError(t, err)
 	assert.Empty(t, got.Cluster.Events)
 	assert.Equal(t, want.Cluster.Spec, got.Cluster.Spec)
 	assert.Equal(t, want.Config, got.Config)
+	assert.Equal(t, want.Cluster.MemoryBytes, got.Cluster.MemoryBytes)
 
-	_, err = imp.Description.PlanScenario([]Override{{Name: "leader.imbalance.check.interval.seconds", Value: "x"}})
+	_, err = imp.Description.PlanSetup([]Override{{Name: "leader.imbalance.check.interval.seconds", Value: "x"}})
 	assert.ErrorContains(t, err, "leader.imbalance.check.interval.seconds")
+}
+
+// A rehearsal of the imported cluster's setup (the page's: partitions given apart, each run
+// played by its own rehearsal and gathered by Export and Adopt) is the rehearsal of the same
+// cluster written as one file (the CLI's): the same comparison, byte for byte, and the same
+// report, for a plan that rolls the candidate in with the controllers too.
+func TestRehearsalOfSetupIsTheFileRehearsal(t *testing.T) {
+	base, _ := Preset(PresetSmall)
+	imp, err := Import(fixtureInputs(t), base)
+	require.NoError(t, err)
+	scaleData(imp.Description, 2e9)
+	current := []Override{{Name: "leader.imbalance.check.interval.seconds", Value: "60"}}
+	doc, err := imp.Description.Scenario()
+	require.NoError(t, err)
+	doc, err = ApplyOverrides(doc, current)
+	require.NoError(t, err)
+	setup, err := imp.Description.PlanSetup(current)
+	require.NoError(t, err)
+	for _, text := range []string{"rolling-restart all timeout=10m\n", "roll-controllers\nrolling-restart 1,2 timeout=10m\n"} {
+		plan, err := ParsePlan(text)
+		require.NoError(t, err)
+		cand := DefaultPolicies()[1]
+		byFile, err := NewRehearsal(doc, plan, cand)
+		require.NoError(t, err)
+		for done := false; !done; {
+			done, _, err = byFile.Step(300_000)
+			require.NoError(t, err)
+		}
+		want, err := byFile.Comparison()
+		require.NoError(t, err)
+
+		probe, err := setup.Rehearsal(plan, cand)
+		require.NoError(t, err)
+		require.Equal(t, byFile.Runs(), probe.Runs())
+		var parts []*Rehearsal
+		for i := range probe.Runs() {
+			w, err := setup.Rehearsal(plan, cand)
+			require.NoError(t, err)
+			require.NoError(t, w.PlayOnly(i))
+			for done := false; !done; {
+				done, _, err = w.Step(300_000)
+				require.NoError(t, err)
+			}
+			parts = append(parts, w)
+		}
+		for i := 1; i < len(parts); i++ {
+			data, err := parts[i].Export(i)
+			require.NoError(t, err)
+			require.NoError(t, parts[0].Adopt(i, data))
+		}
+		got, err := parts[0].Comparison()
+		require.NoError(t, err)
+
+		var a, b bytes.Buffer
+		require.NoError(t, want.WriteJSON(&a, nil))
+		require.NoError(t, got.WriteJSON(&b, nil))
+		assert.Equal(t, a.String(), b.String(), text)
+		assert.Equal(t, want.Current.Verdicts, got.Current.Verdicts, text)
+		assert.Equal(t, want.Candidate.Verdicts, got.Candidate.Verdicts, text)
+		for _, w := range []func(*Report, io.Writer) error{(*Report).WriteHTML, (*Report).WriteMarkdown} {
+			var ra, rb bytes.Buffer
+			require.NoError(t, w(&Report{Version: "test", Imported: imp, Current: current, Comparison: want}, &ra))
+			require.NoError(t, w(&Report{Version: "test", Imported: imp, Current: current, Comparison: got}, &rb))
+			assert.Equal(t, ra.String(), rb.String(), text)
+		}
+	}
 }

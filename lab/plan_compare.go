@@ -24,7 +24,8 @@ type PlanComparison struct {
 
 // PlanRun is one config's run of the plan, with its verdicts.
 type PlanRun struct {
-	Policy   Policy      `json:"policy"`
+	Policy Policy `json:"policy"`
+	// Scenario is the run's file; a PlanSetup's run's leaves out the partitions given apart.
 	Scenario []byte      `json:"-"`
 	Result   *PlanResult `json:"result"`
 	Verdicts []Verdict   `json:"verdicts"`
@@ -40,7 +41,7 @@ func RunPlanComparison(ctx context.Context, doc []byte, plan *Plan, candidate Po
 	if _, err := parseCluster(doc, "the lab runs cluster-mode scenarios"); err != nil {
 		return nil, err
 	}
-	candDoc, ro, err := planCandidate(doc, plan, candidate)
+	candDoc, ro, err := planCandidate(doc, readPlanFile, plan, candidate)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func RunPlanComparison(ctx context.Context, doc []byte, plan *Plan, candidate Po
 	var mu sync.Mutex
 	done := 0
 	runOne := func(i int) {
-		results[i], errs[i] = runPlan(b.docs[i], plan, rolls[i], func(int64) error { return ctx.Err() })
+		results[i], errs[i] = runPlan(b.docs[i], readPlanFile, plan, rolls[i], func(int64) error { return ctx.Err() })
 		if errs[i] != nil {
 			cancel()
 			return

@@ -117,13 +117,14 @@ type planRun struct {
 // and a context.Context in the wasm brings time.Time's formatting and parsing into lab.wasm
 // (about 140 KB before compression) for no deadline it would use.
 func RunPlan(doc []byte, plan *Plan, progress func(nowMs int64) error) (*PlanResult, error) {
-	return runPlan(doc, plan, nil, progress)
+	return runPlan(doc, readPlanFile, plan, nil, progress)
 }
 
-// runPlan is RunPlan with a rollout: the configs its roll-controllers steps restart the
-// controllers with (nil: the ones they run with).
-func runPlan(doc []byte, plan *Plan, ro *rollout, progress func(nowMs int64) error) (*PlanResult, error) {
-	probe, err := readPlanFile(doc)
+// runPlan is RunPlan with the file read by read (a PlanSetup's reader, or readPlanFile) and a
+// rollout: the configs its roll-controllers steps restart the controllers with (nil: the ones
+// they run with).
+func runPlan(doc []byte, read reader, plan *Plan, ro *rollout, progress func(nowMs int64) error) (*PlanResult, error) {
+	probe, err := read(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func runPlan(doc []byte, plan *Plan, ro *rollout, progress func(nowMs int64) err
 	if err != nil {
 		return nil, err
 	}
-	s, err := readPlanFile(pd) // planDoc left no events
+	s, err := read(pd) // planDoc left no events
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ type Rehearsal struct {
 	plan      *Plan
 	candidate Policy
 	docs      [][]byte   // current, candidate, baseline (dedup'd: cur/cand/base index them)
+	read      reader     // reads docs: the setup's, whose partitions they share
 	rolls     []*rollout // per run: the candidate's rollout (rollout.go), else nil
 	cur, cand int
 	base      int
@@ -43,26 +44,36 @@ type steppedRun struct {
 	start  bool
 }
 
-// NewRehearsal prepares the plan's runs under the current config (doc) and the candidate, and
-// the immediate baseline when it differs from both.
+// NewRehearsal prepares the plan's runs under the current config (doc, a cluster-mode file)
+// and the candidate, and the immediate baseline when it differs from both.
 func NewRehearsal(doc []byte, plan *Plan, candidate Policy) (*Rehearsal, error) {
-	probe, err := readPlanFile(doc)
+	return (&PlanSetup{doc: doc}).Rehearsal(plan, candidate)
+}
+
+// Rehearsal is NewRehearsal on the setup: the current config's run is the setup's, and the
+// candidate's and the baseline's are its file with their overrides, the partitions given apart
+// shared by all. Its runs, verdicts and report are those of NewRehearsal on the same cluster
+// written as one file. Preparing a run writes and checks its file only: its cluster is built
+// when the run is first stepped, so a rehearsal that plays one run (PlayOnly) builds one.
+func (s *PlanSetup) Rehearsal(plan *Plan, candidate Policy) (*Rehearsal, error) {
+	doc, read := s.doc, s.reader()
+	probe, err := read(doc)
 	if err != nil {
 		return nil, err
 	}
 	if err := plan.Validate(probe.Cluster.Spec.Brokers); err != nil {
 		return nil, &InputError{err}
 	}
-	candDoc, ro, err := planCandidate(doc, plan, candidate)
+	candDoc, ro, err := planCandidate(doc, read, plan, candidate)
 	if err != nil {
 		return nil, err
 	}
-	baseDoc, err := applyChecked(doc, ImmediateOverrides(), readPlanFile)
+	baseDoc, err := applyChecked(doc, ImmediateOverrides(), read)
 	if err != nil {
 		return nil, err
 	}
 	var b batch
-	r := &Rehearsal{plan: plan, candidate: candidate, cur: b.add(doc), bound: plan.boundMs(len(probe.Cluster.Spec.Brokers))}
+	r := &Rehearsal{plan: plan, candidate: candidate, read: read, cur: b.add(doc), bound: plan.boundMs(len(probe.Cluster.Spec.Brokers))}
 	if ro != nil {
 		r.cand = b.addApart(candDoc)
 	} else {
@@ -112,7 +123,7 @@ func (r *Rehearsal) stepRun(i int, ms int64) error {
 		go func() {
 			defer close(s.done)
 			target := <-s.resume
-			res, err := runPlan(r.docs[i], r.plan, r.rolls[i], func(now int64) error {
+			res, err := runPlan(r.docs[i], r.read, r.plan, r.rolls[i], func(now int64) error {
 				if now >= target {
 					s.paused <- now
 					target = <-s.resume
@@ -206,7 +217,7 @@ func (r *Rehearsal) Adopt(i int, data []byte) error {
 	if err := json.Unmarshal(data, &e); err != nil || e.Result == nil || e.Result.Result == nil {
 		return fmt.Errorf("lab: run %d: not an exported run: %v", i, err)
 	}
-	s, err := readPlanFile(r.docs[i])
+	s, err := r.read(r.docs[i])
 	if err != nil {
 		return err
 	}

@@ -55,9 +55,9 @@ type rollout struct {
 // candidate has controller-side static configs, the rollout that applies those at each
 // controller's restart. Without a roll-controllers step the whole candidate holds from the
 // start, as if rolled out before the plan. doc must be a valid cluster-mode file (parsed by
-// the caller).
-func planCandidate(doc []byte, plan *Plan, candidate Policy) ([]byte, *rollout, error) {
-	full, err := applyChecked(doc, candidate.Overrides, readPlanFile)
+// the caller), read by read.
+func planCandidate(doc []byte, read reader, plan *Plan, candidate Policy) ([]byte, *rollout, error) {
+	full, err := applyChecked(doc, candidate.Overrides, read)
 	if err != nil {
 		return nil, nil, inputErrorf("candidate %q: %w", candidate.Name, err)
 	}
@@ -75,11 +75,11 @@ func planCandidate(doc []byte, plan *Plan, candidate Policy) ([]byte, *rollout, 
 	if !plan.rollsControllers() || len(static) == 0 {
 		return full, nil, nil
 	}
-	s, err := readPlanFile(full)
+	s, err := read(full)
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := applyChecked(doc, atStart, readPlanFile)
+	d, err := applyChecked(doc, atStart, read)
 	if err != nil {
 		return nil, nil, inputErrorf("candidate %q: %w", candidate.Name, err)
 	}

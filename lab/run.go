@@ -45,11 +45,15 @@ func readFile(doc []byte) (*scenario.Scenario, error) {
 }
 
 // readPlanFile reads a file for a plan, which drops the file's events (planDoc): it checks
-// everything but them, with scenario.ParseClusterSetup, so that rehearse.wasm, which only runs
+// everything but them, with scenario.ParseClusterSetupWith, so that rehearse.wasm, which only runs
 // plans, links no event parser. Every caller that takes a file from outside the lab checks it
-// whole first (RunPlanComparison), or made it itself (Description.PlanScenario).
-func readPlanFile(doc []byte) (*scenario.Scenario, error) {
-	s, err := scenario.ParseClusterSetup(doc)
+// whole first (RunPlanComparison), or made it itself (Description.PlanSetup).
+func readPlanFile(doc []byte) (*scenario.Scenario, error) { return readPlanFileWith(doc, nil) }
+
+// readPlanFileWith is readPlanFile for a file whose starting topics' partitions are given apart
+// (PlanSetup; nil: none is).
+func readPlanFileWith(doc []byte, parts [][]scenario.Partition) (*scenario.Scenario, error) {
+	s, err := scenario.ParseClusterSetupWith(doc, parts)
 	if errors.Is(err, scenario.ErrControllerMode) {
 		return nil, &scenario.Error{Path: "mode", Msg: "the lab runs cluster-mode scenarios"}
 	}

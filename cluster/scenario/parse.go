@@ -136,6 +136,29 @@ func ParseClusterSetup(data []byte) (*Scenario, error) {
 	return parseRoot(root, nil, nil)
 }
 
+// ParseClusterSetupWith is ParseClusterSetup for a file whose starting topics' explicit
+// partitions are given apart, as structs: partitions[i] stands for cluster.topics[i]'s
+// "partitions", which that topic then leaves out (its name and config stay in the file). A nil
+// entry leaves the topic as the file has it; nil partitions make it ParseClusterSetup. Of a
+// partition, Replicas and the figures (SizeBytes if HasSize, ProduceBytesPerSec if HasRate)
+// are read, its other fields not (the cluster mode starts every replica in sync, the preferred
+// one leading); they are checked as the file's would be, errors named by the same paths. The
+// result is ParseClusterSetup's of the file with those partitions written in. It spares a
+// program that holds a large assignment (the lab's imported cluster: 200,000 partitions)
+// writing it as text and reading it back; the partitions' slices are shared with the result,
+// not copied.
+func ParseClusterSetupWith(data []byte, partitions [][]Partition) (*Scenario, error) {
+	root, err := parseTree(data)
+	if err != nil {
+		return nil, &Error{Msg: err.Error()}
+	}
+	p := newParser(nil)
+	if partitions != nil {
+		p.given, p.givenTopic = partitions, (*parser).givenPartitions
+	}
+	return p.root(root, nil)
+}
+
 // ErrControllerMode is ParseCluster's error for a scenario in controller mode.
 var ErrControllerMode = &Error{Path: "mode", Msg: `"controller" mode is not read here: only cluster-mode scenarios are`}
 
@@ -143,7 +166,15 @@ var ErrControllerMode = &Error{Path: "mode", Msg: `"controller" mode is not read
 // ErrControllerMode), events a cluster-mode one's events (nil: they are not read). Both are
 // passed in, rather than called, so that a program links only the parts its entry point needs.
 func parseRoot(root *node, controller func(*parser, *node, *Scenario) *Scenario, events func(*parser, *node, *ClusterScenario) []Event) (*Scenario, error) {
-	p := &parser{brokers: map[int32]bool{}, topics: map[string]int{}, readEvents: events}
+	return newParser(events).root(root, controller)
+}
+
+func newParser(events func(*parser, *node, *ClusterScenario) []Event) *parser {
+	return &parser{brokers: map[int32]bool{}, topics: map[string]int{}, readEvents: events}
+}
+
+// root reads the tree with p, as parseRoot does.
+func (p *parser) root(root *node, controller func(*parser, *node, *Scenario) *Scenario) (*Scenario, error) {
 	s := p.scenario(root, controller)
 	if p.err != nil {
 		return nil, p.err
@@ -171,6 +202,12 @@ type parser struct {
 
 	// readEvents reads a cluster-mode scenario's events, nil when they are not read (parseRoot).
 	readEvents func(*parser, *node, *ClusterScenario) []Event
+	// given are the starting topics' partitions given apart (ParseClusterSetupWith), by topic,
+	// and givenTopic checks the i-th of them (n its topic in the file): a field rather than a
+	// call, so that a program that never gives partitions apart (the playground's wasm) does
+	// not link the check.
+	given      [][]Partition
+	givenTopic func(p *parser, i, topics int, n *node, path string) []Partition
 }
 
 func (p *parser) failf(path, format string, args ...any) {
@@ -488,6 +525,9 @@ type topicRules struct {
 	// figures: explicit partitions may give partitionFigureFields (the cluster mode's starting
 	// topics).
 	figures bool
+	// given, when not nil, are the topic's explicit partitions given apart
+	// (ParseClusterSetupWith) in place of the file's.
+	given []Partition
 }
 
 // createTopicRules are a controller-mode create_topic step's.
@@ -509,6 +549,8 @@ func (p *parser) topic(n *node, path string, rules topicRules) Topic {
 	parts, count, rf := n.get("partitions"), n.get("partition_count"), n.get("replication_factor")
 	switch {
 	case p.err != nil:
+	case rules.given != nil:
+		t.Partitions, t.PartitionCount = rules.given, len(rules.given)
 	case parts != nil && count != nil:
 		p.failf(fieldPath(path, "partition_count"), "give either partitions or partition_count, not both")
 	case parts == nil && count == nil:
@@ -544,6 +586,63 @@ func (p *parser) topic(n *node, path string, rules topicRules) Topic {
 	}
 	p.topics[t.Name] = t.PartitionCount
 	return t
+}
+
+// givenPartitions checks the i-th starting topic's partitions given apart
+// (ParseClusterSetupWith; n is the topic in the file, one of topics) by the rules partition
+// applies to the file's, naming them by the paths the file's would have.
+func (p *parser) givenPartitions(i, topics int, n *node, path string) []Partition {
+	// One failf for every problem, its path and message made as strings: each call with its
+	// arguments costs the wasm programs that give partitions apart more than the checks do.
+	at, msg := fieldPath(path, "partitions"), ""
+	var parts []Partition
+	switch {
+	case len(p.given) != topics:
+		at, msg = "cluster.topics", "lists "+strconv.Itoa(topics)+" topics, but partitions are given apart for "+strconv.Itoa(len(p.given))
+	case p.given[i] == nil || n.kind != kindObject:
+		return nil // the file's own, or not a topic: p.topic reads it
+	case n.get("partitions") != nil || n.get("partition_count") != nil || n.get("replication_factor") != nil:
+		msg = "are given apart: leave partitions, partition_count and replication_factor out of the file"
+	case len(p.given[i]) == 0:
+		msg = "must list at least one partition"
+	default:
+		parts = p.given[i]
+	}
+	for j := 0; msg == "" && j < len(parts); j++ {
+		var in string
+		if in, msg = p.givenProblem(&parts[j]); msg != "" {
+			at = indexPath(at, j) + in
+		}
+	}
+	if msg != "" {
+		p.failf(at, "%s", msg)
+		return nil
+	}
+	return parts
+}
+
+// givenProblem is what is wrong with a partition given apart, and where in it ("" if nothing).
+func (p *parser) givenProblem(pt *Partition) (at, msg string) {
+	if len(pt.Replicas) == 0 || len(pt.Replicas) > metadata.MaxReplicas {
+		return ".replicas", "must name 1 to " + strconv.Itoa(metadata.MaxReplicas) + " brokers (this model's limit)"
+	}
+	for j, b := range pt.Replicas {
+		at, id := indexPath(".replicas", j), strconv.Itoa(int(b))
+		if slices.Contains(pt.Replicas[:j], b) {
+			return at, "broker " + id + " is listed twice"
+		}
+		if !p.brokers[b] {
+			return at, "broker " + id + " does not exist (" + p.knownBrokers() + ")"
+		}
+	}
+	at, v := ".size_bytes", pt.SizeBytes
+	if !pt.HasSize || v >= 0 && !math.IsInf(v, 0) {
+		at, v = ".produce_bytes_per_sec", pt.ProduceBytesPerSec
+		if !pt.HasRate || v >= 0 && !math.IsInf(v, 0) {
+			return "", ""
+		}
+	}
+	return at, "must be a finite number ≥ 0, got " + strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // figure reads an optional number ≥ 0 of a partition, and whether it was given.

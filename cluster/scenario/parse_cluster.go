@@ -129,8 +129,12 @@ func (p *parser) clusterBlock(c *node, cs *ClusterScenario) {
 		var tops []Topic
 		for i, t := range n.vals {
 			path := indexPath("cluster.topics", i)
-			top := p.topic(t, path, topicRules{replicasOnly: true, maxRF: len(spec.Brokers), existingReplicas: true, figures: true,
-				hint: "; in cluster mode every replica starts in sync and the preferred replica leads"})
+			rules := topicRules{replicasOnly: true, maxRF: len(spec.Brokers), existingReplicas: true, figures: true,
+				hint: "; in cluster mode every replica starts in sync and the preferred replica leads"}
+			if p.givenTopic != nil {
+				rules.given = p.givenTopic(p, i, len(n.vals), t, path)
+			}
+			top := p.topic(t, path, rules)
 			if p.err == nil && names[top.Name] {
 				p.failf(fieldPath(path, "name"), "topic %q is listed twice", top.Name)
 			}

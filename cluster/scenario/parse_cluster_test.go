@@ -3,6 +3,7 @@ package scenario
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -388,4 +389,66 @@ func TestParseClusterSetupSkipsTheEvents(t *testing.T) {
 	assert.Equal(t, "events", se.Path)
 	_, err = ParseClusterSetup([]byte(`{"mode": "controller", "brokers": []}`))
 	assert.ErrorIs(t, err, ErrControllerMode)
+}
+
+// ParseClusterSetupWith reads the file with the starting partitions given apart exactly as
+// ParseClusterSetup reads the same file with them written in, and checks them by the same
+// rules, naming the same paths.
+func TestParseClusterSetupWithIsTheFileWithItsPartitions(t *testing.T) {
+	const head = `{"duration_ms": 600000, "events": [], "cluster": {"brokers": [1, 2, 4],
+		"topics": [{"name": "a", %s"config": {"min.insync.replicas": 2}}, {"name": "b"%s}],
+		"broker": {"disk_write_bytes_per_sec": 5e8}}}`
+	parts := [][]Partition{
+		{{Replicas: []int32{1, 2, 4}, SizeBytes: 1e9, HasSize: true, ProduceBytesPerSec: 13333.333333333334, HasRate: true},
+			{Replicas: []int32{4, 1}, SizeBytes: 0, HasSize: true, ProduceBytesPerSec: 2.5, HasRate: true}},
+		{{Replicas: []int32{2}, SizeBytes: 7, HasSize: true, ProduceBytesPerSec: 0, HasRate: true}},
+	}
+	full := fmt.Sprintf(head,
+		`"partitions": [{"replicas": [1, 2, 4], "size_bytes": 1e9, "produce_bytes_per_sec": 13333.333333333334}, {"replicas": [4, 1], "size_bytes": 0, "produce_bytes_per_sec": 2.5}], `,
+		`, "partitions": [{"replicas": [2], "size_bytes": 7, "produce_bytes_per_sec": 0}]`)
+	want, err := ParseClusterSetup([]byte(full))
+	require.NoError(t, err)
+	got, err := ParseClusterSetupWith([]byte(fmt.Sprintf(head, "", "")), parts)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+
+	// Nil partitions are ParseClusterSetup; a nil entry leaves the topic as the file has it.
+	got, err = ParseClusterSetupWith([]byte(full), nil)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	got, err = ParseClusterSetupWith([]byte(fmt.Sprintf(head, "", `, "partitions": [{"replicas": [2], "size_bytes": 7, "produce_bytes_per_sec": 0}]`)), [][]Partition{parts[0], nil})
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+
+	// What the file's partitions would be refused for, with the path the file's would have.
+	bad := func(edit func(p *Partition)) [][]Partition {
+		c := []Partition{parts[0][0], parts[0][1]}
+		c[1].Replicas = slices.Clone(c[1].Replicas)
+		edit(&c[1])
+		return [][]Partition{c, parts[1]}
+	}
+	for _, c := range []struct {
+		parts [][]Partition
+		path  string
+		msg   string
+	}{
+		{bad(func(p *Partition) { p.Replicas = []int32{4, 3} }), "cluster.topics[0].partitions[1].replicas[1]", "broker 3 does not exist"},
+		{bad(func(p *Partition) { p.Replicas = []int32{4, 4} }), "cluster.topics[0].partitions[1].replicas[1]", "broker 4 is listed twice"},
+		{bad(func(p *Partition) { p.Replicas = []int32{4, -1} }), "cluster.topics[0].partitions[1].replicas[1]", "broker -1 does not exist (brokers: 1, 2, 4)"},
+		{bad(func(p *Partition) { p.Replicas = nil }), "cluster.topics[0].partitions[1].replicas", "must name 1 to"},
+		{bad(func(p *Partition) { p.SizeBytes = -1 }), "cluster.topics[0].partitions[1].size_bytes", "finite number ≥ 0, got -1"},
+		{bad(func(p *Partition) { p.ProduceBytesPerSec = math.Inf(1) }), "cluster.topics[0].partitions[1].produce_bytes_per_sec", "finite number ≥ 0, got +Inf"},
+		{bad(func(p *Partition) { p.HasRate = false }), "cluster.topics[0].partitions[1].produce_bytes_per_sec", "required: cluster.topics[0].partitions[0] gives produce_bytes_per_sec"},
+		{[][]Partition{parts[0], {}}, "cluster.topics[1].partitions", "at least one partition"},
+		{[][]Partition{parts[0]}, "cluster.topics", "lists 2 topics, but partitions are given apart for 1"},
+	} {
+		_, err := ParseClusterSetupWith([]byte(fmt.Sprintf(head, "", "")), c.parts)
+		var se *Error
+		require.ErrorAs(t, err, &se, c.path)
+		assert.Equal(t, c.path, se.Path)
+		assert.Contains(t, se.Msg, c.msg)
+	}
+	// Given both ways, a topic's partitions are refused.
+	_, err = ParseClusterSetupWith([]byte(full), parts)
+	assert.ErrorContains(t, err, "cluster.topics[0].partitions: are given apart")
 }

@@ -136,6 +136,6 @@ func TestLabRehearseImportTime(t *testing.T) {
 	require.NotEmpty(t, eval[string](t, tb, `document.getElementById("rehearse").dataset.importMs || ""`), text(t, tb, "r-status"))
 	t.Logf("page import of a %.1f MB, 200,000-partition describe: %s ms from the click to every worker ready (%s)",
 		mb, eval[string](t, tb, `document.getElementById("rehearse").dataset.importMs`), text(t, tb, "r-import"))
-	click(t, tb, "#r-cancel")
-	poll(t, tb, `["cancelled", "done"].includes(document.getElementById("rehearse").dataset.state)`)
+	// No cancel: the workers' first slice builds their 200,000-partition clusters, minutes of
+	// wasm on a loaded machine before a cancel is read, and the measurement is taken.
 }

@@ -132,13 +132,14 @@ func (s *rehearsalState) start(body json.RawMessage) (any, error) {
 	if name == "" {
 		name = "candidate"
 	}
-	// PlanScenario, not Scenario and ApplyOverrides: a plan replaces the file's events, and
-	// reading them would link the scenario's event parser into rehearse.wasm.
-	doc, err := imp.Description.PlanScenario(current)
+	// PlanSetup, not Scenario and ApplyOverrides: the imported partitions stay structs instead
+	// of a file of 200,000 partitions written and read back for each run, and a plan replaces
+	// the file's events, whose parser would otherwise be linked into rehearse.wasm.
+	setup, err := imp.Description.PlanSetup(current)
 	if err != nil {
 		return fail("properties", 0, err)
 	}
-	r, err := lab.NewRehearsal(doc, plan, lab.Policy{Name: name, Overrides: ovs})
+	r, err := setup.Rehearsal(plan, lab.Policy{Name: name, Overrides: ovs})
 	if err != nil {
 		var pe *lab.PlanError
 		if errors.As(err, &pe) {
