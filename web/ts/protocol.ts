@@ -4,7 +4,6 @@
 // promises.
 
 import type { BootState } from "./early";
-import { FRESH_PROGRAM } from "./fresh";
 import type { Messages, ReadyBody, ReplyError } from "./protocol_gen";
 import { S } from "./strings";
 
@@ -72,14 +71,12 @@ export class WorkerClient {
   private readonly worker: Worker;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  /** Called when the last pending reply has come (fresh waits for it). */
-  private idle: (() => void) | undefined;
   private readonly earlyRequests = new Map<string, EarlyRequest<keyof Messages>>();
   private dead: Problem | undefined;
   /** Whether the worker said it was ready. */
   private started = false;
-  /** Resolves with the ready event's body (of the latest program, see fresh); rejects if the worker dies first. */
-  ready: Promise<ReadyBody>;
+  /** Resolves with the ready event's body; rejects if the worker dies first. */
+  readonly ready: Promise<ReadyBody>;
   private markReady!: (b: ReadyBody) => void;
   private failReady!: (e: Error) => void;
 
@@ -87,7 +84,12 @@ export class WorkerClient {
     from: string | BootState,
     private readonly onProblem: (p: Problem, fatal: boolean) => void,
   ) {
-    this.ready = this.readyPromise();
+    this.ready = new Promise<ReadyBody>((resolve, reject) => {
+      this.markReady = resolve;
+      this.failReady = reject;
+    });
+    // Keep an unobserved rejection from surfacing as a second, duplicate page error.
+    this.ready.catch(() => undefined);
     const url = typeof from === "string" ? from : "worker.js";
     this.worker = typeof from === "string" ? new Worker(url, { name: "kraftlab" }) : from.worker;
     this.worker.addEventListener("message", (e) => this.receive(e.data));
@@ -99,32 +101,6 @@ export class WorkerClient {
     });
     this.worker.addEventListener("messageerror", () => this.onProblem({ message: S.problemMessageError }, false));
     if (typeof from !== "string") this.adopt(from);
-  }
-
-  private readyPromise(): Promise<ReadyBody> {
-    const ready = new Promise<ReadyBody>((resolve, reject) => {
-      this.markReady = resolve;
-      this.failReady = reject;
-    });
-    // Keep an unobserved rejection from surfacing as a second, duplicate page error.
-    ready.catch(() => undefined);
-    return ready;
-  }
-
-  /**
-   * Gives the worker a fresh instance of its Go program (web/ts/fresh.ts) and resolves once it
-   * is ready: a new linear memory, as small as the first, with the compiled code kept. What the
-   * old program held is gone; it is asked for once the replies pending have come.
-   */
-  async fresh(): Promise<void> {
-    await this.ready;
-    if (this.dead) throw new ProtocolError("worker_dead", S.workerUnavailable);
-    // The replies still to come are the old program's to give.
-    while (this.pending.size > 0) await new Promise<void>((resolve) => (this.idle = resolve));
-    if (this.dead) throw new ProtocolError("worker_dead", S.workerUnavailable);
-    this.ready = this.readyPromise();
-    this.worker.postMessage(FRESH_PROGRAM);
-    await this.ready;
   }
 
   /** Takes over the boot script's worker (see the class comment); no event runs in between. */
@@ -207,7 +183,6 @@ export class WorkerClient {
       return;
     }
     this.pending.delete(msg.id!);
-    if (this.pending.size === 0) this.idle?.();
     if (msg.ok) p.resolve({ body: msg.body, data });
     else p.reject(new ProtocolError(msg.error?.code ?? "?", msg.error?.message ?? "?", msg.error?.detail));
   }
@@ -221,7 +196,6 @@ export class WorkerClient {
     this.failReady(err);
     for (const q of this.pending.values()) q.reject(err);
     this.pending.clear();
-    this.idle?.();
     this.onProblem(p, true);
   }
 }

@@ -12,7 +12,6 @@
 // a sequential request before the wasm download can start, on the way to the first frame.
 
 import "go:wasm_exec";
-import { FRESH_PROGRAM } from "./fresh";
 import { S } from "./strings";
 
 // The download starts before anything else the worker does: on a page load the wasm's
@@ -29,32 +28,20 @@ const download = fetch(wasmFile);
 // this script has run, long before Go sets onmessage; without this handler they would be
 // dropped. Go posts the ready event right after setting onmessage (wasm/worker.Serve), so the
 // first postMessage that finds Go's handler in place is the moment to hand them over.
-//
-// The page may ask for a fresh program (FRESH_PROGRAM, web/ts/fresh.ts): this listener comes
-// before onmessage (a listener runs in the order it was first added), so Go never sees it.
-self.addEventListener("message", (e) => {
-  if (e.data !== FRESH_PROGRAM) return;
-  e.stopImmediatePropagation();
-  fresh();
-});
 const early: unknown[] = [];
 const keep = (e: MessageEvent) => early.push(e.data);
+self.onmessage = keep;
 const post = self.postMessage.bind(self) as (message: unknown, transfer?: Transferable[]) => void;
-/** Keeps the messages that come until Go listens, and hands them over when it does. */
-function holdUntilGoListens(): void {
-  self.onmessage = keep;
-  self.postMessage = ((message: unknown, transfer?: Transferable[]) => {
-    post(message, transfer);
-    if (self.onmessage === keep) return;
-    self.postMessage = post as typeof self.postMessage;
-    // After Go's call returns (a microtask, before any further message event): calling into Go
-    // from inside its own postMessage would re-enter it.
-    queueMicrotask(() => {
-      for (const data of early.splice(0)) self.dispatchEvent(new MessageEvent("message", { data }));
-    });
-  }) as typeof self.postMessage;
-}
-holdUntilGoListens();
+self.postMessage = ((message: unknown, transfer?: Transferable[]) => {
+  post(message, transfer);
+  if (self.onmessage === keep) return;
+  self.postMessage = post as typeof self.postMessage;
+  // After Go's call returns (a microtask, before any further message event): calling into Go
+  // from inside its own postMessage would re-enter it.
+  queueMicrotask(() => {
+    for (const data of early.splice(0)) self.dispatchEvent(new MessageEvent("message", { data }));
+  });
+}) as typeof self.postMessage;
 
 // The parts of the worker global scope and of wasm_exec.js that this file uses. (The bundle is
 // type-stripped by esbuild; these declarations are for editors and for tsc --noEmit.)
@@ -64,7 +51,6 @@ declare const self: {
   onmessage: ((e: MessageEvent) => void) | null;
   postMessage(message: unknown, transfer?: Transferable[]): void;
   dispatchEvent(e: Event): boolean;
-  addEventListener(type: "message", listener: (e: MessageEvent) => void): void;
 };
 declare class Go {
   importObject: WebAssembly.Imports;
@@ -97,48 +83,27 @@ function captureOutput(): void {
  * Streams the module when the server labels it application/wasm (the fast path: compilation
  * overlaps the download); falls back to a buffered compile for hosts with a wrong MIME type.
  */
-async function compile(response: Promise<Response>): Promise<WebAssembly.Module> {
+async function instantiate(response: Promise<Response>, imports: WebAssembly.Imports): Promise<WebAssembly.Instance> {
   const resp = await response;
   if (!resp.ok) throw new Error(S.wasmHTTP(resp.status, wasmFile));
   if (resp.headers.get("Content-Type")?.split(";")[0].trim() === "application/wasm") {
-    return WebAssembly.compileStreaming(resp);
+    return (await WebAssembly.instantiateStreaming(resp, imports)).instance;
   }
-  return WebAssembly.compile(await resp.arrayBuffer());
+  return (await WebAssembly.instantiate(await resp.arrayBuffer(), imports)).instance;
 }
 
-/**
- * Compiled once: a fresh program is a new instance of the same module, whose machine code
- * (optimized as the last program ran) V8 shares between instances.
- */
-const compiled = compile(download);
-/** The Go program serving the page; one replaced by a fresh one is left to the collector. */
-let current: Go | undefined;
-
 async function start(): Promise<void> {
+  captureOutput();
   const go = new Go();
-  current = go;
   let exitCode = 0;
   go.exit = (code) => {
     exitCode = code;
   };
-  const instance = await WebAssembly.instantiate(await compiled, go.importObject);
+  const instance = await instantiate(download, go.importObject);
   // run resolves only when the Go program ends: main never returns on its own, so any end is
   // a failure the page must hear about.
   await go.run(instance);
-  if (go === current) fatal(S.goExited(exitCode));
+  fatal(S.goExited(exitCode));
 }
 
-/**
- * Replaces the Go program by a fresh instance of it: a wasm's linear memory never shrinks, so
- * the only way back to a small one is a new instance (the config lab starts every compare in
- * one, web/ts/lab/pool.ts). The page asks only while no request of its own is pending; what
- * it sends meanwhile waits for the new program, which says ready as the first did. The old
- * one, idle in its event loop, is called no more, and its memory goes with it.
- */
-function fresh(): void {
-  holdUntilGoListens();
-  start().catch((e: unknown) => fatal(e instanceof Error ? e.message : String(e)));
-}
-
-captureOutput();
 start().catch((e: unknown) => fatal(e instanceof Error ? e.message : String(e)));

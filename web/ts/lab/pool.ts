@@ -3,20 +3,11 @@
 // plays a plan's distinct runs one per worker at a time. A run is stepped in slices of
 // scenario time (lab.run.step), so the page reports progress between slices and a cancel
 // takes effect within one slice; nothing is ever terminated, so a cancelled pool is reusable.
-// Every FRESH_EVERY run() calls a worker gets a fresh Go program (WorkerClient.fresh): the
-// compiled wasm is kept, the memory the last compares grew is not.
 // Results stay in the worker that ran them; judge() asks that worker for verdicts against a
 // baseline that may have run elsewhere.
 
 import { WorkerClient, type Problem } from "../protocol";
 import type { Baseline, ResultBody, Verdict } from "./protocol";
-
-/**
- * The run() calls a worker's Go program serves before the next gets a fresh one: the lab's
- * memory creeps up by a few MB a compare between fresh programs, and one compare in this many
- * pays for a fresh program's slower start.
- */
-const FRESH_EVERY = 5;
 
 /** Scenario time per lab.run.step: about 20–40 ms of work on the KIP's load test in Chromium. */
 const SLICE_MS = 120_000;
@@ -36,8 +27,6 @@ export interface Done extends ResultBody {
 export class Pool {
   readonly workers: WorkerClient[] = [];
   private nextId = 1;
-  /** Per worker, the run() calls its program has served. */
-  private readonly runs = new Map<WorkerClient, number>();
   /** Bumped by cancel() and by every run(): a loop of an older run stops at its next slice. */
   private generation = 0;
 
@@ -65,23 +54,7 @@ export class Pool {
     const gen = ++this.generation;
     const n = Math.max(1, Math.min(width, scenarios.length));
     this.grow(n);
-    // A wasm's linear memory never shrinks: a program keeps its high-water mark and the holes
-    // the runs left in it, a few MB more with each run(). A fresh program has none of that,
-    // but its first run() is slower (its heap grows again from nothing), so a worker gets one
-    // after FRESH_EVERY runs. (fresh waits for the replies a cancelled run still expects.)
-    await Promise.all(
-      this.workers.slice(0, n).map(async (w) => {
-        const runs = this.runs.get(w) ?? 0;
-        if (runs < FRESH_EVERY) {
-          // The last run()'s results are no longer asked for.
-          await w.request("lab.drop", {});
-          return;
-        }
-        this.runs.set(w, 0);
-        await w.fresh();
-      }),
-    );
-    for (const w of this.workers.slice(0, n)) this.runs.set(w, (this.runs.get(w) ?? 0) + 1);
+    await Promise.all(this.workers.slice(0, n).map((w) => w.request("lab.drop", {})));
     const out: Done[] = new Array(scenarios.length);
     const reached = new Float64Array(scenarios.length);
     const total = new Float64Array(scenarios.length).fill(1);
