@@ -523,7 +523,12 @@ export class TrafficLayer {
     const d = this.drawnWith;
     if (!this.stale && d.now === now && d.frame === this.frame && d.followed === this.followed && d.highlighted === this.highlighted && d.ink === this.renderer.ink) return;
     this.stale = false;
-    this.drawnWith = { now, frame: this.frame, followed: this.followed, highlighted: this.highlighted, ink: this.renderer.ink };
+    // Kept in place, not a new object: draw runs on every animation frame.
+    d.now = now;
+    d.frame = this.frame;
+    d.followed = this.followed;
+    d.highlighted = this.highlighted;
+    d.ink = this.renderer.ink;
     const t0 = performance.now();
     const ctx = this.ctx;
     const dpr = this.canvas.width / Math.max(1, this.cssW);
