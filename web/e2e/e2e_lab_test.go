@@ -22,7 +22,7 @@ func openLab(t *testing.T, bctx context.Context, url string) *tab {
 	t.Helper()
 	tb := newTab(t, bctx)
 	// Runs of an hour of a 60,000-partition cluster take seconds on a quiet machine and minutes
-	// on a shared one: the lab's tabs get 10 minutes instead of newTab's 60 s (the values
+	// on a shared one: the lab's tabs get 10 minutes instead of newTab's 5 (the values
 	// chromedp keeps in the context survive WithoutCancel).
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 10*time.Minute)
 	t.Cleanup(cancel)

@@ -38,7 +38,7 @@ func TestMonkey(t *testing.T) {
 	url := serve(t, dir, nil)
 	bctx := browser(t, exe)
 	tb := open(t, bctx, url)
-	// A long sequence outlives newTab's 60 s budget: the monkey's tab gets an hour.
+	// A long sequence outlives newTab's 5-minute budget: the monkey's tab gets an hour.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), time.Hour)
 	t.Cleanup(cancel)
 	tb.ctx = ctx
