@@ -42,7 +42,29 @@ const MAX_MOVES = 24;
  * screen time (20 a second, which reads as smooth for those); a travelling dot is drawn on every
  * animation frame. Each drawing is a canvas the browser rasterizes, composites and copies.
  */
-const SLOW_MS = 50;
+export const SLOW_MS = 50;
+
+/**
+ * Whether something crosses the canvas at screen time `now`: a message dot (it travels for
+ * `hop` ms from its start) or a leader move (MOVE_MS), under way or setting off within SLOW_MS.
+ */
+export function travelling(now: number, hop: number, sprites: readonly { start: number }[], moves: readonly { start: number }[]): boolean {
+  for (const sp of sprites) if (now - sp.start >= -SLOW_MS && now - sp.start <= hop) return true;
+  for (const mv of moves) if (now - mv.start >= -SLOW_MS && now - mv.start <= MOVE_MS) return true;
+  return false;
+}
+
+/**
+ * Whether the layer draws again at screen time `now`, when only time, the frame or the
+ * canvas under it moved on since it drew at `drawnAt` (`changed`: the frame or the canvas did).
+ * Playing, a picture in which nothing travels waits SLOW_MS; paused (the layer's clock stands
+ * still), a new frame is a step the reader asked for and is drawn at once.
+ */
+export function drawDue(now: number, drawnAt: number, changed: boolean, playing: boolean, travels: boolean): boolean {
+  if (now === drawnAt && !changed) return false;
+  if (!playing || travels) return true;
+  return now - drawnAt >= SLOW_MS || now < drawnAt;
+}
 
 interface Point {
   x: number;
@@ -535,10 +557,10 @@ export class TrafficLayer {
     const d = this.drawnWith;
     if (!this.stale && d.followed === this.followed && d.highlighted === this.highlighted) {
       // Only time, the frame or the canvas under the layer moved on.
-      if (d.now === now && d.frame === this.frame && d.ink === this.renderer.ink) return;
-      // Playing, those wait for the next slow drawing unless something travels; paused (the
-      // clock stands still), a new frame is a step the reader asked for and is drawn at once.
-      if (this.playing && now - d.now < SLOW_MS && now >= d.now && !this.travelling(now)) return;
+      const changed = d.frame !== this.frame || d.ink !== this.renderer.ink;
+      // With reduced motion nothing travels: messages and moves fade in place.
+      const travels = !this.reduced && this.visible && travelling(now, this.hop(), this.sprites, this.moves);
+      if (!drawDue(now, d.now, changed, this.playing, travels)) return;
     }
     this.stale = false;
     // Kept in place, not a new object: draw runs on every animation frame.
@@ -729,19 +751,6 @@ export class TrafficLayer {
   /** A narrow canvas (a phone) gets shorter labels. */
   private narrow(): boolean {
     return this.cssW / this.renderer.drawScale < 560;
-  }
-
-  /**
-   * Whether a message dot or a leader move is under way at screen time `now` (or sets off
-   * within SLOW_MS): the layer is then drawn on every animation frame. With reduced motion
-   * nothing travels; messages and moves fade in place.
-   */
-  private travelling(now: number): boolean {
-    if (this.reduced || !this.visible) return false;
-    const hop = this.hop();
-    for (const sp of this.sprites) if (now - sp.start >= -SLOW_MS && now - sp.start <= hop) return true;
-    for (const mv of this.moves) if (now - mv.start >= -SLOW_MS && now - mv.start <= MOVE_MS) return true;
-    return false;
   }
 
   /** Screen ms one hop takes: HOP_MS, stretched in slow motion so that ¼× looks ¼ as fast. */
