@@ -535,11 +535,12 @@ func (w *Workload) u() float64 {
 	return v
 }
 
-// draw refills drawn from rng.
+// draw refills drawn from rng: each 64-bit draw gives two uniforms, its high half first.
 func (w *Workload) draw() {
-	for i := 0; i < drawBatch; i += 2 {
-		x := w.rng.Uint64()
-		w.drawn[i], w.drawn[i+1] = float64(x>>32)/(1<<32), float64(x&0xffffffff)/(1<<32)
+	var bits [drawBatch / 2]uint64
+	w.rng.Fill(bits[:])
+	for i, x := range bits {
+		w.drawn[2*i], w.drawn[2*i+1] = float64(x>>32)/(1<<32), float64(x&0xffffffff)/(1<<32)
 	}
 	w.next = 0
 }
