@@ -535,12 +535,11 @@ func (w *Workload) u() float64 {
 	return v
 }
 
-// draw refills drawn from rng: each 64-bit draw gives two uniforms, its high half first.
+// draw refills drawn from rng.
 func (w *Workload) draw() {
-	var bits [drawBatch / 2]uint64
-	w.rng.Fill(bits[:])
-	for i, x := range bits {
-		w.drawn[2*i], w.drawn[2*i+1] = float64(x>>32)/(1<<32), float64(x&0xffffffff)/(1<<32)
+	for i := 0; i < drawBatch; i += 2 {
+		x := w.rng.Uint64()
+		w.drawn[i], w.drawn[i+1] = float64(x>>32)/(1<<32), float64(x&0xffffffff)/(1<<32)
 	}
 	w.next = 0
 }
