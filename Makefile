@@ -126,7 +126,7 @@ tsgen:
 # Type-check the TypeScript (esbuild strips types without checking them) with a pinned
 # TypeScript from npm, fetched once into npm's cache; .ci/run installs Node and npm. One tsc
 # checks the four projects (the playground, its tests, the lab, the lessons) in build mode,
-# which parses the files they share once: about 60% of the CPU of four tsc runs. It records
+# which parses the files they share once: about two thirds of the CPU of four tsc runs. It records
 # each project's state in a .tsbuildinfo file beside its tsconfig.json (ignored by git).
 TYPESCRIPT := 5.9.3
 check-ts:
