@@ -157,14 +157,16 @@ func (d *Description) validateAssignment(at string, t Topic) error {
 		return &FieldError{Field: at + ".replicas", Value: fmt.Sprintf("%d lists", len(t.Replicas)),
 			Allowed: fmt.Sprintf("must give one replica list per partition (%d)", t.Partitions)}
 	}
+	// The field's name is written only for an error: Sprintf for each of 200,000 partitions
+	// was a tenth of an import's time.
+	field := func(p int) string { return fmt.Sprintf("%s.replicas[%d]", at, p) }
 	for p, r := range t.Replicas {
-		field := fmt.Sprintf("%s.replicas[%d]", at, p)
 		if len(r) < 1 || len(r) > maxRF {
-			return &FieldError{Field: field, Value: "[" + joinIDs(r, ",") + "]", Allowed: fmt.Sprintf("must list 1 to %d brokers (the model's limit)", maxRF)}
+			return &FieldError{Field: field(p), Value: "[" + joinIDs(r, ",") + "]", Allowed: fmt.Sprintf("must list 1 to %d brokers (the model's limit)", maxRF)}
 		}
 		for i, b := range r {
 			if !d.hasBroker(b) || slices.Contains(r[:i], b) {
-				return &FieldError{Field: field, Value: "[" + joinIDs(r, ",") + "]",
+				return &FieldError{Field: field(p), Value: "[" + joinIDs(r, ",") + "]",
 					Allowed: "must list distinct brokers of the cluster: " + d.brokerList()}
 			}
 		}
