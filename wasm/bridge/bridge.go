@@ -247,7 +247,7 @@ func (b *Bridge) dispatch(msg, in []byte, req *Request) (reply Reply, data []byt
 		return failed(*req, BadRequest("id must be a positive integer")), nil
 	}
 	if req.Data != len(in) {
-		return failed(*req, BadRequest("an attachment of %d bytes, %d announced", len(in), req.Data)), nil
+		return failed(*req, &Error{Code: CodeBadRequest, Message: "data is not the length of the request's attachment"}), nil
 	}
 	h, ok := b.handlers[req.Type]
 	if !ok {
@@ -266,7 +266,7 @@ func (b *Bridge) dispatch(msg, in []byte, req *Request) (reply Reply, data []byt
 	case h.data != nil:
 		body, err = h.data(req.Body, in)
 	case in != nil:
-		err = BadRequest("%s takes no attachment", req.Type)
+		err = &Error{Code: CodeBadRequest, Message: "this message type takes no attachment"}
 	default:
 		body, err = h.plain(req.Body)
 	}

@@ -177,24 +177,17 @@ func (s *rehearsalState) start(body json.RawMessage, data []byte) (any, error) {
 
 // attachedTexts reads the outputs the request's Attached names out of its attachment.
 func (req *RehearseRequest) attachedTexts(data []byte) error {
-	if req.Attached == nil {
-		if data != nil {
-			return bridge.BadRequest("lab.rehearse.start: an attachment without attached")
-		}
-		return nil
-	}
 	texts := []*string{&req.Topics, &req.LogDirs, &req.Quorum, &req.Rates}
-	if len(req.Attached) != len(texts) {
-		return bridge.BadRequest("lab.rehearse.start: attached has %d lengths, want 4 (topics, logDirs, quorum, rates)", len(req.Attached))
-	}
+	ok := len(req.Attached) == len(texts) || req.Attached == nil && data == nil
 	for i, n := range req.Attached {
-		if n < 0 || n > len(data) || *texts[i] != "" {
-			return bridge.BadRequest("lab.rehearse.start: attached[%d] = %d: the attachment has %d bytes left, and the text must not also be in the body", i, n, len(data))
+		if !ok || n < 0 || n > len(data) || *texts[i] != "" {
+			ok = false
+			break
 		}
 		*texts[i], data = string(data[:n]), data[n:]
 	}
-	if len(data) != 0 {
-		return bridge.BadRequest("lab.rehearse.start: %d bytes of the attachment beyond attached's lengths", len(data))
+	if !ok || len(data) != 0 {
+		return bridge.BadRequest("lab.rehearse.start: attached must be the byte lengths of topics, logDirs, quorum and rates, adding up to the attachment's, for texts not also in the body")
 	}
 	return nil
 }

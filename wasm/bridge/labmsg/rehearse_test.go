@@ -115,10 +115,10 @@ func TestRehearseTextsAsAttachment(t *testing.T) {
 		data    string
 		want    string
 	}{
-		{[]int{len(topics)}, topics, "want 4"},
-		{[]int{len(topics) + 1, 0, 0, 0}, topics, "attached[0]"},
-		{[]int{len(topics) - 1, 0, 0, 0}, topics, "1 bytes of the attachment beyond"},
-		{[]int{-1, 0, 0, 0}, topics, "attached[0] = -1"},
+		{[]int{len(topics)}, topics, "attached must be"},
+		{[]int{len(topics) + 1, 0, 0, 0}, topics, "attached must be"},
+		{[]int{len(topics) - 1, 0, 0, 0}, topics, "adding up to the attachment's"},
+		{[]int{-1, 0, 0, 0}, topics, "attached must be"},
 	} {
 		r := attach(b, c.lengths, c.data, 0)
 		require.NotNil(t, r.Error, c.want)
@@ -126,7 +126,7 @@ func TestRehearseTextsAsAttachment(t *testing.T) {
 		assert.Contains(t, r.Error.Message, c.want)
 	}
 	out, _ = b.HandleData([]byte(`{"id": 3, "type": "lab.rehearse.start", "data": 3, "body": {"plan": "pause 1m"}}`), []byte("abc"))
-	assert.Contains(t, string(out), "an attachment without attached")
+	assert.Contains(t, string(out), "attached must be")
 }
 
 func mustJSON(t *testing.T, v any) []byte {
