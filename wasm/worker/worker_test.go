@@ -238,7 +238,7 @@ func TestRequestAttachmentsReachTheHandler(t *testing.T) {
 	f.send(attached(`{"id":4,"type":"test.bytes","data":3}`, []byte("abc"), false))
 	e = f.next()["error"].(map[string]any)
 	assert.Equal(t, bridge.CodeBadRequest, e["code"])
-	assert.Contains(t, e["message"], "data a Uint8Array")
+	assert.Contains(t, e["message"], "{text, data}: a JSON string and a Uint8Array")
 }
 
 func TestNonStringDataIsABadRequest(t *testing.T) {
