@@ -81,11 +81,14 @@ export function initRehearse(ctx: RehearseContext): void {
     });
   }
   // One worker per run (two or three; three are started, since the count is known only once a
-  // worker has read the plan), made on the first rehearsal and kept.
+  // worker has read the plan), made once and kept: as soon as something is pasted or typed in
+  // this section, so that rehearse.wasm downloads and compiles while the person fills it in
+  // rather than after the click.
   const workers: WorkerClient[] = [];
   const grow = (n: number) => {
     while (workers.length < n) workers.push(new WorkerClient("worker.js?wasm=rehearse", ctx.problem));
   };
+  section.addEventListener("input", () => grow(MAX_RUNS), { once: true });
   let cancelled = false;
   let report: { html: string; markdown: string } | undefined;
   $("r-cancel").addEventListener("click", () => {
