@@ -112,15 +112,25 @@ func BenchmarkAdvance(b *testing.B) {
 // frame, the frame included. cluster-s/s is the speed one core reaches: the page's 10,000×
 // needs it above 10,000 with room for the frames.
 //
-//	go test -run '^$' -bench QuietPlayback -benchtime 30x ./wasm/bridge
+//	go test -run '^$' -bench 'QuietPlayback/partitions=10000$' -benchtime 30x ./wasm/bridge
 func BenchmarkQuietPlayback(b *testing.B) {
-	for _, start := range []string{`{}`, `{"brokers":6,"partitions":10000}`} {
-		br := New(Info{})
-		br.Handle([]byte(`{"id":1,"type":"sim.start","body":` + start + `}`))
-		br.Handle([]byte(`{"id":2,"type":"sim.advance","body":{"ms":60000,"layout":1}}`))
-		msg := []byte(`{"id":3,"type":"sim.advance","body":{"ms":333000,"layout":1}}`)
-		b.Run("partitions="+fmt.Sprint(br.session.info.Partitions), func(b *testing.B) {
+	for _, n := range []int{12, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("partitions=%d", n), func(b *testing.B) {
+			// The session is built inside the sub-benchmark, so that running one size
+			// builds no other.
+			start := `{}`
+			if n != 12 {
+				start = fmt.Sprintf(`{"brokers":6,"partitions":%d}`, n)
+			}
+			br := New(Info{})
+			br.Handle([]byte(`{"id":1,"type":"sim.start","body":` + start + `}`))
+			br.Handle([]byte(`{"id":2,"type":"sim.advance","body":{"ms":60000,"layout":1}}`))
+			if got := br.session.info.Partitions; got != n {
+				b.Fatalf("the session has %d partitions, want %d", got, n)
+			}
+			msg := []byte(`{"id":3,"type":"sim.advance","body":{"ms":333000,"layout":1}}`)
 			b.ReportAllocs()
+			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				br.Handle(msg)
 			}

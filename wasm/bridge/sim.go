@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -265,6 +266,14 @@ func (s *Session) replace(spec cluster.Spec, info StartBody, base map[string]jso
 	lv.traffic = ns.traffic
 	ns.info.Controllers = lv.c.Controllers().Voters()
 	*s = *ns
+	// Building a cluster leaves garbage about half the size of what it keeps (at 100,000
+	// partitions 150 MB in use for 92 MB live), and the old run is garbage now too. Collected
+	// here, the collector's next goal follows the new run's live heap; left to the pacer, it
+	// follows a collection from the middle of the build, and the heap grows to that goal
+	// first. In the page the heap's high-water mark is the worker's memory: a wasm's linear
+	// memory never shrinks. Under Node at 100,000 partitions, 60 s of play at 10x: 164 MB
+	// of heap instead of 222.
+	runtime.GC()
 	return nil
 }
 

@@ -35,6 +35,36 @@ const RUN_MS = 3200;
 const STEADY_MS = 500;
 /** At most this many leader moves are drawn one by one per frame; the rest travel as one. */
 const MAX_MOVES = 24;
+/**
+ * While nothing travels across the canvas (no message dot, no leader move under way), what the
+ * layer shows changes slowly: links pulse over a second, labels fade over half a second, the
+ * catch-up flows' dashes crawl 25 px a second. Such a picture is drawn at most every SLOW_MS of
+ * screen time (20 a second, which reads as smooth for those); a travelling dot is drawn on every
+ * animation frame. Each drawing is a canvas the browser rasterizes, composites and copies.
+ */
+export const SLOW_MS = 50;
+
+/**
+ * Whether something crosses the canvas at screen time `now`: a message dot (it travels for
+ * `hop` ms from its start) or a leader move (MOVE_MS), under way or setting off within SLOW_MS.
+ */
+export function travelling(now: number, hop: number, sprites: readonly { start: number }[], moves: readonly { start: number }[]): boolean {
+  for (const sp of sprites) if (now - sp.start >= -SLOW_MS && now - sp.start <= hop) return true;
+  for (const mv of moves) if (now - mv.start >= -SLOW_MS && now - mv.start <= MOVE_MS) return true;
+  return false;
+}
+
+/**
+ * Whether the layer draws again at screen time `now`, when only time, the frame or the
+ * canvas under it moved on since it drew at `drawnAt` (`changed`: the frame or the canvas did).
+ * Playing, a picture in which nothing travels waits SLOW_MS; paused (the layer's clock stands
+ * still), a new frame is a step the reader asked for and is drawn at once.
+ */
+export function drawDue(now: number, drawnAt: number, changed: boolean, playing: boolean, travels: boolean): boolean {
+  if (now === drawnAt && !changed) return false;
+  if (!playing || travels) return true;
+  return now - drawnAt >= SLOW_MS || now < drawnAt;
+}
 
 interface Point {
   x: number;
@@ -233,10 +263,14 @@ export class TrafficLayer {
   /** The labels of the drawing under way (layout units), for data-labels while the canvas records its texts. */
   private labels: { kind: string; text: string; x: number; y: number; w: number; h: number }[] = [];
   private fg = "#1b1b1b";
+  /** The font set last on the context (setFont; "" after anything that may reset it), and texts' widths by font. */
+  private font = "";
+  private widths = new Map<string, number>();
   private bg = "#ffffff";
   private focus = "#0072b2";
   /** What the canvas shows was drawn with (see draw); stale: something else changed since. */
   private drawnWith: { now: number; frame?: Frame; followed: number; highlighted: number[]; ink: readonly unknown[] } = { now: -1, followed: -1, highlighted: [], ink: [] };
+  /** Something besides time and the frames changed (a resize, the palette, a toggle): draw at once. */
   private stale = true;
   /** The layer's (and the cluster canvas's) content box in CSS px, as last placed. */
   private cssW = 1;
@@ -521,7 +555,13 @@ export class TrafficLayer {
     // The same moment of the same frame, drawn the same way, is on the canvas already (the
     // run is paused): a canvas drawn again is rasterized, composited and copied again.
     const d = this.drawnWith;
-    if (!this.stale && d.now === now && d.frame === this.frame && d.followed === this.followed && d.highlighted === this.highlighted && d.ink === this.renderer.ink) return;
+    if (!this.stale && d.followed === this.followed && d.highlighted === this.highlighted) {
+      // Only time, the frame or the canvas under the layer moved on.
+      const changed = d.frame !== this.frame || d.ink !== this.renderer.ink;
+      // With reduced motion nothing travels: messages and moves fade in place.
+      const travels = !this.reduced && this.visible && travelling(now, this.hop(), this.sprites, this.moves);
+      if (!drawDue(now, d.now, changed, this.playing, travels)) return;
+    }
     this.stale = false;
     // Kept in place, not a new object: draw runs on every animation frame.
     d.now = now;
@@ -535,6 +575,8 @@ export class TrafficLayer {
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
     if (!this.visible || !this.frame) return;
+    // A resize resets the context's state, the font with it.
+    this.font = "";
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const s = this.renderer.drawScale;
     // Labels go around what the learner reads on the canvas, never over it.
@@ -552,6 +594,7 @@ export class TrafficLayer {
     this.drawSprites(now, s);
     this.drawHighlights(s);
     ctx.restore();
+    this.font = ""; // restore() took the font back too
     this.drawCaptions(s);
     if (this.base.dataset.recordTexts) {
       this.canvas.dataset.labels = JSON.stringify(this.labels);
@@ -831,8 +874,8 @@ export class TrafficLayer {
         continue;
       }
       const y = at.y + 60 * s + 16 * n * s;
-      this.ctx.font = `700 ${11 * s}px system-ui, sans-serif`;
-      if (!this.label(text, at.x - this.ctx.measureText(text).width / 2, y, s, colour, fade, true)) this.captions.push({ text, colour, rank: RANK_NEWS });
+      this.setFont(`700 ${11 * s}px system-ui, sans-serif`);
+      if (!this.label(text, at.x - this.width(text) / 2, y, s, colour, fade, true)) this.captions.push({ text, colour, rank: RANK_NEWS });
     }
   }
 
@@ -891,10 +934,10 @@ export class TrafficLayer {
   private label(text: string, x: number, y: number, s: number, colour: string, alpha: number, bold: boolean, kind = "label"): boolean {
     const ctx = this.ctx;
     const size = 11 * s;
-    ctx.font = `${bold ? 700 : 600} ${size}px system-ui, sans-serif`;
+    this.setFont(`${bold ? 700 : 600} ${size}px system-ui, sans-serif`);
     const cw = this.cssW;
     text = this.fit(text, cw - 12);
-    const w = ctx.measureText(text).width;
+    const w = this.width(text);
     const lx = Math.max(3, Math.min(x, cw - w - 6));
     const h = size + 5;
     const free = (ty: number) => !this.placed.some((r) => lx - 3 < r.x + r.w && r.x < lx + w + 3 && ty - size < r.y + r.h && r.y < ty - size + h);
@@ -914,14 +957,39 @@ export class TrafficLayer {
 
   /** text, cut to end in "…" where it is wider than maxWidth in the context's font. */
   private fit(text: string, maxWidth: number): string {
-    if (this.ctx.measureText(text).width <= maxWidth) return text;
+    if (this.width(text) <= maxWidth) return text;
     let lo = 0;
     let hi = text.length;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.ctx.measureText(`${text.slice(0, mid).trimEnd()}…`).width <= maxWidth) lo = mid;
+      if (this.width(`${text.slice(0, mid).trimEnd()}…`) <= maxWidth) lo = mid;
       else hi = mid - 1;
     }
     return `${text.slice(0, lo).trimEnd()}…`;
+  }
+
+  /**
+   * Sets the context's font unless it is the one set last: assigning ctx.font parses a CSS
+   * font string, and a drawing writes its labels in one or two fonts.
+   */
+  private setFont(font: string): void {
+    if (font === this.font) return;
+    this.font = font;
+    this.ctx.font = font;
+  }
+
+  /**
+   * The width of text in the font set last, remembered: the layer is drawn up to 60 times a
+   * second with nearly the same labels and captions each time.
+   */
+  private width(text: string): number {
+    const key = `${this.font}\n${text}`;
+    let w = this.widths.get(key);
+    if (w === undefined) {
+      if (this.widths.size > 2000) this.widths.clear();
+      w = this.ctx.measureText(text).width;
+      this.widths.set(key, w);
+    }
+    return w;
   }
 }

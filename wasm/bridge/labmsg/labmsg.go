@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -516,6 +517,11 @@ func (l *labState) start(body json.RawMessage) (any, error) {
 		return nil, err
 	}
 	l.runner, l.runID = r, req.ID
+	// Building the cluster leaves garbage, and the worker's last run may be garbage too:
+	// collected now, the collector's next goal follows this run's live heap rather than a
+	// collection from the middle of the build, and the heap (in the page, the worker's linear
+	// memory, which never shrinks) does not first grow to that goal.
+	runtime.GC()
 	return l.progress(), nil
 }
 

@@ -7,7 +7,7 @@ import { markersOf } from "../charts";
 import { Frame, Layout } from "../frame";
 import type { DecisionInfo, FrameBody, LogEvent } from "../protocol";
 import { S } from "../strings";
-import { electionWords, rateText, steadyFlows } from "../traffic";
+import { HOP_MS, SLOW_MS, drawDue, electionWords, rateText, steadyFlows, travelling } from "../traffic";
 
 /** A frame of partitions with replicas `reps` (broker slots), leader positions and ISR positions. */
 function frame(reps: number[][], leaders: number[], isrs: number[][], brokers: number): Frame {
@@ -119,4 +119,24 @@ test("the charts mark the user's actions and the balancer runs with their log li
     { timeMs: 3000, kind: "action", text: events[0].text },
     { timeMs: 300000, kind: "balancer", text: events[2].text },
   ]);
+});
+
+test("the layer is drawn on every animation frame while a dot travels, at most every SLOW_MS while its picture only pulses and fades", () => {
+  const frame = 1000 / 60;
+  // A dot that set off 100 ms ago, one that sets off within SLOW_MS, one that has arrived.
+  assert.equal(travelling(1000, HOP_MS, [{ start: 900 }], []), true);
+  assert.equal(travelling(1000, HOP_MS, [{ start: 1000 + SLOW_MS / 2 }], []), true);
+  assert.equal(travelling(1000, HOP_MS, [{ start: 1000 - HOP_MS - 1 }], []), false);
+  assert.equal(travelling(1000, HOP_MS, [], [{ start: 500 }]), true, "a leader move under way");
+  assert.equal(travelling(1000, HOP_MS, [], [{ start: -1000 }]), false, "a leader move that has landed");
+  // Playing: a travelling dot, every frame; pulses alone, not one frame after the last
+  // drawing (not even with a new frame or canvas under it), but SLOW_MS after it.
+  assert.equal(drawDue(1000 + frame, 1000, false, true, true), true);
+  assert.equal(drawDue(1000 + frame, 1000, false, true, false), false);
+  assert.equal(drawDue(1000 + frame, 1000, true, true, false), false);
+  assert.equal(drawDue(1000 + SLOW_MS, 1000, false, true, false), true);
+  // Paused: the clock stands still; a new frame (a step) is drawn at once, nothing else is.
+  assert.equal(drawDue(1000, 1000, true, false, false), true);
+  assert.equal(drawDue(1000, 1000, false, false, false), false);
+  assert.equal(drawDue(1000, 1000, false, true, true), false, "the same moment is on the canvas already");
 });
