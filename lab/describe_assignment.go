@@ -157,16 +157,20 @@ func (d *Description) validateAssignment(at string, t Topic) error {
 		return &FieldError{Field: at + ".replicas", Value: fmt.Sprintf("%d lists", len(t.Replicas)),
 			Allowed: fmt.Sprintf("must give one replica list per partition (%d)", t.Partitions)}
 	}
+	// The field's name is written only for an error: Sprintf for each of 200,000 partitions
+	// was a tenth of an import's time.
 	for p, r := range t.Replicas {
-		field := fmt.Sprintf("%s.replicas[%d]", at, p)
+		allowed := ""
 		if len(r) < 1 || len(r) > maxRF {
-			return &FieldError{Field: field, Value: "[" + joinIDs(r, ",") + "]", Allowed: fmt.Sprintf("must list 1 to %d brokers (the model's limit)", maxRF)}
+			allowed = fmt.Sprintf("must list 1 to %d brokers (the model's limit)", maxRF)
 		}
 		for i, b := range r {
-			if !d.hasBroker(b) || slices.Contains(r[:i], b) {
-				return &FieldError{Field: field, Value: "[" + joinIDs(r, ",") + "]",
-					Allowed: "must list distinct brokers of the cluster: " + d.brokerList()}
+			if allowed == "" && (!d.hasBroker(b) || slices.Contains(r[:i], b)) {
+				allowed = "must list distinct brokers of the cluster: " + d.brokerList()
 			}
+		}
+		if allowed != "" {
+			return &FieldError{Field: fmt.Sprintf("%s.replicas[%d]", at, p), Value: "[" + joinIDs(r, ",") + "]", Allowed: allowed}
 		}
 	}
 	return nil

@@ -629,3 +629,22 @@ func TestRehearsalOfSetupIsTheFileRehearsal(t *testing.T) {
 		}
 	}
 }
+
+// The describe's words are split where strings.Fields splits them, whatever the white space:
+// tabs, spaces, a non-breaking space from a web page, a control character that is not space.
+func TestNextWordSplitsAsFields(t *testing.T) {
+	for _, s := range []string{"", "  ", "\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1\tElr: \tLastKnownElr: \n",
+		"Topic:\u00a0a\u00a0 Partition: 1", "é Topic:\u2003b\u0085c", "a\x01b c\v\fd\r", "Topic: änd\u00a0"} {
+		var got []string
+		for rest := s; ; {
+			var w string
+			if w, rest = nextWord(rest); w == "" {
+				break
+			}
+			got = append(got, w)
+		}
+		if want := strings.Fields(s); !slices.Equal(got, want) && len(want)+len(got) > 0 {
+			t.Errorf("%q: nextWord gives %q, strings.Fields %q", s, got, want)
+		}
+	}
+}

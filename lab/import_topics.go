@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // This file reads `kafka-topics.sh --describe` output. Kafka writes it in
@@ -86,38 +88,90 @@ func (e *ImportError) Error() string {
 	return fmt.Sprintf("%s, line %d: %s", e.Source, e.Line, e.Msg)
 }
 
-// describeKeys are the columns TopicCommand prints, as words ("Adding Replicas:" is two).
-var describeKeys = map[string]bool{"Topic:": true, "TopicId:": true, "PartitionCount:": true, "ReplicationFactor:": true,
-	"Configs:": true, "MarkedForDeletion:": true, "Partition:": true, "Leader:": true, "Replicas:": true, "Isr:": true,
-	"Elr:": true, "LastKnownElr:": true}
+// describeKey says whether a word is a column TopicCommand prints ("Adding Replicas:" is two
+// words, read apart). A switch rather than a map: it runs for every word of a describe of
+// millions, and hashing each word was a tenth of a wasm import.
+func describeKey(w string) bool {
+	switch w {
+	case "Topic:", "TopicId:", "PartitionCount:", "ReplicationFactor:", "Configs:", "MarkedForDeletion:",
+		"Partition:", "Leader:", "Replicas:", "Isr:", "Elr:", "LastKnownElr:":
+		return true
+	}
+	return false
+}
 
-// describeFields splits a describe line into its columns. It reads whitespace-separated words
-// rather than tabs, so that a paste whose tabs became spaces, or whose trailing spaces were
-// trimmed ("Elr:" at the end), reads the same. Topic names and the values Kafka prints hold no
-// whitespace. Unknown "Word:" columns come back under their key, for the caller to report.
-func describeFields(line string) (keys []string, values []string) {
-	words := strings.Fields(line)
-	for i := 0; i < len(words); i++ {
-		w := words[i]
-		if (w == "Adding" || w == "Removing") && i+1 < len(words) && words[i+1] == "Replicas:" {
-			keys, values = append(keys, w+" Replicas:"), append(values, "")
-			i++
+// describeLine is a describe line split into its columns: keys[i] and its value vals[i].
+// split reuses both slices line after line, so that a 200,000-partition describe is read
+// without allocating for each line's columns.
+type describeLine struct{ keys, vals []string }
+
+// split reads line's columns into d. It reads whitespace-separated words (as strings.Fields
+// splits them) rather than tabs, so that a paste whose tabs became spaces, or whose trailing
+// spaces were trimmed ("Elr:" at the end), reads the same. Topic names and the values Kafka
+// prints hold no whitespace. Unknown "Word:" columns come back under their key, for the caller
+// to report. A line that does not start with a column has none.
+func (d *describeLine) split(line string) {
+	d.keys, d.vals = d.keys[:0], d.vals[:0]
+	for rest := line; ; {
+		var w string
+		if w, rest = nextWord(rest); w == "" {
+			return
+		}
+		if w == "Adding" || w == "Removing" {
+			if next, after := nextWord(rest); next == "Replicas:" {
+				d.keys, d.vals = append(d.keys, w+" Replicas:"), append(d.vals, "")
+				rest = after
+				continue
+			}
+		}
+		if describeKey(w) || (len(d.keys) > 0 && isColumnWord(w)) {
+			d.keys, d.vals = append(d.keys, w), append(d.vals, "")
 			continue
 		}
-		if describeKeys[w] || (len(keys) > 0 && isColumnWord(w)) {
-			keys, values = append(keys, w), append(values, "")
-			continue
+		if len(d.keys) == 0 {
+			return
 		}
-		if len(keys) == 0 {
-			return nil, nil
-		}
-		if v := &values[len(values)-1]; *v == "" {
+		if v := &d.vals[len(d.vals)-1]; *v == "" {
 			*v = w
 		} else {
 			*v += " " + w
 		}
 	}
-	return keys, values
+}
+
+// get is the value of column k, and whether the line has it.
+func (d *describeLine) get(k string) (string, bool) {
+	i := slices.Index(d.keys, k)
+	if i < 0 {
+		return "", false
+	}
+	return d.vals[i], true
+}
+
+// nextWord is the first whitespace-separated word of s ("" if none) and what follows it,
+// split where strings.Fields would split: ASCII is read byte by byte, and a line with other
+// characters around the word is left to unicode.IsSpace.
+func nextWord(s string) (word, rest string) {
+	start := 0
+	for start < len(s) && asciiSpace(s[start]) {
+		start++
+	}
+	end := start
+	for end < len(s) && s[end] < utf8.RuneSelf && !asciiSpace(s[end]) {
+		end++
+	}
+	if start < len(s) && s[start] >= utf8.RuneSelf || end < len(s) && s[end] >= utf8.RuneSelf {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		if end = strings.IndexFunc(s, unicode.IsSpace); end < 0 {
+			return s, ""
+		}
+		return s[:end], s[end:]
+	}
+	return s[start:end], s[end:]
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
 // isColumnWord says whether a word looks like a column key TopicCommand might add: a capital
@@ -148,6 +202,7 @@ func ParseTopicsDescribe(text string) ([]DescribedTopic, []UnusedLine, error) {
 		return nil, nil, &ImportError{Source: SourceTopics, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
 	lineNo := 0
+	var cols describeLine
 	for rest := text; rest != ""; {
 		var raw string
 		raw, rest, _ = strings.Cut(rest, "\n")
@@ -156,7 +211,8 @@ func ParseTopicsDescribe(text string) ([]DescribedTopic, []UnusedLine, error) {
 		if line == "" {
 			continue
 		}
-		keys, vals := describeFields(line)
+		cols.split(line)
+		keys, vals, get := cols.keys, cols.vals, cols.get
 		if len(keys) == 0 || keys[0] != "Topic:" {
 			if lineNo <= 3 {
 				if other := otherToolOutput(line); other != "" {
@@ -166,15 +222,8 @@ func ParseTopicsDescribe(text string) ([]DescribedTopic, []UnusedLine, error) {
 			unused = append(unused, UnusedLine{SourceTopics, lineNo, clip(line), notDescribeReason(line)})
 			continue
 		}
-		get := func(k string) (string, bool) {
-			i := slices.Index(keys, k)
-			if i < 0 {
-				return "", false
-			}
-			return vals[i], true
-		}
 		for _, k := range keys {
-			if !describeKeys[k] && k != "Adding Replicas:" && k != "Removing Replicas:" && !unknownCols[k] {
+			if !describeKey(k) && k != "Adding Replicas:" && k != "Removing Replicas:" && !unknownCols[k] {
 				unknownCols[k] = true
 				unused = append(unused, UnusedLine{SourceTopics, lineNo, clip(line), fmt.Sprintf("column %q is not one Kafka's TopicCommand prints; the lab skips it on every line", strings.TrimSuffix(k, ":"))})
 			}
@@ -195,7 +244,8 @@ func ParseTopicsDescribe(text string) ([]DescribedTopic, []UnusedLine, error) {
 			if err != nil || n < 1 {
 				return fail(lineNo, "PartitionCount: %q is not a partition count", must(get("PartitionCount:")))
 			}
-			t := DescribedTopic{Name: name, Line: lineNo, PartitionCount: n}
+			// Room for the partitions the line announces (up to a bound a typo cannot blow up).
+			t := DescribedTopic{Name: name, Line: lineNo, PartitionCount: n, Partitions: make([]DescribedPartition, 0, min(n, 100_000))}
 			if v, ok := get("MarkedForDeletion:"); ok && v == "true" {
 				unused = append(unused, UnusedLine{SourceTopics, lineNo, clip(line), "the topic is marked for deletion; its partitions are left out"})
 				index[name] = -1
@@ -319,9 +369,10 @@ func parseIDList(v string) ([]int32, error) {
 	if v == "" {
 		return []int32{}, nil
 	}
-	parts := strings.Split(v, ",")
-	out := make([]int32, len(parts))
-	for i, s := range parts {
+	out := make([]int32, strings.Count(v, ",")+1)
+	for i := range out {
+		var s string
+		s, v, _ = strings.Cut(v, ",")
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
 		if err != nil || n < 0 {
 			return nil, fmt.Errorf("%q is not a broker id", s)

@@ -627,12 +627,13 @@ func (p *parser) givenProblem(pt *Partition) (at, msg string) {
 		return ".replicas", "must name 1 to " + strconv.Itoa(metadata.MaxReplicas) + " brokers (this model's limit)"
 	}
 	for j, b := range pt.Replicas {
-		at, id := indexPath(".replicas", j), strconv.Itoa(int(b))
-		if slices.Contains(pt.Replicas[:j], b) {
-			return at, "broker " + id + " is listed twice"
-		}
-		if !p.brokers[b] {
-			return at, "broker " + id + " does not exist (" + p.knownBrokers() + ")"
+		// The path and the id are written only for a problem: for each of 600,000 replicas
+		// they were most of the check's time.
+		switch {
+		case slices.Contains(pt.Replicas[:j], b):
+			return indexPath(".replicas", j), "broker " + strconv.Itoa(int(b)) + " is listed twice"
+		case !p.brokers[b]:
+			return indexPath(".replicas", j), "broker " + strconv.Itoa(int(b)) + " does not exist (" + p.knownBrokers() + ")"
 		}
 	}
 	at, v := ".size_bytes", pt.SizeBytes

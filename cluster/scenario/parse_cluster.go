@@ -246,12 +246,12 @@ func (p *parser) figuresEverywhere(tops []Topic) {
 // one value per partition given or not, so that the cluster's check of every partition giving
 // it names the topic.
 func partitionFigure(parts []Partition, of func(*Partition) (float64, bool)) []float64 {
-	if !slices.ContainsFunc(parts, func(pt Partition) bool { _, ok := of(&pt); return ok }) {
-		return nil
-	}
-	out := make([]float64, 0, len(parts))
+	var out []float64
 	for i := range parts {
 		if v, ok := of(&parts[i]); ok {
+			if out == nil {
+				out = make([]float64, 0, len(parts))
+			}
 			out = append(out, v)
 		}
 	}
@@ -263,8 +263,9 @@ func topicSpec(t *Topic) cluster.TopicSpec {
 	ts := cluster.TopicSpec{Name: t.Name, PartitionCount: t.PartitionCount, ReplicationFactor: t.ReplicationFactor}
 	if t.Partitions != nil {
 		ts.PartitionCount, ts.ReplicationFactor = 0, 0
-		for _, pt := range t.Partitions {
-			ts.Replicas = append(ts.Replicas, pt.Replicas)
+		ts.Replicas = make([][]int32, len(t.Partitions))
+		for i := range t.Partitions {
+			ts.Replicas[i] = t.Partitions[i].Replicas
 		}
 		ts.SizeBytes = partitionFigure(t.Partitions, func(pt *Partition) (float64, bool) { return pt.SizeBytes, pt.HasSize })
 		ts.ProduceBytesPerSec = partitionFigure(t.Partitions, func(pt *Partition) (float64, bool) { return pt.ProduceBytesPerSec, pt.HasRate })

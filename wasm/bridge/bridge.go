@@ -81,6 +81,9 @@ type Request struct {
 	ID   int64           `json:"id"`
 	Type string          `json:"type"`
 	Body json.RawMessage `json:"body,omitempty"`
+	// Data is the length in bytes of the binary attachment that travels with this request
+	// (see DataHandler); absent when there is none.
+	Data int `json:"data,omitempty"`
 }
 
 // Reply is the envelope of every answer. Exactly one of Body and Error is set: OK says which.
@@ -115,6 +118,12 @@ type Event struct {
 // result is encoded as the reply's body. Use Decode to read body strictly.
 type Handler func(body json.RawMessage) (any, error)
 
+// DataHandler is a Handler that also takes the request's binary attachment (nil when it has
+// none), for a request whose bulk is text or bytes: the tools' outputs a rehearsal imports are
+// tens of MB, which as a JSON string cost the page an encoding and the worker two decodings.
+// data is only valid until the handler returns.
+type DataHandler func(body json.RawMessage, data []byte) (any, error)
+
 // Info describes the running program for the hello message.
 type Info struct {
 	// Version is KRaft Lab's version, stamped at build time (see build.go's -version flag).
@@ -125,14 +134,14 @@ type Info struct {
 // it one message at a time, in arrival order, which is also what keeps a run deterministic.
 type Bridge struct {
 	info     Info
-	handlers map[string]Handler
+	handlers map[string]handler
 	session  *Session
 }
 
 // NewCore returns a bridge that answers hello only; a program adds the messages it serves
 // with Register, and hello lists them.
 func NewCore(info Info) *Bridge {
-	b := &Bridge{info: info, handlers: map[string]Handler{}}
+	b := &Bridge{info: info, handlers: map[string]handler{}}
 	b.Register("hello", b.hello)
 	return b
 }
@@ -170,8 +179,20 @@ func New(info Info) *Bridge {
 
 // Register adds a handler for a message type. Registering a type twice is a programming error
 // and panics at start-up, long before any message arrives.
-func (b *Bridge) Register(typ string, h Handler) {
-	if typ == "" || h == nil {
+func (b *Bridge) Register(typ string, h Handler) { b.add(typ, handler{plain: h}, h == nil) }
+
+// RegisterData adds a handler that takes the request's binary attachment, as Register does.
+func (b *Bridge) RegisterData(typ string, h DataHandler) { b.add(typ, handler{data: h}, h == nil) }
+
+// handler is a registered Handler or DataHandler (a struct rather than a closure turning one
+// into the other: bridge is inlined into the wasm, and a closure is copied at every call site).
+type handler struct {
+	plain Handler
+	data  DataHandler
+}
+
+func (b *Bridge) add(typ string, h handler, missing bool) {
+	if typ == "" || missing {
 		panic("bridge: Register needs a type and a handler")
 	}
 	if _, dup := b.handlers[typ]; dup {
@@ -195,9 +216,13 @@ func (b *Bridge) Types() []string {
 // a bug in one message can never take the worker (and with it the page) down. data is the
 // reply's binary attachment (nil for most replies; see Attached); it is only valid until the
 // next call.
-func (b *Bridge) Handle(msg []byte) (reply, data []byte) {
+func (b *Bridge) Handle(msg []byte) (reply, data []byte) { return b.HandleData(msg, nil) }
+
+// HandleData is Handle for a request with a binary attachment, in (nil: none), whose length
+// the request's data field announces.
+func (b *Bridge) HandleData(msg, in []byte) (reply, data []byte) {
 	var req Request
-	r, data := b.dispatch(msg, &req)
+	r, data := b.dispatch(msg, in, &req)
 	out, err := marshal(r)
 	if err != nil {
 		// The body could not be encoded (or its MarshalJSON panicked): still answer.
@@ -208,7 +233,7 @@ func (b *Bridge) Handle(msg []byte) (reply, data []byte) {
 	return out, data
 }
 
-func (b *Bridge) dispatch(msg []byte, req *Request) (reply Reply, data []byte) {
+func (b *Bridge) dispatch(msg, in []byte, req *Request) (reply Reply, data []byte) {
 	dec := json.NewDecoder(bytes.NewReader(msg))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(req); err != nil {
@@ -221,6 +246,9 @@ func (b *Bridge) dispatch(msg []byte, req *Request) (reply Reply, data []byte) {
 	if req.ID <= 0 {
 		return failed(*req, BadRequest("id must be a positive integer")), nil
 	}
+	if req.Data != len(in) {
+		return failed(*req, &Error{Code: CodeBadRequest, Message: "data is not the length of the request's attachment"}), nil
+	}
 	h, ok := b.handlers[req.Type]
 	if !ok {
 		return failed(*req, &Error{Code: CodeUnknownType, Message: fmt.Sprintf("unknown message type %q", req.Type)}), nil
@@ -232,7 +260,16 @@ func (b *Bridge) dispatch(msg []byte, req *Request) (reply Reply, data []byte) {
 			data = nil
 		}
 	}()
-	body, err := h(req.Body)
+	var body any
+	var err error
+	switch {
+	case h.data != nil:
+		body, err = h.data(req.Body, in)
+	case in != nil:
+		err = &Error{Code: CodeBadRequest, Message: "this message type takes no attachment"}
+	default:
+		body, err = h.plain(req.Body)
+	}
 	if err != nil {
 		return failed(*req, err), nil
 	}

@@ -7,7 +7,8 @@
 //
 // Messages are JSON text strings in both directions (see web/PROTOCOL.md), except a reply
 // with a binary attachment (a frame), which is posted as {text, data} with data an
-// ArrayBuffer transferred to the page rather than copied. The onmessage
+// ArrayBuffer transferred to the page rather than copied, and a request with one (the texts a
+// rehearsal imports), which arrives as {text, data} with data a Uint8Array. The onmessage
 // callback only queues the text and returns: the bridge runs on a separate goroutine, in
 // arrival order, because a js.FuncOf callback must not block (syscall/js documents that a
 // blocking callback deadlocks the event loop) and later messages such as a long simulation
@@ -33,7 +34,7 @@ type Server struct {
 	fn     safejs.Func
 
 	mu     sync.Mutex
-	queue  []string
+	queue  []message
 	closed bool
 	wake   chan struct{} // capacity 1: "the queue may be non-empty"
 	done   chan struct{} // closed when the dispatch goroutine has returned
@@ -86,7 +87,7 @@ func (s *Server) onMessage(_ safejs.Value, args []safejs.Value) any {
 				Message: fmt.Sprintf("onmessage panicked: %v", p)}))
 		}
 	}()
-	text, err := messageText(args)
+	m, err := readMessage(args)
 	if err != nil {
 		s.postOrLog(bridge.ErrorReply(0, "", bridge.BadRequest("%v", err)))
 		return nil
@@ -96,7 +97,7 @@ func (s *Server) onMessage(_ safejs.Value, args []safejs.Value) any {
 	if s.closed {
 		return nil
 	}
-	s.queue = append(s.queue, text)
+	s.queue = append(s.queue, m)
 	select {
 	case s.wake <- struct{}{}:
 	default: // a wake-up is already pending
@@ -104,18 +105,53 @@ func (s *Server) onMessage(_ safejs.Value, args []safejs.Value) any {
 	return nil
 }
 
-func messageText(args []safejs.Value) (string, error) {
+// message is a request as it arrived: its JSON text and its attachment (nil: none).
+type message struct {
+	text string
+	data []byte
+}
+
+func readMessage(args []safejs.Value) (message, error) {
 	if len(args) == 0 {
-		return "", errors.New("onmessage called without an event")
+		return message{}, errors.New("onmessage called without an event")
 	}
 	data, err := args[0].Get("data")
 	if err != nil {
-		return "", fmt.Errorf("reading event.data: %w", err)
+		return message{}, fmt.Errorf("reading event.data: %w", err)
+	}
+	if data.Type() == safejs.TypeObject {
+		return attachedMessage(data)
 	}
 	if data.Type() != safejs.TypeString {
-		return "", fmt.Errorf("message data must be a JSON string, got a %s", data.Type())
+		return message{}, fmt.Errorf("message data must be a JSON string, got a %s", data.Type())
 	}
-	return data.String()
+	text, err := data.String()
+	return message{text: text}, err
+}
+
+// attachedMessage reads a request posted as {text, data}: the bytes are copied into Go once
+// (CopyBytesToGo, a memory copy), where a JSON string of them would be decoded twice.
+func attachedMessage(v safejs.Value) (m message, err error) {
+	text, err := v.Get("text")
+	if err == nil {
+		m.text, err = text.String()
+	}
+	var arr safejs.Value
+	if err == nil {
+		arr, err = v.Get("data")
+	}
+	n := 0
+	if err == nil {
+		n, err = arr.Length()
+	}
+	if err == nil {
+		m.data = make([]byte, n)
+		_, err = safejs.CopyBytesToGo(m.data, arr)
+	}
+	if err != nil {
+		return message{}, errors.New("message object must be {text, data}: a JSON string and a Uint8Array")
+	}
+	return m, nil
 }
 
 // dispatch answers queued messages one at a time, in arrival order.
@@ -133,11 +169,11 @@ func (s *Server) dispatch() {
 				break
 			}
 			msg := s.queue[0]
-			s.queue[0] = ""
+			s.queue[0] = message{}
 			s.queue = s.queue[1:]
 			s.mu.Unlock()
-			// Handle never panics; it turns handler panics into error replies.
-			reply, data := s.bridge.Handle([]byte(msg))
+			// HandleData never panics; it turns handler panics into error replies.
+			reply, data := s.bridge.HandleData([]byte(msg.text), msg.data)
 			if data != nil {
 				if err := s.postWithData(reply, data); err != nil {
 					println("kraftlab worker:", err.Error())

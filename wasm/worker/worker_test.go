@@ -192,6 +192,55 @@ func TestBinaryAttachmentsArePostedAsTransferredBuffers(t *testing.T) {
 	assert.Equal(t, float64(1000), r["body"].(map[string]any)["timeMs"])
 }
 
+// A request posted as {text, data} reaches a DataHandler with its bytes; a handler that takes
+// none refuses them, and data that is not a Uint8Array is a bad request.
+func TestRequestAttachmentsReachTheHandler(t *testing.T) {
+	b := bridge.New(bridge.Info{})
+	b.RegisterData("test.bytes", func(_ json.RawMessage, data []byte) (any, error) {
+		return map[string]any{"text": string(data)}, nil
+	})
+	f := serve(t, b)
+	object, err := safejs.Global().Get("Object")
+	require.NoError(t, err)
+	u8, err := safejs.Global().Get("Uint8Array")
+	require.NoError(t, err)
+	attached := func(text string, data []byte, typed bool) safejs.Value {
+		msg, err := object.New()
+		require.NoError(t, err)
+		arr, err := u8.New(len(data))
+		require.NoError(t, err)
+		_, err = safejs.CopyBytesToJS(arr, data)
+		require.NoError(t, err)
+		require.NoError(t, msg.Set("text", text))
+		if typed {
+			require.NoError(t, msg.Set("data", arr))
+		} else {
+			buf, err := arr.Get("buffer")
+			require.NoError(t, err)
+			require.NoError(t, msg.Set("data", buf))
+		}
+		return msg
+	}
+	text := "Topic: a\tPartitionCount: 1 — ünïcode"
+	f.send(attached(`{"id":1,"type":"test.bytes","data":`+fmt.Sprint(len(text))+`}`, []byte(text), true))
+	r := f.next()
+	require.Equal(t, true, r["ok"], "%v", r["error"])
+	assert.Equal(t, text, r["body"].(map[string]any)["text"])
+
+	f.send(attached(`{"id":2,"type":"hello","data":3}`, []byte("abc"), true))
+	e := f.next()["error"].(map[string]any)
+	assert.Equal(t, bridge.CodeBadRequest, e["code"])
+	assert.Contains(t, e["message"], "takes no attachment")
+
+	f.send(attached(`{"id":3,"type":"test.bytes","data":5}`, []byte("abc"), true))
+	assert.Contains(t, f.next()["error"].(map[string]any)["message"], "data is not the length of the request's attachment")
+
+	f.send(attached(`{"id":4,"type":"test.bytes","data":3}`, []byte("abc"), false))
+	e = f.next()["error"].(map[string]any)
+	assert.Equal(t, bridge.CodeBadRequest, e["code"])
+	assert.Contains(t, e["message"], "{text, data}: a JSON string and a Uint8Array")
+}
+
 func TestNonStringDataIsABadRequest(t *testing.T) {
 	f := serve(t, bridge.New(bridge.Info{}))
 	f.send(42)

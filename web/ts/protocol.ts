@@ -126,19 +126,26 @@ export class WorkerClient {
     return r as EarlyRequest<K> | undefined;
   }
 
-  /** Sends one request and resolves with the reply's body, or rejects with a ProtocolError. */
-  async request<K extends keyof Messages>(type: K, body?: Messages[K]["req"]): Promise<Messages[K]["res"]> {
-    return (await this.requestData(type, body)).body;
+  /**
+   * Sends one request and resolves with the reply's body, or rejects with a ProtocolError.
+   * attachment, if given, travels beside the JSON as bytes (copied, so the caller may send it
+   * to other workers too): bulk text such as a 40 MB describe, which as a JSON string would
+   * cost an encoding here and two decodings in the worker.
+   */
+  async request<K extends keyof Messages>(type: K, body?: Messages[K]["req"], attachment?: Uint8Array): Promise<Messages[K]["res"]> {
+    return (await this.requestData(type, body, attachment)).body;
   }
 
   /** As request, but also resolves with the reply's binary attachment (a frame's arrays). */
-  async requestData<K extends keyof Messages>(type: K, body?: Messages[K]["req"]): Promise<WithData<Messages[K]["res"]>> {
+  async requestData<K extends keyof Messages>(type: K, body?: Messages[K]["req"], attachment?: Uint8Array): Promise<WithData<Messages[K]["res"]>> {
     await this.ready;
     if (this.dead) throw new ProtocolError("worker_dead", S.workerUnavailable);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { type, resolve: resolve as (r: WithData<unknown>) => void, reject });
-      this.worker.postMessage(JSON.stringify(body === undefined ? { id, type } : { id, type, body }));
+      const env = body === undefined ? { id, type } : { id, type, body };
+      if (attachment) this.worker.postMessage({ text: JSON.stringify({ ...env, data: attachment.byteLength }), data: attachment });
+      else this.worker.postMessage(JSON.stringify(env));
     });
   }
 

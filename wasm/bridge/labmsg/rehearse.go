@@ -27,6 +27,10 @@ type RehearseRequest struct {
 	LogDirs string `json:"logDirs,omitempty"`
 	Quorum  string `json:"quorum,omitempty"`
 	Rates   string `json:"rates,omitempty"`
+	// Attached, when set, is the byte lengths of the four outputs above, in that order, that
+	// travel instead as the request's attachment (UTF-8, one after the other): the page sends
+	// them so, since a 40 MB describe as a JSON string costs seconds of a worker's decoding.
+	Attached []int `json:"attached,omitempty"`
 	// Plan is the plan's text; Candidate the candidate config.
 	Plan      string        `json:"plan"`
 	Candidate PolicyRequest `json:"candidate"`
@@ -73,7 +77,7 @@ type rehearsalState struct {
 // them: the program of the rehearsal's workers (rehearse.wasm) registers these alone.
 func RegisterRehearse(b *bridge.Bridge) {
 	s := &rehearsalState{version: b.Version()}
-	b.Register("lab.rehearse.start", s.start)
+	b.RegisterData("lab.rehearse.start", s.start)
 	b.Register("lab.rehearse.step", s.step)
 	b.Register("lab.rehearse.report", s.report)
 	b.Register("lab.rehearse.cancel", s.cancel)
@@ -81,9 +85,12 @@ func RegisterRehearse(b *bridge.Bridge) {
 	b.Register("lab.rehearse.adopt", s.adopt)
 }
 
-func (s *rehearsalState) start(body json.RawMessage) (any, error) {
+func (s *rehearsalState) start(body json.RawMessage, data []byte) (any, error) {
 	var req RehearseRequest
 	if err := bridge.Decode(body, &req); err != nil {
+		return nil, err
+	}
+	if err := req.attachedTexts(data); err != nil {
 		return nil, err
 	}
 	s.close()
@@ -147,18 +154,42 @@ func (s *rehearsalState) start(body json.RawMessage) (any, error) {
 		}
 		return fail("candidate", 0, err)
 	}
-	if req.Only != nil {
+	out.Import, out.Runs = &imp.Report, r.Runs()
+	switch {
+	case req.Only != nil && *req.Only >= r.Runs():
+		// The page starts a worker per possible run before it knows how many there are: this
+		// one has none to play and keeps nothing.
+		r.Close()
+	case req.Only != nil:
 		if err := r.PlayOnly(*req.Only); err != nil {
 			return nil, err
 		}
 		s.only = *req.Only
+		fallthrough
+	default:
+		s.r, s.imp, s.current = r, imp, current
 	}
-	s.r, s.imp, s.current = r, imp, current
-	out.Import, out.Runs = &imp.Report, r.Runs()
 	for _, st := range plan.Steps {
 		out.Steps = append(out.Steps, st.String())
 	}
 	return out, nil
+}
+
+// attachedTexts reads the outputs the request's Attached names out of its attachment.
+func (req *RehearseRequest) attachedTexts(data []byte) error {
+	texts := []*string{&req.Topics, &req.LogDirs, &req.Quorum, &req.Rates}
+	ok := len(req.Attached) == len(texts) || req.Attached == nil && data == nil
+	for i, n := range req.Attached {
+		if !ok || n < 0 || n > len(data) || *texts[i] != "" {
+			ok = false
+			break
+		}
+		*texts[i], data = string(data[:n]), data[n:]
+	}
+	if !ok || len(data) != 0 {
+		return bridge.BadRequest("lab.rehearse.start: attached must be the byte lengths of topics, logDirs, quorum and rates, adding up to the attachment's, for texts not also in the body")
+	}
+	return nil
 }
 
 func (s *rehearsalState) step(body json.RawMessage) (any, error) {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
 
 func fixtureText(t *testing.T, name string) string {
@@ -67,4 +69,69 @@ func TestRehearse(t *testing.T) {
 		assert.Equal(t, c.line, res.Errors[0].Line, res.Errors[0].Message)
 	}
 	okBody[struct{}](t, b, `{"id": 4, "type": "lab.rehearse.cancel", "body": {}}`)
+}
+
+// The page sends the tools' outputs as the request's attachment (attached: their byte
+// lengths): the reply is the one for the same texts in the JSON body. A worker started for a
+// run the plan does not have (only ≥ runs) keeps nothing; attachments that do not add up are
+// bad requests.
+func TestRehearseTextsAsAttachment(t *testing.T) {
+	topics, quorum := fixtureText(t, "topics-4x.txt"), fixtureText(t, "quorum-4x.txt")
+	body := map[string]any{"description": map[string]any{"data_bytes_per_broker": 1e9}, "plan": "rolling-restart all timeout=10m\n",
+		"candidate": map[string]any{"name": "wait-for-sync", "overrides": []string{"leader.imbalance.election.algorithm=wait-for-sync"}}}
+	inBody := map[string]any{"topics": topics, "quorum": quorum}
+	for k, v := range body {
+		inBody[k] = v
+	}
+	want, _ := newRehearseBridge().Handle([]byte(rehearseMsg(t, inBody)))
+
+	attach := func(b *bridge.Bridge, lengths []int, data string, only int) bridge.Reply {
+		withLengths := map[string]any{"attached": lengths, "only": only}
+		for k, v := range body {
+			withLengths[k] = v
+		}
+		msg, err := json.Marshal(map[string]any{"id": 1, "type": "lab.rehearse.start", "body": withLengths, "data": len(data)})
+		require.NoError(t, err)
+		out, _ := b.HandleData(msg, []byte(data))
+		var r bridge.Reply
+		require.NoError(t, json.Unmarshal(out, &r))
+		return r
+	}
+	b := newRehearseBridge()
+	out, _ := b.HandleData(mustJSON(t, map[string]any{"id": 1, "type": "lab.rehearse.start", "data": len(topics) + len(quorum),
+		"body": map[string]any{"attached": []int{len(topics), 0, len(quorum), 0}, "description": body["description"], "plan": body["plan"], "candidate": body["candidate"]}}),
+		[]byte(topics+quorum))
+	assert.JSONEq(t, string(want), string(out))
+
+	r := attach(b, []int{len(topics), 0, len(quorum), 0}, topics+quorum, 3)
+	require.True(t, r.OK, "%+v", r.Error)
+	assert.Equal(t, float64(3), r.Body.(map[string]any)["runs"])
+	r, _ = call(t, b, `{"id": 2, "type": "lab.rehearse.step", "body": {"ms": 1000}}`)
+	require.NotNil(t, r.Error, "a worker beyond the runs keeps no rehearsal")
+	assert.Contains(t, r.Error.Message, "no rehearsal started")
+
+	for _, c := range []struct {
+		lengths []int
+		data    string
+		want    string
+	}{
+		{[]int{len(topics)}, topics, "attached must be"},
+		{[]int{len(topics) + 1, 0, 0, 0}, topics, "attached must be"},
+		{[]int{len(topics) - 1, 0, 0, 0}, topics, "adding up to the attachment's"},
+		{[]int{-1, 0, 0, 0}, topics, "attached must be"},
+	} {
+		r := attach(b, c.lengths, c.data, 0)
+		require.NotNil(t, r.Error, c.want)
+		assert.Equal(t, bridge.CodeBadRequest, r.Error.Code)
+		assert.Contains(t, r.Error.Message, c.want)
+	}
+	out, _ = b.HandleData([]byte(`{"id": 3, "type": "lab.rehearse.start", "data": 3, "body": {"plan": "pause 1m"}}`), []byte("abc"))
+	assert.Contains(t, string(out), "attached must be")
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
 }

@@ -19,10 +19,11 @@ export interface ImportReport {
 export interface RehearseRequest {
   description: Record<string, unknown>;
   properties: string;
-  topics: string;
-  logDirs: string;
-  quorum: string;
-  rates: string;
+  /**
+   * The byte lengths of the tools' outputs (topics, log-dirs, quorum, rates), which travel as
+   * the request's attachment, UTF-8, one after the other.
+   */
+  attached: number[];
   plan: string;
   candidate: PolicyRequest;
   /** The one run this worker plays (the page spreads the runs over its workers). */
@@ -79,11 +80,15 @@ export function initRehearse(ctx: RehearseContext): void {
       void readInto(area, e.dataTransfer?.files[0]);
     });
   }
-  // One worker per run (two or three), made on the first rehearsal and kept.
+  // One worker per run (two or three; three are started, since the count is known only once a
+  // worker has read the plan), made once and kept: as soon as something is pasted or typed in
+  // this section, so that rehearse.wasm downloads and compiles while the person fills it in
+  // rather than after the click.
   const workers: WorkerClient[] = [];
   const grow = (n: number) => {
     while (workers.length < n) workers.push(new WorkerClient("worker.js?wasm=rehearse", ctx.problem));
   };
+  section.addEventListener("input", () => grow(MAX_RUNS), { once: true });
   let cancelled = false;
   let report: { html: string; markdown: string } | undefined;
   $("r-cancel").addEventListener("click", () => {
@@ -106,18 +111,29 @@ export function initRehearse(ctx: RehearseContext): void {
     delete section.dataset.importMs;
     const started = performance.now();
     try {
-      grow(1);
+      grow(MAX_RUNS);
+      const { attached, bytes } = encodeTexts(["r-topics", "r-logdirs", "r-quorum", "r-rates"].map((id) => $<HTMLTextAreaElement>(id).value));
       const req: RehearseRequest = {
         description: ctx.description(),
         properties: ctx.properties(),
-        topics: $<HTMLTextAreaElement>("r-topics").value,
-        logDirs: $<HTMLTextAreaElement>("r-logdirs").value,
-        quorum: $<HTMLTextAreaElement>("r-quorum").value,
-        rates: $<HTMLTextAreaElement>("r-rates").value,
+        attached,
         plan: $<HTMLTextAreaElement>("r-plan").value,
         candidate: { name: "candidate", overrides: $<HTMLTextAreaElement>("r-candidate").value.split("\n") },
       };
-      const res = await workers[0].request("lab.rehearse.start", { ...req, only: 0 });
+      // Every worker imports at once (each needs the cluster as structs to build its run); the
+      // progress bar is indeterminate until they are all ready, the status counts them.
+      progress.removeAttribute("value");
+      let ready = 0;
+      status.textContent = RS.statusImportingOf(bytes.byteLength / 1e6, ready, MAX_RUNS);
+      const starts = await Promise.all(
+        workers.slice(0, MAX_RUNS).map(async (w, k) => {
+          const r = await w.request("lab.rehearse.start", { ...req, only: k }, bytes);
+          status.textContent = RS.statusImportingOf(bytes.byteLength / 1e6, ++ready, MAX_RUNS);
+          return r;
+        }),
+      );
+      progress.value = 0;
+      const res = starts[0];
       showErrors(res.errors);
       if (res.errors.length > 0) {
         status.textContent = RS.statusFix;
@@ -125,9 +141,7 @@ export function initRehearse(ctx: RehearseContext): void {
         return;
       }
       showImport(res.import!);
-      grow(res.runs);
       const mine = workers.slice(0, res.runs);
-      await Promise.all(mine.slice(1).map((w, k) => w.request("lab.rehearse.start", { ...req, only: k + 1 })));
       // The import's time in the page, from the click to every worker ready to run (the
       // measurement docs/performance.md reads; e2e TestLabRehearseImportTime).
       section.dataset.importMs = String(Math.round(performance.now() - started));
@@ -164,6 +178,22 @@ export function initRehearse(ctx: RehearseContext): void {
       cancel.disabled = true;
     }
   });
+}
+
+/** The most runs a rehearsal plays: current, candidate and the immediate baseline. */
+const MAX_RUNS = 3;
+
+/** The texts as UTF-8, one after the other, and each one's byte length. */
+function encodeTexts(texts: string[]): { attached: number[]; bytes: Uint8Array } {
+  const enc = new TextEncoder();
+  const parts = texts.map((t) => enc.encode(t));
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.byteLength;
+  }
+  return { attached: parts.map((p) => p.byteLength), bytes };
 }
 
 async function readInto(area: HTMLTextAreaElement, file: File | undefined): Promise<void> {
