@@ -373,7 +373,10 @@ func compiledCourse(root, dir string) (string, error) {
 // syscall/js, safejs and the worker layer are the bulk) at no cost to the simulation. The
 // list is what the simulation's steps spend their time in: the runtime (allocation, maps,
 // write barriers: without its inlining a step is about 2x slower), the engine and the cluster,
-// the frame encoder in wasm/bridge, and the small std packages they call in loops. Building
+// and the small std packages they call in loops. wasm/bridge is not on it: its work is per
+// frame and per request, and without inlining it is 8 KB smaller brotli-compressed with no
+// change in BenchmarkQuietPlayback's cluster seconds per second under Node, at 10,000 and
+// 100,000 partitions (frame encoding included). Building
 // everything with -l would save about 10 %, but the simulation then runs 1.7-2.4x slower
 // (docs/reference.md, "The playground").
 var Inlined = []string{
@@ -382,15 +385,14 @@ var Inlined = []string{
 	"sync", "sync/atomic", "cmp", "iter", "slices", "maps", "sort", "math", "math/bits",
 	"math/rand/v2", "hash/fnv", "encoding/binary", "unicode/utf8",
 	"github.com/kraftlab/kraftlab/engine/...", "github.com/kraftlab/kraftlab/cluster/...",
-	"github.com/kraftlab/kraftlab/wasm/bridge",
 }
 
 // NotInlined lists packages inside Inlined's patterns that are built with -l all the same:
 // code that runs once per scenario or per request, never per simulated event. The scenario
 // format is parsed when a run starts (sim.load, lab.run.start) and written on an export, so
 // its 0.4 MB of parser and writer code gains nothing from inlining (docs/reference.md, "The playground",
-// has the measurement).
-var NotInlined = []string{"github.com/kraftlab/kraftlab/cluster/scenario"}
+// has the measurement); the configs' definitions and checks run when a scenario is set up.
+var NotInlined = []string{"github.com/kraftlab/kraftlab/cluster/scenario", "github.com/kraftlab/kraftlab/engine/config"}
 
 // WasmGCFlags returns the -gcflags arguments of the wasm build: -l for all packages, then
 // the compiler's defaults for each package of Inlined, then -l again for NotInlined (for a

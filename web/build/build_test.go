@@ -165,17 +165,21 @@ func TestWasmGCFlagsKeepInliningForTheHotPackages(t *testing.T) {
 	// package, so each hot package listed after it gets the compiler's defaults back.
 	assert.Equal(t, "-gcflags=all=-l", flags[0])
 	assert.Equal(t, len(Inlined)+len(NotInlined)+1, len(flags))
-	for _, p := range []string{"runtime", "github.com/kraftlab/kraftlab/engine/...", "github.com/kraftlab/kraftlab/cluster/...", "github.com/kraftlab/kraftlab/wasm/bridge"} {
+	for _, p := range []string{"runtime", "github.com/kraftlab/kraftlab/engine/...", "github.com/kraftlab/kraftlab/cluster/..."} {
 		assert.Contains(t, flags[1:], "-gcflags="+p+"=", p)
 	}
-	// JSON is not on a hot path (a frame's JSON part takes well under a millisecond): it stays
-	// without inlining, which would only make the wasm larger.
+	// JSON and the bridge's per-frame work are not on a hot path (a frame's JSON part takes
+	// well under a millisecond): they stay without inlining, which would only make the wasm larger.
 	assert.NotContains(t, flags, "-gcflags=encoding/json=")
-	// The scenario format lies inside cluster/... but runs once per run: its -l comes after the
-	// pattern, so it wins.
+	assert.NotContains(t, flags, "-gcflags=github.com/kraftlab/kraftlab/wasm/bridge=")
+	// The scenario format lies inside cluster/..., the configs inside engine/..., but both run
+	// once per run: their -l comes after the pattern, so it wins.
 	scen := slices.Index(flags, "-gcflags=github.com/kraftlab/kraftlab/cluster/scenario=-l")
 	require.Positive(t, scen)
 	assert.Greater(t, scen, slices.Index(flags, "-gcflags=github.com/kraftlab/kraftlab/cluster/...="))
+	cfg := slices.Index(flags, "-gcflags=github.com/kraftlab/kraftlab/engine/config=-l")
+	require.Positive(t, cfg)
+	assert.Greater(t, cfg, slices.Index(flags, "-gcflags=github.com/kraftlab/kraftlab/engine/...="))
 }
 
 func TestCompressedCopiesRoundTripAndAreReproducible(t *testing.T) {
