@@ -34,6 +34,10 @@ import (
 	"github.com/kraftlab/kraftlab/web/server"
 )
 
+// kraftlabWasm matches the playground's wasm in a site with plain names (web/e2e's own build)
+// and in a release build, whose names carry a content hash (KRAFTLAB_E2E_DIST).
+var kraftlabWasm = regexp.MustCompile(`^/kraftlab(\.[0-9a-f]{10})?\.wasm$`)
+
 const (
 	version = "e2e-test"
 	// The config the brief's checks revolve around: a KIP-1358 int in [0, 100].
@@ -878,7 +882,7 @@ func TestPlayground(t *testing.T) {
 	t.Run("a worker that cannot start shows the error panel", func(t *testing.T) {
 		broken := serve(t, dir, func(h http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path == "/kraftlab.wasm" {
+				if kraftlabWasm.MatchString(r.URL.Path) {
 					http.NotFound(w, r)
 					return
 				}
@@ -890,7 +894,7 @@ func TestPlayground(t *testing.T) {
 		poll(t, tb, `document.getElementById("status").dataset.state === "failed"`)
 		assert.False(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`))
 		report := eval[string](t, tb, `document.getElementById("error-report").textContent`)
-		assert.Contains(t, report, "could not download kraftlab.wasm: HTTP 404")
+		assert.Regexp(t, `could not download kraftlab(\.[0-9a-f]{10})?\.wasm: HTTP 404`, report)
 		assert.Contains(t, report, "browser: ")
 		// The default cluster was drawn all the same, from the frame prebuilt into the page, and
 		// it is the cluster the worker would have sent: 4 brokers, 3 leaders each, time 0. (Fitting
