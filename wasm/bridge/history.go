@@ -170,12 +170,19 @@ func (s *Session) seekMsg(body json.RawMessage) (any, error) {
 
 // seek shows the run at cluster time t. Forward, the cluster runs on (its events are the
 // frame's, as with sim.advance); back, a checkpoint is advanced to t and the events it
-// replays are dropped: the page keeps its log up to t, and those lines are the same.
+// replays are dropped: the page keeps its log up to t, and those lines are the same. Lines
+// no frame has carried yet are not in the page's log, though: a lesson's Show me plays its
+// actions (lesson.play) and seeks back to the step's start, often before any frame, and the
+// action at the start would never be told. Those at or before t go with the seek's frame;
+// later ones come again as the run passes them.
 func (s *Session) seek(t int64) error {
 	if t >= s.c.Now() {
 		s.runTo(t)
 		return nil
 	}
+	s.log.read()
+	unsent := s.log.pending
+	s.log.pending = nil
 	from := -1
 	for i, lv := range s.spares {
 		if lv.c.Now() <= t && lv.c.Err() == nil && (from < 0 || lv.c.Now() > s.spares[from].c.Now()) {
@@ -198,6 +205,11 @@ func (s *Session) seek(t int64) error {
 	s.live = next
 	s.runTo(t)
 	s.log.take() // read and drop the replayed events
+	for _, ev := range unsent {
+		if ev.TimeMs <= t {
+			s.log.add(ev)
+		}
+	}
 	s.showTraffic()
 	return nil
 }

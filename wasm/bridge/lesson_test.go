@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -364,5 +365,41 @@ func TestTalkOpensAScene(t *testing.T) {
 	// The course's list has no talk in it.
 	for _, l := range must[LessonListBody](t, b, "lesson.list", "").Lessons {
 		assert.NotEqual(t, "kip-1358-in-ten-minutes", l.ID)
+	}
+}
+
+// TestShowMeTellsTheActionAtTheStepsStart: Show me plays the step's actions in the worker, then
+// the page seeks back to the step's start and plays them on screen. Whether or not a frame came
+// between the play and the seek, the page is told the action at the start ("you started broker
+// 1") exactly once: a seek back keeps the lines no frame has carried yet, at or before its time.
+func TestShowMeTellsTheActionAtTheStepsStart(t *testing.T) {
+	for _, frameBetween := range []bool{false, true} {
+		t.Run(fmt.Sprintf("frame between=%v", frameBetween), func(t *testing.T) {
+			b := New(Info{})
+			o := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":1}`)
+			start := o.Run.TimeMs
+			frameAt(t, b, "sim.advance", `{"ms":0}`) // the step's first frame
+			p := must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
+			told := 0
+			count := func(f Frame, upTo int64) {
+				for _, e := range f.Events {
+					if strings.HasPrefix(e.Text, "you started broker 1") && e.TimeMs <= upTo {
+						told++
+					}
+				}
+			}
+			if frameBetween {
+				f, _ := frameAt(t, b, "sim.advance", `{"ms":0}`)
+				count(f, start) // the page keeps its lines up to the seek's time
+			}
+			f, _ := frameAt(t, b, "sim.seek", fmt.Sprintf(`{"timeMs":%d}`, start))
+			require.Equal(t, start, f.TimeMs)
+			count(f, start)
+			for f.TimeMs < p.Check.TimeMs {
+				f, _ = frameAt(t, b, "sim.advance", `{"ms":500}`)
+				count(f, f.TimeMs)
+			}
+			assert.Equal(t, 1, told, "the action at the step's start is told once")
+		})
 	}
 }
