@@ -184,8 +184,8 @@ func (b *Bridge) Register(typ string, h Handler) { b.add(typ, handler{plain: h},
 // RegisterData adds a handler that takes the request's binary attachment, as Register does.
 func (b *Bridge) RegisterData(typ string, h DataHandler) { b.add(typ, handler{data: h}, h == nil) }
 
-// handler is a registered Handler or DataHandler (a struct rather than a closure turning one
-// into the other: bridge is inlined into the wasm, and a closure is copied at every call site).
+// handler is a registered Handler or DataHandler. Kept apart rather than wrapping a Handler in
+// a closure, so that dispatch can refuse an attachment sent to a message that takes none.
 type handler struct {
 	plain Handler
 	data  DataHandler
