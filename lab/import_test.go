@@ -565,7 +565,8 @@ func TestPlanSetupIsScenarioWithoutTheEvent(t *testing.T) {
 }
 
 // A rehearsal of the imported cluster's setup (the page's: partitions given apart, each run
-// played by its own rehearsal and gathered by Export and Adopt) is the rehearsal of the same
+// played by its own rehearsal, the first of the import, the others of the description handed
+// over in its binary form, and gathered by Export and Adopt) is the rehearsal of the same
 // cluster written as one file (the CLI's): the same comparison, byte for byte, and the same
 // report, for a plan that rolls the candidate in with the controllers too.
 func TestRehearsalOfSetupIsTheFileRehearsal(t *testing.T) {
@@ -579,6 +580,13 @@ func TestRehearsalOfSetupIsTheFileRehearsal(t *testing.T) {
 	doc, err = ApplyOverrides(doc, current)
 	require.NoError(t, err)
 	setup, err := imp.Description.PlanSetup(current)
+	require.NoError(t, err)
+	// The page's other workers are handed the imported description in its binary form.
+	bin, err := imp.Description.MarshalBinary()
+	require.NoError(t, err)
+	var handed Description
+	require.NoError(t, handed.UnmarshalBinary(bin))
+	handedSetup, err := handed.PlanSetup(current)
 	require.NoError(t, err)
 	for _, text := range []string{"rolling-restart all timeout=10m\n", "roll-controllers\nrolling-restart 1,2 timeout=10m\n"} {
 		plan, err := ParsePlan(text)
@@ -598,7 +606,11 @@ func TestRehearsalOfSetupIsTheFileRehearsal(t *testing.T) {
 		require.Equal(t, byFile.Runs(), probe.Runs())
 		var parts []*Rehearsal
 		for i := range probe.Runs() {
-			w, err := setup.Rehearsal(plan, cand)
+			from := setup
+			if i > 0 {
+				from = handedSetup
+			}
+			w, err := from.Rehearsal(plan, cand)
 			require.NoError(t, err)
 			require.NoError(t, w.PlayOnly(i))
 			for done := false; !done; {

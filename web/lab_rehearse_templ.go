@@ -33,7 +33,7 @@ func labRehearse() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section id=\"rehearse\" class=\"lab-rehearse\" aria-labelledby=\"rehearse-heading\"><h2 id=\"rehearse-heading\" data-rs=\"heading\"></h2><p class=\"hint\" data-rs=\"intro\"></p><div class=\"rehearse-inputs\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section id=\"rehearse\" class=\"lab-rehearse\" aria-labelledby=\"rehearse-heading\"><h2 id=\"rehearse-heading\" data-rs=\"heading\"></h2><p class=\"hint\" data-rs=\"intro\"></p><form class=\"rehearse-inputs\" autocomplete=\"off\" novalidate>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -61,7 +61,7 @@ func labRehearse() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</div><p id=\"r-e-other\" class=\"form-error\" role=\"alert\" data-rerror-for=\"other\"></p><div class=\"lab-run\"><button type=\"button\" id=\"r-run\" class=\"primary\" data-rs=\"run\"></button> <button type=\"button\" id=\"r-cancel\" data-rs=\"cancel\" disabled></button> <progress id=\"r-progress\" max=\"1\" value=\"0\" data-rs-label=\"progress\"></progress> <span id=\"r-status\" class=\"hint\" role=\"status\" aria-live=\"polite\"></span></div><div id=\"r-import\" class=\"rehearse-import\" hidden></div><div id=\"r-results\" class=\"lab-results\" hidden><div class=\"lab-export-buttons\"><button type=\"button\" id=\"r-download\" class=\"primary\" data-rs=\"download\"></button> <button type=\"button\" id=\"r-download-md\" data-rs=\"downloadMd\"></button></div><div id=\"r-report\" class=\"rehearse-report\" role=\"document\" data-rs-label=\"reportTitle\"></div></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</form><p id=\"r-e-other\" class=\"form-error\" role=\"alert\" data-rerror-for=\"other\"></p><div class=\"lab-run\"><button type=\"button\" id=\"r-run\" class=\"primary\" data-rs=\"run\"></button> <button type=\"button\" id=\"r-cancel\" data-rs=\"cancel\" disabled></button> <progress id=\"r-progress\" max=\"1\" value=\"0\" data-rs-label=\"progress\"></progress> <span id=\"r-status\" class=\"hint\" role=\"status\" aria-live=\"polite\"></span></div><div id=\"r-import\" class=\"rehearse-import\" hidden></div><div id=\"r-results\" class=\"lab-results\" hidden><div class=\"lab-export-buttons\"><button type=\"button\" id=\"r-download\" class=\"primary\" data-rs=\"download\"></button> <button type=\"button\" id=\"r-download-md\" data-rs=\"downloadMd\"></button></div><div id=\"r-report\" class=\"rehearse-report\" role=\"document\" data-rs-label=\"reportTitle\"></div></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

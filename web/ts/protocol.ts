@@ -136,15 +136,19 @@ export class WorkerClient {
     return (await this.requestData(type, body, attachment)).body;
   }
 
-  /** As request, but also resolves with the reply's binary attachment (a frame's arrays). */
-  async requestData<K extends keyof Messages>(type: K, body?: Messages[K]["req"], attachment?: Uint8Array): Promise<WithData<Messages[K]["res"]>> {
+  /**
+   * As request, but also resolves with the reply's binary attachment (a frame's arrays). With
+   * transfer, the attachment's buffer moves to the worker instead of being copied, and is empty
+   * here afterwards: for bulk sent to one worker only.
+   */
+  async requestData<K extends keyof Messages>(type: K, body?: Messages[K]["req"], attachment?: Uint8Array, transfer = false): Promise<WithData<Messages[K]["res"]>> {
     await this.ready;
     if (this.dead) throw new ProtocolError("worker_dead", S.workerUnavailable);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { type, resolve: resolve as (r: WithData<unknown>) => void, reject });
       const env = body === undefined ? { id, type } : { id, type, body };
-      if (attachment) this.worker.postMessage({ text: JSON.stringify({ ...env, data: attachment.byteLength }), data: attachment });
+      if (attachment) this.worker.postMessage({ text: JSON.stringify({ ...env, data: attachment.byteLength }), data: attachment }, transfer ? [attachment.buffer] : []);
       else this.worker.postMessage(JSON.stringify(env));
     });
   }

@@ -37,6 +37,13 @@ type RehearseRequest struct {
 	// Only, when set, is the one run this worker plays (0 to runs-1): the page spreads the runs
 	// over its workers and gathers them with lab.rehearse.export and lab.rehearse.adopt.
 	Only *int `json:"only,omitempty"`
+	// Share asks for the imported cluster as the reply's attachment (lab.Description's binary
+	// form), for the page to hand to its other workers with Imported.
+	Share bool `json:"share,omitempty"`
+	// Imported, when set, says the attachment is a cluster another worker imported (its reply
+	// to a start with Share) rather than the tools' outputs: a 40 MB describe is parsed once,
+	// not once per worker. This worker then has no import report and writes no report.
+	Imported bool `json:"imported,omitempty"`
 }
 
 // RehearseStartBody is the reply to lab.rehearse.start. With Errors, nothing runs.
@@ -90,7 +97,16 @@ func (s *rehearsalState) start(body json.RawMessage, data []byte) (any, error) {
 	if err := bridge.Decode(body, &req); err != nil {
 		return nil, err
 	}
-	if err := req.attachedTexts(data); err != nil {
+	var handed *lab.Description
+	if req.Imported {
+		if req.Attached != nil || req.Share || req.Topics != "" || req.LogDirs != "" || req.Quorum != "" || req.Rates != "" {
+			return nil, bridge.BadRequest("lab.rehearse.start: imported takes the cluster as the attachment, without texts, attached or share")
+		}
+		handed = &lab.Description{}
+		if err := handed.UnmarshalBinary(data); err != nil {
+			return nil, bridge.BadRequest("lab.rehearse.start: the imported cluster: %v", err)
+		}
+	} else if err := req.attachedTexts(data); err != nil {
 		return nil, err
 	}
 	s.close()
@@ -114,13 +130,15 @@ func (s *rehearsalState) start(body json.RawMessage, data []byte) (any, error) {
 		}
 		current = p.Overrides
 	}
-	imp, err := lab.Import(lab.Inputs{Topics: req.Topics, LogDirs: req.LogDirs, Quorum: req.Quorum, Rates: req.Rates}, base)
-	if err != nil {
-		var ie *lab.ImportError
-		if errors.As(err, &ie) {
-			return fail(importFields[ie.Source], ie.Line, err)
+	imp := &lab.Imported{Description: handed}
+	if handed == nil {
+		if imp, err = lab.Import(lab.Inputs{Topics: req.Topics, LogDirs: req.LogDirs, Quorum: req.Quorum, Rates: req.Rates}, base); err != nil {
+			var ie *lab.ImportError
+			if errors.As(err, &ie) {
+				return fail(importFields[ie.Source], ie.Line, err)
+			}
+			return fail("import.topics", 0, err)
 		}
-		return fail("import.topics", 0, err)
 	}
 	plan, err := lab.ParsePlan(req.Plan)
 	if err != nil {
@@ -154,7 +172,19 @@ func (s *rehearsalState) start(body json.RawMessage, data []byte) (any, error) {
 		}
 		return fail("candidate", 0, err)
 	}
-	out.Import, out.Runs = &imp.Report, r.Runs()
+	out.Runs = r.Runs()
+	if handed == nil {
+		out.Import = &imp.Report
+	} else {
+		imp = nil // the import's report and topics as printed stayed with the worker that parsed them
+	}
+	var cluster []byte
+	if req.Share {
+		if cluster, err = imp.Description.MarshalBinary(); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
 	switch {
 	case req.Only != nil && *req.Only >= r.Runs():
 		// The page starts a worker per possible run before it knows how many there are: this
@@ -171,6 +201,9 @@ func (s *rehearsalState) start(body json.RawMessage, data []byte) (any, error) {
 	}
 	for _, st := range plan.Steps {
 		out.Steps = append(out.Steps, st.String())
+	}
+	if cluster != nil {
+		return bridge.Attached{Body: out, Data: cluster}, nil
 	}
 	return out, nil
 }
@@ -215,6 +248,9 @@ func (s *rehearsalState) report(body json.RawMessage) (any, error) {
 	}
 	if s.r == nil {
 		return nil, errors.New("lab.rehearse.report: no rehearsal started (send lab.rehearse.start)")
+	}
+	if s.imp == nil {
+		return nil, errors.New("lab.rehearse.report: this worker was handed the cluster imported (imported), not the tools' outputs: ask the worker that imported them")
 	}
 	pc, err := s.r.Comparison()
 	if err != nil {

@@ -135,3 +135,95 @@ func mustJSON(t *testing.T, v any) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+// The page imports in one worker, which replies with the cluster (share), and hands it to the
+// workers of the other runs (imported): the runs they play, gathered, make the report of one
+// worker that imported the texts and played every run itself.
+func TestRehearseHandsTheImportedClusterOver(t *testing.T) {
+	topics, logDirs, rates := fixtureText(t, "topics-4x.txt"), fixtureText(t, "log-dirs.txt"), fixtureText(t, "rates.prom")
+	body := func(extra map[string]any) map[string]any {
+		out := map[string]any{"description": map[string]any{"data_bytes_per_broker": 1e9}, "plan": "rolling-restart all timeout=10m\n",
+			"candidate": map[string]any{"name": "wait-for-sync", "overrides": []string{"leader.imbalance.election.algorithm=wait-for-sync"}}}
+		for k, v := range extra {
+			out[k] = v
+		}
+		return out
+	}
+	start := func(b *bridge.Bridge, extra map[string]any, data []byte) (bridge.Reply, json.RawMessage, []byte) {
+		msg := mustJSON(t, map[string]any{"id": 1, "type": "lab.rehearse.start", "body": body(extra), "data": len(data)})
+		out, att := b.HandleData(msg, data)
+		var env struct {
+			bridge.Reply
+			Body json.RawMessage `json:"body"`
+		}
+		require.NoError(t, json.Unmarshal(out, &env))
+		return env.Reply, env.Body, append([]byte(nil), att...)
+	}
+	toEnd := func(b *bridge.Bridge) {
+		for i := 0; ; i++ {
+			require.Less(t, i, 1000)
+			if okBody[RehearseStepBody](t, b, `{"id": 2, "type": "lab.rehearse.step", "body": {"ms": 120000}}`).Done {
+				return
+			}
+		}
+	}
+	texts := []byte(topics + logDirs + rates)
+	attached := []int{len(topics), len(logDirs), 0, len(rates)}
+
+	alone := newRehearseBridge()
+	r, _, _ := start(alone, map[string]any{"attached": attached}, texts)
+	require.True(t, r.OK, "%+v", r.Error)
+	toEnd(alone)
+	want := okBody[RehearseReportBody](t, alone, `{"id": 3, "type": "lab.rehearse.report", "body": {}}`)
+
+	first := newRehearseBridge()
+	r, raw, cluster := start(first, map[string]any{"attached": attached, "only": 0, "share": true}, texts)
+	require.True(t, r.OK, "%+v", r.Error)
+	var res RehearseStartBody
+	require.NoError(t, json.Unmarshal(raw, &res))
+	require.Empty(t, res.Errors)
+	require.NotNil(t, res.Import)
+	require.Equal(t, 3, res.Runs)
+	require.Equal(t, len(cluster), r.Data, "the cluster is the reply's attachment")
+	require.Less(t, len(cluster), len(texts))
+	toEnd(first)
+	for k := 1; k < res.Runs; k++ {
+		other := newRehearseBridge()
+		r, raw, att := start(other, map[string]any{"imported": true, "only": k}, cluster)
+		require.True(t, r.OK, "%+v", r.Error)
+		assert.Nil(t, att)
+		var got RehearseStartBody
+		require.NoError(t, json.Unmarshal(raw, &got))
+		assert.Empty(t, got.Errors)
+		assert.Nil(t, got.Import, "the import's report stays with the worker that imported")
+		assert.Equal(t, res.Steps, got.Steps)
+		toEnd(other)
+		r, _ = call(t, other, `{"id": 3, "type": "lab.rehearse.report", "body": {}}`)
+		require.NotNil(t, r.Error)
+		assert.Contains(t, r.Error.Message, "ask the worker that imported them")
+		export, err := json.Marshal(map[string]any{"id": 4, "type": "lab.rehearse.adopt",
+			"body": okBody[RunData](t, other, `{"id": 5, "type": "lab.rehearse.export", "body": {}}`)})
+		require.NoError(t, err)
+		okBody[struct{}](t, first, string(export))
+	}
+	got := okBody[RehearseReportBody](t, first, `{"id": 3, "type": "lab.rehearse.report", "body": {}}`)
+	assert.Equal(t, want.HTML, got.HTML)
+	assert.Equal(t, want.Markdown, got.Markdown)
+
+	// Bad hand-overs are bad requests.
+	for _, c := range []struct {
+		extra map[string]any
+		data  []byte
+		want  string
+	}{
+		{map[string]any{"imported": true}, cluster[:len(cluster)-1], "malformed binary description"},
+		{map[string]any{"imported": true}, nil, "malformed binary description"},
+		{map[string]any{"imported": true, "topics": topics}, cluster, "without texts"},
+		{map[string]any{"imported": true, "share": true}, cluster, "without texts"},
+	} {
+		r, _, _ := start(newRehearseBridge(), c.extra, c.data)
+		require.NotNil(t, r.Error, c.want)
+		assert.Equal(t, bridge.CodeBadRequest, r.Error.Code)
+		assert.Contains(t, r.Error.Message, c.want)
+	}
+}

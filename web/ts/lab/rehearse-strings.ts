@@ -28,8 +28,8 @@ export const RS = {
   reportTitle: "The rehearsal's report",
   defaultPlan: "rolling-restart all timeout=10m\n",
   statusImporting: "Importing…",
-  statusImportingOf: (mb: number, ready: number, workers: number) =>
-    `Importing ${mb < 1 ? "your cluster" : `${mb.toFixed(1)} MB`} in ${workers} workers… ${ready} of ${workers} ready`,
+  statusImportingOf: (mb: number) => `Importing ${mb < 1 ? "your cluster" : `${mb.toFixed(1)} MB`}…`,
+  statusPreparing: (ready: number, runs: number) => `Imported. Preparing ${runs} runs, one per worker… ${ready} of ${runs} ready`,
   statusRunning: (runs: number, pct: number) => `Running ${runs} runs, one per worker… ${pct} %`,
   statusDone: (s: number) => `Rehearsed in ${s.toFixed(1)} s. The report is below.`,
   statusCancelled: "Cancelled.",

@@ -23,11 +23,15 @@ export interface RehearseRequest {
    * The byte lengths of the tools' outputs (topics, log-dirs, quorum, rates), which travel as
    * the request's attachment, UTF-8, one after the other.
    */
-  attached: number[];
+  attached?: number[];
   plan: string;
   candidate: PolicyRequest;
   /** The one run this worker plays (the page spreads the runs over its workers). */
   only?: number;
+  /** Reply with the imported cluster as the attachment, for the other workers. */
+  share?: boolean;
+  /** The attachment is the cluster a worker imported (its reply to share), not the texts. */
+  imported?: boolean;
 }
 
 export interface RehearseStartBody {
@@ -120,28 +124,29 @@ export function initRehearse(ctx: RehearseContext): void {
         plan: $<HTMLTextAreaElement>("r-plan").value,
         candidate: { name: "candidate", overrides: $<HTMLTextAreaElement>("r-candidate").value.split("\n") },
       };
-      // Every worker imports at once (each needs the cluster as structs to build its run); the
-      // progress bar is indeterminate until they are all ready, the status counts them.
-      progress.removeAttribute("value");
-      let ready = 0;
-      status.textContent = RS.statusImportingOf(bytes.byteLength / 1e6, ready, MAX_RUNS);
-      const starts = await Promise.all(
-        workers.slice(0, MAX_RUNS).map(async (w, k) => {
-          const r = await w.request("lab.rehearse.start", { ...req, only: k }, bytes);
-          status.textContent = RS.statusImportingOf(bytes.byteLength / 1e6, ++ready, MAX_RUNS);
-          return r;
-        }),
-      );
-      progress.value = 0;
-      const res = starts[0];
+      // The first worker imports the texts (moved to it, not copied) and checks the plan; the
+      // workers of the other runs are handed the cluster it imported, a few MB that decode in
+      // milliseconds, rather than each parsing the texts again. The progress bar stays still
+      // (an indeterminate one would repaint the page, 40 MB textarea and all, every frame).
+      status.textContent = RS.statusImportingOf(bytes.byteLength / 1e6);
+      const { body: res, data: cluster } = await workers[0].requestData("lab.rehearse.start", { ...req, only: 0, share: true }, bytes, true);
       showErrors(res.errors);
       if (res.errors.length > 0) {
         status.textContent = RS.statusFix;
         section.dataset.state = "invalid";
         return;
       }
-      showImport(res.import!);
       const mine = workers.slice(0, res.runs);
+      let ready = 1;
+      status.textContent = RS.statusPreparing(ready, res.runs);
+      const handed: RehearseRequest = { ...req, attached: undefined, imported: true };
+      await Promise.all(
+        mine.slice(1).map(async (w, k) => {
+          await w.request("lab.rehearse.start", { ...handed, only: k + 1 }, new Uint8Array(cluster!));
+          status.textContent = RS.statusPreparing(++ready, res.runs);
+        }),
+      );
+      showImport(res.import!);
       // The import's time in the page, from the click to every worker ready to run (the
       // measurement docs/performance.md reads; e2e TestLabRehearseImportTime).
       section.dataset.importMs = String(Math.round(performance.now() - started));

@@ -1,0 +1,53 @@
+package lab
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The binary form hands an imported cluster over exactly: every topic's replica assignment,
+// partition sizes and rates, and every other field, whatever the inputs gave.
+func TestDescriptionBinaryRoundTrips(t *testing.T) {
+	base, _ := Preset(PresetSmall)
+	full := fixtureInputs(t)
+	for name, in := range map[string]Inputs{
+		"topics, log-dirs, quorum and rates": full,
+		"topics alone":                       {Topics: full.Topics},
+		"a 3.x describe":                     {Topics: readFixture(t, "topics-3x.txt")},
+		"60 brokers with gaps":               {Topics: bigDescribe(60, 2_000)},
+	} {
+		imp, err := Import(in, base)
+		require.NoError(t, err, name)
+		bin, err := imp.Description.MarshalBinary()
+		require.NoError(t, err, name)
+		var got Description
+		require.NoError(t, got.UnmarshalBinary(bin), name)
+		assert.Equal(t, *imp.Description, got, name)
+	}
+	// A preset's description (no assignment, a config) too.
+	d, _ := Preset(PresetSmall)
+	d.Config = []Override{{Name: "leader.imbalance.check.interval.seconds", Value: "60"}}
+	bin, err := d.MarshalBinary()
+	require.NoError(t, err)
+	var got Description
+	require.NoError(t, got.UnmarshalBinary(bin))
+	assert.Equal(t, *d, got)
+}
+
+// A binary form cut short, or with bytes to spare, is refused, never half read.
+func TestDescriptionBinaryRefusesDamage(t *testing.T) {
+	base, _ := Preset(PresetSmall)
+	imp, err := Import(fixtureInputs(t), base)
+	require.NoError(t, err)
+	bin, err := imp.Description.MarshalBinary()
+	require.NoError(t, err)
+	for n := range len(bin) {
+		got := Description{Name: "untouched"}
+		require.ErrorIs(t, got.UnmarshalBinary(bin[:n]), errBinary, "cut at %d of %d", n, len(bin))
+		require.Equal(t, "untouched", got.Name)
+	}
+	var got Description
+	assert.ErrorIs(t, got.UnmarshalBinary(append(bin, 0)), errBinary)
+}
