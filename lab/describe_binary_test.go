@@ -20,20 +20,20 @@ func TestDescriptionBinaryRoundTrips(t *testing.T) {
 	} {
 		imp, err := Import(in, base)
 		require.NoError(t, err, name)
-		bin, err := imp.Description.MarshalBinary()
+		bin, err := EncodeDescription(imp.Description)
 		require.NoError(t, err, name)
-		var got Description
-		require.NoError(t, got.UnmarshalBinary(bin), name)
-		assert.Equal(t, *imp.Description, got, name)
+		got, err := DecodeDescription(bin)
+		require.NoError(t, err, name)
+		assert.Equal(t, imp.Description, got, name)
 	}
 	// A preset's description (no assignment, a config) too.
 	d, _ := Preset(PresetSmall)
 	d.Config = []Override{{Name: "leader.imbalance.check.interval.seconds", Value: "60"}}
-	bin, err := d.MarshalBinary()
+	bin, err := EncodeDescription(d)
 	require.NoError(t, err)
-	var got Description
-	require.NoError(t, got.UnmarshalBinary(bin))
-	assert.Equal(t, *d, got)
+	got, err := DecodeDescription(bin)
+	require.NoError(t, err)
+	assert.Equal(t, d, got)
 }
 
 // A binary form cut short, or with bytes to spare, is refused, never half read.
@@ -41,13 +41,13 @@ func TestDescriptionBinaryRefusesDamage(t *testing.T) {
 	base, _ := Preset(PresetSmall)
 	imp, err := Import(fixtureInputs(t), base)
 	require.NoError(t, err)
-	bin, err := imp.Description.MarshalBinary()
+	bin, err := EncodeDescription(imp.Description)
 	require.NoError(t, err)
 	for n := range len(bin) {
-		got := Description{Name: "untouched"}
-		require.ErrorIs(t, got.UnmarshalBinary(bin[:n]), errBinary, "cut at %d of %d", n, len(bin))
-		require.Equal(t, "untouched", got.Name)
+		got, err := DecodeDescription(bin[:n])
+		require.ErrorIs(t, err, errBinary, "cut at %d of %d", n, len(bin))
+		require.Nil(t, got)
 	}
-	var got Description
-	assert.ErrorIs(t, got.UnmarshalBinary(append(bin, 0)), errBinary)
+	_, err = DecodeDescription(append(bin, 0))
+	assert.ErrorIs(t, err, errBinary)
 }

@@ -345,8 +345,13 @@ func Import(in Inputs, base *Description) (*Imported, error) {
 	return &Imported{Description: &d, Topics: topics, Report: rep}, nil
 }
 
-func sourceOrder(s string) string {
-	return map[string]string{SourceTopics: "1", SourceLogDirs: "2", SourceQuorum: "3", SourceRates: "4"}[s] + s
+// sourceOrder sorts the inputs in the order Inputs lists them, any other after them.
+func sourceOrder(s string) int {
+	order := []string{SourceTopics, SourceLogDirs, SourceQuorum, SourceRates}
+	if i := slices.Index(order, s); i >= 0 {
+		return i
+	}
+	return len(order)
 }
 
 // partitionSizes is each partition's size (its largest replica's: the leader's log, which a
@@ -467,7 +472,11 @@ func bytesText(b float64) string {
 		b /= 1000
 		i++
 	}
-	return strconv.FormatFloat(b, 'f', map[bool]int{true: 0, false: 1}[b >= 100 || i == 0], 64) + " " + units[i]
+	digits := 1
+	if b >= 100 || i == 0 {
+		digits = 0
+	}
+	return strconv.FormatFloat(b, 'f', digits, 64) + " " + units[i]
 }
 
 // plural writes "1 partition was" or "3 partitions were".

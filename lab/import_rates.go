@@ -16,8 +16,12 @@ import (
 // SourceRates names the rates input in reports and errors.
 const SourceRates = "produce rates"
 
-// rateAttributes are the meter's rate attributes, the preferred first.
-var rateAttributes = []string{"oneminuterate", "fiveminuterate", "fifteenminuterate", "meanrate"}
+// rateAttributes are the meter's rate attributes, the preferred first, as matched (lower
+// case); rateNames are the same as Kafka's metrics name them.
+var (
+	rateAttributes = []string{"oneminuterate", "fiveminuterate", "fifteenminuterate", "meanrate"}
+	rateNames      = []string{"OneMinuteRate", "FiveMinuteRate", "FifteenMinuteRate", "MeanRate"}
+)
 
 // Rates are produce bytes per second by topic, and where they came from.
 type Rates struct {
@@ -127,8 +131,7 @@ func ParseRates(text string) (*Rates, []UnusedLine, error) {
 	}
 	r.Format = "CSV"
 	if !csv {
-		r.Format = "Prometheus (" + map[string]string{"oneminuterate": "OneMinuteRate", "fiveminuterate": "FiveMinuteRate",
-			"fifteenminuterate": "FifteenMinuteRate", "meanrate": "MeanRate"}[rateAttributes[best]] + ")"
+		r.Format = "Prometheus (" + rateNames[best] + ")"
 	}
 	for _, s := range samples {
 		if !csv && s.attr != best {

@@ -582,10 +582,10 @@ func TestRehearsalOfSetupIsTheFileRehearsal(t *testing.T) {
 	setup, err := imp.Description.PlanSetup(current)
 	require.NoError(t, err)
 	// The page's other workers are handed the imported description in its binary form.
-	bin, err := imp.Description.MarshalBinary()
+	bin, err := EncodeDescription(imp.Description)
 	require.NoError(t, err)
-	var handed Description
-	require.NoError(t, handed.UnmarshalBinary(bin))
+	handed, err := DecodeDescription(bin)
+	require.NoError(t, err)
 	handedSetup, err := handed.PlanSetup(current)
 	require.NoError(t, err)
 	for _, text := range []string{"rolling-restart all timeout=10m\n", "roll-controllers\nrolling-restart 1,2 timeout=10m\n"} {

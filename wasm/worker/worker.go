@@ -6,9 +6,10 @@
 // that a JavaScript exception is a Go error rather than a panic.
 //
 // Messages are JSON text strings in both directions (see web/PROTOCOL.md), except a reply
-// with a binary attachment (a frame), which is posted as {text, data} with data an
-// ArrayBuffer transferred to the page rather than copied, and a request with one (the texts a
-// rehearsal imports), which arrives as {text, data} with data a Uint8Array. The onmessage
+// with a binary attachment (a frame, or the cluster a rehearsal imported), which is posted as
+// {text, data} with data an ArrayBuffer transferred to the page rather than copied, and a
+// request with one (the texts a rehearsal imports, or such a cluster), which arrives as
+// {text, data} with data a Uint8Array. The onmessage
 // callback only queues the text and returns: the bridge runs on a separate goroutine, in
 // arrival order, because a js.FuncOf callback must not block (syscall/js documents that a
 // blocking callback deadlocks the event loop) and later messages such as a long simulation

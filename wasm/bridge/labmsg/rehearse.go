@@ -38,7 +38,7 @@ type RehearseRequest struct {
 	// over its workers and gathers them with lab.rehearse.export and lab.rehearse.adopt.
 	Only *int `json:"only,omitempty"`
 	// Share asks for the imported cluster as the reply's attachment (lab.Description's binary
-	// form), for the page to hand to its other workers with Imported.
+	// form, lab.EncodeDescription), for the page to hand to its other workers with Imported.
 	Share bool `json:"share,omitempty"`
 	// Imported, when set, says the attachment is a cluster another worker imported (its reply
 	// to a start with Share) rather than the tools' outputs: a 40 MB describe is parsed once,
@@ -99,12 +99,9 @@ func (s *rehearsalState) start(body json.RawMessage, data []byte) (any, error) {
 	}
 	var handed *lab.Description
 	if req.Imported {
-		if req.Attached != nil || req.Share || req.Topics != "" || req.LogDirs != "" || req.Quorum != "" || req.Rates != "" {
-			return nil, bridge.BadRequest("lab.rehearse.start: imported takes the cluster as the attachment, without texts, attached or share")
-		}
-		handed = &lab.Description{}
-		if err := handed.UnmarshalBinary(data); err != nil {
-			return nil, bridge.BadRequest("lab.rehearse.start: the imported cluster: %v", err)
+		var err error
+		if handed, err = lab.DecodeDescription(data); err != nil || req.Attached != nil || req.Share || req.Topics+req.LogDirs+req.Quorum+req.Rates != "" {
+			return nil, bridge.BadRequest("lab.rehearse.start: imported takes a shared cluster alone")
 		}
 	} else if err := req.attachedTexts(data); err != nil {
 		return nil, err
@@ -173,17 +170,16 @@ func (s *rehearsalState) start(body json.RawMessage, data []byte) (any, error) {
 		return fail("candidate", 0, err)
 	}
 	out.Runs = r.Runs()
+	var cluster []byte
 	if handed == nil {
 		out.Import = &imp.Report
+		if req.Share {
+			// Encoding an imported description cannot fail (its floats are finite, checked by
+			// Validate); an error would be a bug, and no attachment tells the page so.
+			cluster, _ = lab.EncodeDescription(imp.Description)
+		}
 	} else {
 		imp = nil // the import's report and topics as printed stayed with the worker that parsed them
-	}
-	var cluster []byte
-	if req.Share {
-		if cluster, err = imp.Description.MarshalBinary(); err != nil {
-			r.Close()
-			return nil, err
-		}
 	}
 	switch {
 	case req.Only != nil && *req.Only >= r.Runs():
@@ -250,7 +246,7 @@ func (s *rehearsalState) report(body json.RawMessage) (any, error) {
 		return nil, errors.New("lab.rehearse.report: no rehearsal started (send lab.rehearse.start)")
 	}
 	if s.imp == nil {
-		return nil, errors.New("lab.rehearse.report: this worker was handed the cluster imported (imported), not the tools' outputs: ask the worker that imported them")
+		return nil, errors.New("lab.rehearse.report: ask the worker that imported the texts")
 	}
 	pc, err := s.r.Comparison()
 	if err != nil {

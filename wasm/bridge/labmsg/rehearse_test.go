@@ -200,7 +200,7 @@ func TestRehearseHandsTheImportedClusterOver(t *testing.T) {
 		toEnd(other)
 		r, _ = call(t, other, `{"id": 3, "type": "lab.rehearse.report", "body": {}}`)
 		require.NotNil(t, r.Error)
-		assert.Contains(t, r.Error.Message, "ask the worker that imported them")
+		assert.Contains(t, r.Error.Message, "ask the worker that imported the texts")
 		export, err := json.Marshal(map[string]any{"id": 4, "type": "lab.rehearse.adopt",
 			"body": okBody[RunData](t, other, `{"id": 5, "type": "lab.rehearse.export", "body": {}}`)})
 		require.NoError(t, err)
@@ -216,10 +216,11 @@ func TestRehearseHandsTheImportedClusterOver(t *testing.T) {
 		data  []byte
 		want  string
 	}{
-		{map[string]any{"imported": true}, cluster[:len(cluster)-1], "malformed binary description"},
-		{map[string]any{"imported": true}, nil, "malformed binary description"},
-		{map[string]any{"imported": true, "topics": topics}, cluster, "without texts"},
-		{map[string]any{"imported": true, "share": true}, cluster, "without texts"},
+		{map[string]any{"imported": true}, cluster[:len(cluster)-1], "imported takes a shared cluster alone"},
+		{map[string]any{"imported": true}, nil, "imported takes a shared cluster alone"},
+		{map[string]any{"imported": true, "topics": topics}, cluster, "imported takes a shared cluster alone"},
+		{map[string]any{"imported": true, "share": true}, cluster, "imported takes a shared cluster alone"},
+		{map[string]any{"imported": true, "attached": []int{len(cluster), 0, 0, 0}}, cluster, "imported takes a shared cluster alone"},
 	} {
 		r, _, _ := start(newRehearseBridge(), c.extra, c.data)
 		require.NotNil(t, r.Error, c.want)

@@ -188,17 +188,27 @@ export function initRehearse(ctx: RehearseContext): void {
 /** The most runs a rehearsal plays: current, candidate and the immediate baseline. */
 const MAX_RUNS = 3;
 
-/** The texts as UTF-8, one after the other, and each one's byte length. */
+/**
+ * The texts as UTF-8, one after the other, and each one's byte length: encoded straight into
+ * one buffer sized for ASCII, which is what the tools print (a 40 MB describe is not copied
+ * again); text with other characters is encoded anew into room for the worst case.
+ */
 function encodeTexts(texts: string[]): { attached: number[]; bytes: Uint8Array } {
   const enc = new TextEncoder();
-  const parts = texts.map((t) => enc.encode(t));
-  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    bytes.set(p, at);
-    at += p.byteLength;
+  const chars = texts.reduce((n, t) => n + t.length, 0);
+  for (const size of [chars, 3 * chars]) {
+    const bytes = new Uint8Array(size);
+    const attached: number[] = [];
+    let at = 0;
+    for (const t of texts) {
+      const { read, written } = enc.encodeInto(t, bytes.subarray(at));
+      if (read < t.length) break;
+      attached.push(written);
+      at += written;
+    }
+    if (attached.length === texts.length) return { attached, bytes: bytes.subarray(0, at) };
   }
-  return { attached: parts.map((p) => p.byteLength), bytes };
+  throw new Error("unreachable: 3 bytes a UTF-16 unit always suffice");
 }
 
 async function readInto(area: HTMLTextAreaElement, file: File | undefined): Promise<void> {
