@@ -51,3 +51,28 @@ func TestDescriptionBinaryRefusesDamage(t *testing.T) {
 	_, err = DecodeDescription(append(bin, 0))
 	assert.ErrorIs(t, err, errBinary)
 }
+
+// BenchmarkDescriptionHandOff200k is the page's hand-off of the 200,000-partition cluster
+// from the worker that imported it to another: the first writes its binary form, the other
+// reads it (in place of parsing the 40 MB describe again).
+func BenchmarkDescriptionHandOff200k(b *testing.B) {
+	base, _ := Preset(PresetSmall)
+	imp, err := Import(Inputs{Topics: bigDescribe(60, 200_000)}, base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu := cpuSeconds()
+	var size int
+	for b.Loop() {
+		bin, err := EncodeDescription(imp.Description)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(bin)
+		if _, err := DecodeDescription(bin); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(size), "bytes")
+	reportCPU(b, cpu)
+}
