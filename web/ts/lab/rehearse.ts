@@ -193,7 +193,7 @@ const MAX_RUNS = 3;
  * one buffer sized for ASCII, which is what the tools print (a 40 MB describe is not copied
  * again); text with other characters is encoded anew into room for the worst case.
  */
-function encodeTexts(texts: string[]): { attached: number[]; bytes: Uint8Array } {
+export function encodeTexts(texts: string[]): { attached: number[]; bytes: Uint8Array } {
   const enc = new TextEncoder();
   const chars = texts.reduce((n, t) => n + t.length, 0);
   for (const size of [chars, 3 * chars]) {
