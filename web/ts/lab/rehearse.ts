@@ -137,6 +137,9 @@ export function initRehearse(ctx: RehearseContext): void {
         return;
       }
       const mine = workers.slice(0, res.runs);
+      // A worker the plan has no run for drops any earlier rehearsal it holds (a cluster of
+      // up to 200,000 partitions) rather than keep it until the next.
+      for (const w of workers.slice(res.runs)) w.request("lab.rehearse.cancel", {}).catch(() => undefined);
       let ready = 1;
       status.textContent = RS.statusPreparing(ready, res.runs);
       const handed: RehearseRequest = { ...req, attached: undefined, imported: true };
