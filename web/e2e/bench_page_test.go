@@ -724,10 +724,13 @@ func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
 			}
 			finished(t, tb, "compare-status")
 			cpu = append(cpu, float64((processCPU(t, pid) - cpu0).Milliseconds()))
-			gcs = append(gcs, float64(workerStats(t, bctx).gcs-gc0))
+			m := workerStats(t, bctx)
+			gcs = append(gcs, float64(m.gcs-gc0))
 			ms, _ := strconv.ParseFloat(eval[string](t, tb, `document.getElementById("compare-results").dataset.elapsedMs`), 64)
 			times = append(times, ms)
-			t.Logf("%s: compare %d: %.0f ms, renderer CPU %.0f ms, %.0f Go collections", table.sites[site], i+1, ms, cpu[i], gcs[i])
+			_, private := rendererRSS(t, pid)
+			t.Logf("%s: compare %d: %.0f ms, renderer CPU %.0f ms, %.0f Go collections; renderer private %.0f MB, workers' linear memory %.0f MB",
+				table.sites[site], i+1, ms, cpu[i], gcs[i], private/1e6, m.sys/1e6)
 			if i == 0 {
 				after1, where1 = memoryFigure(t, bctx, tb), memoryBreakdown(t, tb)
 			}
