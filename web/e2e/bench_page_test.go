@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -13,10 +15,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/cdproto/profiler"
@@ -41,6 +45,8 @@ import (
 //	KRAFTLAB_BENCH_PROFILE_AT=N@X    profile N partitions at X× instead (12@1: the default cluster at 1×)
 //	KRAFTLAB_BENCH_PROFILE_DIR=DIR   where profile writes each site's .cpuprofile (DevTools opens it)
 //	KRAFTLAB_BENCH_FAST_MINUTES=N    how long the fast section plays at 10,000× (10)
+//	KRAFTLAB_BENCH_MEMORY_AT=N       the memory section on N partitions only (12 and 100000 by default)
+//	KRAFTLAB_BENCH_MEMORY_DETAIL=1   memory-infra's allocators with their children
 func TestBenchPage(t *testing.T) {
 	if os.Getenv("KRAFTLAB_BENCH_PAGE") == "" {
 		t.Skip("a benchmark, not a test (about 15 minutes): make bench-page")
@@ -469,7 +475,13 @@ func benchLoads(t *testing.T, exe string, urls []string, table *benchTable) {
 // benchMemory: the page's renderer process's memory and the worker's after 60 s of play at the
 // default speed (10×), on 12 and on 100,000 partitions, and where the page's renderer holds it.
 func benchMemory(t *testing.T, exe string, urls []string, table *benchTable) {
-	for _, n := range []int{12, 100_000} {
+	sizes := []int{12, 100_000}
+	if v := os.Getenv("KRAFTLAB_BENCH_MEMORY_AT"); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, "KRAFTLAB_BENCH_MEMORY_AT")
+		sizes = []int{n}
+	}
+	for _, n := range sizes {
 		for site, url := range urls {
 			bctx, stop := benchBrowser(t, exe)
 			tb := benchTab(t, bctx)
@@ -479,6 +491,9 @@ func benchMemory(t *testing.T, exe string, urls []string, table *benchTable) {
 				memoryFigure(t, bctx, tb))
 			table.set(fmt.Sprintf("where the page's renderer memory goes then, %s partitions (memory-infra)", thousands(n)), site,
 				memoryBreakdown(t, tb))
+			collectGarbage(t, tb)
+			table.set(fmt.Sprintf("the same after a forced collection in the page, %s partitions: the page's renderer RSS (private); memory-infra", thousands(n)), site,
+				memoryFigure(t, bctx, tb)+"; "+memoryBreakdown(t, tb))
 			stop()
 		}
 	}
@@ -536,6 +551,15 @@ func benchFast(t *testing.T, exe string, urls []string, table *benchTable) {
 	}
 }
 
+// collectGarbage runs the page's collectors to the end (V8's, and Blink's with it, on the
+// page's main thread): what a figure loses then was garbage waiting for them.
+func collectGarbage(t *testing.T, tb *tab) {
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, heapprofiler.CollectGarbage, cdp.Empty{})
+		return err
+	})))
+}
+
 // clusterDays writes cluster time in days.
 func clusterDays(ms float64) string { return fmt.Sprintf("%.2f days", ms/86_400_000) }
 
@@ -548,10 +572,10 @@ func clusterDays(ms float64) string { return fmt.Sprintf("%.2f days", ms/86_400_
 func memoryFigure(t *testing.T, bctx context.Context, tb *tab) string {
 	rss, private := rendererRSS(t, pageRenderer(t, tb))
 	out := fmt.Sprintf("%.0f MB (%.0f MB)", rss/1e6, private/1e6)
-	if heap, sys, n := workerMemory(t, bctx); n > 0 {
-		out += fmt.Sprintf(", %.0f / %.0f MB", heap/1e6, sys/1e6)
-		if n > 1 {
-			out += fmt.Sprintf(" in %d workers", n)
+	if m := workerStats(t, bctx); m.workers > 0 {
+		out += fmt.Sprintf(", %.0f / %.0f MB", m.heap/1e6, m.sys/1e6)
+		if m.workers > 1 {
+			out += fmt.Sprintf(" in %d workers", m.workers)
 		}
 	}
 	return out
@@ -562,28 +586,42 @@ func memoryFigure(t *testing.T, bctx context.Context, tb *tab) string {
 func pageRenderer(t *testing.T, tb *tab) int {
 	t.Helper()
 	const mark = "kraftlab: the page's renderer"
-	events := recordTrace(t, tb, []string{"devtools.timeline"}, func() {
-		eval[bool](t, tb, `console.timeStamp(`+jsString(mark)+`), true`)
-	})
-	for _, v := range events {
-		var e struct {
-			Name string
-			Pid  int
-			Args struct{ Data struct{ Message string } }
-		}
-		if json.Unmarshal(v, &e) == nil && e.Name == "TimeStamp" && e.Args.Data.Message == mark {
-			return e.Pid
+	// A busy renderer (a compare's workers on both cores) can flush its trace before the mark
+	// is in it: the mark is asked for again.
+	for range 5 {
+		events := recordTrace(t, tb, []string{"devtools.timeline"}, func() {
+			eval[bool](t, tb, `console.timeStamp(`+jsString(mark)+`), true`)
+		})
+		for _, v := range events {
+			var e struct {
+				Name string
+				Pid  int
+				Args struct{ Data struct{ Message string } }
+			}
+			if json.Unmarshal(v, &e) == nil && e.Name == "TimeStamp" && e.Args.Data.Message == mark {
+				return e.Pid
+			}
 		}
 	}
 	t.Fatal("the page's mark is in no trace event")
 	return 0
 }
 
-// workerMemory asks every dedicated worker of the browser for debug.memory through the
-// DevTools protocol (the page has no such request of its own) and adds up their heaps and
-// the memory their Go runtimes hold. The request is handed to Go's onmessage inside the
-// worker, and its reply is taken off postMessage before the page could see it.
-func workerMemory(t *testing.T, bctx context.Context) (heap, sys float64, workers int) {
+// goStats is the workers' debug.memory figures added up.
+type goStats struct {
+	// heap is the heap in use, sys the memory the Go runtimes hold (in a browser, about the
+	// wasm's linear memory).
+	heap, sys float64
+	workers   int
+	// gcs counts the collections their Go runtimes have completed.
+	gcs int
+}
+
+// workerStats asks every dedicated worker of the browser for debug.memory through the
+// DevTools protocol (the page has no such request of its own) and adds up their figures. The
+// request is handed to Go's onmessage inside the worker, and its reply is taken off
+// postMessage before the page could see it.
+func workerStats(t *testing.T, bctx context.Context) (m goStats) {
 	targets, err := chromedp.Targets(bctx)
 	require.NoError(t, err)
 	for _, tg := range targets {
@@ -616,11 +654,34 @@ func workerMemory(t *testing.T, bctx context.Context) (heap, sys float64, worker
 			t.Logf("worker %s: debug.memory answered %s", tg.URL, reply)
 			continue
 		}
-		heap += float64(env.Body.HeapAllocBytes)
-		sys += float64(env.Body.SysBytes)
-		workers++
+		m.heap += float64(env.Body.HeapAllocBytes)
+		m.sys += float64(env.Body.SysBytes)
+		m.gcs += int(env.Body.NumGC)
+		m.workers++
 	}
-	return heap, sys, workers
+	return m
+}
+
+// processCPU is the CPU time a process has used so far, all its threads (the page's renderer:
+// its main thread, its workers and V8's helpers), from /proc/PID/stat. Waiting for a core on
+// a loaded machine does not add to it, as it adds to wall time.
+func processCPU(t *testing.T, pid int) time.Duration {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	require.NoError(t, err)
+	// The fields after the command's closing parenthesis; utime and stime are the 14th and
+	// 15th of the whole line, in clock ticks (USER_HZ, 100 on Linux).
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	require.NoError(t, errors.Join(err1, err2))
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// selfCPU is the CPU time this process has used so far, all its threads.
+func selfCPU(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // rendererRSS reads a process's VmRSS, and RssAnon, its private part.
@@ -652,37 +713,53 @@ func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
 		validated(t, tb)
 		click(t, tb, `[data-preset="kip-load-test"]`)
 		validated(t, tb)
-		var times []float64
-		var after1 string
+		pid := pageRenderer(t, tb)
+		var times, cpu, gcs []float64
+		var after1, where1 string
 		for i := 0; i < 10; i++ {
+			cpu0, gc0 := processCPU(t, pid), workerStats(t, bctx).gcs
 			click(t, tb, "#compare-run")
 			if i > 0 {
 				poll(t, tb, `!/runs done in/.test(document.getElementById("compare-status").textContent)`)
 			}
 			finished(t, tb, "compare-status")
+			cpu = append(cpu, float64((processCPU(t, pid) - cpu0).Milliseconds()))
+			m := workerStats(t, bctx)
+			gcs = append(gcs, float64(m.gcs-gc0))
 			ms, _ := strconv.ParseFloat(eval[string](t, tb, `document.getElementById("compare-results").dataset.elapsedMs`), 64)
 			times = append(times, ms)
+			_, private := rendererRSS(t, pid)
+			t.Logf("%s: compare %d: %.0f ms, renderer CPU %.0f ms, %.0f Go collections; renderer private %.0f MB, workers' linear memory %.0f MB",
+				table.sites[site], i+1, ms, cpu[i], gcs[i], private/1e6, m.sys/1e6)
 			if i == 0 {
-				after1 = memoryFigure(t, bctx, tb)
+				after1, where1 = memoryFigure(t, bctx, tb), memoryBreakdown(t, tb)
 			}
 		}
 		table.set("lab: KIP preset compare in the page (ms: first, median of ten)", site, fmt.Sprintf("%.0f, %.0f", times[0], median(times)))
+		// The first compare also starts the workers (from a fresh worker, the first also has
+		// lab.plan's): the median of the other nine is the compare's own.
+		table.set("lab: the compare's CPU time in the page's renderer (ms, median of the last nine), Go collections per compare in the workers (median)", site,
+			fmt.Sprintf("%.0f, %.0f", median(cpu[1:]), median(gcs[1:])))
 		table.set("lab: memory after one compare; after ten: the page's renderer RSS (private), workers' Go heap / linear memory", site, after1+"; "+memoryFigure(t, bctx, tb))
+		table.set("lab: where the renderer's memory goes after one compare; after ten (memory-infra)", site, where1+"; "+memoryBreakdown(t, tb))
+		collectGarbage(t, tb)
+		table.set("lab: after ten and a forced collection in the page: the page's renderer RSS (private), workers' Go heap / linear memory", site, memoryFigure(t, bctx, tb))
 		stop()
 	}
 	doc, err := lab.KIPLoadTest().Scenario()
 	require.NoError(t, err)
 	ps := lab.DefaultPolicies()
 	ps[0].Overrides = lab.ImmediateOverrides()
-	var native []float64
+	var native, nativeCPU []float64
 	for i := 0; i < 3; i++ {
-		start := time.Now()
+		start, cpu0 := time.Now(), selfCPU(t)
 		_, err := lab.Compare(context.Background(), doc, ps, lab.Options{})
 		require.NoError(t, err)
 		native = append(native, float64(time.Since(start).Milliseconds()))
+		nativeCPU = append(nativeCPU, float64((selfCPU(t) - cpu0).Milliseconds()))
 	}
 	for site := range urls {
-		table.set("lab: the same compare native, this tree's code (ms, median of 3)", site, fmt.Sprintf("%.0f", median(native)))
+		table.set("lab: the same compare native, this tree's code (ms, median of 3; its CPU time, ms)", site, fmt.Sprintf("%.0f; %.0f", median(native), median(nativeCPU)))
 	}
 }
 
@@ -719,8 +796,10 @@ func loadAverage() string {
 // view shows) and returns the top-level allocators of the page's renderer —
 // v8 (JavaScript heaps and wasm code), partition_alloc, blink_gc, malloc, cc (canvases)... —
 // in MB, largest first (an allocator's size counts its children; blink_objects re-counts part
-// of blink_gc by type).
+// of blink_gc by type). With KRAFTLAB_BENCH_MEMORY_DETAIL set, each is followed by its
+// children of 1 MB or more (v8's main and worker isolates, malloc's partitions...).
 func memoryBreakdown(t *testing.T, tb *tab) string {
+	detail := os.Getenv("KRAFTLAB_BENCH_MEMORY_DETAIL") != ""
 	page := pageRenderer(t, tb)
 	events := recordTrace(t, tb, []string{"disabled-by-default-memory-infra"}, func() {
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
@@ -753,7 +832,7 @@ func memoryBreakdown(t *testing.T, tb *tab) string {
 			continue
 		}
 		for name, a := range e.Args.Dumps.Allocators {
-			if strings.Contains(name, "/") {
+			if strings.Count(name, "/") > 1 || strings.Contains(name, "/") && !detail {
 				continue
 			}
 			size, err := strconv.ParseUint(strings.TrimPrefix(a.Attrs["size"].Value, "0x"), 16, 64)
@@ -770,16 +849,32 @@ func memoryBreakdown(t *testing.T, tb *tab) string {
 	if perPid[best] == nil {
 		return "no dump"
 	}
-	names := make([]string, 0, len(perPid[best]))
-	for n := range perPid[best] {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool { return perPid[best][names[i]] > perPid[best][names[j]] })
-	var parts []string
-	for _, n := range names {
-		if v := perPid[best][n]; v >= 1e6 {
-			parts = append(parts, fmt.Sprintf("%s %.0f", n, v/1e6))
+	sizes := perPid[best]
+	// below lists an allocator's children (or the top level's, under ""), largest first.
+	below := func(parent string) []string {
+		var out []string
+		for n, v := range sizes {
+			p, _, ok := strings.Cut(n, "/")
+			if v >= 1e6 && (parent == "" && !ok || parent != "" && ok && p == parent) {
+				out = append(out, n)
+			}
 		}
+		sort.Slice(out, func(i, j int) bool {
+			return sizes[out[i]] > sizes[out[j]] || sizes[out[i]] == sizes[out[j]] && out[i] < out[j]
+		})
+		return out
+	}
+	var parts []string
+	for _, n := range below("") {
+		part := fmt.Sprintf("%s %.0f", n, sizes[n]/1e6)
+		var kids []string
+		for _, k := range below(n) {
+			kids = append(kids, fmt.Sprintf("%s %.0f", strings.TrimPrefix(k, n+"/"), sizes[k]/1e6))
+		}
+		if len(kids) > 0 {
+			part += " (" + strings.Join(kids, ", ") + ")"
+		}
+		parts = append(parts, part)
 	}
 	return fmt.Sprintf("pid %d: %s MB", best, strings.Join(parts, ", "))
 }

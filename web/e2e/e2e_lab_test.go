@@ -137,7 +137,15 @@ func TestLab(t *testing.T) {
 			}
 			finished(t, tb, "compare-status")
 			verdicts[i] = eval[[]string](t, tb, `[...document.querySelectorAll("#verdict-rows tr")].map(tr => tr.textContent)`)
+			if i == 0 {
+				// The first compare's canvases, held past their charts' end.
+				require.Positive(t, eval[int](t, tb, `(window.__oldCanvases = [...document.querySelectorAll("#compare-charts canvas")]).filter(c => c.width * c.height > 0).length`))
+			}
 		}
+		// A dropped chart's canvas gives back its pixels at once, not when Blink's collector
+		// gets to the element (width × height × 4 bytes each, fifteen a compare).
+		assert.Equal(t, 0, eval[int](t, tb, `window.__oldCanvases.filter(c => c.isConnected || c.width * c.height > 0).length`),
+			"the first compare's canvases: out of the page and emptied")
 		// The second compare runs in the programs the first left (web/ts/lab/pool.ts): the same verdicts.
 		require.NotEmpty(t, verdicts[0])
 		assert.Equal(t, verdicts[0], verdicts[1], "the same compare again")

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -512,17 +513,32 @@ func (l *labState) start(body json.RawMessage) (any, error) {
 	if req.ID <= 0 {
 		return nil, bridge.BadRequest("id: invalid value %d: a positive integer", req.ID)
 	}
-	r, err := lab.NewRunner([]byte(req.Scenario))
+	// The last run's cluster is let go before this one is built.
+	l.runner = nil
+	r, err := build(req.Scenario)
 	if err != nil {
 		return nil, err
 	}
 	l.runner, l.runID = r, req.ID
-	// Building the cluster leaves garbage, and the worker's last run may be garbage too:
-	// collected now, the collector's next goal follows this run's live heap rather than a
-	// collection from the middle of the build, and the heap (in the page, the worker's linear
-	// memory, which never shrinks) does not first grow to that goal.
-	runtime.GC()
 	return l.progress(), nil
+}
+
+// build makes a run's cluster between two collections, with none during the build. The
+// worker's last run (a cancelled one too) is garbage: collected first, the build reuses its
+// memory, and the collection costs little, with little left alive. During the build nearly
+// everything allocated stays alive (the KIP preset's 60,000 partitions: 84 MB allocated, 57
+// MB of it alive at the end): a collection there finds little to free, but at a GOGC of 25
+// it comes every quarter of growth, a dozen times a build, each marking the growing cluster
+// (two thirds of a run's collections). After the build the build's garbage goes, and the
+// collector's goal follows the run's live heap. The heap (in the page, the worker's linear
+// memory, which never shrinks) peaks at the build's allocations, which for the KIP preset is
+// under what the run reaches later (natively 91 MB of heap at the build's end, 127 MB at the
+// run's).
+func build(scenario string) (*lab.Runner, error) {
+	runtime.GC()
+	defer runtime.GC()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	return lab.NewRunner([]byte(scenario))
 }
 
 func (l *labState) progress() ProgressBody {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -371,4 +373,22 @@ func TestLabRunMessagesRefuseMisuse(t *testing.T) {
 	r, _ = call(t, b, `{"id":1,"type":"lab.export","body":{"kind":"compare","format":"xml"}}`)
 	assert.Equal(t, bridge.CodeBadRequest, r.Error.Code)
 	assert.Contains(t, r.Error.Message, "format")
+}
+
+// A run's cluster is built between two collections and none during the build: at the lab
+// wasm's GOGC of 25 the KIP preset's build would otherwise collect a dozen times, each marking
+// the growing cluster, for little garbage. The worker's GOGC is back for the run.
+func TestLabRunIsBuiltBetweenTwoCollections(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(25)) // wasm/cmd/kraftlab-lab-wasm's
+	b := newBridge()
+	p := plan(t, b, PlanRequest{Description: json.RawMessage(`{"preset":"kip-load-test"}`)})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	okBody[ProgressBody](t, b, labMsg(t, "lab.run.start", StartRequest{ID: 1, Scenario: p.Scenario}))
+	runtime.ReadMemStats(&after)
+	// runtime.GC finishes a cycle under way before its own: up to three.
+	assert.LessOrEqual(t, after.NumGC-before.NumGC, uint32(3), "collections during lab.run.start")
+	assert.Equal(t, 25, debug.SetGCPercent(25), "the worker's GOGC after lab.run.start")
+	// The build's garbage is gone: what is in use is the run's cluster.
+	assert.Less(t, after.HeapAlloc, after.TotalAlloc-before.TotalAlloc, "heap in use after the build against the build's allocations")
 }
