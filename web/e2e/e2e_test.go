@@ -196,7 +196,10 @@ var frameCapJS = fmt.Sprintf(`(() => {
 		last = now;
 		const due = pending;
 		pending = new Map();
-		for (const cb of due.values()) cb(now);
+		for (const cb of due.values()) {
+			// As in a real frame, a callback that throws is reported and the others still run.
+			try { cb(now); } catch (e) { reportError(e); }
+		}
 	};
 	window.requestAnimationFrame = (cb) => {
 		const id = next++;
