@@ -57,6 +57,7 @@ func TestLessonLayout(t *testing.T) {
 				assert.True(t, top >= 0 && top < float64(size.h)/2, "at %d px the canvas stays in view: top %.0f", size.w, top)
 			}
 			screenshot(t, tb, fmt.Sprintf("lesson-demo-question-%d.png", size.w), "")
+			tb.close() // a tab left open goes on drawing frames
 		}
 	})
 
@@ -84,6 +85,7 @@ func TestLessonLayout(t *testing.T) {
 					assert.True(t, seen["bottom"] <= float64(size.h), "%s at %d px: %s is below the window: %v", q.link, size.w, q.control, seen)
 				}
 			}
+			tb.close() // a tab left open goes on drawing frames
 		}
 	})
 
@@ -163,6 +165,7 @@ func TestLessonLayout(t *testing.T) {
 			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 			assert.Less(t, eval[float64](t, tb, `document.getElementById("lesson-panel").getBoundingClientRect().bottom`), 1.0, "at %d px the panel scrolled away with the page", size.w)
 			assert.Empty(t, tb.consoleErrors())
+			tb.close() // a tab left open goes on drawing frames
 		}
 	})
 
