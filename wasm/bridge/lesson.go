@@ -526,6 +526,13 @@ func (r *lessonRun) undo(body json.RawMessage) (any, error) {
 			from = i
 		}
 	}
+	// The replay's lines are the page's log already, but for those no frame has carried yet:
+	// a Show me plays its actions before any frame, and an undo right after it goes back past
+	// lines the page was never told. Those from before the undone action go with the next
+	// frame; the action's own, and what followed it, are no longer the run's.
+	s.log.read()
+	unsent := s.log.pending
+	s.log.pending = nil
 	s.live.traffic = nil
 	if from >= 0 {
 		s.live = s.spares[from]
@@ -538,7 +545,12 @@ func (r *lessonRun) undo(body json.RawMessage) (any, error) {
 		s.live = lv
 	}
 	s.runTo(at)
-	s.log.take() // the replayed events are the page's log up to here already
+	s.log.take() // read and drop the replayed events
+	for _, ev := range unsent {
+		if ev.TimeMs < at {
+			s.log.add(ev)
+		}
+	}
 	s.showTraffic()
 	return r.status(), nil
 }

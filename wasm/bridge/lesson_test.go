@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -402,4 +403,52 @@ func TestShowMeTellsTheActionAtTheStepsStart(t *testing.T) {
 			assert.Equal(t, 1, told, "the action at the step's start is told once")
 		})
 	}
+}
+
+// pageLog keeps the event log as the page does: every line a frame carries, and on a frame
+// for an earlier time than the last (a seek back) only the lines up to that time.
+type pageLog struct {
+	at    int64
+	lines []LogEvent
+}
+
+func (p *pageLog) frame(f Frame) {
+	if f.TimeMs < p.at {
+		p.lines = slices.DeleteFunc(p.lines, func(e LogEvent) bool { return e.TimeMs > f.TimeMs })
+	}
+	p.at = f.TimeMs
+	p.lines = append(p.lines, f.Events...)
+}
+
+// count is how many lines at or after from begin with prefix.
+func (p *pageLog) count(from int64, prefix string) int {
+	n := 0
+	for _, e := range p.lines {
+		if e.TimeMs >= from && strings.HasPrefix(e.Text, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// An undo goes back to the moment of the step's last action; the page then shows that moment.
+// What came before the action must be in the page's log once, even when no frame carried it
+// before the undo: lesson 1's fourth step kills broker 2, waits for its fence, then kills
+// broker 1, and its Show me plays all of that in the worker before any frame.
+func TestUndoTellsWhatCameBeforeTheUndoneAction(t *testing.T) {
+	b := New(Info{})
+	o := must[LessonOpenBody](t, b, "lesson.open", `{"lesson":"1","step":3}`)
+	start := o.Run.TimeMs
+	var page pageLog
+	f, _ := frameAt(t, b, "sim.advance", `{"ms":0}`)
+	page.frame(f)
+	must[LessonPlayBody](t, b, "lesson.play", `{"what":"reference"}`)
+	c := must[LessonCheckBody](t, b, "lesson.undo", `{}`)
+	require.Greater(t, c.TimeMs, start, "the undone action is the second kill, after broker 2's fence")
+	f, _ = frameAt(t, b, "sim.seek", fmt.Sprintf(`{"timeMs":%d}`, c.TimeMs))
+	page.frame(f)
+	require.Equal(t, c.TimeMs, f.TimeMs)
+	assert.Equal(t, 1, page.count(start, "you killed broker 2"), "the first kill, before the undone one")
+	assert.Equal(t, 1, page.count(start, "broker 2 fenced"), "broker 2's fence, before the undone kill")
+	assert.Equal(t, 0, page.count(start, "you killed broker 1"), "the undone kill")
 }

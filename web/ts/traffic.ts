@@ -54,6 +54,25 @@ export function travelling(now: number, hop: number, sprites: readonly { start: 
   return false;
 }
 
+/** How long a landed leader move's frame stays around the new leader's cell, fading (screen ms). */
+const LANDED_MS = 900;
+
+/**
+ * How a leader move looks `ms` after it set off: flying, a filled square `along` its arc
+ * (0 at the old leader's cell, 1 at the new one's, eased); landed, a frame around the new
+ * leader's cell at opacity `alpha`, gone (alpha 0) LANDED_MS later. A square is never left on a
+ * cell: it would hide the cell's number, and a paused run (an explain stop, a speaker talking
+ * over it) holds the picture as long as it likes; so a move that the pause catches in flight
+ * is drawn landed (`paused`). With reduced motion nothing flies: the frame is there from the
+ * start and fades.
+ */
+export function moveLook(ms: number, reduced: boolean, paused = false): { flying: boolean; along: number; alpha: number } {
+  const k = Math.max(0, Math.min(1, ms / MOVE_MS));
+  if (reduced) return { flying: false, along: 1, alpha: Math.min(1, 2 * (1 - k) + 0.3) };
+  if (ms < MOVE_MS) return paused ? { flying: false, along: 1, alpha: 1 } : { flying: true, along: k < 0.5 ? 2 * k * k : 1 - (-2 * k + 2) ** 2 / 2, alpha: 1 };
+  return { flying: false, along: 1, alpha: Math.max(0, 1 - (ms - MOVE_MS) / LANDED_MS) };
+}
+
 /**
  * Whether the layer draws again at screen time `now`, when only time, the frame or the
  * canvas under it moved on since it drew at `drawnAt` (`changed`: the frame or the canvas did).
@@ -377,8 +396,12 @@ export class TrafficLayer {
     this.lastFrameWall = 0;
   }
 
-  /** Freezes the drawing while the simulation is paused (an explain stop holds the world still). */
+  /**
+   * Freezes the drawing while the simulation is paused (an explain stop holds the world still),
+   * after drawing it once more paused: leader moves under way land (moveLook).
+   */
   setPlaying(on: boolean): void {
+    if (on !== this.playing) this.stale = true;
     this.playing = on;
   }
 
@@ -519,8 +542,11 @@ export class TrafficLayer {
     return { x: (g.box.x + g.box.w / 2) * s, y: g.box.y * s };
   }
 
-  /** The centre of partition p's replica cell on broker `id` (CSS px), else its box's centre. */
-  private cell(id: number, p: number): Point | undefined {
+  /**
+   * The centre of partition p's replica cell on broker `id` (CSS px) with half the cell's pitch
+   * (`half`), else its box's centre (no `half`: the partition has no cell of its own drawn).
+   */
+  private cell(id: number, p: number): (Point & { half?: number }) | undefined {
     const f = this.frame;
     if (!f) return undefined;
     const slot = f.body.brokers.findIndex((b) => b.id === id);
@@ -540,7 +566,7 @@ export class TrafficLayer {
       if (lo < g.to && hosted[lo] === p && lo - g.from < g.cells.fits) {
         const i = lo - g.from;
         const c = g.cells.cell;
-        return { x: (g.gx + (i % g.cells.cols) * c + c / 2) / dpr, y: (g.gy + Math.floor(i / g.cells.cols) * c + c / 2) / dpr };
+        return { x: (g.gx + (i % g.cells.cols) * c + c / 2) / dpr, y: (g.gy + Math.floor(i / g.cells.cols) * c + c / 2) / dpr, half: c / 2 / dpr };
       }
     }
     return { x: (g.box.x + g.box.w / 2) * s, y: (g.box.y + g.box.h / 2) * s };
@@ -627,8 +653,10 @@ export class TrafficLayer {
     if (!t || !f) return;
     const ctx = this.ctx;
     // Steady replication: each broker's serving rate split over the brokers it replicates to,
-    // drawn faint; catch-up flows on top, strong and dashed. Width grows with the log of the rate.
-    const width = (bps: number) => Math.max(1, Math.min(14, Math.log10(Math.max(1, bps / 1e5)) * 3.2)) * s;
+    // drawn faint; catch-up flows on top, strong and dashed. Width grows with the log of the
+    // rate, to at most 6 px: brokers of a row are joined along their boxes' top edges, and a
+    // wider line there covers the edges (the broker's state colour) and crowds the summary line.
+    const width = (bps: number) => Math.max(1, Math.min(6, Math.log10(Math.max(1, bps / 1e5)) * 2)) * s;
     ctx.strokeStyle = this.colours.get("--c-follower") ?? "#56b4e9";
     ctx.globalAlpha = 0.35;
     for (const fl of this.steady) {
@@ -780,23 +808,27 @@ export class TrafficLayer {
 
   private drawMoves(now: number, s: number): void {
     const ctx = this.ctx;
-    this.moves = this.moves.filter((mv) => now - mv.start < MOVE_MS + 900);
+    this.moves = this.moves.filter((mv) => now - mv.start < MOVE_MS + LANDED_MS);
     const labels = new Map<string, { n: number; label: string; leader: number }>();
     for (const mv of this.moves) {
-      const k = Math.max(0, Math.min(1, (now - mv.start) / MOVE_MS));
       const a = this.cell(mv.oldLeader, mv.partition);
       const b = this.cell(mv.leader, mv.partition);
       if (!a || !b) continue;
-      const e = this.reduced ? 1 : k < 0.5 ? 2 * k * k : 1 - (-2 * k + 2) ** 2 / 2;
-      const x = a.x + (b.x - a.x) * e;
-      const y = a.y + (b.y - a.y) * e - Math.sin(Math.PI * e) * 30 * s;
-      const size = 12 * s;
-      ctx.globalAlpha = this.reduced ? Math.min(1, 2 * (1 - k) + 0.3) : 1;
-      ctx.fillStyle = this.colours.get("--c-leader") ?? "#0072b2";
+      const look = moveLook(now - mv.start, this.reduced, !this.playing);
       ctx.strokeStyle = this.fg;
       ctx.lineWidth = 2 * s;
-      ctx.fillRect(x - size / 2, y - size / 2, size, size);
-      ctx.strokeRect(x - size / 2, y - size / 2, size, size);
+      ctx.globalAlpha = look.alpha;
+      if (look.flying) {
+        const e = look.along;
+        const x = a.x + (b.x - a.x) * e;
+        const y = a.y + (b.y - a.y) * e - Math.sin(Math.PI * e) * 30 * s;
+        const size = 12 * s;
+        ctx.fillStyle = this.colours.get("--c-leader") ?? "#0072b2";
+        ctx.fillRect(x - size / 2, y - size / 2, size, size);
+        ctx.strokeRect(x - size / 2, y - size / 2, size, size);
+      } else if (b.half !== undefined && look.alpha > 0) {
+        ctx.strokeRect(b.x - b.half, b.y - b.half, 2 * b.half, 2 * b.half);
+      }
       ctx.globalAlpha = 1;
       const text = mv.count > 1 ? `${mv.count} leaders → broker ${mv.leader} · ${mv.label}` : `leader → broker ${mv.leader} · ${mv.label}`;
       if (!mv.drawn) {

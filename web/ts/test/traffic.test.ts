@@ -7,7 +7,7 @@ import { markersOf } from "../charts";
 import { Frame, Layout } from "../frame";
 import type { DecisionInfo, FrameBody, LogEvent } from "../protocol";
 import { S } from "../strings";
-import { HOP_MS, SLOW_MS, drawDue, electionWords, rateText, steadyFlows, travelling } from "../traffic";
+import { HOP_MS, SLOW_MS, drawDue, electionWords, moveLook, rateText, steadyFlows, travelling } from "../traffic";
 
 /** A frame of partitions with replicas `reps` (broker slots), leader positions and ISR positions. */
 function frame(reps: number[][], leaders: number[], isrs: number[][], brokers: number): Frame {
@@ -139,4 +139,22 @@ test("the layer is drawn on every animation frame while a dot travels, at most e
   assert.equal(drawDue(1000, 1000, true, false, false), true);
   assert.equal(drawDue(1000, 1000, false, false, false), false);
   assert.equal(drawDue(1000, 1000, false, true, true), false, "the same moment is on the canvas already");
+});
+
+test("a leader move flies as a square, then frames the new leader's cell and fades: no square is left on a cell", () => {
+  assert.deepEqual(moveLook(0, false), { flying: true, along: 0, alpha: 1 });
+  const mid = moveLook(550, false);
+  assert.ok(mid.flying && mid.along > 0.4 && mid.along < 0.6, `half way: ${JSON.stringify(mid)}`);
+  const landed = moveLook(1100, false);
+  assert.equal(landed.flying, false, "at the new leader's cell it is a frame, not a square over the number");
+  assert.equal(landed.alpha, 1);
+  const fading = moveLook(1550, false);
+  assert.ok(!fading.flying && fading.alpha > 0 && fading.alpha < 1, `fading: ${JSON.stringify(fading)}`);
+  assert.equal(moveLook(2000, false).alpha, 0, "gone");
+  // Paused in flight (an explain stop, a speaker's pause): drawn landed, where it holds.
+  assert.deepEqual(moveLook(550, false, true), { flying: false, along: 1, alpha: 1 });
+  assert.equal(moveLook(1550, false, true).alpha, moveLook(1550, false).alpha, "a landed move fades the same, paused or not");
+  // Reduced motion: never flies, fades in place.
+  for (const ms of [0, 500, 1100, 1900]) assert.equal(moveLook(ms, true).flying, false);
+  assert.ok(moveLook(0, true).alpha > moveLook(1000, true).alpha);
 });
