@@ -148,7 +148,7 @@ func benchBrowser(t *testing.T, exe string) (context.Context, context.CancelFunc
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelB := chromedp.NewContext(actx)
 	require.NoError(t, chromedp.Do(bctx))
-	return bctx, func() { cancelB(); cancelA() }
+	return context.WithValue(bctx, fullFrameRate{}, true), func() { cancelB(); cancelA() }
 }
 
 // benchTab opens a tab with a long budget: a 100,000-partition page takes a while to start on

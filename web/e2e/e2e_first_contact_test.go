@@ -106,6 +106,7 @@ func TestFirstContact(t *testing.T) {
 			poll(t, tb, `!document.body.classList.contains("presenter")`)
 			assert.True(t, eval[bool](t, tb, `document.getElementById("welcome").checkVisibility()`), "at %d px the card is back after presenter mode", size.w)
 			assert.Empty(t, tb.consoleErrors())
+			tb.close() // a tab left open goes on drawing frames
 		}
 	})
 
@@ -125,6 +126,7 @@ func TestFirstContact(t *testing.T) {
 			}
 			assert.GreaterOrEqual(t, w, share*float64(size.w), "at %d px the canvas is %.0f px wide", size.w, w)
 			screenshot(t, tb, fmt.Sprintf("first-contact-presenter-lesson-%d.png", size.w), "")
+			tb.close() // a tab left open goes on drawing frames
 		}
 	})
 }
@@ -178,6 +180,7 @@ func TestFirstContactOnAPhone(t *testing.T) {
 			// The canvas's controllers and first brokers: a third of the window at least.
 			assert.LessOrEqual(t, seen["canvasTop"], seen["h"]*2/3, "%s: the canvas shows under the strip: %v", link, seen)
 			screenshot(t, tb, fmt.Sprintf("first-contact-goals-%s-390.png", strings.NewReplacer("lesson=", "", "&step=", "-").Replace(link)), "")
+			tb.close() // a tab left open goes on drawing frames
 		}
 	})
 
@@ -215,6 +218,7 @@ func TestFirstContactOnAPhone(t *testing.T) {
 			evalAwait[bool](t, tb, frames)
 			assert.GreaterOrEqual(t, eval[float64](t, tb, `document.getElementById("lesson-panel").getBoundingClientRect().top`), -1.0, "at %d px the strip is on screen", size.w)
 			screenshot(t, tb, fmt.Sprintf("first-contact-moment-%d.png", size.w), "")
+			tb.close() // a tab left open goes on drawing frames
 		}
 	})
 }

@@ -144,6 +144,7 @@ func TestReliability(t *testing.T) {
 		// Seven days of a small cluster: allowed, replayed in slices under a progress bar; the
 		// page answers meanwhile, and Cancel keeps the run at the time reached, paused.
 		small := `{"seed":1,"duration_ms":1000,"cluster":{"brokers":4,"topics":[{"name":"t","partition_count":12,"replication_factor":3}]}}`
+		tb.close() // a tab left open goes on drawing frames
 		tb = newTab(t, bctx)
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"+link("1", "604800000", small))))
 		poll(t, tb, `document.body.dataset.replay === "running" && Number(document.getElementById("replay").dataset.timeMs) > 60000`)

@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -174,12 +175,58 @@ func browser(t *testing.T, exe string) context.Context {
 	return bctx
 }
 
+// testFrameMs is the least time between two animation frames of a test's page: at most 20
+// frames a second where Chromium would give 60. A playing page draws a frame on every
+// animation frame, so a test that waits for cluster time to pass spends its time drawing;
+// the page asks for cluster time by wall time (web/ts/sim.ts), so fewer frames reach the same
+// moment at the same time, each covering more of it, and every frame the page gets it draws
+// as it would at any rate. Roughly a fifth of a browser test's CPU, which make test's other
+// work gets instead. make bench-page (fullFrameRate) and KRAFTLAB_MEASURE measure at the
+// browser's own rate.
+const testFrameMs = 50
+
+// frameCapJS holds requestAnimationFrame to testFrameMs, in every document a test tab loads:
+// the callbacks asked for in one frame run together in a later one (a real animation frame, so
+// they get its timestamp and run before it is painted), at least testFrameMs after the last.
+var frameCapJS = fmt.Sprintf(`(() => {
+	const every = %d, raf = requestAnimationFrame.bind(window);
+	let pending = new Map(), next = 1, queued = false, last = 0;
+	const run = (now) => {
+		queued = false;
+		last = now;
+		const due = pending;
+		pending = new Map();
+		for (const cb of due.values()) {
+			// As in a real frame, a callback that throws is reported and the others still run.
+			try { cb(now); } catch (e) { reportError(e); }
+		}
+	};
+	window.requestAnimationFrame = (cb) => {
+		const id = next++;
+		pending.set(id, cb);
+		if (!queued) {
+			queued = true;
+			// A frame is 16.7 ms: ask for the one that begins after the gap ends.
+			const wait = last + every - performance.now() - 16;
+			if (wait > 0) setTimeout(() => raf(run), wait);
+			else raf(run);
+		}
+		return id;
+	};
+	window.cancelAnimationFrame = (id) => { pending.delete(id); };
+})();`, testFrameMs)
+
+// fullFrameRate marks a browser context whose tabs keep Chromium's own frame rate (see
+// testFrameMs): the page benchmark's, which measures frames.
+type fullFrameRate struct{}
+
 // tab opens a new tab with a 5-minute budget and collects the console errors and uncaught
 // exceptions it produces. The budget guards against a page that hangs, not against a slow
 // one: beside the rest of make test on a loaded machine, the longest tab (TestLesson's lesson
 // 1 by clicking) has taken over a minute.
 type tab struct {
 	ctx    context.Context
+	close  context.CancelFunc
 	mu     sync.Mutex
 	errors []string
 }
@@ -189,7 +236,24 @@ func newTab(t *testing.T, bctx context.Context) *tab {
 	ctx, cancel := chromedp.NewContext(bctx)
 	t.Cleanup(cancel)
 	require.NoError(t, chromedp.Do(ctx)) // open the tab before listening on it
-	tb := &tab{}
+	require.NoError(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		// chromedp enables every domain it may use on each tab; the tests read no style sheet
+		// or network event, and with these two on, Chromium reports each style sheet and each
+		// request (the wasm programs included) to this process as it happens.
+		for _, method := range []string{"CSS.disable", "Network.disable"} {
+			if err := target.Call(ctx, method, nil, nil); err != nil {
+				return fmt.Errorf("%s: %w", method, err)
+			}
+		}
+		if bctx.Value(fullFrameRate{}) != nil || os.Getenv("KRAFTLAB_MEASURE") != "" {
+			return nil
+		}
+		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: frameCapJS})
+		return err
+	})))
+	// close closes the tab before the test ends (Chromium draws every open tab's frames, as
+	// a test's tabs are all visible); the test's end closes it otherwise.
+	tb := &tab{close: cancel}
 	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
 		var msg string
 		switch ev := ev.(type) {
@@ -876,6 +940,7 @@ func TestPlayground(t *testing.T) {
 			}
 			assert.True(t, eval[bool](t, off, `!!navigator.serviceWorker.controller`), "%s came from the service worker", page)
 			assert.Empty(t, off.consoleErrors(), page)
+			off.close() // a tab left open goes on drawing frames
 		}
 	})
 

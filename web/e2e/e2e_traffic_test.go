@@ -207,6 +207,7 @@ func TestTraffic(t *testing.T) {
 				screenshot(t, tb, "traffic-presenter.png", "")
 			}
 			assert.Empty(t, tb.consoleErrors())
+			tb.close() // a tab left open goes on drawing frames
 		}
 	})
 
