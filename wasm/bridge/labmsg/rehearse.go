@@ -174,9 +174,11 @@ func (s *rehearsalState) start(body json.RawMessage, data []byte) (any, error) {
 	if handed == nil {
 		out.Import = &imp.Report
 		if req.Share {
-			// Encoding an imported description cannot fail (its floats are finite, checked by
-			// Validate); an error would be a bug, and no attachment tells the page so.
-			cluster, _ = lab.EncodeDescription(imp.Description)
+			// Encoding an imported description does not fail (its floats are finite, checked
+			// by Validate); if it ever did, the page hears why rather than gets no attachment.
+			if cluster, err = lab.EncodeDescription(imp.Description); err != nil {
+				return nil, fmt.Errorf("lab.rehearse.start: handing the imported cluster to the other workers: %w", err)
+			}
 		}
 	} else {
 		imp = nil // the import's report and topics as printed stayed with the worker that parsed them
