@@ -265,7 +265,7 @@ func benchProfile(t *testing.T, exe string, sites []benchSite, urls []string) {
 		setSpeed(t, tb, x)
 		time.Sleep(2 * time.Second)
 		fmt.Printf("  main thread at %s partitions, %s× [%s], 5 s traced, busy time by kind (self CPU time, ms per frame drawn):\n", thousands(n), thousands(x), sites[site].name)
-		printMainThreadTrace(t, tb)
+		printMainThreadTrace(t, tb, sites[site].name)
 		var prof *profiler.Profile
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			if _, err := cdp.Call(ctx, tg, profiler.Enable, cdp.Empty{}); err != nil {
@@ -323,7 +323,10 @@ func benchProfile(t *testing.T, exe string, sites []benchSite, urls []string) {
 // and prints the self CPU time of each kind of event per frame drawn: script (FunctionCall,
 // TimerFire, FireAnimationFrame...), style (UpdateLayoutTree), layout, paint, compositing.
 // It says what the CPU profile's "(program)" is: the browser's own work on what scripts changed.
-func printMainThreadTrace(t *testing.T, tb *tab) {
+// It also prints how often the page was painted and laid out again and what each cost: a
+// small change that costs a large Paint says the page around it is not isolated. With
+// KRAFTLAB_BENCH_PROFILE_DIR set, the trace goes to DIR/<site>.trace.json (DevTools opens it).
+func printMainThreadTrace(t *testing.T, tb *tab, site string) {
 	t.Helper()
 	page := pageRenderer(t, tb)
 	frames := func() float64 {
@@ -335,6 +338,13 @@ func printMainThreadTrace(t *testing.T, tb *tab) {
 		time.Sleep(5 * time.Second)
 		drawn = frames() - f0
 	})
+	if dir := os.Getenv("KRAFTLAB_BENCH_PROFILE_DIR"); dir != "" {
+		b, err := json.Marshal(map[string]any{"traceEvents": events})
+		require.NoError(t, err)
+		file := filepath.Join(dir, site+".trace.json")
+		require.NoError(t, os.WriteFile(file, b, 0o644))
+		fmt.Printf("    trace [%s]: %s\n", site, file)
+	}
 	type ev struct {
 		Name string  `json:"name"`
 		Ph   string  `json:"ph"`
@@ -345,6 +355,10 @@ func printMainThreadTrace(t *testing.T, tb *tab) {
 		TDur float64 `json:"tdur"`
 		Args struct {
 			Name string `json:"name"`
+			// Layout: the objects that needed layout, of all the layout tree's.
+			BeginData struct {
+				DirtyObjects int `json:"dirtyObjects"`
+			} `json:"beginData"`
 		} `json:"args"`
 	}
 	main := -1
@@ -359,6 +373,26 @@ func printMainThreadTrace(t *testing.T, tb *tab) {
 		}
 		if e.Ph == "X" {
 			xs = append(xs, e)
+		}
+	}
+	// How often the page was painted and laid out again, and what each cost (thread CPU,
+	// children included). Chromium paints the whole document each time (a Paint event's
+	// rectangle is the document's), reusing what did not change paint layer by paint layer:
+	// the cost of one Paint says how much of the page a small change makes it visit.
+	var paintCPU, layoutCPU, layoutDirty float64
+	var paints, layouts int
+	for _, e := range xs {
+		if e.Tid != main {
+			continue
+		}
+		switch e.Name {
+		case "Paint":
+			paints++
+			paintCPU += e.TDur
+		case "Layout":
+			layouts++
+			layoutCPU += e.TDur
+			layoutDirty += float64(e.Args.BeginData.DirtyObjects)
 		}
 	}
 	// Self time: an event's duration less its children's (complete events on one thread nest).
@@ -396,6 +430,8 @@ func printMainThreadTrace(t *testing.T, tb *tab) {
 	sort.Slice(keys, func(i, j int) bool { return self[keys[i]] > self[keys[j]] })
 	per := max(drawn, 1)
 	fmt.Printf("    %d frames drawn, %.2f ms CPU (%.2f ms wall) busy per frame\n", int(drawn), total/1000/per, wall/1000/per)
+	fmt.Printf("    painted %.2f times a frame, %.3f ms CPU each; laid out %.2f times a frame, %.3f ms CPU and %.1f dirty objects each\n",
+		float64(paints)/per, paintCPU/1000/float64(max(paints, 1)), float64(layouts)/per, layoutCPU/1000/float64(max(layouts, 1)), layoutDirty/float64(max(layouts, 1)))
 	for _, k := range keys[:min(20, len(keys))] {
 		fmt.Printf("    %6.2f ms %5.1f %%  %s\n", self[k]/1000/per, 100*self[k]/total, k)
 	}
