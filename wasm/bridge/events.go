@@ -160,6 +160,28 @@ func (l *eventLog) take() ([]LogEvent, int) {
 	return l.drain()
 }
 
+// setAside reads everything new from the cluster a rewind leaves (Session.seek back,
+// lesson.undo) and takes the lines no frame has carried yet: the page's log lacks them, and
+// the rewound run still has those from before its moment (rewound puts them back).
+func (l *eventLog) setAside() []LogEvent {
+	l.read()
+	evs := l.pending
+	l.pending = nil
+	return evs
+}
+
+// rewound ends a rewind: it reads and drops the events of the replay to the rewind's moment,
+// which the page's log has already, and queues again the lines set aside (setAside) up to
+// lastMs, for the next frame.
+func (l *eventLog) rewound(aside []LogEvent, lastMs int64) {
+	l.take()
+	for _, ev := range aside {
+		if ev.TimeMs <= lastMs {
+			l.add(ev)
+		}
+	}
+}
+
 // read reads the session checks, the electPreferred runs, then the committed records. The
 // checks first: each writes a fence that commits later. Runs before records: a run's
 // PartitionChangeRecords commit a moment after it runs, often within the same frame, and the

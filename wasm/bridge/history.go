@@ -180,9 +180,7 @@ func (s *Session) seek(t int64) error {
 		s.runTo(t)
 		return nil
 	}
-	s.log.read()
-	unsent := s.log.pending
-	s.log.pending = nil
+	unsent := s.log.setAside()
 	from := -1
 	for i, lv := range s.spares {
 		if lv.c.Now() <= t && lv.c.Err() == nil && (from < 0 || lv.c.Now() > s.spares[from].c.Now()) {
@@ -204,12 +202,7 @@ func (s *Session) seek(t int64) error {
 	s.keepSpare(s.live)
 	s.live = next
 	s.runTo(t)
-	s.log.take() // read and drop the replayed events
-	for _, ev := range unsent {
-		if ev.TimeMs <= t {
-			s.log.add(ev)
-		}
-	}
+	s.log.rewound(unsent, t)
 	s.showTraffic()
 	return nil
 }

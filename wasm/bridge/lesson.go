@@ -530,9 +530,7 @@ func (r *lessonRun) undo(body json.RawMessage) (any, error) {
 	// a Show me plays its actions before any frame, and an undo right after it goes back past
 	// lines the page was never told. Those from before the undone action go with the next
 	// frame; the action's own, and what followed it, are no longer the run's.
-	s.log.read()
-	unsent := s.log.pending
-	s.log.pending = nil
+	unsent := s.log.setAside()
 	s.live.traffic = nil
 	if from >= 0 {
 		s.live = s.spares[from]
@@ -545,12 +543,7 @@ func (r *lessonRun) undo(body json.RawMessage) (any, error) {
 		s.live = lv
 	}
 	s.runTo(at)
-	s.log.take() // read and drop the replayed events
-	for _, ev := range unsent {
-		if ev.TimeMs < at {
-			s.log.add(ev)
-		}
-	}
+	s.log.rewound(unsent, at-1) // the action's own lines, at its moment, are undone with it
 	s.showTraffic()
 	return r.status(), nil
 }
