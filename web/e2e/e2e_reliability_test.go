@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,11 +86,7 @@ func TestReliability(t *testing.T) {
 		tb := newTab(t, bctx)
 		// The page's start-up ends by writing its state to the URL; a browser that refuses it
 		// makes the page's script fail while its workers run on.
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-			_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-				Source: `History.prototype.replaceState = function () { throw new Error("replaceState refused by the test"); };`})
-			return err
-		})))
+		initScript(t, tb, `History.prototype.replaceState = function () { throw new Error("replaceState refused by the test"); };`)
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/lab.html")))
 		poll(t, tb, `document.getElementById("status").dataset.state === "failed"`)
 		assert.Equal(t, "The lab page failed", eval[string](t, tb, `document.querySelector("#error-panel h2").textContent`))
@@ -105,10 +99,7 @@ func TestReliability(t *testing.T) {
 	t.Run("blocked storage: lessons work and the index says progress is not kept", func(t *testing.T) {
 		tb := newTab(t, bctx)
 		// As a browser that blocks storage for the site does: reading localStorage throws.
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-			_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: blockStorageJS})
-			return err
-		})))
+		initScript(t, tb, blockStorageJS)
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/lessons.html")))
 		poll(t, tb, `document.body.dataset.ready === "true"`)
 		require.True(t, eval[bool](t, tb, `(() => { try { localStorage; return false } catch { return true } })()`), "storage is blocked")
@@ -225,10 +216,7 @@ func TestReliability(t *testing.T) {
 	t.Run("a dead worker: the page says so and restarts the simulator with the run", func(t *testing.T) {
 		tb := newTab(t, bctx)
 		// Keep the page's workers where the test can reach them, before any page script runs.
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-			_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: keepWorkersJS})
-			return err
-		})))
+		initScript(t, tb, keepWorkersJS)
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
 		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
 		press(t, tb, "1", "k", " ") // an action the run must keep, then pause

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/page"
@@ -165,6 +166,10 @@ func browser(t *testing.T, exe string) context.Context {
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
+		// chromedp's own list, and the back/forward cache: a tab given back to the pool
+		// (tabPool) leaves its page for about:blank, and a page kept for a Back that never comes
+		// would hold its workers' memory until the browser ends.
+		chromedp.Flag("disable-features", "site-per-process,Translate,BlinkGenPropertyTrees,BackForwardCache"),
 	)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelB := chromedp.NewContext(actx)
@@ -172,7 +177,94 @@ func browser(t *testing.T, exe string) context.Context {
 	start := time.Now()
 	require.NoError(t, chromedp.Do(bctx), "starting %s", exe)
 	t.Logf("browser started in %dms", time.Since(start).Milliseconds())
-	return bctx
+	return context.WithValue(bctx, tabPoolKey{}, &tabPool{})
+}
+
+// tabPool holds the tabs of one browser that tests are done with, left on about:blank, for
+// the next page the browser's tests open. Opening a tab costs about a second of CPU (a renderer
+// process started, every DevTools domain chromedp uses enabled on it), as much as loading the
+// page in it; the suite opens over a hundred. A tab is given back only in the state a new one
+// has: no emulation left on it and no script of the test's own to run in every document
+// (initScript marks a tab that has one, and such a tab is closed instead). The page
+// benchmark's browsers have none: each of its tabs is new.
+type tabPool struct {
+	mu   sync.Mutex
+	idle []pooledTab
+}
+
+// tabPoolKey is the key of a browser's tabPool in its context.
+type tabPoolKey struct{}
+
+// pooledTab is a tab in a tabPool: its chromedp context, and what closes it.
+type pooledTab struct {
+	ctx   context.Context
+	close context.CancelFunc
+}
+
+func (p *tabPool) take() (pooledTab, bool) {
+	if p == nil {
+		return pooledTab{}, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.idle) == 0 {
+		return pooledTab{}, false
+	}
+	pt := p.idle[len(p.idle)-1]
+	p.idle = p.idle[:len(p.idle)-1]
+	return pt, true
+}
+
+func (p *tabPool) put(pt pooledTab) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.idle = append(p.idle, pt)
+}
+
+// openTab opens a new tab in the browser, set up as every test tab is: the DevTools domains
+// the tests never read switched off, and the frame cap (testFrameMs) in every document.
+func openTab(bctx context.Context) (pooledTab, error) {
+	ctx, cancel := chromedp.NewContext(bctx)
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		// chromedp enables every domain it may use on each tab; the tests read no style sheet
+		// or network event, and with these two on, Chromium reports each style sheet and each
+		// request (the wasm programs included) to this process as it happens.
+		for _, method := range []string{"CSS.disable", "Network.disable"} {
+			if err := target.Call(ctx, method, nil, nil); err != nil {
+				return fmt.Errorf("%s: %w", method, err)
+			}
+		}
+		if bctx.Value(fullFrameRate{}) != nil || os.Getenv("KRAFTLAB_MEASURE") != "" {
+			return nil
+		}
+		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: frameCapJS})
+		return err
+	}))
+	if err != nil {
+		cancel()
+		return pooledTab{}, err
+	}
+	return pooledTab{ctx: ctx, close: cancel}, nil
+}
+
+// giveBack leaves the tab's page for about:blank (which stops its workers and frames), clears
+// what a test may have emulated on it, and puts it in the pool; a tab that fails any of that
+// is closed.
+func giveBack(pool *tabPool, pt pooledTab) {
+	ctx, cancel := context.WithTimeout(pt.ctx, 30*time.Second)
+	defer cancel()
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, target, emulation.ClearDeviceMetricsOverride, cdp.Empty{}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, target, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
+		return err
+	}), chromedp.Navigate("about:blank"))
+	if err != nil {
+		pt.close()
+		return
+	}
+	pool.put(pt)
 }
 
 // testFrameMs is the least time between two animation frames of a test's page: at most 20
@@ -180,9 +272,9 @@ func browser(t *testing.T, exe string) context.Context {
 // animation frame, so a test that waits for cluster time to pass spends its time drawing;
 // the page asks for cluster time by wall time (web/ts/sim.ts), so fewer frames reach the same
 // moment at the same time, each covering more of it, and every frame the page gets it draws
-// as it would at any rate. Roughly a fifth of a browser test's CPU, which make test's other
-// work gets instead. make bench-page (fullFrameRate) and KRAFTLAB_MEASURE measure at the
-// browser's own rate.
+// as it would at any rate. A playing test page still costs about half a core
+// (docs/performance.md, "The test suite"); what the cap saves, make test's other work gets.
+// make bench-page (fullFrameRate) and KRAFTLAB_MEASURE measure at the browser's own rate.
 const testFrameMs = 50
 
 // frameCapJS holds requestAnimationFrame to testFrameMs, in every document a test tab loads:
@@ -220,41 +312,46 @@ var frameCapJS = fmt.Sprintf(`(() => {
 // testFrameMs): the page benchmark's, which measures frames.
 type fullFrameRate struct{}
 
-// tab opens a new tab with a 5-minute budget and collects the console errors and uncaught
-// exceptions it produces. The budget guards against a page that hangs, not against a slow
-// one: beside the rest of make test on a loaded machine, the longest tab (TestLesson's lesson
-// 1 by clicking) has taken over a minute.
+// tab is a test's tab, with a 5-minute budget, that collects the console errors and uncaught
+// exceptions its pages produce. The budget guards against a page that hangs, not against a
+// slow one: beside the rest of make test on a loaded machine, the longest tab (TestLesson's
+// lesson 1 by clicking) has taken over a minute.
 type tab struct {
 	ctx    context.Context
-	close  context.CancelFunc
+	close  func()
+	reuse  atomic.Bool // the tab may go back to its browser's pool when closed (see initScript)
 	mu     sync.Mutex
 	errors []string
 }
 
+// newTab gives the test a tab of the browser: one another test of the browser is done with, or
+// a new one. Closing it (tb.close, or the test's end) gives it back to the browser's pool.
 func newTab(t *testing.T, bctx context.Context) *tab {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(bctx)
-	t.Cleanup(cancel)
-	require.NoError(t, chromedp.Do(ctx)) // open the tab before listening on it
-	require.NoError(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-		// chromedp enables every domain it may use on each tab; the tests read no style sheet
-		// or network event, and with these two on, Chromium reports each style sheet and each
-		// request (the wasm programs included) to this process as it happens.
-		for _, method := range []string{"CSS.disable", "Network.disable"} {
-			if err := target.Call(ctx, method, nil, nil); err != nil {
-				return fmt.Errorf("%s: %w", method, err)
-			}
+	pool, _ := bctx.Value(tabPoolKey{}).(*tabPool)
+	pt, ok := pool.take()
+	if !ok {
+		var err error
+		pt, err = openTab(bctx)
+		require.NoError(t, err, "opening a tab")
+	}
+	lctx, stopListening := context.WithCancel(pt.ctx)
+	tctx, cancelT := context.WithTimeout(lctx, 5*time.Minute)
+	tb := &tab{ctx: tctx}
+	tb.reuse.Store(true)
+	// close gives the tab back before the test ends (Chromium draws every open tab's frames,
+	// as a test's tabs are all visible); the test's end gives it back otherwise.
+	tb.close = sync.OnceFunc(func() {
+		cancelT()
+		stopListening()
+		if pool != nil && tb.reuse.Load() {
+			giveBack(pool, pt)
+		} else {
+			pt.close()
 		}
-		if bctx.Value(fullFrameRate{}) != nil || os.Getenv("KRAFTLAB_MEASURE") != "" {
-			return nil
-		}
-		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: frameCapJS})
-		return err
-	})))
-	// close closes the tab before the test ends (Chromium draws every open tab's frames, as
-	// a test's tabs are all visible); the test's end closes it otherwise.
-	tb := &tab{close: cancel}
-	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
+	})
+	t.Cleanup(tb.close)
+	require.NoError(t, chromedp.Listen(lctx, func(ev any) {
 		var msg string
 		switch ev := ev.(type) {
 		case *runtime.EventConsoleAPICalled:
@@ -281,10 +378,18 @@ func newTab(t *testing.T, bctx context.Context) *tab {
 			tb.mu.Unlock()
 		}
 	}))
-	tctx, cancelT := context.WithTimeout(ctx, 5*time.Minute)
-	t.Cleanup(cancelT)
-	tb.ctx = tctx
 	return tb
+}
+
+// initScript adds a script of the test's own to every document the tab loads from now on.
+// Such a tab is closed when the test is done with it, not given back to the pool.
+func initScript(t *testing.T, tb *tab, source string) {
+	t.Helper()
+	tb.reuse.Store(false)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: source})
+		return err
+	})))
 }
 
 func (tb *tab) consoleErrors() []string {
@@ -308,11 +413,27 @@ func evalAwait[T any](t *testing.T, tb *tab, js string) T {
 	return v
 }
 
-// poll waits for a JavaScript condition to become true.
+// poll waits for a JavaScript condition to become true. A poll begun while a navigation or a
+// reload replaces the document can reach the old document's execution context just as
+// Chromium drops it; the poll then starts again in the new one.
 func poll(t *testing.T, tb *tab, cond string) {
 	t.Helper()
-	_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(10*time.Millisecond)))
-	require.NoError(t, err, "waiting for %s", cond)
+	for {
+		_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(10*time.Millisecond)))
+		if err != nil && contextGone(err) && tb.ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		require.NoError(t, err, "waiting for %s", cond)
+		return
+	}
+}
+
+// contextGone says whether err is Chromium's answer to a script sent to a document's execution
+// context as the document went away.
+func contextGone(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Cannot find context with specified id") || strings.Contains(msg, "Execution context was destroyed")
 }
 
 // waitFor evaluates cond every 50 ms until it holds, for up to 30 s.

@@ -217,11 +217,13 @@ export class LessonPanel {
     // longer frames): the learner reads it first, and the scene ends on the frame after Space.
     const readingStop = document.body.dataset.explainStop === "true";
     if (this.sceneRolling && this.sceneEnd >= 0 && f.body.timeMs >= this.sceneEnd && !readingStop) {
-      // The scene (or Show me) has played: stop where its play list ended, every time.
+      // The scene (or Show me) has played: stop where its play list ended, every time. Seek
+      // even when this frame is at the end: the page may have asked for the next step before
+      // this frame was shown, and that step's frame, past the end, would be the last drawn.
       const end = this.sceneEnd;
       this.sceneEnd = -1;
       this.sim.setPlaying(false);
-      if (f.body.timeMs > end) this.sim.seek(end);
+      this.sim.seek(end);
       if (this.talk) this.setSceneState("done");
       else {
         document.body.dataset.showMe = "done";
