@@ -267,15 +267,15 @@ func giveBack(pool *tabPool, pt pooledTab) {
 	pool.put(pt)
 }
 
-// testFrameMs is the least time between two animation frames of a test's page: at most 20
+// testFrameMs is the least time between two animation frames of a test's page: at most 10
 // frames a second where Chromium would give 60. A playing page draws a frame on every
 // animation frame, so a test that waits for cluster time to pass spends its time drawing;
 // the page asks for cluster time by wall time (web/ts/sim.ts), so fewer frames reach the same
 // moment at the same time, each covering more of it, and every frame the page gets it draws
-// as it would at any rate. A playing test page still costs about half a core
-// (docs/performance.md, "The test suite"); what the cap saves, make test's other work gets.
+// as it would at any rate. The package needs about 13 % less CPU at 10 frames a second than at
+// 20 (docs/performance.md, "The test suite"), which make test's other work gets instead.
 // make bench-page (fullFrameRate) and KRAFTLAB_MEASURE measure at the browser's own rate.
-const testFrameMs = 50
+const testFrameMs = 100
 
 // frameCapJS holds requestAnimationFrame to testFrameMs, in every document a test tab loads:
 // the callbacks asked for in one frame run together in a later one (a real animation frame, so
