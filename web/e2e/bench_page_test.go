@@ -376,9 +376,7 @@ func printMainThreadTrace(t *testing.T, tb *tab, site string) {
 		}
 	}
 	// How often the page was painted and laid out again, and what each cost (thread CPU,
-	// children included). Chromium paints the whole document each time (a Paint event's
-	// rectangle is the document's), reusing what did not change paint layer by paint layer:
-	// the cost of one Paint says how much of the page a small change makes it visit.
+	// children included).
 	var paintCPU, layoutCPU, layoutDirty float64
 	var paints, layouts int
 	for _, e := range xs {

@@ -237,8 +237,7 @@ func openTab(bctx context.Context) (pooledTab, error) {
 		if bctx.Value(fullFrameRate{}) != nil || os.Getenv("KRAFTLAB_MEASURE") != "" {
 			return nil
 		}
-		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: frameCapJS})
-		return err
+		return addInitScript(ctx, target, frameCapJS)
 	}))
 	if err != nil {
 		cancel()
@@ -387,9 +386,15 @@ func initScript(t *testing.T, tb *tab, source string) {
 	t.Helper()
 	tb.reuse.Store(false)
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-		_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: source})
-		return err
+		return addInitScript(ctx, target, source)
 	})))
+}
+
+// addInitScript has the tab run source in every document it loads from now on, before the
+// document's own scripts.
+func addInitScript(ctx context.Context, target *chromedp.Target, source string) error {
+	_, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: source})
+	return err
 }
 
 func (tb *tab) consoleErrors() []string {
@@ -807,7 +812,7 @@ func TestPlayground(t *testing.T) {
 		// The table (and the canvas, drawn from the same frame) shows the new leaders; the
 		// run is paused, so no later frame can have brought them. How soon is not asserted: a
 		// loaded machine has taken over 3 s to draw the frame.
-		t.Logf("broker 1 to lead %d partitions after %q; leaders now: %v", base+want, line, rowLeaders(t, tb))
+		t.Logf("broker 1 to lead %d partitions after %q; leaders when the line was logged: %v", base+want, line, rowLeaders(t, tb))
 		poll(t, tb, leads+` >= `+strconv.Itoa(base+want))
 	})
 
