@@ -81,6 +81,18 @@ func TestLessonLayout(t *testing.T) {
 					return {top: b.top, bottom: b.bottom, pbottom: p.bottom};
 				})()`)
 				assert.True(t, seen["bottom"] <= seen["pbottom"]+1, "%s at %d px: %s is under the panel's fold: %v", q.link, size.w, q.control, seen)
+				// The timeline's labels ("now", then round clock readings) are shown apart: in
+				// presenter type on a phone the first tick met "now".
+				touching := eval[[]string](t, tb, `(() => {
+					const shown = [...document.querySelectorAll("#lesson-moment .moment-ticks span")].filter(s => s.checkVisibility({visibilityProperty: true}));
+					const out = [];
+					for (let i = 1; i < shown.length; i++) {
+						const a = shown[i - 1].getBoundingClientRect(), b = shown[i].getBoundingClientRect();
+						if (b.left < a.right + 2) out.push(shown[i - 1].textContent + " / " + shown[i].textContent);
+					}
+					return out;
+				})()`)
+				assert.Empty(t, touching, "%s at %d px: tick labels that touch", q.link, size.w)
 				if size.w >= 800 {
 					assert.True(t, seen["bottom"] <= float64(size.h), "%s at %d px: %s is below the window: %v", q.link, size.w, q.control, seen)
 				}

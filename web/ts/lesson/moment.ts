@@ -60,6 +60,9 @@ export class MomentPicker {
   private readonly markButton = el("button", { type: "button", id: "lesson-moment-mark", textContent: L.momentMark });
   private tl: MomentTimeline = { startMs: 0, spanMs: 1, toleranceMs: 0 };
   private tickStep = 60_000;
+  /** Thins the tick labels again whenever their row or a label changes size (a narrower panel,
+   * presenter mode's larger type, a new step's labels). */
+  private readonly tickSizes = new ResizeObserver(() => this.thinTicks());
 
   constructor(private readonly onMark: (stepMs: number) => void) {
     const track = el("div", { className: "moment-track" });
@@ -77,25 +80,40 @@ export class MomentPicker {
     this.markButton.addEventListener("click", () => this.mark());
   }
 
+  /**
+   * Hides each tick label that would touch the last one shown, "now" first: the labels sit at
+   * fractions of the track, so how close two come depends on the panel's width and the type's
+   * size (on a phone in presenter mode "now" and the first tick met). Read after layout, from
+   * the ResizeObserver, so it costs no layout of its own.
+   */
+  private thinTicks(): void {
+    const gap = 0.5 * parseFloat(getComputedStyle(this.tickRow).fontSize);
+    let end = -Infinity;
+    for (const label of Array.from(this.tickRow.children) as HTMLElement[]) {
+      const r = label.getBoundingClientRect();
+      const clear = r.left >= end + gap;
+      label.style.visibility = clear ? "" : "hidden";
+      if (clear) end = r.right;
+    }
+  }
+
   /** Shows the step's timeline: unmarked (the mark starts mid-way), or with the mark given. */
   show(tl: MomentTimeline, marked: number | undefined): void {
     this.tl = tl;
     this.range.max = String(tl.spanMs);
     const { step, at } = ticks(tl.startMs, tl.spanMs);
     this.tickStep = step;
-    // The step's start is "now"; a round tick too close to it would overlap the word.
+    // The step's start is "now"; the round ticks follow, thinned where they would meet.
     const now = el("span", { className: "moment-now", textContent: L.momentNow });
     now.style.setProperty("--at", "0");
-    this.tickRow.replaceChildren(
-      now,
-      ...at
-        .filter((t) => (t - tl.startMs) / tl.spanMs > 0.12)
-        .map((t) => {
-          const s = el("span", { textContent: tickText(t) });
-          s.style.setProperty("--at", String((t - tl.startMs) / tl.spanMs));
-          return s;
-        }),
-    );
+    const labels = at.map((t) => {
+      const s = el("span", { textContent: tickText(t) });
+      s.style.setProperty("--at", String((t - tl.startMs) / tl.spanMs));
+      return s;
+    });
+    this.tickRow.replaceChildren(now, ...labels);
+    this.tickSizes.disconnect();
+    for (const e of [this.tickRow, now, ...labels]) this.tickSizes.observe(e);
     this.range.value = String(marked ?? Math.round(tl.spanMs / 2000) * 1000);
     this.range.disabled = marked !== undefined;
     this.markButton.hidden = marked !== undefined;
