@@ -54,6 +54,7 @@ bench:
 # with a main package's default.pgo, and the scale benchmarks pass it with -pgo so that they time
 # the code the CLI ships. It changes what the compiler inlines and how it lays out code, never
 # what a run computes. `make pgo` records it again, from a build without it (about 2 minutes).
+# The wasm programs are built without a profile: there it did not pay (docs/performance.md).
 PGO := $(CURDIR)/cmd/kraftlab/default.pgo
 
 pgo:

@@ -268,6 +268,10 @@ func run(ctx context.Context, dir string, env []string, name string, args ...str
 // scratch directory, as go build names each binary after its package directory. -s -w saves
 // only ~2%, but there is no reason to ship symbol tables; -trimpath keeps local paths out of
 // the binary and its panics; WasmGCFlags trade inlining for size where speed does not matter.
+// No -pgo: under wasm a CPU profile saved the simulation about 3 %, inside the spread between
+// runs, and its inlining costs each program 14–36 KB brotli-compressed, more than the size
+// budget leaves the playground's and the rehearsal's (docs/performance.md, "Where the time
+// goes at 10,000×").
 // The course goes in compiled here, from the lessons as they are now (see compiledCourse).
 // Each program is then repacked, and stripped of its line tables unless strip is false (see
 // shrinkWasm).
