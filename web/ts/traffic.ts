@@ -16,7 +16,7 @@
 // link and out again, and the leader moves are shown in place.
 
 import { Frame, NO_SLOT } from "./frame";
-import { CONTROLLER_H } from "./layout";
+import { CONTROLLER_H, GAP, flowLift, type Rect } from "./layout";
 import type { DecisionInfo, MessageInfo, Traffic } from "./protocol";
 import { cssReader, type Renderer } from "./render";
 
@@ -85,7 +85,8 @@ export function drawDue(now: number, drawnAt: number, changed: boolean, playing:
   return now - drawnAt >= SLOW_MS || now < drawnAt;
 }
 
-interface Point {
+/** A point in CSS px (or layout units, where said). */
+export interface Point {
   x: number;
   y: number;
 }
@@ -222,6 +223,57 @@ export function steadyFlows(f: Frame, perBroker: number[]): { from: number; to: 
     }
   }
   return out;
+}
+
+/** A replication flow's path between two broker boxes: a cubic Bézier from `a` to `b`. */
+export interface FlowPath {
+  a: Point;
+  c1: Point;
+  c2: Point;
+  b: Point;
+}
+
+/**
+ * The path a replication flow from broker box `from` to box `to` takes (layout units). Between
+ * boxes of one row, an arc over the row from top edge to top edge, as high as flowLift says.
+ * Between rows, from the facing edges (the upper box's foot, the lower box's top) through the
+ * gap between the rows. It leaves and lands off the boxes' centres, toward each other, so that
+ * the flows into one broker from different brokers do not cross: arcs from farther away land
+ * nearer the centre (over the nearer ones), flows from another row farther out.
+ */
+export function flowPath(from: Rect, to: Rect): FlowPath {
+  const apart = Math.round((to.x - from.x) / (from.w + GAP));
+  const k = Math.abs(apart);
+  const row = Math.abs(from.y - to.y) < 0.5;
+  // Off the centres toward each other: along a row the farther apart, the nearer the centre
+  // (arcs nest); between rows the farther, the farther out (the curves keep their order).
+  const spread = row ? Math.max(4, 36 - 10 * (k - 1)) : 10 * k;
+  const off = (r: Rect) => Math.sign(apart) * Math.min(r.w / 2 - 10, spread);
+  const ax = from.x + from.w / 2 + off(from);
+  const bx = to.x + to.w / 2 - off(to);
+  if (row) {
+    // Both control points straight over the ends, 4/3 of the lift up: the arc leaves and lands
+    // upright (a long flat arc would creep along the edges near its ends) and peaks `lift` over
+    // the edge half way.
+    const y = from.y;
+    const cy = y - (4 / 3) * flowLift(k);
+    return { a: { x: ax, y }, c1: { x: ax, y: cy }, c2: { x: bx, y: cy }, b: { x: bx, y } };
+  }
+  const down = to.y > from.y;
+  const ay = down ? from.y + from.h : from.y;
+  const by = down ? to.y : to.y + to.h;
+  const d = (by - ay) / 2;
+  return { a: { x: ax, y: ay }, c1: { x: ax, y: ay + d }, c2: { x: bx, y: by - d }, b: { x: bx, y: by } };
+}
+
+/** The point of path p at parameter t in [0, 1]. */
+export function flowPoint(p: FlowPath, t: number): Point {
+  const u = 1 - t;
+  const w0 = u * u * u;
+  const w1 = 3 * u * u * t;
+  const w2 = 3 * u * t * t;
+  const w3 = t * t * t;
+  return { x: w0 * p.a.x + w1 * p.c1.x + w2 * p.c2.x + w3 * p.b.x, y: w0 * p.a.y + w1 * p.c1.y + w2 * p.c2.y + w3 * p.b.y };
 }
 
 /** Formats bytes per second for a flow's label. */
@@ -653,50 +705,82 @@ export class TrafficLayer {
     if (!t || !f) return;
     const ctx = this.ctx;
     // Steady replication: each broker's serving rate split over the brokers it replicates to,
-    // drawn faint; catch-up flows on top, strong and dashed. Width grows with the log of the
-    // rate, to at most 6 px: brokers of a row are joined along their boxes' top edges, and a
-    // wider line there covers the edges (the broker's state colour) and crowds the summary line.
+    // drawn faint; catch-up flows on top, strong and dashed, with an arrowhead at the broker
+    // catching up. Width grows with the log of the rate, to at most 6 px (the rows' lanes hold
+    // that much: flowPath). Between brokers of a row the flows arc over it through its lane.
     const width = (bps: number) => Math.max(1, Math.min(6, Math.log10(Math.max(1, bps / 1e5)) * 2)) * s;
     ctx.strokeStyle = this.colours.get("--c-follower") ?? "#56b4e9";
     ctx.globalAlpha = 0.35;
     for (const fl of this.steady) {
-      const a = this.anchor(f.body.brokers[fl.from]?.id ?? -1);
-      const b = this.anchor(f.body.brokers[fl.to]?.id ?? -1);
-      if (!a || !b) continue;
+      const p = this.flowPathOf(fl.from, fl.to, s);
+      if (!p) continue;
       ctx.lineWidth = width(fl.bps);
-      ctx.beginPath();
-      ctx.moveTo(a.x, a.y);
-      ctx.quadraticCurveTo((a.x + b.x) / 2, Math.min(a.y, b.y) - 14 * s, b.x, b.y);
-      ctx.stroke();
+      this.strokePath(p);
     }
-    ctx.globalAlpha = 1;
     const dash = (this.clock / 40) % 16;
     const into = new Map<number, { bps: number; leaders: number }>();
+    const oos = this.colours.get("--c-oos") ?? "#d55e00";
     for (const fl of t.flows) {
-      const a = this.anchor(fl.leader);
-      const b = this.anchor(fl.follower);
-      if (!a || !b) continue;
-      const mx = (a.x + b.x) / 2;
-      const my = Math.min(a.y, b.y) - 14 * s;
-      ctx.strokeStyle = this.colours.get("--c-oos") ?? "#d55e00";
+      const p = this.flowPathOf(this.slotOf(fl.leader), this.slotOf(fl.follower), s);
+      if (!p) continue;
+      ctx.strokeStyle = oos;
+      ctx.fillStyle = oos;
       ctx.globalAlpha = 0.8;
-      ctx.lineWidth = width(fl.catchUpBytesPerSec);
+      const lw = width(fl.catchUpBytesPerSec);
+      ctx.lineWidth = lw;
+      // The arrowhead covers the line's last `head` px, where the dashes would blur its tip.
+      const head = 5 * s + lw;
       ctx.setLineDash([8 * s, 8 * s]);
       ctx.lineDashOffset = this.reduced ? 0 : -dash * s;
-      ctx.beginPath();
-      ctx.moveTo(a.x, a.y);
-      ctx.quadraticCurveTo(mx, my, b.x, b.y);
-      ctx.stroke();
+      this.strokePath(p);
       ctx.setLineDash([]);
-      ctx.globalAlpha = 1;
+      // Which way: toward the broker catching up, along the path's last stretch.
+      const last = p.b.x !== p.c2.x || p.b.y !== p.c2.y ? p.c2 : p.a;
+      const dx = p.b.x - last.x;
+      const dy = p.b.y - last.y;
+      const len = Math.hypot(dx, dy) || 1;
+      const ux = dx / len;
+      const uy = dy / len;
+      const bx = p.b.x - ux * head;
+      const by = p.b.y - uy * head;
+      ctx.beginPath();
+      ctx.moveTo(p.b.x, p.b.y);
+      ctx.lineTo(bx - uy * head * 0.45, by + ux * head * 0.45);
+      ctx.lineTo(bx + uy * head * 0.45, by - ux * head * 0.45);
+      ctx.closePath();
+      ctx.fill();
       const sum = into.get(fl.follower) ?? { bps: 0, leaders: 0 };
       sum.bps += fl.catchUpBytesPerSec;
       sum.leaders++;
       into.set(fl.follower, sum);
     }
+    ctx.globalAlpha = 1;
     for (const [id, sum] of into) {
-      this.captions.push({ text: `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""} (dashed)`, colour: this.colours.get("--c-oos") ?? "#d55e00", rank: RANK_FLOW });
+      this.captions.push({ text: `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""} (dashed)`, colour: oos, rank: RANK_FLOW });
     }
+  }
+
+  /** Broker id's slot in the frame, or -1. */
+  private slotOf(id: number): number {
+    return this.frame?.body.brokers.findIndex((b) => b.id === id) ?? -1;
+  }
+
+  /** The path of a flow between the boxes of broker slots `from` and `to`, in CSS px (flowPath). */
+  private flowPathOf(from: number, to: number, s: number): FlowPath | undefined {
+    const a = this.renderer.brokersDrawn[from]?.box;
+    const b = this.renderer.brokersDrawn[to]?.box;
+    if (!a || !b || from === to) return undefined;
+    const p = flowPath(a, b);
+    const px = (q: Point) => ({ x: q.x * s, y: q.y * s });
+    return { a: px(p.a), c1: px(p.c1), c2: px(p.c2), b: px(p.b) };
+  }
+
+  private strokePath(p: FlowPath): void {
+    const ctx = this.ctx;
+    ctx.beginPath();
+    ctx.moveTo(p.a.x, p.a.y);
+    ctx.bezierCurveTo(p.c1.x, p.c1.y, p.c2.x, p.c2.y, p.b.x, p.b.y);
+    ctx.stroke();
   }
 
   private drawPulses(now: number, s: number): void {
