@@ -45,12 +45,12 @@ export const FLOW_LIFT_MAX = 26;
 /**
  * The lane kept free above each row of `cols` brokers (layout units) for the flows between
  * brokers of the row to arc through: over the first row it, and the 5 units the summary line
- * leaves under its words, hold the highest arc and half the widest line (6), so that no flow
- * runs through the summary; over a later row the gap between rows adds to it. Only the
- * controllers' links cross it. One column: no flow runs along a row.
+ * leaves under its words, hold the highest arc, half the widest line (6) and 3 units to spare,
+ * so that no flow touches the summary's words; over a later row the gap between rows adds to
+ * it. Only the controllers' links cross it. One column: no flow runs along a row.
  */
 export function flowLane(cols: number): number {
-  return cols < 2 ? 0 : flowLift(cols - 1) - 2;
+  return cols < 2 ? 0 : flowLift(cols - 1) + 1;
 }
 
 /**

@@ -247,7 +247,7 @@ export function flowPath(from: Rect, to: Rect): FlowPath {
   const row = Math.abs(from.y - to.y) < 0.5;
   // Off the centres toward each other: along a row the farther apart, the nearer the centre
   // (arcs nest); between rows the farther, the farther out (the curves keep their order).
-  const spread = row ? Math.max(4, 36 - 10 * (k - 1)) : 10 * k;
+  const spread = row ? Math.max(4, 36 - 10 * (k - 1)) : 14 * k;
   const off = (r: Rect) => Math.sign(apart) * Math.min(r.w / 2 - 10, spread);
   const ax = from.x + from.w / 2 + off(from);
   const bx = to.x + to.w / 2 - off(to);
@@ -532,6 +532,7 @@ export class TrafficLayer {
     if (d.sprites !== String(this.sprites.length)) d.sprites = String(this.sprites.length);
     if (d.pulses !== String(this.pulses.size)) d.pulses = String(this.pulses.size);
     if (d.moves !== String(this.moves.length)) d.moves = String(this.moves.length);
+    if (d.flows !== String(t.flows.length)) d.flows = String(t.flows.length);
   }
 
   /**
