@@ -331,6 +331,11 @@ export class TrafficLayer {
    * replica cells, then the labels placed so far (CSS px).
    */
   private placed: { x: number; y: number; w: number; h: number }[] = [];
+  /**
+   * The flows of the drawing under way, while the canvas records its texts (data-flow-paths):
+   * points along each (layout units) and how many rows of brokers lie between its two boxes.
+   */
+  private flowsDrawn: { kind: string; rowsBetween: number; pts: number[][] }[] = [];
   /** The labels of the drawing under way (layout units), for data-labels while the canvas records its texts. */
   private labels: { kind: string; text: string; x: number; y: number; w: number; h: number }[] = [];
   private fg = "#1b1b1b";
@@ -663,6 +668,7 @@ export class TrafficLayer {
     for (const r of this.renderer.ink) this.placed.push({ x: r.x * s, y: r.y * s, w: r.w * s, h: r.h * s });
     this.captions.length = 0;
     this.labels.length = 0;
+    this.flowsDrawn.length = 0;
     // Decisions before traffic: their labels claim their places first (see label).
     this.clipOutText(s);
     this.drawFlows(s);
@@ -677,6 +683,7 @@ export class TrafficLayer {
     this.drawCaptions(s);
     if (this.base.dataset.recordTexts) {
       this.canvas.dataset.labels = JSON.stringify(this.labels);
+      this.canvas.dataset.flowPaths = JSON.stringify(this.flowsDrawn);
       this.canvas.dataset.scale = String(s);
     }
     this.drawn++;
@@ -717,13 +724,17 @@ export class TrafficLayer {
       if (!p) continue;
       ctx.lineWidth = width(fl.bps);
       this.strokePath(p);
+      this.recordFlow("steady", fl.from, fl.to, p, s);
     }
     const dash = (this.clock / 40) % 16;
     const into = new Map<number, { bps: number; leaders: number }>();
     const oos = this.colours.get("--c-oos") ?? "#d55e00";
     for (const fl of t.flows) {
-      const p = this.flowPathOf(this.slotOf(fl.leader), this.slotOf(fl.follower), s);
+      const from = this.slotOf(fl.leader);
+      const to = this.slotOf(fl.follower);
+      const p = this.flowPathOf(from, to, s);
       if (!p) continue;
+      this.recordFlow("catch-up", from, to, p, s);
       ctx.strokeStyle = oos;
       ctx.fillStyle = oos;
       ctx.globalAlpha = 0.8;
@@ -774,6 +785,20 @@ export class TrafficLayer {
     const p = flowPath(a, b);
     const px = (q: Point) => ({ x: q.x * s, y: q.y * s });
     return { a: px(p.a), c1: px(p.c1), c2: px(p.c2), b: px(p.b) };
+  }
+
+  /** Notes a flow drawn, while the canvas records its texts (flowsDrawn). */
+  private recordFlow(kind: string, from: number, to: number, p: FlowPath, s: number): void {
+    if (!this.base.dataset.recordTexts) return;
+    const boxes = this.renderer.brokersDrawn.map((g) => g.box);
+    const lo = Math.min(boxes[from].y, boxes[to].y);
+    const hi = Math.max(boxes[from].y, boxes[to].y);
+    const rowsBetween = new Set(boxes.filter((b) => b.y > lo + 0.5 && b.y < hi - 0.5).map((b) => b.y)).size;
+    const pts = Array.from({ length: 33 }, (_, i) => {
+      const q = flowPoint(p, i / 32);
+      return [q.x / s, q.y / s];
+    });
+    this.flowsDrawn.push({ kind, rowsBetween, pts });
   }
 
   private strokePath(p: FlowPath): void {
