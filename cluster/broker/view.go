@@ -381,22 +381,15 @@ func (f *Fleet) Replica(p int32, id int32) (ReplicaInfo, error) {
 }
 
 // OutOfSync counts broker id's replicas that are neither leading nor in sync, among
-// partitions that have a serving leader: the replicas still to catch up.
+// partitions that have a serving leader: the replicas still to catch up. It reads the count the
+// fleet keeps as replica states and serving leaders change (see OutOfSyncAll), so it costs the
+// same at any partition count; a lesson's goals ask it of every broker at every check.
 func (f *Fleet) OutOfSync(id int32) int {
 	_, slot, err := f.slot(id)
 	if err != nil {
 		return 0
 	}
-	n := 0
-	for _, p := range f.replicaParts(id) {
-		if f.pt[p].deleted || f.pt[p].leader < 0 {
-			continue
-		}
-		if r := f.replicaOf(p, slot); r >= 0 && f.rp[r].rstate != rsLeader && f.rp[r].rstate != rsTracking {
-			n++
-		}
-	}
-	return n
+	return int(f.oos[slot])
 }
 
 // ActiveSessions is the number of fetch sessions carrying catch-up.

@@ -797,8 +797,11 @@ func TestPlayground(t *testing.T) {
 		poll(t, tb, `document.body.dataset.sim === "paused"`)
 		leads := `[...document.querySelectorAll("#partition-rows tr")].filter(tr => tr.dataset.leader === "1").length`
 		base := eval[int](t, tb, leads)
-		// The newest run's sentence.
-		newest := `[...document.querySelectorAll("#event-log li span")].map(s => s.textContent).filter(s => s.startsWith("electPreferred")).pop() ?? ""`
+		// Only a run after the pause counts: on a loaded machine a run can land between the
+		// restart and the pause, and its leaders are in base already.
+		pausedAt := eval[int64](t, tb, `Math.max(0, ...[...document.querySelectorAll("#event-log li")].map(li => Number(li.dataset.timeMs)))`)
+		newest := `[...document.querySelectorAll("#event-log li")].filter(li => Number(li.dataset.timeMs) > ` + strconv.FormatInt(pausedAt, 10) +
+			`).map(li => li.querySelector("span").textContent).filter(s => s.startsWith("electPreferred")).pop() ?? ""`
 		for i := 0; i < 4 && !strings.HasPrefix(eval[string](t, tb, newest), "electPreferred elected"); i++ {
 			before := eval[int](t, tb, `document.getElementById("event-log").children.length`)
 			press(t, tb, "n")
