@@ -50,6 +50,45 @@ func trafficLabels(t *testing.T, tb *tab) []shape {
 	return out
 }
 
+// flowDrawn is a replication flow the traffic layer drew (data-flow-paths, while the canvas
+// records its texts): points along it (layout units) and how many rows of brokers lie between
+// its two boxes.
+type flowDrawn struct {
+	Kind        string
+	RowsBetween int
+	Pts         [][2]float64
+}
+
+// trafficFlows returns the flows the traffic layer drew in its last drawing; call after trafficLabels.
+func trafficFlows(t *testing.T, tb *tab) []flowDrawn {
+	t.Helper()
+	var out []flowDrawn
+	require.NoError(t, json.Unmarshal([]byte(eval[string](t, tb, `document.querySelector("canvas.traffic-layer").dataset.flowPaths || "[]"`)), &out))
+	return out
+}
+
+// flowsOverInk lists the flows that run over one of the renderer's texts, badges, bars or
+// replica grids, between their ends (which sit on their boxes' edges). A flow between rows with
+// a row between them crosses that row's boxes and is left out. (The traffic layer's own labels
+// are drawn after the flows, on plates that read over them.)
+func flowsOverInk(flows []flowDrawn, ink []shape) []string {
+	var out []string
+	for _, f := range flows {
+		if f.RowsBetween > 0 {
+			continue
+		}
+		for _, p := range f.Pts[1 : len(f.Pts)-1] {
+			for _, r := range ink {
+				if p[0] > r.X+0.5 && p[0] < r.X+r.W-0.5 && p[1] > r.Y+0.5 && p[1] < r.Y+r.H-0.5 {
+					out = append(out, fmt.Sprintf("a %s flow at (%.0f, %.0f) over %s %q", f.Kind, p[0], p[1], r.Kind, r.Text))
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
 // overlaps lists the pairs of shapes drawn over each other (by more than a pixel's sliver).
 func overlaps(shapes []shape) []string {
 	var out []string
@@ -67,8 +106,9 @@ func overlaps(shapes []shape) []string {
 
 // TestCanvasLayout checks the cluster canvas as a person reads it: at a phone's, a small
 // window's and a desktop's width and in presenter mode, no text, badge, bar, replica grid or
-// traffic caption is drawn over another, and no text is squeezed narrower than its letters;
-// small clusters get boxes sized to their cells, not a page tall.
+// traffic caption is drawn over another, no replication flow runs over what the renderer drew,
+// and no text is squeezed narrower than its letters; small clusters get boxes sized to their
+// cells, not a page tall.
 func TestCanvasLayout(t *testing.T) {
 	parallel(t)
 	exe := chromiumPath(t)
@@ -91,6 +131,10 @@ func TestCanvasLayout(t *testing.T) {
 				}
 				// The renderer's shapes and, drawn over them, the traffic layer's labels.
 				assert.Empty(t, overlaps(append(shapes, labels...)), name)
+				// The replication flows run in the lanes over the rows and the gaps between them.
+				flows := trafficFlows(t, tb)
+				assert.NotEmpty(t, flows, "%s: the steady flows between the running brokers", name)
+				assert.Empty(t, flowsOverInk(flows, shapes), name)
 				for _, s := range shapes {
 					assert.False(t, s.Squeezed, "%s: %q is squeezed to fit", name, s.Text)
 				}

@@ -115,6 +115,19 @@ func TestScreenshots(t *testing.T) {
 				view, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
 				require.NoError(t, err)
 				require.NoError(t, os.WriteFile(filepath.Join(out, fmt.Sprintf("presenter-%d-charts-view.png", w)), view, 0o644))
+				// Broker 1 started again, paused while it catches up: the catch-up flows into it
+				// from the leaders in its row and the next, as a speaker and a learner see them.
+				eval[bool](t, tb, `window.scrollTo(0, 0), true`)
+				press(t, tb, "1", "s", " ")
+				poll(t, tb, `window.pausedOnFlows ||= Number(document.querySelector("canvas.traffic-layer").dataset.flows) > 0 && (document.getElementById("play-button").click(), true)`)
+				poll(t, tb, `document.body.dataset.sim === "paused"`)
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("presenter-%d-catch-up", w))
+				press(t, tb, "P")
+				poll(t, tb, `!document.body.classList.contains("presenter")`)
+				eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+				settle(t, tb)
+				save(t, tb, fmt.Sprintf("playground-%d-catch-up", w))
 			})
 			t.Run("lesson", func(t *testing.T) {
 				tb := at(t, w, h, "/#lesson=1&step=1")

@@ -30,6 +30,30 @@ export const HEADER_H = 66;
  */
 export const MIN_BOX_W = 150;
 /**
+ * How far over its row's top edge a replication flow between two brokers of the row `apart`
+ * columns apart rises at its highest (traffic.ts, flowPath): higher the farther apart, a line's
+ * width or more apart, so that flows into one broker from its neighbour and from farther ones
+ * are lines apart, not one line along the boxes' top edges.
+ */
+export function flowLift(apart: number): number {
+  return Math.min(FLOW_LIFT_MAX, 8 + 6 * (Math.max(1, apart) - 1));
+}
+
+/** The highest a flow rises over its row (flowLift), 4 columns apart and more. */
+export const FLOW_LIFT_MAX = 26;
+
+/**
+ * The lane kept free above each row of `cols` brokers (layout units) for the flows between
+ * brokers of the row to arc through: over the first row it, and the 5 units the summary line
+ * leaves under its words, hold the highest arc, half the widest line (6) and 3 units to spare,
+ * so that no flow touches the summary's words; over a later row the gap between rows adds to
+ * it. Only the controllers' links cross it. One column: no flow runs along a row.
+ */
+export function flowLane(cols: number): number {
+  return cols < 2 ? 0 : flowLift(cols - 1) + 1;
+}
+
+/**
  * Room under the brokers for two lines of the traffic layer's captions (the balancer run,
  * what is drawn as pulsing links), so that a canvas sized to its content does not have them
  * written over its cells.
@@ -99,17 +123,19 @@ export function brokerContentH(replicas: number, boxW: number): number {
 
 /**
  * The brokers' boxes: up to 6 a row (fewer when narrow), from `top` down, filling the space
- * left, but no taller than maxH (a box's content, brokerContentH).
+ * left, but no taller than maxH (a box's content, brokerContentH). Above each row is its
+ * flows' lane (flowLane); rows are the lane and GAP apart.
  */
 export function brokerBoxes(n: number, width: number, height: number, top = PAD + CONTROLLER_H + SUMMARY_H, maxH = Infinity): Rect[] {
   if (n <= 0) return [];
   const cols = brokerColumns(n, width);
   const rows = Math.ceil(n / cols);
   const w = (width - 2 * PAD - (cols - 1) * GAP) / cols;
-  const h = Math.min(maxH, (height - top - PAD - (rows - 1) * GAP) / rows);
+  const lane = flowLane(cols);
+  const h = Math.min(maxH, (height - top - PAD - rows * lane - (rows - 1) * GAP) / rows);
   const out: Rect[] = [];
   for (let i = 0; i < n; i++) {
-    out.push({ x: PAD + (i % cols) * (w + GAP), y: top + Math.floor(i / cols) * (h + GAP), w, h });
+    out.push({ x: PAD + (i % cols) * (w + GAP), y: top + lane + Math.floor(i / cols) * (h + GAP + lane), w, h });
   }
   return out;
 }

@@ -33,6 +33,7 @@ import {
   brokerColumns,
   brokerContentH,
   controllersBottom,
+  flowLane,
   cellAt,
   cellGrid,
   controllerBoxes,
@@ -411,7 +412,8 @@ export class Renderer {
     const rows = Math.ceil(nb / this.brokerCols);
     const boxW = (this.W - 2 * PAD - (this.brokerCols - 1) * GAP) / this.brokerCols;
     const boxH = brokerContentH(this.mostReplicas(f), boxW);
-    this.fitHeight(nb === 0 ? top : top + rows * boxH + (rows - 1) * GAP + CAPTION_BAND);
+    const lane = flowLane(this.brokerCols);
+    this.fitHeight(nb === 0 ? top : top + rows * (lane + boxH) + (rows - 1) * GAP + CAPTION_BAND);
     // The band under the last row stays free for the traffic layer's captions, also on a
     // canvas shorter than its content (a phone caps it at 65vh): the boxes shrink instead.
     const boxes = brokerBoxes(nb, this.W, this.H - CAPTION_BAND + PAD, top, boxH);

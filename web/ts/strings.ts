@@ -136,7 +136,7 @@ export const S = {
   narrateSkipped: (n: number) => `${num(n)} earlier happenings skipped`,
   legendMessages:
     "messages: heartbeats (blue), metadata fetches (grey), AlterPartition (orange square), votes (pink); solid asks, hollow answers; each hop is drawn over 0.4 s (the model's network takes 1–2 ms)",
-  legendFlows: "replication: faint lines carry steady bytes/s, dashed orange lines catch-up; wider is more",
+  legendFlows: "replication: faint lines carry steady bytes/s, dashed orange arrows catch-up into the broker they point at; wider is more",
   clock: (time: string, rate: string) => `Cluster time ${time}${rate}`,
   clockRate: (x: number) => ` · running at ≈${num(x, { maximumSignificantDigits: 2 })}×`,
   clockPaused: " · paused",

@@ -16,7 +16,7 @@
 // link and out again, and the leader moves are shown in place.
 
 import { Frame, NO_SLOT } from "./frame";
-import { CONTROLLER_H } from "./layout";
+import { CONTROLLER_H, GAP, flowLift, type Rect } from "./layout";
 import type { DecisionInfo, MessageInfo, Traffic } from "./protocol";
 import { cssReader, type Renderer } from "./render";
 
@@ -85,7 +85,8 @@ export function drawDue(now: number, drawnAt: number, changed: boolean, playing:
   return now - drawnAt >= SLOW_MS || now < drawnAt;
 }
 
-interface Point {
+/** A point in CSS px (or layout units, where said). */
+export interface Point {
   x: number;
   y: number;
 }
@@ -224,6 +225,57 @@ export function steadyFlows(f: Frame, perBroker: number[]): { from: number; to: 
   return out;
 }
 
+/** A replication flow's path between two broker boxes: a cubic Bézier from `a` to `b`. */
+export interface FlowPath {
+  a: Point;
+  c1: Point;
+  c2: Point;
+  b: Point;
+}
+
+/**
+ * The path a replication flow from broker box `from` to box `to` takes (layout units). Between
+ * boxes of one row, an arc over the row from top edge to top edge, as high as flowLift says.
+ * Between rows, from the facing edges (the upper box's foot, the lower box's top) through the
+ * gap between the rows. It leaves and lands off the boxes' centres, toward each other, so that
+ * the flows into one broker from different brokers do not cross: arcs from farther away land
+ * nearer the centre (over the nearer ones), flows from another row farther out.
+ */
+export function flowPath(from: Rect, to: Rect): FlowPath {
+  const apart = Math.round((to.x - from.x) / (from.w + GAP));
+  const k = Math.abs(apart);
+  const row = Math.abs(from.y - to.y) < 0.5;
+  // Off the centres toward each other: along a row the farther apart, the nearer the centre
+  // (arcs nest); between rows the farther, the farther out (the curves keep their order).
+  const spread = row ? Math.max(4, 36 - 10 * (k - 1)) : 14 * k;
+  const off = (r: Rect) => Math.sign(apart) * Math.min(r.w / 2 - 10, spread);
+  const ax = from.x + from.w / 2 + off(from);
+  const bx = to.x + to.w / 2 - off(to);
+  if (row) {
+    // Both control points straight over the ends, 4/3 of the lift up: the arc leaves and lands
+    // upright (a long flat arc would creep along the edges near its ends) and peaks `lift` over
+    // the edge half way.
+    const y = from.y;
+    const cy = y - (4 / 3) * flowLift(k);
+    return { a: { x: ax, y }, c1: { x: ax, y: cy }, c2: { x: bx, y: cy }, b: { x: bx, y } };
+  }
+  const down = to.y > from.y;
+  const ay = down ? from.y + from.h : from.y;
+  const by = down ? to.y : to.y + to.h;
+  const d = (by - ay) / 2;
+  return { a: { x: ax, y: ay }, c1: { x: ax, y: ay + d }, c2: { x: bx, y: by - d }, b: { x: bx, y: by } };
+}
+
+/** The point of path p at parameter t in [0, 1]. */
+export function flowPoint(p: FlowPath, t: number): Point {
+  const u = 1 - t;
+  const w0 = u * u * u;
+  const w1 = 3 * u * u * t;
+  const w2 = 3 * u * t * t;
+  const w3 = t * t * t;
+  return { x: w0 * p.a.x + w1 * p.c1.x + w2 * p.c2.x + w3 * p.b.x, y: w0 * p.a.y + w1 * p.c1.y + w2 * p.c2.y + w3 * p.b.y };
+}
+
 /** Formats bytes per second for a flow's label. */
 export function rateText(bps: number): string {
   if (bps >= 1e9) return `${(bps / 1e9).toFixed(1)} GB/s`;
@@ -279,6 +331,11 @@ export class TrafficLayer {
    * replica cells, then the labels placed so far (CSS px).
    */
   private placed: { x: number; y: number; w: number; h: number }[] = [];
+  /**
+   * The flows of the drawing under way, while the canvas records its texts (data-flow-paths):
+   * points along each (layout units) and how many rows of brokers lie between its two boxes.
+   */
+  private flowsDrawn: { kind: string; rowsBetween: number; pts: number[][] }[] = [];
   /** The labels of the drawing under way (layout units), for data-labels while the canvas records its texts. */
   private labels: { kind: string; text: string; x: number; y: number; w: number; h: number }[] = [];
   private fg = "#1b1b1b";
@@ -480,6 +537,7 @@ export class TrafficLayer {
     if (d.sprites !== String(this.sprites.length)) d.sprites = String(this.sprites.length);
     if (d.pulses !== String(this.pulses.size)) d.pulses = String(this.pulses.size);
     if (d.moves !== String(this.moves.length)) d.moves = String(this.moves.length);
+    if (d.flows !== String(t.flows.length)) d.flows = String(t.flows.length);
   }
 
   /**
@@ -610,6 +668,7 @@ export class TrafficLayer {
     for (const r of this.renderer.ink) this.placed.push({ x: r.x * s, y: r.y * s, w: r.w * s, h: r.h * s });
     this.captions.length = 0;
     this.labels.length = 0;
+    this.flowsDrawn.length = 0;
     // Decisions before traffic: their labels claim their places first (see label).
     this.clipOutText(s);
     this.drawFlows(s);
@@ -624,6 +683,7 @@ export class TrafficLayer {
     this.drawCaptions(s);
     if (this.base.dataset.recordTexts) {
       this.canvas.dataset.labels = JSON.stringify(this.labels);
+      this.canvas.dataset.flowPaths = JSON.stringify(this.flowsDrawn);
       this.canvas.dataset.scale = String(s);
     }
     this.drawn++;
@@ -653,50 +713,100 @@ export class TrafficLayer {
     if (!t || !f) return;
     const ctx = this.ctx;
     // Steady replication: each broker's serving rate split over the brokers it replicates to,
-    // drawn faint; catch-up flows on top, strong and dashed. Width grows with the log of the
-    // rate, to at most 6 px: brokers of a row are joined along their boxes' top edges, and a
-    // wider line there covers the edges (the broker's state colour) and crowds the summary line.
+    // drawn faint; catch-up flows on top, strong and dashed, with an arrowhead at the broker
+    // catching up. Width grows with the log of the rate, to at most 6 px (the rows' lanes hold
+    // that much: flowPath). Between brokers of a row the flows arc over it through its lane.
     const width = (bps: number) => Math.max(1, Math.min(6, Math.log10(Math.max(1, bps / 1e5)) * 2)) * s;
     ctx.strokeStyle = this.colours.get("--c-follower") ?? "#56b4e9";
     ctx.globalAlpha = 0.35;
     for (const fl of this.steady) {
-      const a = this.anchor(f.body.brokers[fl.from]?.id ?? -1);
-      const b = this.anchor(f.body.brokers[fl.to]?.id ?? -1);
-      if (!a || !b) continue;
+      const p = this.flowPathOf(fl.from, fl.to, s);
+      if (!p) continue;
       ctx.lineWidth = width(fl.bps);
-      ctx.beginPath();
-      ctx.moveTo(a.x, a.y);
-      ctx.quadraticCurveTo((a.x + b.x) / 2, Math.min(a.y, b.y) - 14 * s, b.x, b.y);
-      ctx.stroke();
+      this.strokePath(p);
+      this.recordFlow("steady", fl.from, fl.to, p, s);
     }
-    ctx.globalAlpha = 1;
     const dash = (this.clock / 40) % 16;
     const into = new Map<number, { bps: number; leaders: number }>();
+    const oos = this.colours.get("--c-oos") ?? "#d55e00";
     for (const fl of t.flows) {
-      const a = this.anchor(fl.leader);
-      const b = this.anchor(fl.follower);
-      if (!a || !b) continue;
-      const mx = (a.x + b.x) / 2;
-      const my = Math.min(a.y, b.y) - 14 * s;
-      ctx.strokeStyle = this.colours.get("--c-oos") ?? "#d55e00";
+      const from = this.slotOf(fl.leader);
+      const to = this.slotOf(fl.follower);
+      const p = this.flowPathOf(from, to, s);
+      if (!p) continue;
+      this.recordFlow("catch-up", from, to, p, s);
+      ctx.strokeStyle = oos;
+      ctx.fillStyle = oos;
       ctx.globalAlpha = 0.8;
-      ctx.lineWidth = width(fl.catchUpBytesPerSec);
+      const lw = width(fl.catchUpBytesPerSec);
+      ctx.lineWidth = lw;
+      // The arrowhead covers the line's last `head` px, where the dashes would blur its tip.
+      const head = 5 * s + lw;
       ctx.setLineDash([8 * s, 8 * s]);
       ctx.lineDashOffset = this.reduced ? 0 : -dash * s;
-      ctx.beginPath();
-      ctx.moveTo(a.x, a.y);
-      ctx.quadraticCurveTo(mx, my, b.x, b.y);
-      ctx.stroke();
+      this.strokePath(p);
       ctx.setLineDash([]);
-      ctx.globalAlpha = 1;
+      // Which way: toward the broker catching up, along the path's last stretch.
+      const last = p.b.x !== p.c2.x || p.b.y !== p.c2.y ? p.c2 : p.a;
+      const dx = p.b.x - last.x;
+      const dy = p.b.y - last.y;
+      const len = Math.hypot(dx, dy) || 1;
+      const ux = dx / len;
+      const uy = dy / len;
+      const bx = p.b.x - ux * head;
+      const by = p.b.y - uy * head;
+      ctx.beginPath();
+      ctx.moveTo(p.b.x, p.b.y);
+      ctx.lineTo(bx - uy * head * 0.45, by + ux * head * 0.45);
+      ctx.lineTo(bx + uy * head * 0.45, by - ux * head * 0.45);
+      ctx.closePath();
+      ctx.fill();
       const sum = into.get(fl.follower) ?? { bps: 0, leaders: 0 };
       sum.bps += fl.catchUpBytesPerSec;
       sum.leaders++;
       into.set(fl.follower, sum);
     }
+    ctx.globalAlpha = 1;
     for (const [id, sum] of into) {
-      this.captions.push({ text: `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""} (dashed)`, colour: this.colours.get("--c-oos") ?? "#d55e00", rank: RANK_FLOW });
+      this.captions.push({ text: `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""} (dashed)`, colour: oos, rank: RANK_FLOW });
     }
+  }
+
+  /** Broker id's slot in the frame, or -1. */
+  private slotOf(id: number): number {
+    return this.frame?.body.brokers.findIndex((b) => b.id === id) ?? -1;
+  }
+
+  /** The path of a flow between the boxes of broker slots `from` and `to`, in CSS px (flowPath). */
+  private flowPathOf(from: number, to: number, s: number): FlowPath | undefined {
+    const a = this.renderer.brokersDrawn[from]?.box;
+    const b = this.renderer.brokersDrawn[to]?.box;
+    if (!a || !b || from === to) return undefined;
+    const p = flowPath(a, b);
+    const px = (q: Point) => ({ x: q.x * s, y: q.y * s });
+    return { a: px(p.a), c1: px(p.c1), c2: px(p.c2), b: px(p.b) };
+  }
+
+  /** Notes a flow drawn, while the canvas records its texts (flowsDrawn). */
+  private recordFlow(kind: string, from: number, to: number, p: FlowPath, s: number): void {
+    if (!this.base.dataset.recordTexts) return;
+    const boxes = this.renderer.brokersDrawn.map((g) => g.box);
+    const lo = Math.min(boxes[from].y, boxes[to].y);
+    const hi = Math.max(boxes[from].y, boxes[to].y);
+    const rowsBetween = new Set(boxes.filter((b) => b.y > lo + 0.5 && b.y < hi - 0.5).map((b) => b.y)).size;
+    const pts = Array.from({ length: 33 }, (_, i) => {
+      const q = flowPoint(p, i / 32);
+      return [q.x / s, q.y / s];
+    });
+    this.flowsDrawn.push({ kind, rowsBetween, pts });
+  }
+
+  private strokePath(p: FlowPath): void {
+    const ctx = this.ctx;
+    ctx.beginPath();
+    ctx.moveTo(p.a.x, p.a.y);
+    ctx.bezierCurveTo(p.c1.x, p.c1.y, p.c2.x, p.c2.y, p.b.x, p.b.y);
+    ctx.stroke();
   }
 
   private drawPulses(now: number, s: number): void {

@@ -7,6 +7,7 @@ import {
   MIN_CELL_PX,
   MIN_RANGE,
   PAD,
+  GAP,
   STRIP_COL_PX,
   STRIP_GAP_PX,
   STRIP_ROW_PX,
@@ -19,6 +20,7 @@ import {
   cellGrid,
   controllerBoxes,
   controllersBottom,
+  flowLane,
   hitRect,
   lowerBound,
   moveFocus,
@@ -44,6 +46,10 @@ test("brokers fill rows of at most 6 below the controllers, inside the canvas", 
   const eight = brokerBoxes(8, 1200, 700);
   assert.equal(new Set(eight.map((r) => r.y)).size, 2, "8 brokers: two rows");
   assert.equal(eight[6].x, eight[0].x, "the 7th starts the second row");
+  assert.equal(eight[6].y - (eight[0].y + eight[0].h), GAP + flowLane(6), "rows apart by the gap and the flows' lane");
+  assert.equal(brokerBoxes(4, 1200, 700, 100)[0].y, 100 + flowLane(4), "the first row's lane under the summary");
+  assert.equal(brokerBoxes(4, 350, 700, 100)[0].y, 100 + flowLane(2), "a narrower lane for two a row");
+  assert.ok(flowLane(2) < flowLane(4) && flowLane(1) === 0, "no lane where no flow runs along a row");
   for (const r of eight) {
     assert.ok(r.x >= 0 && r.x + r.w <= 1200 && r.y > CONTROLLER_H && r.y + r.h <= 700 + 1e-9);
   }

@@ -7,7 +7,8 @@ import { markersOf } from "../charts";
 import { Frame, Layout } from "../frame";
 import type { DecisionInfo, FrameBody, LogEvent } from "../protocol";
 import { S } from "../strings";
-import { HOP_MS, SLOW_MS, drawDue, electionWords, moveLook, rateText, steadyFlows, travelling } from "../traffic";
+import { FLOW_LIFT_MAX, GAP, SUMMARY_H, brokerBoxes, controllersBottom, flowLane, flowLift, type Rect } from "../layout";
+import { HOP_MS, SLOW_MS, drawDue, electionWords, flowPath, flowPoint, moveLook, rateText, steadyFlows, travelling, type FlowPath } from "../traffic";
 
 /** A frame of partitions with replicas `reps` (broker slots), leader positions and ISR positions. */
 function frame(reps: number[][], leaders: number[], isrs: number[][], brokers: number): Frame {
@@ -157,4 +158,87 @@ test("a leader move flies as a square, then frames the new leader's cell and fad
   // Reduced motion: never flies, fades in place.
   for (const ms of [0, 500, 1100, 1900]) assert.equal(moveLook(ms, true).flying, false);
   assert.ok(moveLook(0, true).alpha > moveLook(1000, true).alpha);
+});
+
+/** Points along a flow's path, densely enough to read its height over any pixel. */
+function along(p: FlowPath): { x: number; y: number }[] {
+  return Array.from({ length: 401 }, (_, i) => flowPoint(p, i / 400));
+}
+
+/** The widest flow line (traffic.ts drawFlows), layout units at scale 1. */
+const WIDEST = 6;
+
+test("a flow between brokers of one row arcs over the row through its lane: clear of the boxes' edges, higher the farther apart", () => {
+  // Six brokers in one row under three controllers, as at 1440 px.
+  const width = 1400;
+  const top = controllersBottom(3, width) + SUMMARY_H;
+  const boxes = brokerBoxes(6, width, 900, top, 200);
+  const edge = boxes[0].y;
+  // The summary line's words end 23 units under the controllers (render.ts drawSummary: a
+  // 13 px line's baseline at 20), the lane under them.
+  const ceiling = top - SUMMARY_H + 23;
+  assert.equal(edge, top + flowLane(6));
+  for (let i = 0; i < 6; i++) {
+    for (let j = 0; j < 6; j++) {
+      if (i === j) continue;
+      const pts = along(flowPath(boxes[i], boxes[j]));
+      const highest = Math.min(...pts.map((q) => q.y));
+      const apart = Math.abs(i - j);
+      assert.ok(edge - highest >= 8, `${i}→${j}: rises ${edge - highest} over the edge`);
+      assert.ok(highest - WIDEST / 2 >= ceiling + 3, `${i}→${j}: its line reaches ${highest - WIDEST / 2}, within 3 of the summary's words at ${ceiling}`);
+      assert.ok(Math.abs(edge - highest - flowLift(apart)) < 0.01, `${i}→${j}: rises flowLift(${apart})`);
+      // Over the boxes it passes (those between the two), well clear of their top edges.
+      for (let k = Math.min(i, j) + 1; k < Math.max(i, j); k++) {
+        const over = pts.filter((q) => q.x >= boxes[k].x && q.x <= boxes[k].x + boxes[k].w);
+        assert.ok(over.length > 0 && over.every((q) => edge - q.y >= 8), `${i}→${j} over box ${k}: ${Math.max(...over.map((q) => q.y)) - edge}`);
+      }
+      // It leaves and lands on the boxes' top edges, within the boxes.
+      assert.equal(pts[0].y, edge);
+      assert.ok(pts[0].x > boxes[i].x && pts[0].x < boxes[i].x + boxes[i].w);
+      assert.ok(pts[400].x > boxes[j].x && pts[400].x < boxes[j].x + boxes[j].w);
+    }
+  }
+  // Into one broker from 1 to 4 columns away: four heights, the widest line's width apart up
+  // to the lane's top, and nested: a farther one is over a nearer one everywhere the two run
+  // side by side, and lands nearer the centre, so they never cross.
+  const lifts = [1, 2, 3, 4, 5].map(flowLift);
+  for (let k = 1; k < 4; k++) assert.ok(lifts[k] - lifts[k - 1] >= WIDEST, `lifts ${lifts}`);
+  assert.ok(lifts[3] === FLOW_LIFT_MAX && lifts[4] === FLOW_LIFT_MAX, `lifts ${lifts}`);
+  for (let from = 0; from < 3; from++) {
+    const near = along(flowPath(boxes[from + 1], boxes[0]));
+    const far = along(flowPath(boxes[from + 2], boxes[0]));
+    // From the right, landing right of box 0's centre; the farther one nearer it (outside the nearer arc).
+    assert.ok(far[400].x < near[400].x && near[400].x > boxes[0].x + boxes[0].w / 2, `from ${from + 2} lands left of from ${from + 1}`);
+    for (const q of near) {
+      const over = far.reduce((b, r) => (Math.abs(r.x - q.x) < Math.abs(b.x - q.x) ? r : b));
+      if (Math.abs(over.x - q.x) < 2) assert.ok(over.y <= q.y + 0.5, `${from + 2}→0 under ${from + 1}→0 at x ${q.x}: ${over.y} vs ${q.y}`);
+    }
+  }
+});
+
+test("a flow between rows runs through the gap between them, from the upper box's foot to the lower box's top", () => {
+  // Four brokers three to a row (a canvas 600 layout units wide): one in the second row.
+  const boxes = brokerBoxes(4, 600, 900, 120, 150);
+  assert.equal(boxes[3].x, boxes[0].x);
+  const gap = (r: Rect) => ({ lo: r.y + r.h, hi: boxes[3].y });
+  for (const [a, b] of [
+    [1, 3],
+    [3, 2],
+    [0, 3],
+  ]) {
+    const upper = Math.min(a, b);
+    const { lo, hi } = gap(boxes[upper]);
+    assert.equal(hi - lo, GAP + flowLane(3));
+    const pts = along(flowPath(boxes[a], boxes[b]));
+    assert.ok(pts.every((q) => q.y >= lo - 1e-9 && q.y <= hi + 1e-9), `${a}→${b} stays between the rows`);
+    assert.equal(a < b ? pts[0].y : pts[400].y, lo, "from the upper box's foot");
+    assert.equal(a < b ? pts[400].y : pts[0].y, hi, "to the lower box's top");
+  }
+  // Into broker 3 from the three above it: three curves side by side, never crossing (at every
+  // height the farther source's is to the right), landing apart.
+  const into = [0, 1, 2].map((a) => along(flowPath(boxes[a], boxes[3])));
+  for (let i = 0; i <= 400; i++) {
+    assert.ok(into[0][i].x < into[1][i].x && into[1][i].x < into[2][i].x, `at ${i / 400}: ${into.map((p) => p[i].x)}`);
+  }
+  assert.ok(into[2][400].x - into[1][400].x >= 8 && into[1][400].x - into[0][400].x >= 8, "landing a head's width apart");
 });
