@@ -242,8 +242,7 @@ func TestCanvasLayout(t *testing.T) {
 	t.Run("on a phone the start card does not push the canvas down, and its kill shows what follows", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
-		eval[bool](t, tb, `localStorage.removeItem("kraftlab.welcome.dismissed"), true`)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		firstVisit(t, tb, url)
 		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
 		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
 		canvasTop := `document.getElementById("cluster-canvas").getBoundingClientRect().top + scrollY`

@@ -72,8 +72,7 @@ func TestFirstContact(t *testing.T) {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/")))
 			poll(t, tb, `document.getElementById("status").dataset.state === "ready"`)
 			// A first visit: the start card shows on the playground.
-			eval[bool](t, tb, `localStorage.removeItem("kraftlab.welcome.dismissed"), true`)
-			require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+			firstVisit(t, tb, url)
 			poll(t, tb, `document.getElementById("status").dataset.state === "ready" && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
 			require.True(t, eval[bool](t, tb, `document.getElementById("welcome").checkVisibility()`), "at %d px the start card shows outside presenter mode", size.w)
 			press(t, tb, "p")
