@@ -107,6 +107,9 @@ func TestShareAndKeep(t *testing.T) {
 		assert.True(t, eval[bool](t, other, `(() => { const r = document.getElementById("link-note").getBoundingClientRect(); return !document.getElementById("link-note").hidden && r.top >= 0 && r.bottom <= innerHeight; })()`))
 		logItem(t, other, "you killed broker 1")
 		assert.Equal(t, "Restore disk", eval[string](t, other, `document.querySelector('#broker-list [data-broker="3"] [data-op="slow_disk"]').textContent`))
+		// The marks come with the run's history, a worker round trip after the frame that
+		// announced it, and are placed all at once.
+		poll(t, other, `document.getElementById("scrub-marks").childElementCount > 0`)
 		assert.Equal(t, "2", eval[string](t, other, `document.getElementById("scrub-marks").childElementCount.toString()`), "a mark per action on the timeline")
 		assert.True(t, eval[bool](t, other, `document.getElementById("link-error").hidden`))
 		assert.Empty(t, other.consoleErrors())
