@@ -344,6 +344,9 @@ async function validate(): Promise<PlanBody> {
 function changed(): void {
   saveState();
   window.clearTimeout(validateTimer);
+  // A check already asked for is about the form before this change: its answer is dropped
+  // (typing slowly, or on a busy machine, the timer can fire between two keys).
+  validateSeq++;
   document.body.dataset.validated = "pending";
   validateTimer = window.setTimeout(() => void validate(), 200);
 }
