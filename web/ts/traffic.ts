@@ -17,7 +17,7 @@
 
 import { Frame, NO_SLOT } from "./frame";
 import { CONTROLLER_H, GAP, flowLift, type Rect } from "./layout";
-import type { DecisionInfo, MessageInfo, Traffic } from "./protocol";
+import type { BrokerState, ControllerState, DecisionInfo, MessageInfo, Traffic } from "./protocol";
 import { cssReader, type Renderer } from "./render";
 
 /** Screen milliseconds one hop takes to draw. */
@@ -171,6 +171,48 @@ const TOAST_WORDS: Record<string, (d: DecisionInfo) => string> = {
   quorum_leader: (d) => `controller ${d.leader} active`,
   snapshot: (d) => `controller ${d.node} took a snapshot`,
 };
+
+/** What a node's news is about: a later happening about the same subject replaces it. */
+function newsSubject(d: DecisionInfo): string {
+  switch (d.decision) {
+    case "quorum_leader":
+      return "quorum";
+    case "snapshot":
+      return `snapshot ${d.node}`;
+    default:
+      return `broker ${d.brokers?.[0]}`;
+  }
+}
+
+/**
+ * The node news (toasts) still worth showing over a frame: a toast is dropped once a later one
+ * is about the same subject (broker 1 unfenced after broker 1 fenced, a new active controller)
+ * and when the frame no longer shows what it says (a fenced broker that the frame shows
+ * unfenced, an active controller that is not): a paused page or a fast run keeps a toast for
+ * TOAST_MS of screen time, which may span minutes of the cluster's, and a caption that
+ * contradicts the boxes beside it misleads more than none. News at one moment (a session
+ * check and the fence it caused) stays together.
+ */
+export function currentNews<T extends { d: DecisionInfo }>(toasts: readonly T[], brokers: readonly BrokerState[], controllers: readonly ControllerState[]): T[] {
+  const latest = new Map<string, number>();
+  for (const t of toasts) latest.set(newsSubject(t.d), Math.max(latest.get(newsSubject(t.d)) ?? -Infinity, t.d.timeMs));
+  const fenced = (id: number | undefined) => brokers.find((b) => b.id === id)?.fenced;
+  return toasts.filter((t) => {
+    const d = t.d;
+    if (d.timeMs < (latest.get(newsSubject(d)) ?? -Infinity)) return false;
+    switch (d.decision) {
+      case "session_expired":
+      case "fenced":
+        return fenced(d.brokers?.[0]) === true;
+      case "unfenced":
+        return fenced(d.brokers?.[0]) === false;
+      case "quorum_leader":
+        return controllers.some((c) => c.id === d.leader && c.active);
+      default:
+        return true;
+    }
+  });
+}
 
 /** A message kind's look: colour variable, fallback and whether it is drawn as a square. */
 const LOOKS: Record<string, { v: string; fb: string; square?: boolean; label: string }> = {
@@ -995,7 +1037,11 @@ export class TrafficLayer {
   private drawToasts(now: number, s: number): void {
     const f = this.frame;
     if (!f) return;
-    this.toasts = this.toasts.filter((t) => now - t.start < TOAST_MS);
+    this.toasts = currentNews(
+      this.toasts.filter((t) => now - t.start < TOAST_MS),
+      f.body.brokers,
+      f.body.controllers,
+    );
     const stacked = new Map<number, number>();
     for (const t of this.toasts) {
       if (now < t.start) continue;

@@ -5,10 +5,10 @@ import { test } from "node:test";
 import { isNews, isStop, linesOf } from "../explain";
 import { markersOf } from "../charts";
 import { Frame, Layout } from "../frame";
-import type { DecisionInfo, FrameBody, LogEvent } from "../protocol";
+import type { BrokerState, ControllerState, DecisionInfo, FrameBody, LogEvent } from "../protocol";
 import { S } from "../strings";
 import { FLOW_LIFT_MAX, GAP, SUMMARY_H, brokerBoxes, controllersBottom, flowLane, flowLift, type Rect } from "../layout";
-import { HOP_MS, SLOW_MS, drawDue, electionWords, flowPath, flowPoint, moveLook, rateText, steadyFlows, travelling, type FlowPath } from "../traffic";
+import { HOP_MS, SLOW_MS, currentNews, drawDue, electionWords, flowPath, flowPoint, moveLook, rateText, steadyFlows, travelling, type FlowPath } from "../traffic";
 
 /** A frame of partitions with replicas `reps` (broker slots), leader positions and ISR positions. */
 function frame(reps: number[][], leaders: number[], isrs: number[][], brokers: number): Frame {
@@ -241,4 +241,30 @@ test("a flow between rows runs through the gap between them, from the upper box'
     assert.ok(into[0][i].x < into[1][i].x && into[1][i].x < into[2][i].x, `at ${i / 400}: ${into.map((p) => p[i].x)}`);
   }
   assert.ok(into[2][400].x - into[1][400].x >= 8 && into[1][400].x - into[0][400].x >= 8, "landing a head's width apart");
+});
+
+test("a node's news leaves the canvas once a later happening about it, or the frame, says otherwise", () => {
+  const news = (decision: DecisionInfo["decision"], timeMs: number, more: Partial<DecisionInfo> = {}) => ({
+    d: { timeMs, decision, reason: "", count: 1, leader: -1, oldLeader: -1, brokers: [1], ...more } as DecisionInfo,
+  });
+  const brokers = (fenced: boolean) => [{ id: 1, fenced }, { id: 2, fenced: false }] as BrokerState[];
+  const controllers = [{ id: 3000, active: false }, { id: 3001, active: true }] as ControllerState[];
+  const check = news("session_expired", 14_600, { node: 3001 });
+  const fence = news("fenced", 14_600);
+  const unfence = news("unfenced", 140_200);
+  const other = news("fenced", 20_000, { brokers: [2] });
+  // Fenced: the session check and the fence it caused stay together.
+  assert.deepEqual(currentNews([check, fence], brokers(true), controllers), [check, fence]);
+  // Broker 1 unfenced later: only that is news about broker 1; broker 2's news is its own,
+  // but the frame shows broker 2 unfenced, so its fence is out of date too.
+  assert.deepEqual(currentNews([check, fence, unfence, other], brokers(false), controllers), [unfence]);
+  // A paused page whose toasts outlived what they say (no later toast came): the frame decides.
+  assert.deepEqual(currentNews([check, fence], brokers(false), controllers), []);
+  assert.deepEqual(currentNews([unfence], brokers(true), controllers), []);
+  // A new active controller replaces the last one's news; a snapshot stays.
+  const was = news("quorum_leader", 1_000, { leader: 3000 });
+  const now = news("quorum_leader", 9_000, { leader: 3001 });
+  const snap = news("snapshot", 5_000, { node: 3000 });
+  assert.deepEqual(currentNews([was, snap, now], brokers(false), controllers), [snap, now]);
+  assert.deepEqual(currentNews([was], brokers(false), controllers), []);
 });
