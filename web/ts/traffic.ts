@@ -139,6 +139,8 @@ interface Move {
   label: string;
   count: number;
   start: number;
+  /** Its cluster time. */
+  timeMs: number;
 }
 
 interface RunMark {
@@ -172,7 +174,24 @@ const TOAST_WORDS: Record<string, (d: DecisionInfo) => string> = {
   snapshot: (d) => `controller ${d.node} took a snapshot`,
 };
 
-/** What a node's news is about: a later happening about the same subject replaces it. */
+/**
+ * What a node's news is about, and what it says of it: a later happening about the same
+ * subject that says otherwise replaces it (a session check's fence is said again by the
+ * fenced record that follows it by a few milliseconds; an unfence says otherwise).
+ */
+function newsClaim(d: DecisionInfo): string {
+  switch (d.decision) {
+    case "unfenced":
+      return "unfenced";
+    case "quorum_leader":
+      return String(d.leader);
+    case "snapshot":
+      return "snapshot";
+    default:
+      return "fenced";
+  }
+}
+
 function newsSubject(d: DecisionInfo): string {
   switch (d.decision) {
     case "quorum_leader":
@@ -186,20 +205,20 @@ function newsSubject(d: DecisionInfo): string {
 
 /**
  * The node news (toasts) still worth showing over a frame: a toast is dropped once a later one
- * is about the same subject (broker 1 unfenced after broker 1 fenced, a new active controller)
- * and when the frame no longer shows what it says (a fenced broker that the frame shows
+ * about the same subject says otherwise (broker 1 unfenced after broker 1 fenced, a new active
+ * controller) and when the frame no longer shows what it says (a fenced broker that the frame shows
  * unfenced, an active controller that is not): a paused page or a fast run keeps a toast for
  * TOAST_MS of screen time, which may span minutes of the cluster's, and a caption that
- * contradicts the boxes beside it misleads more than none. News at one moment (a session
- * check and the fence it caused) stays together.
+ * contradicts the boxes beside it misleads more than none. A session check and the fence it
+ * caused stay together.
  */
 export function currentNews<T extends { d: DecisionInfo }>(toasts: readonly T[], brokers: readonly BrokerState[], controllers: readonly ControllerState[]): T[] {
-  const latest = new Map<string, number>();
-  for (const t of toasts) latest.set(newsSubject(t.d), Math.max(latest.get(newsSubject(t.d)) ?? -Infinity, t.d.timeMs));
   const fenced = (id: number | undefined) => brokers.find((b) => b.id === id)?.fenced;
   return toasts.filter((t) => {
     const d = t.d;
-    if (d.timeMs < (latest.get(newsSubject(d)) ?? -Infinity)) return false;
+    const subject = newsSubject(d);
+    const claim = newsClaim(d);
+    if (toasts.some((u) => u.d.timeMs > d.timeMs && newsSubject(u.d) === subject && newsClaim(u.d) !== claim)) return false;
     switch (d.decision) {
       case "session_expired":
       case "fenced":
@@ -215,12 +234,18 @@ export function currentNews<T extends { d: DecisionInfo }>(toasts: readonly T[],
 }
 
 /**
- * Whether a leader move's caption is out of date: news about one of its two brokers set off
- * after it (broker 1 unfenced after its fence moved its leaderships away). As with the news
- * (currentNews), a later happening about a broker replaces an earlier one.
+ * Whether a leader move's caption is out of date: later news (cluster time) says otherwise of
+ * one of its brokers: the old leader unfenced (broker 1 back after its fence moved its
+ * leaderships away), or the new leader fenced. As with the news (currentNews), a later
+ * happening about a broker replaces an earlier one.
  */
-export function moveSuperseded(mv: { oldLeader: number; leader: number; start: number }, news: readonly { d: DecisionInfo; start: number }[]): boolean {
-  return news.some((t) => t.start > mv.start && t.d.decision !== "quorum_leader" && t.d.decision !== "snapshot" && (t.d.brokers?.[0] === mv.oldLeader || t.d.brokers?.[0] === mv.leader));
+export function moveSuperseded(mv: { oldLeader: number; leader: number; timeMs: number }, news: readonly { d: DecisionInfo }[]): boolean {
+  return news.some((t) => {
+    const d = t.d;
+    if (d.timeMs <= mv.timeMs) return false;
+    const id = d.brokers?.[0];
+    return (d.decision === "unfenced" && id === mv.oldLeader) || ((d.decision === "fenced" || d.decision === "session_expired") && id === mv.leader);
+  });
 }
 
 /** A message kind's look: colour variable, fallback and whether it is drawn as a square. */
@@ -646,7 +671,7 @@ export class TrafficLayer {
       if (d.decision === "leader" && d.oldLeader >= 0 && d.leader >= 0 && moves < MAX_MOVES) {
         const start = now - (t.toMs - d.timeMs) / this.speed;
         this.moves.push({ partition: d.partitions?.[0] ?? -1, oldLeader: d.oldLeader, leader: d.leader,
-          label: electionWords(d), count: d.count, start: Math.max(start, now - MOVE_MS / 2) });
+          label: electionWords(d), count: d.count, start: Math.max(start, now - MOVE_MS / 2), timeMs: d.timeMs });
         moves++;
       } else if (d.decision === "balancer_run") {
         const run = { decision: d, start: now, ...this.runSets(f, d) };

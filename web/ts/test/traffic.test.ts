@@ -250,7 +250,8 @@ test("a node's news leaves the canvas once a later happening about it, or the fr
   const brokers = (fenced: boolean) => [{ id: 1, fenced }, { id: 2, fenced: false }] as BrokerState[];
   const controllers = [{ id: 3000, active: false }, { id: 3001, active: true }] as ControllerState[];
   const check = news("session_expired", 14_600, { node: 3001 });
-  const fence = news("fenced", 14_600);
+  // The fenced record commits a few milliseconds after the session check that decided it.
+  const fence = news("fenced", 14_604);
   const unfence = news("unfenced", 140_200);
   const other = news("fenced", 20_000, { brokers: [2] });
   // Fenced: the session check and the fence it caused stay together.
@@ -349,17 +350,17 @@ test("a message travels a route by its length, and a link's two directions run s
   }
 });
 
-test("a leader move's caption gives way to later news about either of its brokers", () => {
-  const news = (decision: DecisionInfo["decision"], broker: number, start: number) => ({
-    d: { timeMs: 0, decision, reason: "", count: 1, leader: -1, oldLeader: -1, brokers: [broker] } as DecisionInfo,
-    start,
+test("a leader move's caption gives way to later news that says otherwise of its brokers", () => {
+  const news = (decision: DecisionInfo["decision"], broker: number, timeMs: number) => ({
+    d: { timeMs, decision, reason: "", count: 1, leader: -1, oldLeader: -1, brokers: [broker] } as DecisionInfo,
   });
-  // Broker 1's fence moved two leaderships to broker 4 (the fence's news set off with it).
-  const mv = { oldLeader: 1, leader: 4, start: 1000 };
-  assert.equal(moveSuperseded(mv, [news("session_expired", 1, 990), news("fenced", 1, 990)]), false);
+  // Broker 1's fence moved two leaderships to broker 4; the news of the fence stays with it.
+  const mv = { oldLeader: 1, leader: 4, timeMs: 14_604 };
+  assert.equal(moveSuperseded(mv, [news("session_expired", 1, 14_600), news("fenced", 1, 14_604), news("fenced", 1, 14_610)]), false);
   // Broker 1 unfenced later: the move's "fence of broker 1" is history, not news.
-  assert.equal(moveSuperseded(mv, [news("fenced", 1, 990), news("unfenced", 1, 1400)]), true);
-  assert.equal(moveSuperseded(mv, [news("fenced", 4, 1400)]), true);
-  // Another broker's news leaves it.
-  assert.equal(moveSuperseded(mv, [news("unfenced", 2, 1400)]), false);
+  assert.equal(moveSuperseded(mv, [news("fenced", 1, 14_604), news("unfenced", 1, 140_200)]), true);
+  // Broker 4, the new leader, fenced later.
+  assert.equal(moveSuperseded(mv, [news("fenced", 4, 20_000)]), true);
+  // Another broker's news, or broker 1 unfenced before the move, leaves it.
+  assert.equal(moveSuperseded(mv, [news("unfenced", 2, 20_000), news("unfenced", 1, 10_000)]), false);
 });
