@@ -89,6 +89,62 @@ func flowsOverInk(flows []flowDrawn, ink []shape) []string {
 	return out
 }
 
+// linkDrawn is a controller's link the traffic layer drew, pulsing or carrying a message dot
+// (data-link-paths, while the canvas records its texts): the corners of its route, layout units.
+type linkDrawn struct {
+	API      string
+	From, To int
+	Pts      [][2]float64
+}
+
+// trafficLinks returns the links the traffic layer drew in its last drawing and the top of the
+// first row of broker boxes (layout units); call after trafficLabels.
+func trafficLinks(t *testing.T, tb *tab) ([]linkDrawn, float64) {
+	t.Helper()
+	var out []linkDrawn
+	require.NoError(t, json.Unmarshal([]byte(eval[string](t, tb, `document.querySelector("canvas.traffic-layer").dataset.linkPaths || "[]"`)), &out))
+	top := eval[float64](t, tb, `(() => {
+		const s = Number(document.querySelector("canvas.traffic-layer").dataset.scale);
+		const ys = document.getElementById("cluster-canvas").dataset.brokerBoxes.split(";").map(b => Number(b.split(":")[1].split(",")[1]));
+		return Math.min(...ys) / s;
+	})()`)
+	return out, top
+}
+
+// linksOverInk lists the links that run over one of the renderer's texts, badges, bars or
+// replica grids in the rows of brokers (from rowsTop down), between their ends. Above the rows
+// they pass under the summary line's words by design (the layer is clipped around them).
+func linksOverInk(links []linkDrawn, ink []shape, rowsTop float64) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range links {
+		for i := 1; i < len(l.Pts); i++ {
+			a, b := l.Pts[i-1], l.Pts[i]
+			n := int(math.Ceil(math.Hypot(b[0]-a[0], b[1]-a[1]) / 2))
+			for k := 0; k <= n; k++ {
+				if (i == 1 && k == 0) || (i == len(l.Pts)-1 && k == n) {
+					continue // the ends sit on the boxes' edges
+				}
+				x := a[0] + (b[0]-a[0])*float64(k)/float64(max(n, 1))
+				y := a[1] + (b[1]-a[1])*float64(k)/float64(max(n, 1))
+				for _, r := range ink {
+					if r.Y < rowsTop-1 {
+						continue
+					}
+					if x > r.X+0.5 && x < r.X+r.W-0.5 && y > r.Y+0.5 && y < r.Y+r.H-0.5 {
+						msg := fmt.Sprintf("a %s link %d→%d over %s %q", l.API, l.From, l.To, r.Kind, r.Text)
+						if !seen[msg] {
+							seen[msg] = true
+							out = append(out, fmt.Sprintf("%s at (%.0f, %.0f)", msg, x, y))
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // overlaps lists the pairs of shapes drawn over each other (by more than a pixel's sliver).
 func overlaps(shapes []shape) []string {
 	var out []string
@@ -116,7 +172,8 @@ func TestCanvasLayout(t *testing.T) {
 	url := serve(t, dir, nil)
 	bctx := browser(t, exe)
 
-	check := func(t *testing.T, tb *tab, what string, want func(shapes, labels []shape) bool) {
+	// links: the controllers' links are on the canvas (the traffic pulses) in what is checked.
+	check := func(t *testing.T, tb *tab, what string, links bool, want func(shapes, labels []shape) bool) {
 		for _, presenter := range []bool{false, true} {
 			if presenter {
 				press(t, tb, "p")
@@ -135,6 +192,12 @@ func TestCanvasLayout(t *testing.T) {
 				flows := trafficFlows(t, tb)
 				assert.NotEmpty(t, flows, "%s: the steady flows between the running brokers", name)
 				assert.Empty(t, flowsOverInk(flows, shapes), name)
+				// The controllers' links run around the rows of brokers above the one they go to.
+				drawn, rowsTop := trafficLinks(t, tb)
+				if links {
+					assert.NotEmpty(t, drawn, "%s: the controllers' links", name)
+				}
+				assert.Empty(t, linksOverInk(drawn, shapes, rowsTop), name)
 				for _, s := range shapes {
 					assert.False(t, s.Squeezed, "%s: %q is squeezed to fit", name, s.Text)
 				}
@@ -154,7 +217,7 @@ func TestCanvasLayout(t *testing.T) {
 	t.Run("a gated broker's badge, counts and catch-up bar sit apart", func(t *testing.T) {
 		// Lesson 6, step 4 opens on broker 0 gated with 105 partitions out of sync.
 		tb := openLesson(t, bctx, url, "lesson=6&step=4")
-		check(t, tb, "gated", func(s, _ []shape) bool {
+		check(t, tb, "gated", false, func(s, _ []shape) bool {
 			kinds := map[string]bool{}
 			for _, x := range s {
 				kinds[x.Kind] = true
@@ -172,7 +235,7 @@ func TestCanvasLayout(t *testing.T) {
 		poll(t, tb, `window.pausedOnMove ||= `+drawnJS+`.some(d => d.kind === "move" && d.from === 1) && (document.getElementById("play-button").click(), true)`)
 		poll(t, tb, `document.body.dataset.sim === "paused"`)
 		logItem(t, tb, "broker 1 fenced")
-		check(t, tb, "killed", func(_, labels []shape) bool {
+		check(t, tb, "killed", true, func(_, labels []shape) bool {
 			for _, l := range labels {
 				if strings.Contains(l.Text, "leader") && strings.Contains(l.Text, "→ broker") {
 					return true

@@ -17,7 +17,7 @@
 
 import { Frame, NO_SLOT } from "./frame";
 import { CONTROLLER_H, GAP, flowLift, type Rect } from "./layout";
-import type { DecisionInfo, MessageInfo, Traffic } from "./protocol";
+import type { BrokerState, ControllerState, DecisionInfo, MessageInfo, Traffic } from "./protocol";
 import { cssReader, type Renderer } from "./render";
 
 /** Screen milliseconds one hop takes to draw. */
@@ -139,6 +139,8 @@ interface Move {
   label: string;
   count: number;
   start: number;
+  /** Its cluster time. */
+  timeMs: number;
 }
 
 interface RunMark {
@@ -171,6 +173,80 @@ const TOAST_WORDS: Record<string, (d: DecisionInfo) => string> = {
   quorum_leader: (d) => `controller ${d.leader} active`,
   snapshot: (d) => `controller ${d.node} took a snapshot`,
 };
+
+/**
+ * What a node's news is about, and what it says of it: a later happening about the same
+ * subject that says otherwise replaces it (a session check's fence is said again by the
+ * fenced record that follows it by a few milliseconds; an unfence says otherwise).
+ */
+function newsClaim(d: DecisionInfo): string {
+  switch (d.decision) {
+    case "unfenced":
+      return "unfenced";
+    case "quorum_leader":
+      return String(d.leader);
+    case "snapshot":
+      return "snapshot";
+    default:
+      return "fenced";
+  }
+}
+
+function newsSubject(d: DecisionInfo): string {
+  switch (d.decision) {
+    case "quorum_leader":
+      return "quorum";
+    case "snapshot":
+      return `snapshot ${d.node}`;
+    default:
+      return `broker ${d.brokers?.[0]}`;
+  }
+}
+
+/**
+ * The node news (toasts) still worth showing over a frame: a toast is dropped once a later one
+ * about the same subject says otherwise (broker 1 unfenced after broker 1 fenced, a new active
+ * controller) and when the frame no longer shows what it says (a fenced broker that the frame shows
+ * unfenced, an active controller that is not): a paused page or a fast run keeps a toast for
+ * TOAST_MS of screen time, which may span minutes of the cluster's, and a caption that
+ * contradicts the boxes beside it misleads more than none. A session check and the fence it
+ * caused stay together.
+ */
+export function currentNews<T extends { d: DecisionInfo }>(toasts: readonly T[], brokers: readonly BrokerState[], controllers: readonly ControllerState[]): T[] {
+  const fenced = (id: number | undefined) => brokers.find((b) => b.id === id)?.fenced;
+  return toasts.filter((t) => {
+    const d = t.d;
+    const subject = newsSubject(d);
+    const claim = newsClaim(d);
+    if (toasts.some((u) => u.d.timeMs > d.timeMs && newsSubject(u.d) === subject && newsClaim(u.d) !== claim)) return false;
+    switch (d.decision) {
+      case "session_expired":
+      case "fenced":
+        return fenced(d.brokers?.[0]) === true;
+      case "unfenced":
+        return fenced(d.brokers?.[0]) === false;
+      case "quorum_leader":
+        return controllers.some((c) => c.id === d.leader && c.active);
+      default:
+        return true;
+    }
+  });
+}
+
+/**
+ * Whether a leader move's caption is out of date: later news (cluster time) says otherwise of
+ * one of its brokers: the old leader unfenced (broker 1 back after its fence moved its
+ * leaderships away), or the new leader fenced. As with the news (currentNews), a later
+ * happening about a broker replaces an earlier one.
+ */
+export function moveSuperseded(mv: { oldLeader: number; leader: number; timeMs: number }, news: readonly { d: DecisionInfo }[]): boolean {
+  return news.some((t) => {
+    const d = t.d;
+    if (d.timeMs <= mv.timeMs) return false;
+    const id = d.brokers?.[0];
+    return (d.decision === "unfenced" && id === mv.oldLeader) || ((d.decision === "fenced" || d.decision === "session_expired") && id === mv.leader);
+  });
+}
 
 /** A message kind's look: colour variable, fallback and whether it is drawn as a square. */
 const LOOKS: Record<string, { v: string; fb: string; square?: boolean; label: string }> = {
@@ -276,6 +352,78 @@ export function flowPoint(p: FlowPath, t: number): Point {
   return { x: w0 * p.a.x + w1 * p.c1.x + w2 * p.c2.x + w3 * p.b.x, y: w0 * p.a.y + w1 * p.c1.y + w2 * p.c2.y + w3 * p.b.y };
 }
 
+/**
+ * How far over the first row of brokers a link down a gutter turns into it (layout units):
+ * inside the row's lane, clear of the boxes' top edges by more than a line and its offset.
+ */
+const GUTTER_TURN = 6;
+
+/**
+ * The way a controller's link to broker box `to` runs (layout units), as a polyline from
+ * `from` (the foot of the controller's box) to the box's top centre. Into the first row of
+ * brokers it runs straight. Into a lower row a straight line would cut across the boxes of
+ * the rows above, their texts and cells, so it runs to the top of the gutter beside the box
+ * (between it and its neighbour, the one nearer the controller; the canvas's margin only for
+ * a single column), down the gutter past the rows above and, through the middle of the gap
+ * over the box's row, to its top centre. Message dots travel it (routePoint), and the links
+ * into one box all come down its one gutter.
+ */
+export function linkRoute(from: Point, to: Rect, boxes: readonly Rect[]): Point[] {
+  const top = { x: to.x + to.w / 2, y: to.y };
+  const first = Math.min(...boxes.map((b) => b.y));
+  const above = boxes.filter((b) => b.y + b.h <= to.y);
+  if (to.y <= first + 0.5 || from.y >= to.y || above.length === 0) return [from, top];
+  const left = Math.min(...boxes.map((b) => b.x));
+  const right = Math.max(...boxes.map((b) => b.x + b.w));
+  const sides = [to.x - GAP / 2, to.x + to.w + GAP / 2];
+  const inner = sides.filter((x) => x > left && x < right);
+  const gx = (inner.length ? inner : sides).reduce((a, b) => (Math.abs(b - from.x) < Math.abs(a - from.x) ? b : a));
+  // The gap over the box's row begins at the foot of the row above it.
+  const gy = Math.max(...above.map((b) => b.y + b.h)) + GAP / 2;
+  return [from, { x: gx, y: first - GUTTER_TURN }, { x: gx, y: gy }, top];
+}
+
+/** The point of a polyline at fraction t in [0, 1] of its length. */
+export function routePoint(route: readonly Point[], t: number): Point {
+  if (t <= 0) return route[0];
+  if (t >= 1) return route[route.length - 1];
+  let total = 0;
+  for (let i = 1; i < route.length; i++) total += Math.hypot(route[i].x - route[i - 1].x, route[i].y - route[i - 1].y);
+  let left = t * total;
+  for (let i = 1; i < route.length; i++) {
+    const a = route[i - 1];
+    const b = route[i];
+    const len = Math.hypot(b.x - a.x, b.y - a.y);
+    if (left <= len || i === route.length - 1) {
+      const k = len ? Math.min(1, left / len) : 1;
+      return { x: a.x + (b.x - a.x) * k, y: a.y + (b.y - a.y) * k };
+    }
+    left -= len;
+  }
+  return route[route.length - 1];
+}
+
+/**
+ * The polyline `d` to the left of `route` (to its right for d < 0), its corners mitred: a
+ * link's requests and answers run side by side along it.
+ */
+export function offsetRoute(route: readonly Point[], d: number): Point[] {
+  const normal = (a: Point, b: Point) => {
+    const len = Math.hypot(b.x - a.x, b.y - a.y) || 1;
+    return { x: -(b.y - a.y) / len, y: (b.x - a.x) / len };
+  };
+  return route.map((p, i) => {
+    const n1 = i > 0 ? normal(route[i - 1], p) : normal(p, route[i + 1]);
+    const n2 = i < route.length - 1 ? normal(p, route[i + 1]) : n1;
+    const mx = n1.x + n2.x;
+    const my = n1.y + n2.y;
+    const m = Math.hypot(mx, my) || 1;
+    // The mitre: along the bisector, as far as keeps both sides d from the line.
+    const k = d / Math.max(0.5, (mx * n1.x + my * n1.y) / m);
+    return { x: p.x + (mx / m) * k, y: p.y + (my / m) * k };
+  });
+}
+
 /** Formats bytes per second for a flow's label. */
 export function rateText(bps: number): string {
   if (bps >= 1e9) return `${(bps / 1e9).toFixed(1)} GB/s`;
@@ -336,6 +484,8 @@ export class TrafficLayer {
    * points along each (layout units) and how many rows of brokers lie between its two boxes.
    */
   private flowsDrawn: { kind: string; rowsBetween: number; pts: number[][] }[] = [];
+  /** The controllers' links of the drawing under way (routes' corners, layout units), for data-link-paths likewise. */
+  private linksDrawn: { api: string; from: number; to: number; pts: number[][] }[] = [];
   /** The labels of the drawing under way (layout units), for data-labels while the canvas records its texts. */
   private labels: { kind: string; text: string; x: number; y: number; w: number; h: number }[] = [];
   private fg = "#1b1b1b";
@@ -521,7 +671,7 @@ export class TrafficLayer {
       if (d.decision === "leader" && d.oldLeader >= 0 && d.leader >= 0 && moves < MAX_MOVES) {
         const start = now - (t.toMs - d.timeMs) / this.speed;
         this.moves.push({ partition: d.partitions?.[0] ?? -1, oldLeader: d.oldLeader, leader: d.leader,
-          label: electionWords(d), count: d.count, start: Math.max(start, now - MOVE_MS / 2) });
+          label: electionWords(d), count: d.count, start: Math.max(start, now - MOVE_MS / 2), timeMs: d.timeMs });
         moves++;
       } else if (d.decision === "balancer_run") {
         const run = { decision: d, start: now, ...this.runSets(f, d) };
@@ -578,6 +728,27 @@ export class TrafficLayer {
   /** Where node id is drawn (CSS px of the canvas), for placing a card beside it. */
   anchorOf(id: number): Point | undefined {
     return this.anchor(id);
+  }
+
+  /**
+   * The way a message between nodes `from` and `to` runs (CSS px): a straight line between
+   * their anchors, except from a controller to a broker below the first row, which runs
+   * around the rows above it (linkRoute). Recorded for tests while the canvas records its texts.
+   */
+  private route(from: number, to: number, api: string): Point[] | undefined {
+    const a = this.anchor(from, to);
+    const b = this.anchor(to, from);
+    if (!a || !b) return undefined;
+    const s = this.renderer.drawScale;
+    const boxes = this.renderer.brokersDrawn.map((g) => g.box);
+    const box = (id: number) => boxes[this.slotOf(id)];
+    const controller = (id: number) => this.frame?.body.controllers.some((c) => c.id === id) ?? false;
+    let pts = [a, b];
+    const down = (c: Point, r: Rect) => linkRoute({ x: c.x / s, y: c.y / s }, r, boxes).map((q) => ({ x: q.x * s, y: q.y * s }));
+    if (controller(from) && box(to)) pts = down(a, box(to));
+    else if (controller(to) && box(from)) pts = down(b, box(from)).reverse();
+    if (this.base.dataset.recordTexts) this.linksDrawn.push({ api, from, to, pts: pts.map((q) => [q.x / s, q.y / s]) });
+    return pts;
   }
 
   /** A node's anchor in CSS pixels: controllers at their bottom edge, brokers at their top. */
@@ -669,6 +840,7 @@ export class TrafficLayer {
     this.captions.length = 0;
     this.labels.length = 0;
     this.flowsDrawn.length = 0;
+    this.linksDrawn.length = 0;
     // Decisions before traffic: their labels claim their places first (see label).
     this.clipOutText(s);
     this.drawFlows(s);
@@ -684,6 +856,7 @@ export class TrafficLayer {
     if (this.base.dataset.recordTexts) {
       this.canvas.dataset.labels = JSON.stringify(this.labels);
       this.canvas.dataset.flowPaths = JSON.stringify(this.flowsDrawn);
+      this.canvas.dataset.linkPaths = JSON.stringify(this.linksDrawn);
       this.canvas.dataset.scale = String(s);
     }
     this.drawn++;
@@ -812,41 +985,34 @@ export class TrafficLayer {
   private drawPulses(now: number, s: number): void {
     const ctx = this.ctx;
     // One count per kind of message, on its busiest link: a label per link would bury the controller.
-    const busiest = new Map<string, { p: Pulse; x: number; y: number; total: number }>();
+    const busiest = new Map<string, { p: Pulse; total: number }>();
     for (const [key, p] of this.pulses) {
       const age = now - p.at;
       if (age > 1500) {
         this.pulses.delete(key);
         continue;
       }
-      const a = this.anchor(p.from, p.to);
-      const b = this.anchor(p.to, p.from);
-      if (!a || !b) continue;
+      const route = this.route(p.from, p.to, p.api);
+      if (!route) continue;
       // Requests and answers of a link share it: offset them to either side.
-      const dx = b.x - a.x;
-      const dy = b.y - a.y;
-      const len = Math.hypot(dx, dy) || 1;
-      const off = 3 * s;
-      const ox = (-dy / len) * off;
-      const oy = (dx / len) * off;
+      const line = offsetRoute(route, 3 * s);
       const phase = this.reduced ? 0.5 : 0.5 + 0.5 * Math.sin(now / 160);
       // Thin and translucent: the links run past the boxes (under their texts, see clipOutText).
       ctx.strokeStyle = this.colour(p.api);
       ctx.globalAlpha = (0.15 + 0.3 * phase) * Math.max(0, 1 - age / 1500);
       ctx.lineWidth = Math.min(3, 0.75 + Math.log2(1 + p.perSecond / 8) / 2) * s;
+      ctx.lineJoin = "round";
       ctx.beginPath();
-      ctx.moveTo(a.x + ox, a.y + oy);
-      ctx.lineTo(b.x + ox, b.y + oy);
+      ctx.moveTo(line[0].x, line[0].y);
+      for (const q of line.slice(1)) ctx.lineTo(q.x, q.y);
       ctx.stroke();
       ctx.globalAlpha = 1;
       if (key.includes("|1|")) continue; // answers pulse too, but the count is of requests
       const best = busiest.get(p.api);
-      const x = a.x + (b.x - a.x) * 0.6;
-      const y = a.y + (b.y - a.y) * 0.6;
-      if (!best) busiest.set(p.api, { p, x, y, total: p.perSecond });
+      if (!best) busiest.set(p.api, { p, total: p.perSecond });
       else {
         best.total += p.perSecond;
-        if (p.perSecond > best.p.perSecond) Object.assign(best, { p, x, y });
+        if (p.perSecond > best.p.perSecond) best.p = p;
       }
     }
     const plural = (w: string) => (w.endsWith("h") ? `${w}es` : `${w}s`);
@@ -863,18 +1029,15 @@ export class TrafficLayer {
       if (k < 0) continue;
       const a = this.anchor(sp.m.from, sp.m.to);
       if (!a) continue;
-      const end = this.anchor(sp.m.to, sp.m.from) ?? { x: a.x, y: a.y + 40 * s };
+      const route = this.route(sp.m.from, sp.m.to, sp.m.api) ?? [a, { x: a.x, y: a.y + 40 * s }];
       // A message that never arrives (a cut link, a stopped node) stops halfway and fades.
       const lost = sp.m.arriveMs < 0;
       const reach = lost ? Math.min(k, 0.5) : k;
-      let x = a.x + (end.x - a.x) * reach;
-      let y = a.y + (end.y - a.y) * reach;
+      let { x, y } = routePoint(route, reach);
       let alpha = lost && k > 0.5 ? Math.max(0, 1 - (k - 0.5) * 2) : 1;
       if (this.reduced) {
         // No travel: the message fades in and out near where it is going.
-        const at = lost ? 0.5 : 0.85;
-        x = a.x + (end.x - a.x) * at;
-        y = a.y + (end.y - a.y) * at;
+        ({ x, y } = routePoint(route, lost ? 0.5 : 0.85));
         alpha = Math.sin(Math.PI * k);
       }
       if (!sp.drawn) {
@@ -945,6 +1108,7 @@ export class TrafficLayer {
         mv.drawn = true;
         this.record({ kind: "move", from: mv.oldLeader, to: mv.leader, label: text });
       }
+      if (moveSuperseded(mv, this.toasts)) continue;
       const key = `${mv.leader}|${mv.label}`;
       const lb = labels.get(key) ?? { n: 0, label: mv.label, leader: mv.leader };
       lb.n += mv.count;
@@ -995,7 +1159,11 @@ export class TrafficLayer {
   private drawToasts(now: number, s: number): void {
     const f = this.frame;
     if (!f) return;
-    this.toasts = this.toasts.filter((t) => now - t.start < TOAST_MS);
+    this.toasts = currentNews(
+      this.toasts.filter((t) => now - t.start < TOAST_MS),
+      f.body.brokers,
+      f.body.controllers,
+    );
     const stacked = new Map<number, number>();
     for (const t of this.toasts) {
       if (now < t.start) continue;

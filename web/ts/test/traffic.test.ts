@@ -5,10 +5,10 @@ import { test } from "node:test";
 import { isNews, isStop, linesOf } from "../explain";
 import { markersOf } from "../charts";
 import { Frame, Layout } from "../frame";
-import type { DecisionInfo, FrameBody, LogEvent } from "../protocol";
+import type { BrokerState, ControllerState, DecisionInfo, FrameBody, LogEvent } from "../protocol";
 import { S } from "../strings";
-import { FLOW_LIFT_MAX, GAP, SUMMARY_H, brokerBoxes, controllersBottom, flowLane, flowLift, type Rect } from "../layout";
-import { HOP_MS, SLOW_MS, drawDue, electionWords, flowPath, flowPoint, moveLook, rateText, steadyFlows, travelling, type FlowPath } from "../traffic";
+import { FLOW_LIFT_MAX, GAP, SUMMARY_H, brokerBoxes, controllerBoxes, controllersBottom, flowLane, flowLift, type Rect } from "../layout";
+import { HOP_MS, SLOW_MS, currentNews, drawDue, moveSuperseded, electionWords, flowPath, flowPoint, linkRoute, moveLook, offsetRoute, rateText, routePoint, steadyFlows, travelling, type FlowPath } from "../traffic";
 
 /** A frame of partitions with replicas `reps` (broker slots), leader positions and ISR positions. */
 function frame(reps: number[][], leaders: number[], isrs: number[][], brokers: number): Frame {
@@ -241,4 +241,126 @@ test("a flow between rows runs through the gap between them, from the upper box'
     assert.ok(into[0][i].x < into[1][i].x && into[1][i].x < into[2][i].x, `at ${i / 400}: ${into.map((p) => p[i].x)}`);
   }
   assert.ok(into[2][400].x - into[1][400].x >= 8 && into[1][400].x - into[0][400].x >= 8, "landing a head's width apart");
+});
+
+test("a node's news leaves the canvas once a later happening about it, or the frame, says otherwise", () => {
+  const news = (decision: DecisionInfo["decision"], timeMs: number, more: Partial<DecisionInfo> = {}) => ({
+    d: { timeMs, decision, reason: "", count: 1, leader: -1, oldLeader: -1, brokers: [1], ...more } as DecisionInfo,
+  });
+  const brokers = (fenced: boolean) => [{ id: 1, fenced }, { id: 2, fenced: false }] as BrokerState[];
+  const controllers = [{ id: 3000, active: false }, { id: 3001, active: true }] as ControllerState[];
+  const check = news("session_expired", 14_600, { node: 3001 });
+  // The fenced record commits a few milliseconds after the session check that decided it.
+  const fence = news("fenced", 14_604);
+  const unfence = news("unfenced", 140_200);
+  const other = news("fenced", 20_000, { brokers: [2] });
+  // Fenced: the session check and the fence it caused stay together.
+  assert.deepEqual(currentNews([check, fence], brokers(true), controllers), [check, fence]);
+  // Broker 1 unfenced later: only that is news about broker 1; broker 2's news is its own,
+  // but the frame shows broker 2 unfenced, so its fence is out of date too.
+  assert.deepEqual(currentNews([check, fence, unfence, other], brokers(false), controllers), [unfence]);
+  // A paused page whose toasts outlived what they say (no later toast came): the frame decides.
+  assert.deepEqual(currentNews([check, fence], brokers(false), controllers), []);
+  assert.deepEqual(currentNews([unfence], brokers(true), controllers), []);
+  // A new active controller replaces the last one's news; a snapshot stays.
+  const was = news("quorum_leader", 1_000, { leader: 3000 });
+  const now = news("quorum_leader", 9_000, { leader: 3001 });
+  const snap = news("snapshot", 5_000, { node: 3000 });
+  assert.deepEqual(currentNews([was, snap, now], brokers(false), controllers), [snap, now]);
+  assert.deepEqual(currentNews([was], brokers(false), controllers), []);
+});
+
+/** Points along a polyline, a unit or less apart. */
+function alongRoute(route: { x: number; y: number }[]): { x: number; y: number }[] {
+  const out = [route[0]];
+  for (let i = 1; i < route.length; i++) {
+    const a = route[i - 1];
+    const b = route[i];
+    const n = Math.max(1, Math.ceil(Math.hypot(b.x - a.x, b.y - a.y)));
+    for (let k = 1; k <= n; k++) out.push({ x: a.x + ((b.x - a.x) * k) / n, y: a.y + ((b.y - a.y) * k) / n });
+  }
+  return out;
+}
+
+test("a controller's link to a broker runs around the rows of boxes above it, never over a box", () => {
+  // Rows of two (a phone), three (presenter mode at 800 px), one (a very narrow canvas), under
+  // three controllers; 4, 4, 6 and 3 brokers, so that a last row may be short.
+  for (const [width, n] of [
+    [366, 4],
+    [366, 6],
+    [520, 4],
+    [300, 3],
+  ]) {
+    const top = controllersBottom(3, width) + SUMMARY_H;
+    const boxes = brokerBoxes(n, width, 2000, top, 150);
+    const first = boxes[0].y;
+    for (const c of controllerBoxes(3, width)) {
+      const from = { x: c.x + c.w / 2, y: c.y + c.h };
+      boxes.forEach((to, j) => {
+        const name = `${width} px, ${n} brokers, controller at ${from.x} to broker ${j}`;
+        const route = linkRoute(from, to, boxes);
+        assert.deepEqual(route[0], from, name);
+        assert.deepEqual(route[route.length - 1], { x: to.x + to.w / 2, y: to.y }, `${name}: ends at the box's top centre`);
+        if (to.y === first) assert.equal(route.length, 2, `${name}: into the first row, straight`);
+        // Nowhere inside a box (its own included: it ends on its top edge), nor within the
+        // widest pulsing line's half and its offset (3 + 1.5) of another box's sides.
+        const pts = alongRoute(route);
+        for (const q of pts) {
+          for (const [k, b] of boxes.entries()) {
+            const clear = k === j ? 0 : 4.5;
+            const inside = q.x > b.x - clear && q.x < b.x + b.w + clear && q.y > b.y - (k === j ? 0 : 0.01) && q.y < b.y + b.h + clear;
+            assert.ok(!inside || (k !== j && q.y <= b.y), `${name}: at (${q.x}, ${q.y}) over box ${k}`);
+          }
+        }
+        if (to.y > first) {
+          // Down a gutter: between two columns where there are two, else the canvas's margin.
+          const gx = route[1].x;
+          const cols = new Set(boxes.map((b) => b.x)).size;
+          const between = boxes.some((b) => b.x + b.w < gx) && boxes.some((b) => b.x > gx);
+          assert.equal(between, cols > 1, `${name}: gutter at ${gx}`);
+          assert.ok(boxes.every((b) => gx <= b.x - GAP / 2 + 1e-9 || gx >= b.x + b.w + GAP / 2 - 1e-9), `${name}: the gutter's middle`);
+          assert.equal(route[1].y, first - 6, `${name}: turns down over the first row`);
+        }
+      });
+    }
+  }
+});
+
+test("a message travels a route by its length, and a link's two directions run side by side along it", () => {
+  const route = [
+    { x: 0, y: 0 },
+    { x: 30, y: 40 },
+    { x: 30, y: 140 },
+    { x: 90, y: 148 },
+  ];
+  assert.deepEqual(routePoint(route, 0), route[0]);
+  assert.deepEqual(routePoint(route, 1), route[3]);
+  // 50 + 100 + ~60.5 long: a fifth of the way is 42 along the first segment.
+  const total = 50 + 100 + Math.hypot(60, 8);
+  const q = routePoint(route, 42 / total);
+  assert.ok(Math.abs(q.x - 25.2) < 1e-9 && Math.abs(q.y - 33.6) < 1e-9, JSON.stringify(q));
+  assert.deepEqual(routePoint(route, 100 / total), { x: 30, y: 90 });
+  // Offset by 3: every segment parallel to its own, 3 to its left.
+  const off = offsetRoute(route, 3);
+  for (let i = 1; i < route.length; i++) {
+    const [a, b, c, d] = [route[i - 1], route[i], off[i - 1], off[i]];
+    const len = Math.hypot(b.x - a.x, b.y - a.y);
+    const cross = (p: { x: number; y: number }) => ((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)) / len;
+    assert.ok(Math.abs(cross(c) - 3) < 1e-9 && Math.abs(cross(d) - 3) < 1e-9, `segment ${i}: ${cross(c)}, ${cross(d)}`);
+  }
+});
+
+test("a leader move's caption gives way to later news that says otherwise of its brokers", () => {
+  const news = (decision: DecisionInfo["decision"], broker: number, timeMs: number) => ({
+    d: { timeMs, decision, reason: "", count: 1, leader: -1, oldLeader: -1, brokers: [broker] } as DecisionInfo,
+  });
+  // Broker 1's fence moved two leaderships to broker 4; the news of the fence stays with it.
+  const mv = { oldLeader: 1, leader: 4, timeMs: 14_604 };
+  assert.equal(moveSuperseded(mv, [news("session_expired", 1, 14_600), news("fenced", 1, 14_604), news("fenced", 1, 14_610)]), false);
+  // Broker 1 unfenced later: the move's "fence of broker 1" is history, not news.
+  assert.equal(moveSuperseded(mv, [news("fenced", 1, 14_604), news("unfenced", 1, 140_200)]), true);
+  // Broker 4, the new leader, fenced later.
+  assert.equal(moveSuperseded(mv, [news("fenced", 4, 20_000)]), true);
+  // Another broker's news, or broker 1 unfenced before the move, leaves it.
+  assert.equal(moveSuperseded(mv, [news("unfenced", 2, 20_000), news("unfenced", 1, 10_000)]), false);
 });
