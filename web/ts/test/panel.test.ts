@@ -12,8 +12,9 @@ import { test } from "node:test";
 import { DEFAULT_SPEED, Simulation } from "../sim";
 import { LessonPanel, showMeSpeed } from "../lesson/panel";
 import type { LessonCheckBody, LessonOpenBody, LessonPlayBody, LessonStep } from "../lesson/protocol";
-import type { FrameBody, LoadBody, WorkerClient } from "../protocol";
+import type { LoadBody, WorkerClient } from "../protocol";
 import { type FakePage, installFakeDom } from "./fakedom";
+import { emptyFrame } from "./frames";
 
 /** What the fake worker plays: one step (a Show me's) or one talk scene, from startMs to endMs. */
 interface Script {
@@ -22,24 +23,6 @@ interface Script {
   /** Where the step's reference actions (the scene's play list) end. */
   endMs: number;
   predict?: LessonStep["predict"];
-}
-
-/** A frame of no partitions at cluster time timeMs. */
-function frame(timeMs: number): { body: FrameBody; data: ArrayBuffer } {
-  const body = {
-    timeMs,
-    seed: 1,
-    controllers: [],
-    brokers: [],
-    partitions: { count: 0, layout: 1, stride: 1, topics: [], underReplicated: 0, offline: 0, imbalanced: 0, isr: 0, state: 0, replicas: 0 },
-    nextElectPreferredMs: -1,
-    configs: [],
-    events: [],
-    horizonMs: timeMs,
-    history: 0,
-    log: null,
-  } as unknown as FrameBody;
-  return { body, data: new ArrayBuffer(0) };
 }
 
 /**
@@ -85,11 +68,11 @@ class FakeWorker {
         break;
       case "sim.seek":
         this.at = m.body.timeMs!;
-        m.resolve(frame(this.at));
+        m.resolve(emptyFrame(this.at));
         break;
       case "sim.advance":
         this.at += m.body.ms!;
-        m.resolve(frame(this.at));
+        m.resolve(emptyFrame(this.at));
         break;
       default:
         assert.fail(`the fake worker does not answer ${m.type}`);

@@ -5,25 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Simulation } from "../sim";
-import type { FrameBody, StartBody, WorkerClient } from "../protocol";
-
-/** A frame of no partitions that carries its (empty) layout. */
-function emptyFrame(timeMs: number): { body: FrameBody; data: ArrayBuffer } {
-  const body = {
-    timeMs,
-    seed: 1,
-    controllers: [],
-    brokers: [],
-    partitions: { count: 0, layout: 1, stride: 1, topics: [], underReplicated: 0, offline: 0, imbalanced: 0, isr: 0, state: 0, replicas: 0 },
-    nextElectPreferredMs: -1,
-    configs: [],
-    events: [],
-    horizonMs: timeMs,
-    history: 0,
-    log: null,
-  } as unknown as FrameBody;
-  return { body, data: new ArrayBuffer(0) };
-}
+import type { StartBody, WorkerClient } from "../protocol";
+import { emptyFrame } from "./frames";
 
 /** A worker client whose sim.advance replies are released by hand, and the page's rAF loop. */
 function harness() {
