@@ -486,6 +486,11 @@ export class TrafficLayer {
   private flowsDrawn: { kind: string; rowsBetween: number; pts: number[][] }[] = [];
   /** The controllers' links of the drawing under way (routes' corners, layout units), for data-link-paths likewise. */
   private linksDrawn: { api: string; from: number; to: number; pts: number[][] }[] = [];
+  /**
+   * The routes of the drawing under way, by "from>to": every message dot and pulse of a link
+   * runs the same way, so a route is worked out once a drawing, not once per message.
+   */
+  private readonly routes = new Map<string, Point[] | undefined>();
   /** The labels of the drawing under way (layout units), for data-labels while the canvas records its texts. */
   private labels: { kind: string; text: string; x: number; y: number; w: number; h: number }[] = [];
   private fg = "#1b1b1b";
@@ -733,9 +738,23 @@ export class TrafficLayer {
   /**
    * The way a message between nodes `from` and `to` runs (CSS px): a straight line between
    * their anchors, except from a controller to a broker below the first row, which runs
-   * around the rows above it (linkRoute). Recorded for tests while the canvas records its texts.
+   * around the rows above it (linkRoute). Recorded for tests while the canvas records its
+   * texts, under the kind of the first message that took it in this drawing.
    */
   private route(from: number, to: number, api: string): Point[] | undefined {
+    const key = `${from}>${to}`;
+    if (this.routes.has(key)) return this.routes.get(key);
+    const pts = this.routeOf(from, to);
+    this.routes.set(key, pts);
+    if (pts && this.base.dataset.recordTexts) {
+      const s = this.renderer.drawScale;
+      this.linksDrawn.push({ api, from, to, pts: pts.map((q) => [q.x / s, q.y / s]) });
+    }
+    return pts;
+  }
+
+  /** Works out route(from, to). */
+  private routeOf(from: number, to: number): Point[] | undefined {
     const a = this.anchor(from, to);
     const b = this.anchor(to, from);
     if (!a || !b) return undefined;
@@ -747,7 +766,6 @@ export class TrafficLayer {
     const down = (c: Point, r: Rect) => linkRoute({ x: c.x / s, y: c.y / s }, r, boxes).map((q) => ({ x: q.x * s, y: q.y * s }));
     if (controller(from) && box(to)) pts = down(a, box(to));
     else if (controller(to) && box(from)) pts = down(b, box(from)).reverse();
-    if (this.base.dataset.recordTexts) this.linksDrawn.push({ api, from, to, pts: pts.map((q) => [q.x / s, q.y / s]) });
     return pts;
   }
 
@@ -841,6 +859,7 @@ export class TrafficLayer {
     this.labels.length = 0;
     this.flowsDrawn.length = 0;
     this.linksDrawn.length = 0;
+    this.routes.clear();
     // Decisions before traffic: their labels claim their places first (see label).
     this.clipOutText(s);
     this.drawFlows(s);
