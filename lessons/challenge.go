@@ -60,7 +60,7 @@ type Option struct {
 func (p *Prediction) Answer(c *cluster.Cluster, m Mark) (int, []string) {
 	answer, why := -1, make([]string, len(p.Options))
 	for i, o := range p.Options {
-		ok, w := o.Expr.eval(c, m)
+		ok, w := Eval(o.Expr, c, m)
 		why[i] = w
 		if ok {
 			if answer >= 0 {

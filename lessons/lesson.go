@@ -144,7 +144,7 @@ func (s *Step) CheckExpects(c *cluster.Cluster, m Mark) []GoalResult {
 func check(goals []Goal, c *cluster.Cluster, m Mark) []GoalResult {
 	out := make([]GoalResult, len(goals))
 	for i, g := range goals {
-		ok, why := g.Expr.eval(c, m)
+		ok, why := Eval(g.Expr, c, m)
 		out[i] = GoalResult{Goal: g.Source, Line: g.Line, Holds: ok, Explain: why}
 	}
 	return out

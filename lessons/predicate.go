@@ -42,15 +42,26 @@ func MarkNow(c *cluster.Cluster) Mark {
 
 // Expr is a parsed goal expression.
 type Expr interface {
-	// eval returns the truth and a short explanation of the current value.
-	eval(c *cluster.Cluster, m Mark) (bool, string)
+	// eval reports whether the expression holds now, counting from the step start m. When why
+	// is not nil it also writes there a short explanation of the current value. A lesson's
+	// waits poll their expressions every UntilPollMs of cluster time and need the truth
+	// alone, which costs far less than its explanation's formatting.
+	eval(c *cluster.Cluster, m Mark, why *strings.Builder) bool
 	String() string
 }
 
 // Eval evaluates an expression against the cluster now, counting from the step start m. The
 // explanation says what the current value is and what the goal asks, e.g.
 // "leader of payments-0 is 1, goal == 2".
-func Eval(e Expr, c *cluster.Cluster, m Mark) (bool, string) { return e.eval(c, m) }
+func Eval(e Expr, c *cluster.Cluster, m Mark) (bool, string) {
+	var why strings.Builder
+	ok := e.eval(c, m, &why)
+	return ok, why.String()
+}
+
+// Holds reports whether an expression holds now, counting from the step start m, without
+// its explanation.
+func Holds(e Expr, c *cluster.Cluster, m Mark) bool { return e.eval(c, m, nil) }
 
 // ParseExpr parses one goal expression. Errors name the word at fault and what was allowed.
 func ParseExpr(src string) (Expr, error) {
@@ -436,28 +447,44 @@ type binary struct {
 
 func (b *binary) String() string { return b.l.String() + " " + b.op + " " + b.r.String() }
 
-func (b *binary) eval(c *cluster.Cluster, m Mark) (bool, string) {
-	lv, le := b.l.eval(c, m)
-	rv, re := b.r.eval(c, m)
-	if b.op == "and" {
-		return lv && rv, le + "; " + re
+func (b *binary) eval(c *cluster.Cluster, m Mark, why *strings.Builder) bool {
+	lv := b.l.eval(c, m, why)
+	if why == nil {
+		// Without an explanation to write, the right side matters only when the left does
+		// not decide.
+		if b.op == "and" {
+			return lv && b.r.eval(c, m, nil)
+		}
+		return lv || b.r.eval(c, m, nil)
 	}
-	return lv || rv, le + "; " + re
+	why.WriteString("; ")
+	rv := b.r.eval(c, m, why)
+	if b.op == "and" {
+		return lv && rv
+	}
+	return lv || rv
 }
 
 type not struct{ e Expr }
 
 func (n *not) String() string { return "not " + n.e.String() }
 
-func (n *not) eval(c *cluster.Cluster, m Mark) (bool, string) {
-	v, e := n.e.eval(c, m)
-	return !v, "not (" + e + ")"
+func (n *not) eval(c *cluster.Cluster, m Mark, why *strings.Builder) bool {
+	if why == nil {
+		return !n.e.eval(c, m, nil)
+	}
+	why.WriteString("not (")
+	v := n.e.eval(c, m, why)
+	why.WriteString(")")
+	return !v
 }
 
 type paren struct{ e Expr }
 
-func (p *paren) String() string                                 { return "(" + p.e.String() + ")" }
-func (p *paren) eval(c *cluster.Cluster, m Mark) (bool, string) { return p.e.eval(c, m) }
+func (p *paren) String() string { return "(" + p.e.String() + ")" }
+func (p *paren) eval(c *cluster.Cluster, m Mark, why *strings.Builder) bool {
+	return p.e.eval(c, m, why)
+}
 
 type partitionNum struct {
 	field string
@@ -470,22 +497,31 @@ func (a *partitionNum) String() string {
 	return fmt.Sprintf("%s %s %s %s", a.field, a.tp, a.op, num(a.v))
 }
 
-func (a *partitionNum) eval(c *cluster.Cluster, _ Mark) (bool, string) {
+func (a *partitionNum) eval(c *cluster.Cluster, _ Mark, why *strings.Builder) bool {
 	p, ok := c.PartitionNow(a.tp.Topic, a.tp.Partition)
 	if !ok {
-		return false, fmt.Sprintf("%s does not exist", a.tp)
+		if why != nil {
+			fmt.Fprintf(why, "%s does not exist", a.tp)
+		}
+		return false
 	}
 	var got float64
 	switch a.field {
 	case "leader":
 		got = float64(p.Leader)
-		return compare(got, a.op, a.v), fmt.Sprintf("leader of %s is %s, goal %s %s", a.tp, leaderText(got), a.op, leaderText(a.v))
+		if why != nil {
+			fmt.Fprintf(why, "leader of %s is %s, goal %s %s", a.tp, leaderText(got), a.op, leaderText(a.v))
+		}
+		return compare(got, a.op, a.v)
 	case "leader_epoch":
 		got = float64(p.LeaderEpoch)
 	default:
 		got = float64(p.PartitionEpoch)
 	}
-	return compare(got, a.op, a.v), fmt.Sprintf("%s of %s is %s, goal %s %s", strings.ReplaceAll(a.field, "_", " "), a.tp, num(got), a.op, num(a.v))
+	if why != nil {
+		fmt.Fprintf(why, "%s of %s is %s, goal %s %s", strings.ReplaceAll(a.field, "_", " "), a.tp, num(got), a.op, num(a.v))
+	}
+	return compare(got, a.op, a.v)
 }
 
 type partitionSet struct {
@@ -507,10 +543,13 @@ func (a *partitionSet) String() string {
 	return fmt.Sprintf("%s %s %s %s", a.field, a.tp, a.op, listText(a.list))
 }
 
-func (a *partitionSet) eval(c *cluster.Cluster, _ Mark) (bool, string) {
+func (a *partitionSet) eval(c *cluster.Cluster, _ Mark, why *strings.Builder) bool {
 	p, ok := c.PartitionNow(a.tp.Topic, a.tp.Partition)
 	if !ok {
-		return false, fmt.Sprintf("%s does not exist", a.tp)
+		if why != nil {
+			fmt.Fprintf(why, "%s does not exist", a.tp)
+		}
+		return false
 	}
 	got := p.Isr
 	name := "ISR"
@@ -520,32 +559,47 @@ func (a *partitionSet) eval(c *cluster.Cluster, _ Mark) (bool, string) {
 	case "last_known_elr":
 		got, name = p.LastKnownElr, "LastKnownElr"
 	}
-	desc := fmt.Sprintf("%s of %s is %s", name, a.tp, listText(got))
+	if why != nil {
+		fmt.Fprintf(why, "%s of %s is %s, goal", name, a.tp, listText(got))
+		switch a.op {
+		case "contains":
+			fmt.Fprintf(why, ": contains %d", a.list[0])
+		case "size":
+			fmt.Fprintf(why, ": size %s %s", a.sizeOp, num(a.size))
+		case "!=":
+			fmt.Fprintf(why, " != %s", listText(a.list))
+		default:
+			fmt.Fprintf(why, " %s", listText(a.list))
+		}
+	}
 	switch a.op {
 	case "contains":
-		return slices.Contains(got, a.list[0]), fmt.Sprintf("%s, goal: contains %d", desc, a.list[0])
+		return slices.Contains(got, a.list[0])
 	case "size":
-		return compare(float64(len(got)), a.sizeOp, a.size), fmt.Sprintf("%s, goal: size %s %s", desc, a.sizeOp, num(a.size))
+		return compare(float64(len(got)), a.sizeOp, a.size)
 	case "!=":
-		return !slices.Equal(got, a.list), fmt.Sprintf("%s, goal != %s", desc, listText(a.list))
+		return !slices.Equal(got, a.list)
 	}
 	// Kafka keeps the ISR in its own order (the leader's proposal), which the lesson quotes.
-	return slices.Equal(got, a.list), fmt.Sprintf("%s, goal %s", desc, listText(a.list))
+	return slices.Equal(got, a.list)
 }
 
 type recovering struct{ tp topicPartition }
 
 func (a *recovering) String() string { return "recovering " + a.tp.String() }
 
-func (a *recovering) eval(c *cluster.Cluster, _ Mark) (bool, string) {
+func (a *recovering) eval(c *cluster.Cluster, _ Mark, why *strings.Builder) bool {
 	p, ok := c.PartitionNow(a.tp.Topic, a.tp.Partition)
-	if !ok {
-		return false, fmt.Sprintf("%s does not exist", a.tp)
+	switch {
+	case why == nil:
+	case !ok:
+		fmt.Fprintf(why, "%s does not exist", a.tp)
+	case p.Recovering:
+		fmt.Fprintf(why, "%s is RECOVERING (an unclean election made its leader)", a.tp)
+	default:
+		fmt.Fprintf(why, "%s is RECOVERED", a.tp)
 	}
-	if p.Recovering {
-		return true, fmt.Sprintf("%s is RECOVERING (an unclean election made its leader)", a.tp)
-	}
-	return false, fmt.Sprintf("%s is RECOVERED", a.tp)
+	return ok && p.Recovering
 }
 
 type brokerState struct {
@@ -555,10 +609,13 @@ type brokerState struct {
 
 func (a *brokerState) String() string { return fmt.Sprintf("broker %d %s", a.id, a.state) }
 
-func (a *brokerState) eval(c *cluster.Cluster, _ Mark) (bool, string) {
+func (a *brokerState) eval(c *cluster.Cluster, _ Mark, why *strings.Builder) bool {
 	b, ok := c.BrokerNow(a.id)
 	if !ok {
-		return false, fmt.Sprintf("broker %d does not exist", a.id)
+		if why != nil {
+			fmt.Fprintf(why, "broker %d does not exist", a.id)
+		}
+		return false
 	}
 	var holds bool
 	switch a.state {
@@ -577,6 +634,9 @@ func (a *brokerState) eval(c *cluster.Cluster, _ Mark) (bool, string) {
 	default:
 		holds = b.State == a.state
 	}
+	if why == nil {
+		return holds
+	}
 	reg := "unfenced"
 	switch {
 	case !b.Registered:
@@ -588,7 +648,8 @@ func (a *brokerState) eval(c *cluster.Cluster, _ Mark) (bool, string) {
 	if b.Gated {
 		gate = ", gated"
 	}
-	return holds, fmt.Sprintf("broker %d is %s and %s%s, goal %s", a.id, stateWords(b.State), reg, gate, stateWords(a.state))
+	fmt.Fprintf(why, "broker %d is %s and %s%s, goal %s", a.id, stateWords(b.State), reg, gate, stateWords(a.state))
+	return holds
 }
 
 // stateWords says a broker state (the process's, cluster.BrokerNow's State, or a goal's) as
@@ -618,10 +679,13 @@ func (a *brokerCount) String() string {
 	return fmt.Sprintf("broker %d %s %s %s", a.id, a.field, a.op, num(a.v))
 }
 
-func (a *brokerCount) eval(c *cluster.Cluster, _ Mark) (bool, string) {
+func (a *brokerCount) eval(c *cluster.Cluster, _ Mark, why *strings.Builder) bool {
 	b, ok := c.BrokerNow(a.id)
 	if !ok {
-		return false, fmt.Sprintf("broker %d does not exist", a.id)
+		if why != nil {
+			fmt.Fprintf(why, "broker %d does not exist", a.id)
+		}
+		return false
 	}
 	var got float64
 	switch a.field {
@@ -638,7 +702,10 @@ func (a *brokerCount) eval(c *cluster.Cluster, _ Mark) (bool, string) {
 	case "epoch":
 		got = float64(b.Epoch)
 	}
-	return compare(got, a.op, a.v), fmt.Sprintf("broker %d %s is %s, goal %s %s", a.id, strings.ReplaceAll(a.field, "_", " "), num(got), a.op, num(a.v))
+	if why != nil {
+		fmt.Fprintf(why, "broker %d %s is %s, goal %s %s", a.id, strings.ReplaceAll(a.field, "_", " "), num(got), a.op, num(a.v))
+	}
+	return compare(got, a.op, a.v)
 }
 
 type metric struct {
@@ -655,10 +722,13 @@ func (a *metric) String() string {
 	return fmt.Sprintf("metric %s %s %s", a.name, a.op, num(a.v))
 }
 
-func (a *metric) eval(c *cluster.Cluster, _ Mark) (bool, string) {
+func (a *metric) eval(c *cluster.Cluster, _ Mark, why *strings.Builder) bool {
 	ms := c.Metrics()
 	if ms == nil {
-		return false, "no controller is active: no metrics"
+		if why != nil {
+			why.WriteString("no controller is active: no metrics")
+		}
+		return false
 	}
 	var got float64
 	switch v := ms[a.name].(type) {
@@ -677,11 +747,14 @@ func (a *metric) eval(c *cluster.Cluster, _ Mark) (bool, string) {
 			got = float64(len(v))
 		}
 	}
-	name := a.name
-	if a.broker >= 0 {
-		name += fmt.Sprintf(",broker=%d", a.broker)
+	if why != nil {
+		why.WriteString(a.name)
+		if a.broker >= 0 {
+			fmt.Fprintf(why, ",broker=%d", a.broker)
+		}
+		fmt.Fprintf(why, " is %s, goal %s %s", num(got), a.op, num(a.v))
 	}
-	return compare(got, a.op, a.v), fmt.Sprintf("%s is %s, goal %s %s", name, num(got), a.op, num(a.v))
+	return compare(got, a.op, a.v)
 }
 
 type runs struct {
@@ -698,7 +771,7 @@ func (a *runs) String() string {
 	return fmt.Sprintf("runs elected %s %s %s %s", a.electedOp, num(a.elected), a.op, num(a.v))
 }
 
-func (a *runs) eval(c *cluster.Cluster, m Mark) (bool, string) {
+func (a *runs) eval(c *cluster.Cluster, m Mark, why *strings.Builder) bool {
 	all := c.BalancerRuns()
 	n := 0
 	for _, r := range all[min(m.Runs, len(all)):] {
@@ -706,11 +779,14 @@ func (a *runs) eval(c *cluster.Cluster, m Mark) (bool, string) {
 			n++
 		}
 	}
-	what := "electPreferred runs"
-	if a.elected >= 0 {
-		what = fmt.Sprintf("electPreferred runs that elected %s %s", a.electedOp, num(a.elected))
+	if why != nil {
+		why.WriteString("electPreferred runs")
+		if a.elected >= 0 {
+			fmt.Fprintf(why, " that elected %s %s", a.electedOp, num(a.elected))
+		}
+		fmt.Fprintf(why, " since the step began: %d, goal %s %s", n, a.op, num(a.v))
 	}
-	return compare(float64(n), a.op, a.v), fmt.Sprintf("%s since the step began: %d, goal %s %s", what, n, a.op, num(a.v))
+	return compare(float64(n), a.op, a.v)
 }
 
 type records struct {
@@ -721,14 +797,17 @@ type records struct {
 
 func (a *records) String() string { return fmt.Sprintf("records %s %s %s", a.typ, a.op, num(a.v)) }
 
-func (a *records) eval(c *cluster.Cluster, m Mark) (bool, string) {
+func (a *records) eval(c *cluster.Cluster, m Mark, why *strings.Builder) bool {
 	n := 0
 	for _, e := range c.Controllers().CommittedSince(m.Offset) {
 		if e.Record.Type() == a.typ {
 			n++
 		}
 	}
-	return compare(float64(n), a.op, a.v), fmt.Sprintf("%ss committed since the step began: %d, goal %s %s", a.typ, n, a.op, num(a.v))
+	if why != nil {
+		fmt.Fprintf(why, "%ss committed since the step began: %d, goal %s %s", a.typ, n, a.op, num(a.v))
+	}
+	return compare(float64(n), a.op, a.v)
 }
 
 type scalar struct {
@@ -739,9 +818,9 @@ type scalar struct {
 
 func (a *scalar) String() string { return fmt.Sprintf("%s %s %s", a.name, a.op, num(a.v)) }
 
-func (a *scalar) eval(c *cluster.Cluster, m Mark) (bool, string) {
+func (a *scalar) eval(c *cluster.Cluster, m Mark, why *strings.Builder) bool {
 	var got float64
-	desc := strings.ReplaceAll(a.name, "_", " ")
+	desc := a.name
 	switch a.name {
 	case "time":
 		got, desc = float64(c.Now()), "time (ms)"
@@ -768,8 +847,10 @@ func (a *scalar) eval(c *cluster.Cluster, m Mark) (bool, string) {
 		if ok {
 			got = float64(node)
 		}
-		desc = "the active controller"
-		return compare(got, a.op, a.v), fmt.Sprintf("%s is %s, goal %s %s", desc, leaderText(got), a.op, leaderText(a.v))
+		if why != nil {
+			fmt.Fprintf(why, "the active controller is %s, goal %s %s", leaderText(got), a.op, leaderText(a.v))
+		}
+		return compare(got, a.op, a.v)
 	case "snapshots":
 		got, desc = float64(c.Controllers().Stats().SnapshotsTaken), "controller snapshots taken"
 	case "acked_records_lost":
@@ -782,5 +863,8 @@ func (a *scalar) eval(c *cluster.Cluster, m Mark) (bool, string) {
 			got = s[len(s)-1].ProduceP99Ms
 		}
 	}
-	return compare(got, a.op, a.v), fmt.Sprintf("%s is %s, goal %s %s", desc, num(got), a.op, num(a.v))
+	if why != nil {
+		fmt.Fprintf(why, "%s is %s, goal %s %s", strings.ReplaceAll(desc, "_", " "), num(got), a.op, num(a.v))
+	}
+	return compare(got, a.op, a.v)
 }

@@ -10,12 +10,16 @@ import (
 	"github.com/kraftlab/kraftlab/engine/controller"
 )
 
-// eval parses and evaluates an expression, failing the test on a parse error.
+// eval parses and evaluates an expression, failing the test on a parse error, and checks that
+// Holds, which skips the explanation (and the right side of an "and" or "or" the left side
+// decides), gives the same truth as Eval.
 func eval(t *testing.T, c *cluster.Cluster, m Mark, src string) (bool, string) {
 	t.Helper()
 	e, err := ParseExpr(src)
 	require.NoError(t, err, src)
-	return Eval(e, c, m)
+	ok, why := Eval(e, c, m)
+	assert.Equal(t, ok, Holds(e, c, m), "Holds(%q) against Eval's %q", src, why)
+	return ok, why
 }
 
 // TestPredicates evaluates every predicate against the tiny lesson's cluster before and after

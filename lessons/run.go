@@ -95,7 +95,7 @@ func (w *Watch) Pending() bool { return w != nil && w.AtMs < 0 }
 // first time it holds. A nil Watch does nothing.
 func (w *Watch) Poll(c *cluster.Cluster, m Mark) {
 	if w.Pending() {
-		if ok, _ := w.Expr.eval(c, m); ok {
+		if Holds(w.Expr, c, m) {
 			w.AtMs = c.Now()
 		}
 	}
@@ -149,11 +149,11 @@ func (l *Lesson) ApplyWatching(c *cluster.Cluster, a Action, m Mark, w *Watch) e
 		deadline := min(c.Now()+a.WaitMs, l.LimitMs)
 		for {
 			w.Poll(c, m)
-			if ok, _ := a.Until.eval(c, m); ok {
+			if Holds(a.Until, c, m) {
 				return nil
 			}
 			if c.Now() >= deadline {
-				_, why := a.Until.eval(c, m)
+				_, why := Eval(a.Until, c, m)
 				return l.runErr(a.Line, "%q: still false at %d ms (%s)", a.Source, c.Now(), why)
 			}
 			if err := c.RunUntil(min(c.Now()+UntilPollMs, deadline)); err != nil {
