@@ -68,4 +68,18 @@ export class FormCheck<A> {
     if (mine === this.version) this.hooks.show(answer, mine);
     return answer;
   }
+
+  /**
+   * Asks the worker something else whose answer also speaks for the form (the plan a Compare
+   * or Sweep click runs), and calls show with it only if the form has neither changed nor been
+   * checked again since: the plan is of the form at the click, and once the reader has changed
+   * it, its errors are no longer the form's. Resolves with the answer either way (the click
+   * runs the plan it asked for); rejects as the request does.
+   */
+  async sideRequest<B>(ask: () => Promise<B>, show: (answer: B) => void): Promise<B> {
+    const asked = this.version;
+    const answer = await ask();
+    if (asked === this.version) show(answer);
+    return answer;
+  }
 }

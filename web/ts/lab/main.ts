@@ -364,8 +364,12 @@ function progressTo(id: string, f: number): void {
 async function runCompare(sensitivity: boolean): Promise<void> {
   if (busy) return;
   const status = $("compare-status");
-  const plan = await pool.first.request("lab.plan", planRequest({ policies: policies(), ...(sensitivity ? { sensitivity: ["all"] } : {}) }));
-  showPlan(plan);
+  // The plan is of the form at the click: its errors are shown only if the form is unchanged
+  // when it comes (else the form's own check, asked for since, shows the form's).
+  const plan = await formCheck.sideRequest(
+    () => pool.first.request("lab.plan", planRequest({ policies: policies(), ...(sensitivity ? { sensitivity: ["all"] } : {}) })),
+    showPlan,
+  );
   if (plan.errors.length || !plan.compare) {
     status.textContent = LS.blocked;
     return;
@@ -601,8 +605,8 @@ let heat: { layout: HeatLayout; plan: PlanBody } | undefined;
 async function runSweep(): Promise<void> {
   if (busy) return;
   const status = $("sweep-status");
-  const plan = await pool.first.request("lab.plan", planRequest({ grid: gridLines(), sweepBase: sweepBaseLines() }));
-  showPlan(plan);
+  // As the comparison's: its errors are shown only if the form is unchanged when it comes.
+  const plan = await formCheck.sideRequest(() => pool.first.request("lab.plan", planRequest({ grid: gridLines(), sweepBase: sweepBaseLines() })), showPlan);
   if (plan.errors.length || !plan.sweep) {
     status.textContent = LS.blocked;
     return;

@@ -192,3 +192,50 @@ test("a first check still out when the reader changes the form is not shown, tho
   assert.equal(p.validated, "pending");
   assert.deepEqual(p.shown, []);
 });
+
+/** A Compare click on page p: its plan asked for beside the form's check, and the plans shown for it. */
+function compareClick(p: ReturnType<typeof page>) {
+  const shown: string[] = [];
+  const plan = p.check.sideRequest(
+    () => p.worker.request(p.form),
+    (a) => shown.push(a.form),
+  );
+  return { plan, shown };
+}
+
+test("a Compare click's plan is shown when the form is unchanged when it comes", async () => {
+  const p = await loaded("a");
+  const c = compareClick(p);
+  p.worker.answer();
+  assert.deepEqual(await c.plan, { form: "a" });
+  assert.deepEqual(c.shown, ["a"]);
+});
+
+test("a Compare click's plan that comes after the reader changed the form is run but not shown", async () => {
+  const p = await loaded("a");
+  const c = compareClick(p);
+  p.type("ab");
+  p.worker.answer();
+  assert.deepEqual(await c.plan, { form: "a" }, "the click gets the plan it asked for");
+  assert.deepEqual(c.shown, [], "its errors are not the form's any more");
+  assert.equal(p.validated, "pending");
+  p.timers.pass(p.check.delayMs);
+  p.worker.answer();
+  await settle();
+  p.assertShowsForm("the form's own check");
+});
+
+test("a Compare click's plan that comes after a later check was asked for leaves the showing to that check", async () => {
+  const p = await loaded("a");
+  p.type("ab");
+  // The click comes while the check waits for its timer: the plan is of "ab", and so is the check.
+  const c = compareClick(p);
+  p.timers.pass(p.check.delayMs);
+  assert.deepEqual(p.worker.waiting, ["ab", "ab"]);
+  p.worker.answer();
+  await c.plan;
+  assert.deepEqual(c.shown, [], "the later check's answer is the one shown");
+  p.worker.answer();
+  await settle();
+  p.assertShowsForm("the check asked for after the click");
+});
