@@ -10,6 +10,7 @@ import type { Description, ExportRequest, ExportRun, FieldError, PlanBody, PlanR
 import { LabLinkError, decodeLabLink, encodeLabLink, type LabState } from "./link";
 import { LS, applyLabStrings } from "./strings";
 import { initRehearse } from "./rehearse";
+import { FormCheck } from "./formcheck";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -17,7 +18,6 @@ type State = LabState;
 
 let presets: PresetsBody;
 let pool: Pool;
-let errors: FieldError[] = [];
 let busy = false;
 let lastCompare: { req: ExportRequest; scenarios: { name: string; text: string }[] } | undefined;
 let lastSweep: ExportRequest | undefined;
@@ -321,34 +321,38 @@ function showProperties(plan: PlanBody): void {
   }
 }
 
-let validateTimer = 0;
-let validateSeq = 0;
-
-/** Asks the Go side to check everything the form states, and shows what it says. */
-async function validate(): Promise<PlanBody> {
-  const seq = ++validateSeq;
+/** Asks the Go side to check everything the form states (the answer is shown by formCheck). */
+function askPlan(): Promise<PlanBody> {
   const grid = gridLines();
-  const plan = await pool.first.request(
-    "lab.plan",
-    planRequest({ policies: policies(), ...(grid.length ? { grid, sweepBase: sweepBaseLines() } : {}) }),
-  );
-  if (seq === validateSeq) {
-    errors = plan.errors;
-    showErrors(errors);
-    showProperties(plan);
-    document.body.dataset.validated = String(seq);
-  }
-  return plan;
+  return pool.first.request("lab.plan", planRequest({ policies: policies(), ...(grid.length ? { grid, sweepBase: sweepBaseLines() } : {}) }));
 }
+
+/** Shows the Go side's check of the form: its errors beside their fields, the properties' lines. */
+function showPlan(plan: PlanBody): void {
+  showErrors(plan.errors);
+  showProperties(plan);
+}
+
+/**
+ * The form's check as the reader edits it: 200 ms after the last change, and shown only while
+ * it is about the form as it stands (body[data-validated] is then its number, "pending" while
+ * one is awaited).
+ */
+const formCheck = new FormCheck<PlanBody>(
+  {
+    ask: askPlan,
+    show: (plan, n) => {
+      showPlan(plan);
+      document.body.dataset.validated = String(n);
+    },
+    pending: () => (document.body.dataset.validated = "pending"),
+  },
+  window,
+);
 
 function changed(): void {
   saveState();
-  window.clearTimeout(validateTimer);
-  // A check already asked for is about the form before this change: its answer is dropped
-  // (typing slowly, or on a busy machine, the timer can fire between two keys).
-  validateSeq++;
-  document.body.dataset.validated = "pending";
-  validateTimer = window.setTimeout(() => void validate(), 200);
+  formCheck.changed();
 }
 
 // ---- compare ----
@@ -360,11 +364,13 @@ function progressTo(id: string, f: number): void {
 async function runCompare(sensitivity: boolean): Promise<void> {
   if (busy) return;
   const status = $("compare-status");
-  const plan = await pool.first.request("lab.plan", planRequest({ policies: policies(), ...(sensitivity ? { sensitivity: ["all"] } : {}) }));
-  errors = plan.errors;
-  showErrors(errors);
-  showProperties(plan);
-  if (errors.length || !plan.compare) {
+  // The plan is of the form at the click: its errors are shown only if the form is unchanged
+  // when it comes (else the form's own check, asked for since, shows the form's).
+  const plan = await formCheck.sideRequest(
+    () => pool.first.request("lab.plan", planRequest({ policies: policies(), ...(sensitivity ? { sensitivity: ["all"] } : {}) })),
+    showPlan,
+  );
+  if (plan.errors.length || !plan.compare) {
     status.textContent = LS.blocked;
     return;
   }
@@ -599,11 +605,9 @@ let heat: { layout: HeatLayout; plan: PlanBody } | undefined;
 async function runSweep(): Promise<void> {
   if (busy) return;
   const status = $("sweep-status");
-  const plan = await pool.first.request("lab.plan", planRequest({ grid: gridLines(), sweepBase: sweepBaseLines() }));
-  errors = plan.errors;
-  showErrors(errors);
-  showProperties(plan);
-  if (errors.length || !plan.sweep) {
+  // As the comparison's: its errors are shown only if the form is unchanged when it comes.
+  const plan = await formCheck.sideRequest(() => pool.first.request("lab.plan", planRequest({ grid: gridLines(), sweepBase: sweepBaseLines() })), showPlan);
+  if (plan.errors.length || !plan.sweep) {
     status.textContent = LS.blocked;
     return;
   }
@@ -780,7 +784,7 @@ async function main(): Promise<void> {
   });
   $("heat-recovery").addEventListener("click", openCell);
   $("heat-p99").addEventListener("click", openCell);
-  await validate();
+  await formCheck.now();
   saveState(fromURL?.r);
   st.dataset.state = "ready";
   st.textContent = LS.statusReady;
