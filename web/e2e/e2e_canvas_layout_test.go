@@ -145,6 +145,78 @@ func linksOverInk(links []linkDrawn, ink []shape, rowsTop float64) []string {
 	return out
 }
 
+// actorBox is a controller's or broker's box as the renderer drew it (layout units).
+type actorBox struct {
+	Kind       string
+	ID         int
+	X, Y, W, H float64
+}
+
+// actorBoxes returns the boxes of the controllers and brokers of the canvas's last drawing
+// (data-controller-boxes and data-broker-boxes, CSS pixels rounded to whole ones), in layout
+// units.
+func actorBoxes(t *testing.T, tb *tab) []actorBox {
+	t.Helper()
+	var out []actorBox
+	require.NoError(t, json.Unmarshal([]byte(eval[string](t, tb, `(() => {
+		const s = Number(document.querySelector("canvas.traffic-layer").dataset.scale);
+		const d = document.getElementById("cluster-canvas").dataset;
+		const out = [];
+		for (const [kind, raw] of [["controller", d.controllerBoxes], ["broker", d.brokerBoxes]]) {
+			for (const b of (raw || "").split(";").filter(Boolean)) {
+				const [id, nums] = b.split(":");
+				const [x, y, w, h] = nums.split(",").map(Number);
+				out.push({kind, id: Number(id), x: x / s, y: y / s, w: w / s, h: h / s});
+			}
+		}
+		return JSON.stringify(out);
+	})()`)), &out))
+	return out
+}
+
+// controllerRows counts the rows the controllers' boxes are drawn in.
+func controllerRows(boxes []actorBox) int {
+	rows := map[float64]bool{}
+	for _, b := range boxes {
+		if b.Kind == "controller" {
+			rows[math.Round(b.Y)] = true
+		}
+	}
+	return len(rows)
+}
+
+// linksOverBoxes lists the links that cross a controller's or a broker's box: between its two
+// ends (which sit on its boxes' edges, or under a controller's box) no point of a link is inside
+// a box, its own two included. The boxes are read rounded to whole CSS pixels, so a point counts
+// as inside only a pixel in from their edges.
+func linksOverBoxes(links []linkDrawn, boxes []actorBox) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range links {
+		for i := 1; i < len(l.Pts); i++ {
+			a, b := l.Pts[i-1], l.Pts[i]
+			n := int(math.Ceil(math.Hypot(b[0]-a[0], b[1]-a[1]) / 2))
+			for k := 0; k <= n; k++ {
+				if (i == 1 && k == 0) || (i == len(l.Pts)-1 && k == n) {
+					continue
+				}
+				x := a[0] + (b[0]-a[0])*float64(k)/float64(max(n, 1))
+				y := a[1] + (b[1]-a[1])*float64(k)/float64(max(n, 1))
+				for _, r := range boxes {
+					if x > r.X+1 && x < r.X+r.W-1 && y > r.Y+1 && y < r.Y+r.H-1 {
+						msg := fmt.Sprintf("a %s link %d→%d crosses %s %d's box", l.API, l.From, l.To, r.Kind, r.ID)
+						if !seen[msg] {
+							seen[msg] = true
+							out = append(out, fmt.Sprintf("%s at (%.0f, %.0f)", msg, x, y))
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // overlaps lists the pairs of shapes drawn over each other (by more than a pixel's sliver).
 func overlaps(shapes []shape) []string {
 	var out []string
@@ -198,6 +270,13 @@ func TestCanvasLayout(t *testing.T) {
 					assert.NotEmpty(t, drawn, "%s: the controllers' links", name)
 				}
 				assert.Empty(t, linksOverInk(drawn, shapes, rowsTop), name)
+				// Nor any box, the controllers' included: on a phone they wrap into two rows, and
+				// a link from the first row runs past the second's boxes.
+				boxes := actorBoxes(t, tb)
+				if size.w == 390 {
+					assert.Equal(t, 2, controllerRows(boxes), "%s: the controllers in two rows", name)
+				}
+				assert.Empty(t, linksOverBoxes(drawn, boxes), name)
 				for _, s := range shapes {
 					assert.False(t, s.Squeezed, "%s: %q is squeezed to fit", name, s.Text)
 				}
@@ -256,11 +335,16 @@ func TestCanvasLayout(t *testing.T) {
 		for _, size := range viewports {
 			drawnShapes(t, tb, size.w, size.h)
 			trafficLabels(t, tb)
+			// The pulsing links cross no box (on a phone the controllers are in two rows).
+			links, _ := trafficLinks(t, tb)
+			assert.NotEmpty(t, links, "at %d px the controllers' links", size.w)
+			assert.Empty(t, linksOverBoxes(links, actorBoxes(t, tb)), "at %d px", size.w)
 			// The traffic layer's pixels inside each text's and badge's box (inset by a pixel for
 			// antialiasing), and in all: the layer must have drawn for the check to mean anything.
 			got := eval[map[string]any](t, tb, `(() => {
 				const c = document.querySelector("canvas.traffic-layer");
-				const k = Number(c.dataset.scale) * c.width / c.clientWidth;
+				// Layout units to the layer's pixels, which are the canvas's (its CSS pixels × the ratio).
+				const k = Number(c.dataset.scale) * Math.max(1, Math.min(3, devicePixelRatio));
 				const g = c.getContext("2d");
 				const inked = (x, y, w, h) => {
 					x = Math.ceil(x) + 1; y = Math.ceil(y) + 1; w = Math.floor(w) - 2; h = Math.floor(h) - 2;
@@ -280,6 +364,55 @@ func TestCanvasLayout(t *testing.T) {
 			})()`)
 			assert.Empty(t, got["struck"], "at %d px traffic is drawn over these texts", size.w)
 			assert.Greater(t, got["drawn"].(float64), 1000.0, "at %d px the traffic layer drew its links", size.w)
+		}
+	})
+
+	t.Run("the balancer's rings go around the gated broker's replicas, never over them", func(t *testing.T) {
+		// The talk's gate scene: broker 3 gated, each electPreferred run withholds its 200
+		// preferred partitions and rings them. Paused on the first run after the scene, the
+		// traffic layer's clock stands still and the rings stay.
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1440, 900), chromedp.Navigate(url+"/#talk=kip-1358-in-ten-minutes&scene=3")))
+		setSpeed(t, tb, 100)
+		poll(t, tb, `document.body.dataset.talkScene === "2" && document.body.dataset.talkState === "done"`)
+		press(t, tb, " ")
+		poll(t, tb, `window.pausedOnRun ||= `+drawnJS+`.some(d => d.kind === "run" && d.withheld > 0 && d.timeMs > 390000) && (document.getElementById("play-button").click(), true)`)
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		for _, size := range viewports {
+			drawnShapes(t, tb, size.w, size.h)
+			trafficLabels(t, tb)
+			// Over broker 3's replicas (cells or strips) and a few units around them: every
+			// pixel the traffic layer drew there lies on the box's background, none on a replica.
+			got := eval[map[string]float64](t, tb, `(() => {
+				const c = document.querySelector("canvas.traffic-layer");
+				const base = document.getElementById("cluster-canvas");
+				if (c.width !== base.width || c.height !== base.height) return {mismatch: 1};
+				const s = Number(c.dataset.scale);
+				const k = s * Math.max(1, Math.min(3, devicePixelRatio));
+				const b = base.dataset.brokerBoxes.split(";").find(x => x.startsWith("3:")).split(":")[1].split(",").map(v => Number(v) / s);
+				const grid = JSON.parse(base.dataset.texts).find(r => r.kind === "cells" && r.x > b[0] && r.x < b[0] + b[2] && r.y > b[1] && r.y < b[1] + b[3]);
+				if (!grid) return {noGrid: 1};
+				const x = Math.floor((grid.x - 5) * k), y = Math.floor((grid.y - 5) * k);
+				const w = Math.ceil((grid.w + 10) * k), h = Math.ceil((grid.h + 10) * k);
+				const ink = c.getContext("2d").getImageData(x, y, w, h).data;
+				const under = base.getContext("2d").getImageData(x, y, w, h).data;
+				const bg = base.getContext("2d").getImageData(Math.round((b[0] + 5) * k), Math.round((grid.y + 2) * k), 1, 1).data;
+				let ringed = 0, over = 0;
+				for (let i = 0; i < ink.length; i += 4) {
+					if (ink[i + 3] === 0) continue;
+					ringed++;
+					if (Math.abs(under[i] - bg[0]) + Math.abs(under[i + 1] - bg[1]) + Math.abs(under[i + 2] - bg[2]) > 24) over++;
+				}
+				return {ringed, over};
+			})()`)
+			assert.Zero(t, got["mismatch"], "the traffic layer has the canvas's pixels")
+			if got["noGrid"] == 1 {
+				// A phone's canvas in a talk is too short for replicas under the headers.
+				assert.Equal(t, int64(390), size.w, "broker 3's replicas are drawn")
+				continue
+			}
+			assert.Greater(t, got["ringed"], 50.0, "at %d px the run's rings are drawn", size.w)
+			assert.Zero(t, got["over"], "at %d px pixels of the rings over broker 3's replicas", size.w)
 		}
 	})
 

@@ -171,6 +171,28 @@ export function cellGrid(gw: number, gh: number, n: number, maxCell: number): Ce
   return { cell, cols, fits: Math.min(n, cols * Math.floor(gh / cell)) };
 }
 
+/**
+ * The filled square of a cell `cell` device pixels wide, from its top-left corner: the rest of
+ * the cell (its right and bottom edges) is the gap to the next cell, once cells are big enough
+ * (5 px) for a gap to show: 1 px under 10 px, 2 px from there.
+ */
+export function cellInner(cell: number): number {
+  return cell >= 5 ? cell - 2 + (cell < 10 ? 1 : 0) : cell;
+}
+
+/**
+ * The ring around the cell at (x0, y0) of a grid of `cell`-pixel cells (device pixels): a
+ * square stroke `lw` wide lying in the gaps around the cell's filled square, so that it marks
+ * the cell without covering it or its neighbours (strokeRect(x, y, w, h) with lineWidth lw).
+ * None where the cells have no gap (under 5 px): there a ring would cover cells.
+ */
+export function cellRing(x0: number, y0: number, cell: number): { x: number; y: number; w: number; h: number; lw: number } | undefined {
+  const inner = cellInner(cell);
+  const gap = cell - inner;
+  if (gap <= 0) return undefined;
+  return { x: x0 - gap / 2, y: y0 - gap / 2, w: inner + gap, h: inner + gap, lw: gap };
+}
+
 /** The cell index under pixel (px, py) of a grid whose top-left is (0, 0), or -1. */
 export function cellAt(g: CellGrid, px: number, py: number): number {
   if (px < 0 || py < 0) return -1;

@@ -37,6 +37,7 @@ import {
   cellAt,
   cellGrid,
   controllerBoxes,
+  cellInner,
   gridRect,
   hitRect,
   lowerBound,
@@ -838,7 +839,7 @@ export class Renderer {
     const stride = this.image!.width;
     const hosted = f.layout.hosted[slot];
     const { cell, cols, fits } = g;
-    const inner = cell >= 5 ? cell - 2 + (cell < 10 ? 1 : 0) : cell; // a gap once cells are big enough to see it
+    const inner = cellInner(cell); // a gap once cells are big enough to see it
     const border = inner >= 12 ? 2 : 1;
     // The preferred replica (position 0) has its top-right corner cut off: where leadership
     // should return, visible on any fill.
@@ -888,7 +889,7 @@ export class Renderer {
   private drawLabels(f: Frame, slot: number, gx: number, gy: number, g: CellGrid, from: number): void {
     const { cell, cols, fits } = g;
     if (cell < LABEL_CELL * this.k || fits === 0) return;
-    const inner = cell >= 5 ? cell - 2 + (cell < 10 ? 1 : 0) : cell;
+    const inner = cellInner(cell);
     const hosted = f.layout.hosted[slot];
     const ctx = this.ctx;
     const size = Math.max(9, Math.min(13, (inner / this.k) * 0.5));

@@ -16,9 +16,9 @@
 // link and out again, and the leader moves are shown in place.
 
 import { Frame, NO_SLOT } from "./frame";
-import { CONTROLLER_H, GAP, flowLift, type Rect } from "./layout";
+import { CONTROLLER_H, GAP, STRIP_COL_PX, STRIP_GAP_PX, cellRing, flowLift, type Rect } from "./layout";
 import type { BrokerState, ControllerState, DecisionInfo, MessageInfo, Traffic } from "./protocol";
-import { cssReader, type Renderer } from "./render";
+import { cssReader, type BrokerGeometry, type Renderer } from "./render";
 
 /** Screen milliseconds one hop takes to draw. */
 export const HOP_MS = 420;
@@ -383,6 +383,60 @@ export function linkRoute(from: Point, to: Rect, boxes: readonly Rect[]): Point[
   return [from, { x: gx, y: first - GUTTER_TURN }, { x: gx, y: gy }, top];
 }
 
+/**
+ * The way down from the foot of box `from` (its bottom centre) to depth `until`, past the
+ * boxes below it that begin above `until` (the controllers' later rows, on a canvas too narrow
+ * for them side by side), as a polyline (layout units). Straight down where no such box is in
+ * the way; else through the middle of the gap under `from`'s row to the nearest gutter free of
+ * all of them (between two boxes of a row, or beside a row: a short row is centred, so its
+ * sides are free) and down it. A line down it is GAP/2 from the boxes, room for a link's two
+ * directions side by side (offsetRoute). Returns just the foot when `until` is not below it.
+ */
+export function gutterDown(from: Rect, until: number, boxes: readonly Rect[]): Point[] {
+  const foot = { x: from.x + from.w / 2, y: from.y + from.h };
+  if (until <= foot.y) return [foot];
+  const between = boxes.filter((b) => b.y > foot.y && b.y < until);
+  const free = (x: number) => between.every((b) => x <= b.x - GAP / 2 + 1e-6 || x >= b.x + b.w + GAP / 2 - 1e-6);
+  if (free(foot.x)) return [foot, { x: foot.x, y: until }];
+  let gx = foot.x;
+  let best = Infinity;
+  for (const b of between) {
+    for (const x of [b.x - GAP / 2, b.x + b.w + GAP / 2]) {
+      const d = Math.abs(x - foot.x);
+      if (free(x) && d < best - 1e-6) {
+        best = d;
+        gx = x;
+      }
+    }
+  }
+  const gy = foot.y + GAP / 2;
+  return [foot, { x: foot.x, y: gy }, { x: gx, y: gy }, { x: gx, y: until }];
+}
+
+/**
+ * The way a link between two controllers' boxes in different rows runs (layout units), from
+ * the upper box's foot to the lower box's top centre: down to the gap over the lower box's
+ * row (gutterDown, around the rows between them), along it and down into the box. (Within a
+ * row the link runs straight along under the row, never through a box.)
+ */
+export function controllersRoute(upper: Rect, lower: Rect, controllers: readonly Rect[]): Point[] {
+  const gy = lower.y - GAP / 2;
+  const down = gutterDown(upper, gy, controllers);
+  const x = lower.x + lower.w / 2;
+  return [...down, { x, y: gy }, { x, y: lower.y }];
+}
+
+/**
+ * The way a link from controller box `from` to broker box `to` runs (layout units): out of the
+ * controllers' rows (down to `bottom`, their last row's foot) by gutterDown, so that it
+ * crosses no controller's box of a later row, then on as linkRoute says, around the rows of
+ * brokers above `to`.
+ */
+export function controllerToBroker(from: Rect, to: Rect, controllers: readonly Rect[], bottom: number, brokers: readonly Rect[]): Point[] {
+  const out = gutterDown(from, bottom, controllers);
+  return [...out, ...linkRoute(out[out.length - 1], to, brokers).slice(1)];
+}
+
 /** The point of a polyline at fraction t in [0, 1] of its length. */
 export function routePoint(route: readonly Point[], t: number): Point {
   if (t <= 0) return route[0];
@@ -560,12 +614,10 @@ export class TrafficLayer {
 
   /**
    * Lays the layer exactly over the cluster canvas: its border box on the canvas's, so that
-   * inside its own (transparent) border its content box is the canvas's. Only what changed is
-   * written: a canvas's width or height written clears it and reallocates its pixels.
+   * inside its own (transparent) border its content box is the canvas's.
    */
   private place(): void {
     const b = this.base;
-    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
     const style = this.canvas.style;
     const set = (name: "left" | "top" | "width" | "height", px: number) => {
       if (style[name] !== `${px}px`) style[name] = `${px}px`;
@@ -574,13 +626,25 @@ export class TrafficLayer {
     set("top", b.offsetTop);
     set("width", b.offsetWidth);
     set("height", b.offsetHeight);
-    this.cssW = b.clientWidth;
-    this.cssH = b.clientHeight;
-    const w = Math.round(this.cssW * dpr);
-    const h = Math.round(this.cssH * dpr);
-    if (this.canvas.width !== w || this.canvas.height !== h) this.stale = true;
-    if (this.canvas.width !== w) this.canvas.width = w;
-    if (this.canvas.height !== h) this.canvas.height = h;
+    this.fitPixels();
+  }
+
+  /**
+   * Gives the layer the canvas's pixels, one for one: as many, in the same content box, so the
+   * browser scales both alike and a line the layer draws in the gap between two replica cells
+   * lands in that gap, not half over a cell. It draws in the renderer's CSS pixels (the
+   * canvas's pixels over the device pixel ratio). Only what changed is written: a canvas's
+   * width or height written clears it and reallocates its pixels. Reads no layout, so each
+   * drawing checks it (the renderer may have resized its pixels since the layer was placed).
+   */
+  private fitPixels(): void {
+    const b = this.base;
+    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    this.cssW = b.width / dpr;
+    this.cssH = b.height / dpr;
+    if (this.canvas.width !== b.width || this.canvas.height !== b.height) this.stale = true;
+    if (this.canvas.width !== b.width) this.canvas.width = b.width;
+    if (this.canvas.height !== b.height) this.canvas.height = b.height;
   }
 
   /** Shows or hides the traffic (the toolbar's toggle). */
@@ -736,10 +800,12 @@ export class TrafficLayer {
   }
 
   /**
-   * The way a message between nodes `from` and `to` runs (CSS px): a straight line between
-   * their anchors, except from a controller to a broker below the first row, which runs
-   * around the rows above it (linkRoute). Recorded for tests while the canvas records its
-   * texts, under the kind of the first message that took it in this drawing.
+   * The way a message between nodes `from` and `to` runs (CSS px): between a controller and a
+   * broker out of the controllers' rows down a gutter and around the rows of brokers above the
+   * broker (controllerToBroker), between controllers of different rows around the rows between
+   * them (controllersRoute), else a straight line between their anchors: no link crosses a box
+   * it does not start or end at. Recorded for tests while the canvas records its texts, under
+   * the kind of the first message that took it in this drawing.
    */
   private route(from: number, to: number, api: string): Point[] | undefined {
     const key = `${from}>${to}`;
@@ -761,12 +827,20 @@ export class TrafficLayer {
     const s = this.renderer.drawScale;
     const boxes = this.renderer.brokersDrawn.map((g) => g.box);
     const box = (id: number) => boxes[this.slotOf(id)];
-    const controller = (id: number) => this.frame?.body.controllers.some((c) => c.id === id) ?? false;
-    let pts = [a, b];
-    const down = (c: Point, r: Rect) => linkRoute({ x: c.x / s, y: c.y / s }, r, boxes).map((q) => ({ x: q.x * s, y: q.y * s }));
-    if (controller(from) && box(to)) pts = down(a, box(to));
-    else if (controller(to) && box(from)) pts = down(b, box(from)).reverse();
-    return pts;
+    const cs = this.renderer.controllersDrawn;
+    const cbox = (id: number) => {
+      const i = this.frame?.body.controllers.findIndex((c) => c.id === id) ?? -1;
+      return i >= 0 ? cs[i] : undefined;
+    };
+    const bottom = Math.max(...cs.map((r) => r.y + r.h));
+    const css = (pts: Point[]) => pts.map((q) => ({ x: q.x * s, y: q.y * s }));
+    const cf = cbox(from);
+    const ct = cbox(to);
+    if (cf && box(to)) return css(controllerToBroker(cf, box(to), cs, bottom, boxes));
+    if (ct && box(from)) return css(controllerToBroker(ct, box(from), cs, bottom, boxes)).reverse();
+    // Two controllers in different rows (a narrow canvas): around the rows between them.
+    if (cf && ct && Math.abs(cf.y - ct.y) > 0.5) return cf.y < ct.y ? css(controllersRoute(cf, ct, cs)) : css(controllersRoute(ct, cf, cs)).reverse();
+    return [a, b];
   }
 
   /** A node's anchor in CSS pixels: controllers at their bottom edge, brokers at their top. */
@@ -794,29 +868,43 @@ export class TrafficLayer {
    * (`half`), else its box's centre (no `half`: the partition has no cell of its own drawn).
    */
   private cell(id: number, p: number): (Point & { half?: number }) | undefined {
-    const f = this.frame;
-    if (!f) return undefined;
-    const slot = f.body.brokers.findIndex((b) => b.id === id);
-    const g = slot >= 0 ? this.renderer.brokersDrawn[slot] : undefined;
+    const g = this.geometry(id);
     if (!g) return undefined;
-    const s = this.renderer.drawScale;
-    const dpr = this.base.width / Math.max(1, this.cssW);
-    if (g.cells && p >= 0) {
-      const hosted = f.layout.hosted[slot].partitions;
-      let lo = g.from;
-      let hi = g.to;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (hosted[mid] < p) lo = mid + 1;
-        else hi = mid;
-      }
-      if (lo < g.to && hosted[lo] === p && lo - g.from < g.cells.fits) {
-        const i = lo - g.from;
-        const c = g.cells.cell;
-        return { x: (g.gx + (i % g.cells.cols) * c + c / 2) / dpr, y: (g.gy + Math.floor(i / g.cells.cols) * c + c / 2) / dpr, half: c / 2 / dpr };
-      }
+    const at = this.cellCorner(g, id, p);
+    if (at) {
+      const dpr = this.base.width / Math.max(1, this.cssW);
+      const c = g.cells!.cell;
+      return { x: (at.x + c / 2) / dpr, y: (at.y + c / 2) / dpr, half: c / 2 / dpr };
     }
+    const s = this.renderer.drawScale;
     return { x: (g.box.x + g.box.w / 2) * s, y: (g.box.y + g.box.h / 2) * s };
+  }
+
+  /** Where broker id's box, grid and replicas were drawn, if it was. */
+  private geometry(id: number): BrokerGeometry | undefined {
+    const slot = this.slotOf(id);
+    return slot >= 0 ? this.renderer.brokersDrawn[slot] : undefined;
+  }
+
+  /**
+   * The top-left corner (device pixels) of partition p's replica cell in broker id's grid `g`,
+   * if the grid draws it as a cell.
+   */
+  private cellCorner(g: BrokerGeometry, id: number, p: number): Point | undefined {
+    const f = this.frame;
+    if (!f || !g.cells || p < 0) return undefined;
+    const hosted = f.layout.hosted[this.slotOf(id)].partitions;
+    let lo = g.from;
+    let hi = g.to;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (hosted[mid] < p) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo >= g.to || hosted[lo] !== p || lo - g.from >= g.cells.fits) return undefined;
+    const i = lo - g.from;
+    const c = g.cells.cell;
+    return { x: g.gx + (i % g.cells.cols) * c, y: g.gy + Math.floor(i / g.cells.cols) * c };
   }
 
   private colour(api: string): string {
@@ -825,6 +913,7 @@ export class TrafficLayer {
   }
 
   private draw(now: number): void {
+    this.fitPixels();
     // The same moment of the same frame, drawn the same way, is on the canvas already (the
     // run is paused): a canvas drawn again is rasterized, composited and copied again.
     const d = this.drawnWith;
@@ -1147,22 +1236,41 @@ export class TrafficLayer {
     if (!f) return;
     const ctx = this.ctx;
     this.runs = this.runs.filter((r) => now - r.start < RUN_MS);
+    const dpr = this.base.width / Math.max(1, this.cssW);
     for (const r of this.runs) {
       const fade = Math.min(1, (RUN_MS - (now - r.start)) / 600);
       ctx.globalAlpha = fade;
-      ctx.lineWidth = 2 * s;
       for (const [set, colour, dashed] of [
         [r.withheld, this.fg, true],
         [r.deferred, this.focus, false],
       ] as const) {
         ctx.strokeStyle = colour;
-        ctx.setLineDash(dashed ? [3 * s, 2 * s] : []);
+        // Brokers whose partitions of the set have no cell a ring fits around.
+        const whole = new Set<number>();
         for (const p of set) {
           const pref = f.layout.replicas[p * f.layout.stride];
           const id = f.body.brokers[pref]?.id;
-          if (id === undefined) continue;
-          const c = this.cell(id, p);
-          if (c) ctx.strokeRect(c.x - 7 * s, c.y - 7 * s, 14 * s, 14 * s);
+          const g = id === undefined ? undefined : this.geometry(id);
+          if (!g || id === undefined) continue;
+          const at = this.cellCorner(g, id, p);
+          const ring = at && cellRing(at.x, at.y, g.cells!.cell);
+          if (!ring) {
+            if (g.strips || (g.cells && !cellRing(0, 0, g.cells.cell))) whole.add(id);
+            continue;
+          }
+          // In the gaps around the cell, device pixel for pixel: the cell and its neighbours
+          // read through, the ring around them. Dashed (withheld) where a side has room for it.
+          ctx.lineWidth = ring.lw / dpr;
+          ctx.setLineDash(dashed && ring.w >= 12 ? [3 / dpr, 2 / dpr] : []);
+          ctx.strokeRect(ring.x / dpr, ring.y / dpr, ring.w / dpr, ring.h / dpr);
+        }
+        // Cells too small for a ring between them, or strips: one ring around the broker's
+        // replicas, outside them.
+        ctx.lineWidth = 1.5 * s;
+        ctx.setLineDash(dashed ? [3 * s, 2 * s] : []);
+        for (const id of whole) {
+          const e = this.gridExtent(this.geometry(id)!);
+          ctx.strokeRect(e.x / dpr - 3 * s, e.y / dpr - 3 * s, e.w / dpr + 6 * s, e.h / dpr + 6 * s);
         }
       }
       ctx.setLineDash([]);
@@ -1172,6 +1280,16 @@ export class TrafficLayer {
       if (at && r === this.runs[this.runs.length - 1]) this.captions.push({ text: this.runText(d), colour: this.fg, rank: RANK_RUN });
       ctx.globalAlpha = 1;
     }
+  }
+
+  /** The part of a broker's grid its cells or strips cover (device pixels). */
+  private gridExtent(g: BrokerGeometry): Rect {
+    if (g.cells) {
+      const n = g.cells.fits;
+      return { x: g.gx, y: g.gy, w: Math.min(n, g.cells.cols) * g.cells.cell, h: Math.ceil(n / g.cells.cols) * g.cells.cell };
+    }
+    const st = g.strips!;
+    return { x: g.gx, y: g.gy, w: Math.min(st.buckets, st.colsPerRow) * STRIP_COL_PX, h: st.rows * (st.rowPx + STRIP_GAP_PX) - STRIP_GAP_PX };
   }
 
   /** Decisions about a node (session expiry, fence, new controller, snapshot): a label beside it for a while. */

@@ -7,8 +7,8 @@ import { markersOf } from "../charts";
 import { Frame, Layout } from "../frame";
 import type { BrokerState, ControllerState, DecisionInfo, FrameBody, LogEvent } from "../protocol";
 import { S } from "../strings";
-import { FLOW_LIFT_MAX, GAP, SUMMARY_H, brokerBoxes, controllerBoxes, controllersBottom, flowLane, flowLift, type Rect } from "../layout";
-import { HOP_MS, SLOW_MS, currentNews, drawDue, moveSuperseded, electionWords, flowPath, flowPoint, linkRoute, moveLook, offsetRoute, rateText, routePoint, steadyFlows, travelling, type FlowPath } from "../traffic";
+import { FLOW_LIFT_MAX, GAP, SUMMARY_H, brokerBoxes, cellInner, cellRing, controllerBoxes, controllersBottom, flowLane, flowLift, type Rect } from "../layout";
+import { HOP_MS, SLOW_MS, controllerToBroker, controllersRoute, currentNews, drawDue, moveSuperseded, electionWords, flowPath, flowPoint, linkRoute, moveLook, offsetRoute, rateText, routePoint, steadyFlows, travelling, type FlowPath } from "../traffic";
 
 /** A frame of partitions with replicas `reps` (broker slots), leader positions and ISR positions. */
 function frame(reps: number[][], leaders: number[], isrs: number[][], brokers: number): Frame {
@@ -323,6 +323,67 @@ test("a controller's link to a broker runs around the rows of boxes above it, ne
         }
       });
     }
+  }
+});
+
+test("no controller's link crosses a box it does not start or end at, the controllers' rows wrapped or not", () => {
+  // 3 controllers in two rows (a phone), 5 in three rows of two, 3 in one row; any broker.
+  for (const [width, nc, nb] of [
+    [366, 3, 4],
+    [366, 5, 6],
+    [300, 3, 3],
+    [800, 3, 4],
+  ]) {
+    const cs = controllerBoxes(nc, width);
+    const bottom = controllersBottom(nc, width);
+    const bs = brokerBoxes(nb, width, 2000, bottom + SUMMARY_H, 150);
+    const all = [...cs, ...bs];
+    const clear = (route: { x: number; y: number }[], ends: Rect[], name: string) => {
+      const pts = alongRoute(route);
+      for (const q of pts.slice(1, -1)) {
+        for (const [k, b] of all.entries()) {
+          // Strictly inside, or in a gutter nearer a box's side than the link's offset and
+          // half its width (3 + 1.5), past the box's top (a link ends on its own box's top).
+          const m = ends.includes(b) ? 0 : 4.5;
+          const inside = q.x > b.x - m && q.x < b.x + b.w + m && q.y > b.y && q.y < b.y + b.h;
+          assert.ok(!inside, `${name}: at (${q.x}, ${q.y}) over box ${k}`);
+        }
+      }
+    };
+    for (const [i, c] of cs.entries()) {
+      bs.forEach((b, j) => {
+        const name = `${width} px, ${nc} controllers, controller ${i} to broker ${j}`;
+        const route = controllerToBroker(c, b, cs, bottom, bs);
+        assert.deepEqual(route[0], { x: c.x + c.w / 2, y: c.y + c.h }, name);
+        assert.deepEqual(route[route.length - 1], { x: b.x + b.w / 2, y: b.y }, name);
+        clear(route, [c, b], name);
+      });
+      cs.forEach((o, j) => {
+        if (Math.abs(o.y - c.y) < 0.5) return; // along under the row: the anchors' own rule
+        const name = `${width} px, ${nc} controllers, controller ${i} to controller ${j}`;
+        const route = c.y < o.y ? controllersRoute(c, o, cs) : controllersRoute(o, c, cs);
+        clear(route, [c, o], name);
+      });
+    }
+  }
+});
+
+test("a ring around a replica cell lies in the gaps around it, never over a cell", () => {
+  for (let cell = 1; cell <= 30; cell++) {
+    const inner = cellInner(cell);
+    const ring = cellRing(10 * cell, 10 * cell, cell);
+    if (inner === cell) {
+      assert.equal(ring, undefined, `${cell} px: no gap, no ring`);
+      continue;
+    }
+    assert.ok(ring, `${cell} px`);
+    // The stroke's band, on each side, is the gap between this cell's square and the next's.
+    const gap = cell - inner;
+    assert.equal(ring.lw, gap, `${cell} px`);
+    assert.equal(ring.x - ring.lw / 2, 10 * cell - gap, `${cell} px: the gap left of the cell`);
+    assert.equal(ring.x + ring.w + ring.lw / 2, 10 * cell + inner + gap, `${cell} px: the gap right of it`);
+    assert.equal(ring.y - ring.lw / 2, 10 * cell - gap, `${cell} px: above`);
+    assert.equal(ring.y + ring.h - ring.lw / 2, 10 * cell + inner, `${cell} px: below, from the cell's edge`);
   }
 });
 
