@@ -481,6 +481,22 @@ func retype(t *testing.T, tb *tab, sel chromedp.CSS, text string) {
 		chromedp.KeyEvent(text)))
 }
 
+// replaceText replaces a field's text as a paste does: focus, select all, and the text
+// inserted at once (one input event, through the browser's editing path as a paste or an
+// input method's commit goes). Typing a long value key by key costs about 35 ms of CPU a
+// character (three DevTools events each, and the page's answer to each input); retype keeps
+// the key-by-key path for the checks that are about typing.
+func replaceText(t *testing.T, tb *tab, sel chromedp.CSS, text string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(tb.ctx,
+		chromedp.Focus(sel),
+		chromedp.KeyEvent("a", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+			_, err := cdp.Call(ctx, target, input.InsertText, input.InsertTextParams{Text: text})
+			return err
+		})))
+}
+
 // marks returns the page's kraftlab:* performance marks, in ms since navigation start.
 func marks(t *testing.T, tb *tab) map[string]float64 {
 	return eval[map[string]float64](t, tb, `Object.fromEntries(performance.getEntriesByType("mark")
