@@ -755,7 +755,10 @@ func TestPlayground(t *testing.T) {
 	})
 
 	t.Run("a first visit offers three ways in, remembered once dismissed", func(t *testing.T) {
-		tb := open(t, bctx, url)
+		// From the lessons index, a page of the site that runs no simulator (firstVisit forgets
+		// the dismissal there).
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/lessons.html")))
 		firstVisit(t, tb, url)
 		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
 		assert.Equal(t, []string{"Kill the leader of payments-0 and watch what the controller does", "Start lesson 1", "Open the config lab"},
