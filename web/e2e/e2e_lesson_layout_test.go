@@ -211,7 +211,7 @@ func TestLessonLayout(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")
 		press(t, tb, "1", "k")
 		poll(t, tb, `[...document.querySelectorAll("#lesson-goals .goal-explain")].some(e => e.textContent.includes("stopped"))`)
-		lessonClick(t, tb, "#lesson-show")
+		showMe(t, tb) // the words, not the pace: at the top speed
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
 		// Outside <code> (a goal's own expression, config names): no snake_case words, no tags.
 		words := eval[[]string](t, tb, `(() => {
