@@ -63,10 +63,8 @@ func TestAccessibility(t *testing.T) {
 		poll(t, tb, `document.getElementById("lesson-goals").children.length > 0`)
 		assertAccessible(t, tb, "lesson 1")
 		// A prediction answered on the timeline: the range, its readout and the Mark button.
-		tb.close() // a tab left open goes on drawing frames
-		tb = openLesson(t, bctx, url, "lesson=1&step=3")
-		eval[bool](t, tb, `localStorage.removeItem("kraftlab.predictions.v1"), true`)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		forgetStored(t, tb, url, predictionsKey)
+		gotoLesson(t, tb, url, "lesson=1&step=3")
 		poll(t, tb, `document.body.dataset.prediction === "pending" && !document.getElementById("lesson-moment").hidden`)
 		assertAccessible(t, tb, "lesson 1's timeline prediction")
 	})

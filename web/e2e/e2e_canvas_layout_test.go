@@ -436,8 +436,9 @@ func TestCanvasLayout(t *testing.T) {
 	})
 
 	t.Run("on a phone the start card does not push the canvas down, and its kill shows what follows", func(t *testing.T) {
-		tb := open(t, bctx, url)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+		// firstVisit forgets the card's dismissal from the lessons index, which runs no simulator.
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(url+"/lessons.html")))
 		firstVisit(t, tb, url)
 		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
 		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)

@@ -68,7 +68,7 @@ func TestLabLayout(t *testing.T) {
 		validated(t, tb)
 		click(t, tb, `[data-preset="small"]`)
 		validated(t, tb)
-		retype(t, tb, chromedp.CSS("#f-grid0"), "leader.imbalance.election.wait.for.sync.threshold.percent=0,5,10")
+		replaceText(t, tb, chromedp.CSS("#f-grid0"), "leader.imbalance.election.wait.for.sync.threshold.percent=0,5,10")
 		retype(t, tb, chromedp.CSS("#f-grid1"), "")
 		validated(t, tb)
 		click(t, tb, "#sweep-run")

@@ -114,8 +114,8 @@ func TestLab(t *testing.T) {
 
 		// A grid of more than 400 cells.
 		paste(t, tb, "f-properties", "")
-		retype(t, tb, chromedp.CSS("#f-grid0"), "leader.imbalance.election.wait.for.sync.threshold.percent=0..20:1")
-		retype(t, tb, chromedp.CSS("#f-grid1"), "leader.imbalance.election.max.per.run=10..1000:10")
+		replaceText(t, tb, chromedp.CSS("#f-grid0"), "leader.imbalance.election.wait.for.sync.threshold.percent=0..20:1")
+		replaceText(t, tb, chromedp.CSS("#f-grid1"), "leader.imbalance.election.max.per.run=10..1000:10")
 		validated(t, tb)
 		assert.Contains(t, text(t, tb, "e-grid"), "2100 cells, more than 400")
 		assert.Equal(t, "false", eval[string](t, tb, `document.body.dataset.compareBlocked`), "a bad grid blocks only the sweep")
@@ -232,8 +232,8 @@ func TestLab(t *testing.T) {
 		tb := openLab(t, bctx, url)
 		validated(t, tb)
 		retype(t, tb, chromedp.CSS("#f-duration_ms"), "15")
-		retype(t, tb, chromedp.CSS("#f-grid0"), "leader.imbalance.election.max.per.run=5,1000")
-		retype(t, tb, chromedp.CSS("#f-grid1"), "leader.imbalance.election.wait.for.sync.threshold.percent=0,20")
+		replaceText(t, tb, chromedp.CSS("#f-grid0"), "leader.imbalance.election.max.per.run=5,1000")
+		replaceText(t, tb, chromedp.CSS("#f-grid1"), "leader.imbalance.election.wait.for.sync.threshold.percent=0,20")
 		validated(t, tb)
 		require.Empty(t, text(t, tb, "e-grid"))
 		click(t, tb, "#sweep-run")

@@ -64,9 +64,9 @@ func TestLessonLayout(t *testing.T) {
 	t.Run("presenter mode: a prediction's answer controls are in the panel's view, not under its fold", func(t *testing.T) {
 		// Lesson 1 step 3 asks for a moment on the step's timeline, step 4 for one of its options.
 		for _, q := range []struct{ link, control string }{{"lesson=1&step=3", "#lesson-moment-mark"}, {"lesson=1&step=4", "#lesson-predict-options button:last-child"}} {
-			tb := openLesson(t, bctx, url, q.link)
-			eval[bool](t, tb, `localStorage.removeItem("kraftlab.predictions.v1"), true`)
-			require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+			tb := newTab(t, bctx)
+			forgetStored(t, tb, url, predictionsKey)
+			gotoLesson(t, tb, url, q.link)
 			poll(t, tb, `document.body.dataset.prediction === "pending"`)
 			press(t, tb, "p")
 			poll(t, tb, `document.body.classList.contains("presenter")`)
@@ -211,7 +211,7 @@ func TestLessonLayout(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")
 		press(t, tb, "1", "k")
 		poll(t, tb, `[...document.querySelectorAll("#lesson-goals .goal-explain")].some(e => e.textContent.includes("stopped"))`)
-		lessonClick(t, tb, "#lesson-show")
+		showMe(t, tb) // the words, not the pace: at the top speed
 		poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
 		// Outside <code> (a goal's own expression, config names): no snake_case words, no tags.
 		words := eval[[]string](t, tb, `(() => {

@@ -18,12 +18,34 @@ import (
 func openLesson(t *testing.T, bctx context.Context, url, fragment string) *tab {
 	t.Helper()
 	tb := newTab(t, bctx)
+	gotoLesson(t, tb, url, fragment)
+	return tb
+}
+
+// gotoLesson loads a lesson link in the tab, as openLesson does in a new one.
+func gotoLesson(t *testing.T, tb *tab, url, fragment string) {
+	t.Helper()
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1400, 900), chromedp.Navigate(url+"/#"+fragment)))
 	poll(t, tb, `!!document.body.dataset.lesson || !!document.body.dataset.lessonError`)
 	// A step opens paused: one frame, its start.
 	poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
-	return tb
 }
+
+// forgetStored removes keys from the site's storage (which the tabs of a test's browser
+// share), from the lessons index: a page of the site's origin that runs no simulator (a
+// document without the site's favicon link, such as its licence text, fetches /favicon.ico,
+// which is not there: a console error). Removing them from a lesson's page and reloading it
+// would load the lesson twice.
+func forgetStored(t *testing.T, tb *tab, url string, keys ...string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(url+"/lessons.html")))
+	for _, k := range keys {
+		eval[bool](t, tb, `localStorage.removeItem(`+jsString(k)+`), true`)
+	}
+}
+
+// predictionsKey is where the lessons keep the learner's predictions.
+const predictionsKey = "kraftlab.predictions.v1"
 
 // lessonClick clicks a lesson control once it is in view and has stopped moving. chromedp
 // scrolls the element into view, reads where it is and sends the mouse there; but scrolling
@@ -189,10 +211,10 @@ func TestLesson(t *testing.T) {
 	})
 
 	t.Run("a prediction is asked before the reveal and recorded", func(t *testing.T) {
-		tb := openLesson(t, bctx, url, "lesson=1&step=4")
+		tb := newTab(t, bctx)
 		// The tabs share the browser's storage: forget the answer an earlier test gave here.
-		eval[bool](t, tb, `localStorage.removeItem("kraftlab.predictions.v1"), true`)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		forgetStored(t, tb, url, predictionsKey)
+		gotoLesson(t, tb, url, "lesson=1&step=4")
 		poll(t, tb, `document.body.dataset.lesson === "01-electing-a-new-leader" && !!document.body.dataset.prediction`)
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
 		// Asked first: the goals, their picture and "Show me" would give the answer away.
@@ -238,9 +260,9 @@ func TestLesson(t *testing.T) {
 	t.Run("a moment is marked on the timeline before the run, and the reveal says how far off", func(t *testing.T) {
 		// Lesson 1, step 3: when does broker 1 lead payments-0 again? The step starts at
 		// 0:00:44.4; the periodic run gives leadership back at 0:05:00, step time 255.56 s.
-		tb := openLesson(t, bctx, url, "lesson=1&step=3")
-		eval[bool](t, tb, `localStorage.removeItem("kraftlab.predictions.v1"), true`)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Reload()))
+		tb := newTab(t, bctx)
+		forgetStored(t, tb, url, predictionsKey)
+		gotoLesson(t, tb, url, "lesson=1&step=3")
 		poll(t, tb, `document.body.dataset.lesson === "01-electing-a-new-leader" && document.body.dataset.prediction === "pending"`)
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
 		// Asked on a timeline of the step, not by options; nothing that gives the answer away.
@@ -476,6 +498,7 @@ func TestLessonShowMeAndLinks(t *testing.T) {
 			if frag == "lesson=1&step=42" {
 				screenshot(t, tb, "lesson-bad-link.png", "#lesson-panel")
 			}
+			tb.close() // a tab left open goes on drawing frames: the next link opens in this one
 		}
 	})
 }

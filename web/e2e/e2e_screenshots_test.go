@@ -213,8 +213,8 @@ func TestScreenshots(t *testing.T) {
 					return
 				}
 				// A sweep of the small preset: runs within noise of each other.
-				retype(t, tb, "#f-grid0", "leader.imbalance.election.wait.for.sync.threshold.percent=0,5,10")
-				retype(t, tb, "#f-grid1", "leader.imbalance.election.max.per.run=50,200")
+				replaceText(t, tb, "#f-grid0", "leader.imbalance.election.wait.for.sync.threshold.percent=0,5,10")
+				replaceText(t, tb, "#f-grid1", "leader.imbalance.election.max.per.run=50,200")
 				validated(t, tb)
 				click(t, tb, "#sweep-run")
 				finished(t, tb, "sweep-status")

@@ -96,13 +96,22 @@ func TestVisual(t *testing.T) {
 		// starts a fresh pixel buffer). Edges may differ by a few units of colour, as the
 		// incremental frame is drawn under a clip (Skia antialiases differently there); a stale
 		// or missed cell differs by a whole colour.
+		// One page: the larger cluster is started in the page the smaller one was checked in.
+		tb := open(t, bctx, url)
 		for _, partitions := range []int{12, 100_000} { // cells, then strips
-			t.Run(strconv.Itoa(partitions)+" partitions", func(t *testing.T) { sameAsWhole(t, bctx, url, partitions) })
+			t.Run(strconv.Itoa(partitions)+" partitions", func(t *testing.T) { sameAsWhole(t, tb, partitions) })
 		}
 	})
 
-	t.Run("presenter mode hides the panels and enlarges the canvas", func(t *testing.T) {
+	t.Run("presenter mode hides the panels and enlarges the canvas; a disclosure's heading sits on its triangle's line", func(t *testing.T) {
 		tb := open(t, bctx, url)
+		// Outside presenter mode first: the disclosures are in the side panels it hides.
+		for _, sel := range []string{"details.share", "details.configs"} {
+			// The summary is one line high: the triangle and the heading side by side.
+			lines := eval[float64](t, tb, `(() => { const s = document.querySelector(`+jsString(sel+" > summary")+`), h = s.querySelector("h2");
+				return s.getBoundingClientRect().height / h.getBoundingClientRect().height; })()`)
+			assert.Less(t, lines, 1.5, "%s: the heading is on the triangle's line", sel)
+		}
 		before := eval[float64](t, tb, `document.getElementById("cluster-canvas").getBoundingClientRect().width`)
 		boxBefore := canvasBoxes(t, tb, "brokerBoxes")["1"]
 		press(t, tb, "p")
@@ -125,32 +134,6 @@ func TestVisual(t *testing.T) {
 		assert.Empty(t, tb.consoleErrors())
 	})
 
-	t.Run("presenter mode keeps every chart at its size, apart from the others", func(t *testing.T) {
-		tb := open(t, bctx, url)
-		setSpeed(t, tb, 100)
-		press(t, tb, "1", "k")
-		poll(t, tb, `Number(document.getElementById("charts").dataset.points || 0) >= 5`)
-		press(t, tb, "p")
-		poll(t, tb, `document.body.classList.contains("presenter")`)
-		eval[bool](t, tb, `document.getElementById("charts").scrollIntoView({block: "start", behavior: "instant"}), true`)
-		noChartOverlaps(t, tb)
-		screenshot(t, tb, "presenter-charts.png", "")
-		// A resize keeps them apart too.
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1000, 800)))
-		noChartOverlaps(t, tb)
-		assert.Empty(t, tb.consoleErrors())
-	})
-
-	t.Run("every chart's axis labels fit inside the chart", func(t *testing.T) {
-		// Broker 1 killed: the p99 climbs past 10,000 ms within a simulated minute.
-		tb := open(t, bctx, url)
-		setSpeed(t, tb, 100)
-		press(t, tb, "1", "k")
-		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > 100000`)
-		press(t, tb, " ")
-		labelsInside(t, tb, "#charts .chart")
-	})
-
 	t.Run("play and pause stay where they are when pressed", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		where := `(() => { const r = document.getElementById("play-button").getBoundingClientRect(); return Math.round(r.left) + "," + Math.round(r.top) + " " + Math.round(r.width); })()`
@@ -167,13 +150,18 @@ func TestVisual(t *testing.T) {
 		}
 	})
 
-	t.Run("at every width the canvas and the newest events are on screen together", func(t *testing.T) {
+	t.Run("broker 1 killed: the charts' axis labels fit inside them, the canvas and the newest events share the screen at every width, presenter mode keeps the charts apart", func(t *testing.T) {
+		// Broker 1 killed: the p99 climbs past 10,000 ms within a simulated minute.
 		tb := open(t, bctx, url)
 		setSpeed(t, tb, 100)
 		press(t, tb, "1", "k")
 		logItem(t, tb, "broker 1 fenced")
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > 100000`)
 		press(t, tb, " ")
 		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		labelsInside(t, tb, "#charts .chart")
+
+		// At every width the canvas and the newest events are on screen together.
 		newest := eval[string](t, tb, `document.querySelector("#event-log li:last-child").textContent`)
 		for _, size := range []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}} {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
@@ -189,16 +177,19 @@ func TestVisual(t *testing.T) {
 			assert.True(t, shown, "at %d px the newest event is on screen with the canvas", size.w)
 			screenshot(t, tb, fmt.Sprintf("canvas-and-events-%d.png", size.w), "")
 		}
-	})
 
-	t.Run("a disclosure's heading sits on its triangle's line", func(t *testing.T) {
-		tb := open(t, bctx, url)
-		for _, sel := range []string{"details.share", "details.configs"} {
-			// The summary is one line high: the triangle and the heading side by side.
-			lines := eval[float64](t, tb, `(() => { const s = document.querySelector(`+jsString(sel+" > summary")+`), h = s.querySelector("h2");
-				return s.getBoundingClientRect().height / h.getBoundingClientRect().height; })()`)
-			assert.Less(t, lines, 1.5, "%s: the heading is on the triangle's line", sel)
-		}
+		// Presenter mode keeps every chart at its size, apart from the others.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900)))
+		poll(t, tb, `Number(document.getElementById("charts").dataset.points || 0) >= 5`)
+		press(t, tb, "p")
+		poll(t, tb, `document.body.classList.contains("presenter")`)
+		eval[bool](t, tb, `document.getElementById("charts").scrollIntoView({block: "start", behavior: "instant"}), true`)
+		noChartOverlaps(t, tb)
+		screenshot(t, tb, "presenter-charts.png", "")
+		// A resize keeps them apart too.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1000, 800)))
+		noChartOverlaps(t, tb)
+		assert.Empty(t, tb.consoleErrors())
 	})
 
 	t.Run("a click on a broker opens its menu and an action from it works", func(t *testing.T) {
@@ -563,8 +554,7 @@ func cpuProfile(t *testing.T, tb *tab, d time.Duration) (self, total map[string]
 
 // sameAsWhole checks that, after a broker was killed and fenced (many cells change frame by
 // frame), the canvas shows what a whole repaint of the same frame shows (TestVisual).
-func sameAsWhole(t *testing.T, bctx context.Context, url string, partitions int) {
-	tb := open(t, bctx, url)
+func sameAsWhole(t *testing.T, tb *tab, partitions int) {
 	if partitions > 60 { // the form offers 6–60; the worker takes up to 100,000
 		eval[bool](t, tb, `(() => { const i = document.getElementById("partition-count"); i.max = "100000"; i.value = "`+strconv.Itoa(partitions)+`";
 			document.getElementById("broker-count").value = "6"; return true; })()`)
@@ -572,6 +562,10 @@ func sameAsWhole(t *testing.T, bctx context.Context, url string, partitions int)
 		poll(t, tb, `document.getElementById("partition-caption").textContent.includes("`+strconv.Itoa(partitions)+`") ||
 			document.getElementById("partition-caption").textContent.includes("`+commas(partitions)+`")`)
 		poll(t, tb, `document.getElementById("cluster-canvas").dataset.view.startsWith("strips")`)
+		// A check before this one may have left the page paused.
+		if eval[string](t, tb, `document.body.dataset.sim`) == "paused" {
+			press(t, tb, " ")
+		}
 	}
 	setSpeed(t, tb, 100)
 	press(t, tb, "1", "k")
