@@ -47,6 +47,7 @@ import (
 //	KRAFTLAB_BENCH_FAST_MINUTES=N    how long the fast section plays at 10,000× (10)
 //	KRAFTLAB_BENCH_MEMORY_AT=N       the memory section on N partitions only (12 and 100000 by default)
 //	KRAFTLAB_BENCH_MEMORY_DETAIL=1   memory-infra's allocators with their children
+//	KRAFTLAB_BENCH_LAB_PROFILE=DIR   the lab section profiles its fifth compare: the workers' and the main thread's .cpuprofile in DIR
 func TestBenchPage(t *testing.T) {
 	if os.Getenv("KRAFTLAB_BENCH_PAGE") == "" {
 		t.Skip("a benchmark, not a test (about 15 minutes): make bench-page")
@@ -752,12 +753,19 @@ func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
 		var after1, where1 string
 		for i := 0; i < 10; i++ {
 			cpu0, gc0 := processCPU(t, pid), workerStats(t, bctx).gcs
+			var profStop func()
+			if dir := os.Getenv("KRAFTLAB_BENCH_LAB_PROFILE"); dir != "" && i == 4 {
+				profStop = profileWorkers(t, bctx, tb, filepath.Join(dir, table.sites[site]))
+			}
 			click(t, tb, "#compare-run")
 			if i > 0 {
 				poll(t, tb, `!/runs done in/.test(document.getElementById("compare-status").textContent)`)
 			}
 			finished(t, tb, "compare-status")
 			cpu = append(cpu, float64((processCPU(t, pid) - cpu0).Milliseconds()))
+			if profStop != nil {
+				profStop()
+			}
 			m := workerStats(t, bctx)
 			gcs = append(gcs, float64(m.gcs-gc0))
 			ms, _ := strconv.ParseFloat(eval[string](t, tb, `document.getElementById("compare-results").dataset.elapsedMs`), 64)
@@ -794,6 +802,58 @@ func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
 	}
 	for site := range urls {
 		table.set("lab: the same compare native, this tree's code (ms, median of 3; its CPU time, ms)", site, fmt.Sprintf("%.0f; %.0f", median(native), median(nativeCPU)))
+	}
+}
+
+// profileWorkers starts the DevTools protocol's CPU profiler in each of the page's workers and
+// in its main thread; the function it returns stops them and writes PREFIX-N.cpuprofile (the
+// workers from 0, the main thread last), for DevTools or a script. The site's wasm programs
+// carry no function names (-ldflags=-s): to read Go's names in a worker's profile, put a lab
+// wasm built without -s (GOOS=js GOARCH=wasm go build with build.WasmGCFlags' flags) in the
+// built site's place. The profiler's own cost goes into that compare's figures (one of ten).
+func profileWorkers(t *testing.T, bctx context.Context, tb *tab, prefix string) func() {
+	targets, err := chromedp.Targets(bctx)
+	require.NoError(t, err)
+	var ctxs []context.Context
+	var cancels []context.CancelFunc
+	for _, tg := range targets {
+		if tg.Type != "worker" {
+			continue
+		}
+		wctx, cancel := chromedp.NewContext(bctx, chromedp.WithTargetID(tg.TargetID), chromedp.WithDetachOnCancel())
+		ctxs = append(ctxs, wctx)
+		cancels = append(cancels, cancel)
+	}
+	ctxs = append(ctxs, tb.ctx)
+	for _, c := range ctxs {
+		require.NoError(t, chromedp.Do(c, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			if _, err := cdp.Call(ctx, tg, profiler.Enable, cdp.Empty{}); err != nil {
+				return err
+			}
+			if _, err := cdp.Call(ctx, tg, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 500}); err != nil {
+				return err
+			}
+			_, err := cdp.Call(ctx, tg, profiler.Start, cdp.Empty{})
+			return err
+		})))
+	}
+	return func() {
+		for i, c := range ctxs {
+			var prof *profiler.Profile
+			require.NoError(t, chromedp.Do(c, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				res, err := cdp.Call(ctx, tg, profiler.Stop, cdp.Empty{})
+				if err == nil {
+					prof = res.Profile
+				}
+				return err
+			})))
+			b, err := json.Marshal(prof)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(fmt.Sprintf("%s-%d.cpuprofile", prefix, i), b, 0o644))
+		}
+		for _, c := range cancels {
+			c()
+		}
 	}
 }
 
