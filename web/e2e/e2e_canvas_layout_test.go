@@ -172,7 +172,7 @@ func trafficLinks(t *testing.T, tb *tab) ([]linkDrawn, float64) {
 
 // linksOverInk lists the links that run over one of the renderer's texts, badges, bars or
 // replica grids in the rows of brokers (from rowsTop down), between their ends. Above the rows
-// they pass under the summary line's words by design (the layer is clipped around them).
+// they pass under the summary line's words by design (the layer clears a plate round them).
 func linksOverInk(links []linkDrawn, ink []shape, rowsTop float64) []string {
 	var out []string
 	seen := map[string]bool{}
