@@ -51,10 +51,11 @@ func trafficLabels(t *testing.T, tb *tab) []shape {
 }
 
 // flowDrawn is a replication flow the traffic layer drew (data-flow-paths, while the canvas
-// records its texts): points along it (layout units) and how many rows of brokers lie between
-// its two boxes.
+// records its texts): its two brokers' slots, points along it (layout units) and how many rows
+// of brokers lie between its two boxes.
 type flowDrawn struct {
 	Kind        string
+	From, To    int
 	RowsBetween int
 	Pts         [][2]float64
 }
@@ -89,6 +90,64 @@ func flowsOverInk(flows []flowDrawn, ink []shape) []string {
 	return out
 }
 
+// catchUpPileUps lists the catch-up flows into one broker whose ends (their arrowheads) land
+// less than `apart` layout units from another's, and counts the most catch-up flows into one
+// broker.
+func catchUpPileUps(flows []flowDrawn, apart float64) (out []string, most int) {
+	into := map[int][]flowDrawn{}
+	for _, f := range flows {
+		if f.Kind == "catch-up" {
+			into[f.To] = append(into[f.To], f)
+		}
+	}
+	for to, fs := range into {
+		most = max(most, len(fs))
+		for i, a := range fs {
+			for _, b := range fs[i+1:] {
+				p, q := a.Pts[len(a.Pts)-1], b.Pts[len(b.Pts)-1]
+				if d := math.Hypot(p[0]-q[0], p[1]-q[1]); d < apart {
+					out = append(out, fmt.Sprintf("catch-up flows %d→%d and %d→%d land %.1f units apart", a.From, to, b.From, to, d))
+				}
+			}
+		}
+	}
+	return out, most
+}
+
+// textPlate is the clear plate around each of the renderer's texts and badges (web/ts/layout.ts,
+// TEXT_PLATE, layout units): no traffic is drawn on it.
+var textPlate = struct{ x, top, bottom float64 }{5, 1, 2}
+
+// linksThroughTexts lists the links that run through a text's or badge's plate: those the plates
+// have to clear for the text to read.
+func linksThroughTexts(links []linkDrawn, ink []shape) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range links {
+		for i := 1; i < len(l.Pts); i++ {
+			a, b := l.Pts[i-1], l.Pts[i]
+			n := int(math.Ceil(math.Hypot(b[0]-a[0], b[1]-a[1]) / 2))
+			for k := 0; k <= n; k++ {
+				x := a[0] + (b[0]-a[0])*float64(k)/float64(max(n, 1))
+				y := a[1] + (b[1]-a[1])*float64(k)/float64(max(n, 1))
+				for _, r := range ink {
+					if r.Kind != "text" && r.Kind != "badge" {
+						continue
+					}
+					if x > r.X-textPlate.x && x < r.X+r.W+textPlate.x && y > r.Y-textPlate.top && y < r.Y+r.H+textPlate.bottom {
+						msg := fmt.Sprintf("a %s link %d→%d through %q", l.API, l.From, l.To, r.Text)
+						if !seen[msg] {
+							seen[msg] = true
+							out = append(out, msg)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // linkDrawn is a controller's link the traffic layer drew, pulsing or carrying a message dot
 // (data-link-paths, while the canvas records its texts): the corners of its route, layout units.
 type linkDrawn struct {
@@ -113,7 +172,7 @@ func trafficLinks(t *testing.T, tb *tab) ([]linkDrawn, float64) {
 
 // linksOverInk lists the links that run over one of the renderer's texts, badges, bars or
 // replica grids in the rows of brokers (from rowsTop down), between their ends. Above the rows
-// they pass under the summary line's words by design (the layer is clipped around them).
+// they pass under the summary line's words by design (the layer clears a plate round them).
 func linksOverInk(links []linkDrawn, ink []shape, rowsTop float64) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -264,6 +323,10 @@ func TestCanvasLayout(t *testing.T) {
 				flows := trafficFlows(t, tb)
 				assert.NotEmpty(t, flows, "%s: the steady flows between the running brokers", name)
 				assert.Empty(t, flowsOverInk(flows, shapes), name)
+				// Catch-up flows into one broker land apart, their arrowheads (at most 11 units
+				// wide) side by side with room between them, not in one blot.
+				piled, _ := catchUpPileUps(flows, 20)
+				assert.Empty(t, piled, name)
 				// The controllers' links run around the rows of brokers above the one they go to.
 				drawn, rowsTop := trafficLinks(t, tb)
 				if links {
@@ -324,7 +387,7 @@ func TestCanvasLayout(t *testing.T) {
 		})
 	})
 
-	t.Run("traffic passes under the canvas's texts, never through their letters", func(t *testing.T) {
+	t.Run("traffic passes under the canvas's texts, clear of their letters", func(t *testing.T) {
 		tb := open(t, bctx, url)
 		setSpeed(t, tb, 100)
 		// The controllers' fetches pulse on links that cross the summary line and the brokers'
@@ -333,31 +396,43 @@ func TestCanvasLayout(t *testing.T) {
 		press(t, tb, " ")
 		poll(t, tb, `document.body.dataset.sim === "paused"`)
 		for _, size := range viewports {
-			drawnShapes(t, tb, size.w, size.h)
+			shapes := drawnShapes(t, tb, size.w, size.h)
 			trafficLabels(t, tb)
 			// The pulsing links cross no box (on a phone the controllers are in two rows).
 			links, _ := trafficLinks(t, tb)
 			assert.NotEmpty(t, links, "at %d px the controllers' links", size.w)
 			assert.Empty(t, linksOverBoxes(links, actorBoxes(t, tb)), "at %d px", size.w)
-			// The traffic layer's pixels inside each text's and badge's box (inset by a pixel for
-			// antialiasing), and in all: the layer must have drawn for the check to mean anything.
+			// Links from the controllers to the brokers cross the summary line under the
+			// controllers: the plates have something to clear.
+			assert.NotEmpty(t, linksThroughTexts(links, shapes), "at %d px links run through the summary", size.w)
+			// The traffic layer's pixels on each text's and badge's plate (its box and a margin
+			// round it, less a pixel for antialiasing; its own labels, placed clear of the texts'
+			// boxes, left out), and in all: the layer must have drawn for the check to mean
+			// anything. A line across a text's box, clipped to the box alone, would show in the
+			// margin: over or under the letters, touching them.
 			got := eval[map[string]any](t, tb, `(() => {
 				const c = document.querySelector("canvas.traffic-layer");
 				// Layout units to the layer's pixels, which are the canvas's (its CSS pixels × the ratio).
 				const k = Number(c.dataset.scale) * Math.max(1, Math.min(3, devicePixelRatio));
 				const g = c.getContext("2d");
+				const labels = JSON.parse(c.dataset.labels || "[]").map(l => [l.x * k, l.y * k, (l.x + l.w) * k, (l.y + l.h) * k]);
 				const inked = (x, y, w, h) => {
 					x = Math.ceil(x) + 1; y = Math.ceil(y) + 1; w = Math.floor(w) - 2; h = Math.floor(h) - 2;
 					if (w <= 0 || h <= 0) return 0;
 					const d = g.getImageData(x, y, w, h).data;
 					let n = 0;
-					for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+					for (let i = 3; i < d.length; i += 4) {
+						if (d[i] === 0) continue;
+						const px = x + ((i >> 2) % w) + 0.5, py = y + Math.floor((i >> 2) / w) + 0.5;
+						if (!labels.some(([x0, y0, x1, y1]) => px > x0 - 1 && px < x1 + 1 && py > y0 - 1 && py < y1 + 1)) n++;
+					}
 					return n;
 				};
+				const P = {x: `+fmt.Sprint(textPlate.x)+`, top: `+fmt.Sprint(textPlate.top)+`, bottom: `+fmt.Sprint(textPlate.bottom)+`};
 				const struck = [];
 				for (const r of JSON.parse(document.getElementById("cluster-canvas").dataset.texts)) {
 					if (r.kind !== "text" && r.kind !== "badge") continue;
-					const n = inked(r.x * k, r.y * k, r.w * k, r.h * k);
+					const n = inked((r.x - P.x) * k, (r.y - P.top) * k, (r.w + 2 * P.x) * k, (r.h + P.top + P.bottom) * k);
 					if (n) struck.push(r.text + ": " + n + " px");
 				}
 				return {struck, drawn: inked(0, 0, c.width, c.height)};
@@ -381,6 +456,13 @@ func TestCanvasLayout(t *testing.T) {
 		for _, size := range viewports {
 			drawnShapes(t, tb, size.w, size.h)
 			trafficLabels(t, tb)
+			// Broker 3 catches up from the three other brokers' leaders: three arrows into it,
+			// landing apart (at 800 px from the row above it, elsewhere along its row). Landing
+			// off the boxes' centres by their distance alone, they were 10 units apart at 1440
+			// px and 14 at 800.
+			piled, most := catchUpPileUps(trafficFlows(t, tb), 20)
+			assert.Empty(t, piled, "at %d px", size.w)
+			assert.Equal(t, 3, most, "at %d px the catch-up flows into broker 3", size.w)
 			// Over broker 3's replicas (cells or strips) and a few units around them: every
 			// pixel the traffic layer drew there lies on the box's background, none on a replica.
 			got := eval[map[string]float64](t, tb, `(() => {
@@ -413,6 +495,75 @@ func TestCanvasLayout(t *testing.T) {
 			}
 			assert.Greater(t, got["ringed"], 50.0, "at %d px the run's rings are drawn", size.w)
 			assert.Zero(t, got["over"], "at %d px pixels of the rings over broker 3's replicas", size.w)
+		}
+	})
+
+	t.Run("a followed partition's rings go around its replicas' cells, never over a cell", func(t *testing.T) {
+		// Over every broker's replica grid and a few units around it, the traffic layer's pixels:
+		// how many, and how many of them lie on a cell rather than the box's background.
+		gridInk := `(() => {
+			const c = document.querySelector("canvas.traffic-layer");
+			const base = document.getElementById("cluster-canvas");
+			if (c.width !== base.width || c.height !== base.height) return {mismatch: 1};
+			const s = Number(c.dataset.scale);
+			const k = s * Math.max(1, Math.min(3, devicePixelRatio));
+			const texts = JSON.parse(base.dataset.texts);
+			let ringed = 0, over = 0, grids = 0;
+			for (const raw of base.dataset.brokerBoxes.split(";").filter(Boolean)) {
+				const b = raw.split(":")[1].split(",").map(v => Number(v) / s);
+				const grid = texts.find(r => r.kind === "cells" && r.x > b[0] && r.x < b[0] + b[2] && r.y > b[1] && r.y < b[1] + b[3]);
+				if (!grid) continue;
+				grids++;
+				const x = Math.floor((grid.x - 5) * k), y = Math.floor((grid.y - 5) * k);
+				const w = Math.ceil((grid.w + 10) * k), h = Math.ceil((grid.h + 10) * k);
+				const ink = c.getContext("2d").getImageData(x, y, w, h).data;
+				const under = base.getContext("2d").getImageData(x, y, w, h).data;
+				const bg = base.getContext("2d").getImageData(Math.round((b[0] + 5) * k), Math.round((grid.y + 2) * k), 1, 1).data;
+				for (let i = 0; i < ink.length; i += 4) {
+					if (ink[i + 3] === 0) continue;
+					ringed++;
+					if (Math.abs(under[i] - bg[0]) + Math.abs(under[i + 1] - bg[1]) + Math.abs(under[i + 2] - bg[2]) > 24) over++;
+				}
+			}
+			return {ringed, over, grids};
+		})()`
+		for _, scene := range []struct{ name, fragment string }{
+			{"the playground (big cells)", ""},
+			{"the talk's gate scene (small cells)", "#talk=kip-1358-in-ten-minutes&scene=3"},
+		} {
+			var tb *tab
+			if scene.fragment == "" {
+				tb = open(t, bctx, url)
+				setSpeed(t, tb, 100)
+			} else {
+				tb = newTab(t, bctx)
+				require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1440, 900), chromedp.Navigate(url+"/"+scene.fragment)))
+				setSpeed(t, tb, 100)
+				poll(t, tb, `document.body.dataset.talkScene === "2" && document.body.dataset.talkState === "done"`)
+			}
+			// Paused (a talk's scene may have paused it already): the traffic layer stands still.
+			eval[bool](t, tb, `document.body.dataset.sim === "paused" || (document.getElementById("play-button").click(), true)`)
+			poll(t, tb, `document.body.dataset.sim === "paused"`)
+			for _, size := range viewports {
+				// The traffic layer draws again as soon as the partition followed changes.
+				setFollowed := func(p int) map[string]float64 {
+					eval[bool](t, tb, fmt.Sprintf(`(document.dispatchEvent(new CustomEvent("kraftlab:follow", {detail: {partition: %d}})), true)`, p))
+					trafficLabels(t, tb)
+					return eval[map[string]float64](t, tb, gridInk)
+				}
+				drawnShapes(t, tb, size.w, size.h)
+				without := setFollowed(-1)
+				with := setFollowed(0)
+				name := fmt.Sprintf("%s at %d px", scene.name, size.w)
+				assert.Zero(t, with["mismatch"], "%s: the traffic layer has the canvas's pixels", name)
+				if with["grids"] == 0 {
+					// A phone's canvas in a talk is too short for replicas under the headers.
+					assert.Equal(t, int64(390), size.w, "%s: replica grids are drawn", name)
+					continue
+				}
+				assert.Greater(t, with["ringed"], without["ringed"]+20, "%s: partition 0's rings are drawn", name)
+				assert.Zero(t, with["over"], "%s: pixels of the rings over replica cells", name)
+			}
 		}
 	})
 

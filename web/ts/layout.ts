@@ -30,6 +30,20 @@ export const HEADER_H = 66;
  */
 export const MIN_BOX_W = 150;
 /**
+ * The clear plate around each of the renderer's texts and badges (layout units), on which no
+ * traffic is drawn (traffic.ts, erasePlates): the links, flows and rings under a text stop this
+ * far from its box, so that no line runs over or under its letters or grazes their descenders
+ * (a text's box ends 0.22 of its size under the baseline). 5 units to either side; 1 over it,
+ * where the links between controllers run just under their row, 2 under it.
+ */
+export const TEXT_PLATE = { x: 5, top: 1, bottom: 2 };
+
+/** The plate (TEXT_PLATE) around a text's box r. */
+export function textPlate(r: Rect): Rect {
+  return { x: r.x - TEXT_PLATE.x, y: r.y - TEXT_PLATE.top, w: r.w + 2 * TEXT_PLATE.x, h: r.h + TEXT_PLATE.top + TEXT_PLATE.bottom };
+}
+
+/**
  * How far over its row's top edge a replication flow between two brokers of the row `apart`
  * columns apart rises at its highest (traffic.ts, flowPath): higher the farther apart, a line's
  * width or more apart, so that flows into one broker from its neighbour and from farther ones

@@ -16,8 +16,8 @@
 // link and out again, and the leader moves are shown in place.
 
 import { Frame, NO_SLOT } from "./frame";
-import { CONTROLLER_H, GAP, STRIP_COL_PX, STRIP_GAP_PX, cellRing, flowLift, type Rect } from "./layout";
-import type { BrokerState, ControllerState, DecisionInfo, MessageInfo, Traffic } from "./protocol";
+import { CONTROLLER_H, GAP, STRIP_COL_PX, STRIP_GAP_PX, cellRing, flowLift, textPlate, type Rect } from "./layout";
+import type { BrokerState, ControllerState, DecisionInfo, FlowInfo, MessageInfo, Traffic } from "./protocol";
 import { cssReader, type BrokerGeometry, type Renderer } from "./render";
 
 /** Screen milliseconds one hop takes to draw. */
@@ -315,9 +315,10 @@ export interface FlowPath {
  * Between rows, from the facing edges (the upper box's foot, the lower box's top) through the
  * gap between the rows. It leaves and lands off the boxes' centres, toward each other, so that
  * the flows into one broker from different brokers do not cross: arcs from farther away land
- * nearer the centre (over the nearer ones), flows from another row farther out.
+ * nearer the centre (over the nearer ones), flows from another row farther out. Where `land`
+ * is given (landings) it lands there, at that x on `to`'s edge.
  */
-export function flowPath(from: Rect, to: Rect): FlowPath {
+export function flowPath(from: Rect, to: Rect, land?: number): FlowPath {
   const apart = Math.round((to.x - from.x) / (from.w + GAP));
   const k = Math.abs(apart);
   const row = Math.abs(from.y - to.y) < 0.5;
@@ -326,7 +327,7 @@ export function flowPath(from: Rect, to: Rect): FlowPath {
   const spread = row ? Math.max(4, 36 - 10 * (k - 1)) : 14 * k;
   const off = (r: Rect) => Math.sign(apart) * Math.min(r.w / 2 - 10, spread);
   const ax = from.x + from.w / 2 + off(from);
-  const bx = to.x + to.w / 2 - off(to);
+  const bx = land ?? to.x + to.w / 2 - off(to);
   if (row) {
     // Both control points straight over the ends, 4/3 of the lift up: the arc leaves and lands
     // upright (a long flat arc would creep along the edges near its ends) and peaks `lift` over
@@ -340,6 +341,35 @@ export function flowPath(from: Rect, to: Rect): FlowPath {
   const by = down ? to.y : to.y + to.h;
   const d = (by - ay) / 2;
   return { a: { x: ax, y: ay }, c1: { x: ax, y: ay + d }, c2: { x: bx, y: by - d }, b: { x: bx, y: by } };
+}
+
+/**
+ * Where the flows from boxes `froms` into box `to` land (layout units, x on `to`'s edge that
+ * faces each, for flowPath), so that their arrowheads sit apart instead of piling into a blot:
+ * those onto one edge spread evenly along it, one in each of as many equal parts, in an order in
+ * which no two cross. Onto the top edge, from the left along the row first (the nearest
+ * leftmost: its arc is the lowest, and the higher arcs from farther away land inside it), then
+ * from the rows above from left to right, then from the right along the row (the farthest
+ * first); onto the bottom edge, from the rows below from left to right. A flow alone on its
+ * edge lands where flowPath puts it (undefined).
+ */
+export function landings(to: Rect, froms: readonly Rect[]): (number | undefined)[] {
+  const out: (number | undefined)[] = new Array(froms.length).fill(undefined);
+  const top: { i: number; key: number }[] = [];
+  const bottom: { i: number; key: number }[] = [];
+  froms.forEach((f, i) => {
+    const dx = f.x + f.w / 2 - (to.x + to.w / 2);
+    if (Math.abs(f.y - to.y) < 0.5) top.push({ i, key: dx < 0 ? -1e6 - dx : 1e6 - dx });
+    else (f.y < to.y ? top : bottom).push({ i, key: dx });
+  });
+  for (const edge of [top, bottom]) {
+    if (edge.length < 2) continue;
+    edge.sort((a, b) => a.key - b.key || a.i - b.i);
+    edge.forEach(({ i }, k) => {
+      out[i] = to.x + (to.w * (k + 0.5)) / edge.length;
+    });
+  }
+  return out;
 }
 
 /** The point of path p at parameter t in [0, 1]. */
@@ -537,7 +567,7 @@ export class TrafficLayer {
    * The flows of the drawing under way, while the canvas records its texts (data-flow-paths):
    * points along each (layout units) and how many rows of brokers lie between its two boxes.
    */
-  private flowsDrawn: { kind: string; rowsBetween: number; pts: number[][] }[] = [];
+  private flowsDrawn: { kind: string; from: number; to: number; rowsBetween: number; pts: number[][] }[] = [];
   /** The controllers' links of the drawing under way (routes' corners, layout units), for data-link-paths likewise. */
   private linksDrawn: { api: string; from: number; to: number; pts: number[][] }[] = [];
   /**
@@ -545,6 +575,11 @@ export class TrafficLayer {
    * runs the same way, so a route is worked out once a drawing, not once per message.
    */
   private readonly routes = new Map<string, Point[] | undefined>();
+  /**
+   * The labels placed in the drawing under way, drawn after all of its traffic (drawLabels):
+   * where, in which font and colour (CSS px).
+   */
+  private pending: { text: string; x: number; y: number; w: number; h: number; size: number; font: string; colour: string; alpha: number }[] = [];
   /** The labels of the drawing under way (layout units), for data-labels while the canvas records its texts. */
   private labels: { kind: string; text: string; x: number; y: number; w: number; h: number }[] = [];
   private fg = "#1b1b1b";
@@ -946,11 +981,11 @@ export class TrafficLayer {
     for (const r of this.renderer.ink) this.placed.push({ x: r.x * s, y: r.y * s, w: r.w * s, h: r.h * s });
     this.captions.length = 0;
     this.labels.length = 0;
+    this.pending.length = 0;
     this.flowsDrawn.length = 0;
     this.linksDrawn.length = 0;
     this.routes.clear();
     // Decisions before traffic: their labels claim their places first (see label).
-    this.clipOutText(s);
     this.drawFlows(s);
     this.drawToasts(now, s);
     this.drawRuns(now, s);
@@ -958,9 +993,10 @@ export class TrafficLayer {
     this.drawPulses(now, s);
     this.drawSprites(now, s);
     this.drawHighlights(s);
-    ctx.restore();
-    this.font = ""; // restore() took the font back too
+    this.erasePlates(s);
     this.drawCaptions(s);
+    // The labels last, over all the traffic: no line crosses their words either.
+    this.drawLabels();
     if (this.base.dataset.recordTexts) {
       this.canvas.dataset.labels = JSON.stringify(this.labels);
       this.canvas.dataset.flowPaths = JSON.stringify(this.flowsDrawn);
@@ -972,20 +1008,23 @@ export class TrafficLayer {
   }
 
   /**
-   * Clips the drawing that follows (until ctx.restore) to the canvas minus the texts and badges
-   * the renderer drew: links, messages and flows pass under a summary line or a broker's header
-   * instead of striking through its words. The labels are placed clear of them anyway (label).
+   * Clears the traffic from the plate around each text and badge the renderer drew (textPlate):
+   * the links, messages, flows and rings drawn so far stop a few units short of its letters, and
+   * the canvas's background shows round them, so that a text reads whatever traffic passes. A
+   * clip could not do it: plates that overlap (a broker's name and its state) would cancel out
+   * in an even-odd clip. The labels, drawn next, are placed clear of the texts anyway (label).
    */
-  private clipOutText(s: number): void {
+  private erasePlates(s: number): void {
     const ctx = this.ctx;
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(0, 0, this.cssW, this.cssH);
-    // Texts never overlap (TestCanvasLayout), so even-odd leaves every one of them a hole.
+    ctx.globalCompositeOperation = "destination-out";
+    ctx.globalAlpha = 1;
+    ctx.fillStyle = "#000";
     for (const r of this.renderer.ink) {
-      if (r.kind === "text" || r.kind === "badge") ctx.rect(r.x * s, r.y * s, r.w * s, r.h * s);
+      if (r.kind !== "text" && r.kind !== "badge") continue;
+      const p = textPlate(r);
+      ctx.fillRect(p.x * s, p.y * s, p.w * s, p.h * s);
     }
-    ctx.clip("evenodd");
+    ctx.globalCompositeOperation = "source-over";
   }
 
   private drawFlows(s: number): void {
@@ -1010,10 +1049,21 @@ export class TrafficLayer {
     const dash = (this.clock / 40) % 16;
     const into = new Map<number, { bps: number; leaders: number }>();
     const oos = this.colours.get("--c-oos") ?? "#d55e00";
+    // Where each catch-up flow lands on the broker it goes into: spread along its edge.
+    const boxes = this.renderer.brokersDrawn;
+    const land = new Map<FlowInfo, number | undefined>();
+    const byFollower = new Map<number, FlowInfo[]>();
+    for (const fl of t.flows) byFollower.set(fl.follower, [...(byFollower.get(fl.follower) ?? []), fl]);
+    for (const [id, fls] of byFollower) {
+      const to = boxes[this.slotOf(id)]?.box;
+      const froms = fls.map((fl) => boxes[this.slotOf(fl.leader)]?.box);
+      if (!to || froms.some((b) => !b)) continue;
+      landings(to, froms as Rect[]).forEach((x, i) => land.set(fls[i], x));
+    }
     for (const fl of t.flows) {
       const from = this.slotOf(fl.leader);
       const to = this.slotOf(fl.follower);
-      const p = this.flowPathOf(from, to, s);
+      const p = this.flowPathOf(from, to, s, land.get(fl));
       if (!p) continue;
       this.recordFlow("catch-up", from, to, p, s);
       ctx.strokeStyle = oos;
@@ -1059,11 +1109,11 @@ export class TrafficLayer {
   }
 
   /** The path of a flow between the boxes of broker slots `from` and `to`, in CSS px (flowPath). */
-  private flowPathOf(from: number, to: number, s: number): FlowPath | undefined {
+  private flowPathOf(from: number, to: number, s: number, land?: number): FlowPath | undefined {
     const a = this.renderer.brokersDrawn[from]?.box;
     const b = this.renderer.brokersDrawn[to]?.box;
     if (!a || !b || from === to) return undefined;
-    const p = flowPath(a, b);
+    const p = flowPath(a, b, land);
     const px = (q: Point) => ({ x: q.x * s, y: q.y * s });
     return { a: px(p.a), c1: px(p.c1), c2: px(p.c2), b: px(p.b) };
   }
@@ -1079,7 +1129,7 @@ export class TrafficLayer {
       const q = flowPoint(p, i / 32);
       return [q.x / s, q.y / s];
     });
-    this.flowsDrawn.push({ kind, rowsBetween, pts });
+    this.flowsDrawn.push({ kind, from, to, rowsBetween, pts });
   }
 
   private strokePath(p: FlowPath): void {
@@ -1105,7 +1155,7 @@ export class TrafficLayer {
       // Requests and answers of a link share it: offset them to either side.
       const line = offsetRoute(route, 3 * s);
       const phase = this.reduced ? 0.5 : 0.5 + 0.5 * Math.sin(now / 160);
-      // Thin and translucent: the links run past the boxes (under their texts, see clipOutText).
+      // Thin and translucent: the links run past the boxes (under their texts, see erasePlates).
       ctx.strokeStyle = this.colour(p.api);
       ctx.globalAlpha = (0.15 + 0.3 * phase) * Math.max(0, 1 - age / 1500);
       ctx.lineWidth = Math.min(3, 0.75 + Math.log2(1 + p.perSecond / 8) / 2) * s;
@@ -1207,8 +1257,10 @@ export class TrafficLayer {
         ctx.fillStyle = this.colours.get("--c-leader") ?? "#0072b2";
         ctx.fillRect(x - size / 2, y - size / 2, size, size);
         ctx.strokeRect(x - size / 2, y - size / 2, size, size);
-      } else if (b.half !== undefined && look.alpha > 0) {
-        ctx.strokeRect(b.x - b.half, b.y - b.half, 2 * b.half, 2 * b.half);
+      } else if (look.alpha > 0) {
+        // Landed: a ring in the gaps around the new leader's cell (ringAround), as a followed
+        // partition's, not over the cell's edge or its neighbours.
+        this.ringAround(mv.leader, mv.partition, s);
       }
       ctx.globalAlpha = 1;
       const text = mv.count > 1 ? `${mv.count} leaders → broker ${mv.leader} · ${mv.label}` : `leader → broker ${mv.leader} · ${mv.label}`;
@@ -1363,23 +1415,48 @@ export class TrafficLayer {
     }
     if (this.followed >= 0 && this.followed < f.count) {
       ctx.strokeStyle = this.fg;
-      ctx.lineWidth = 2.5 * s;
       for (const slot of f.layout.replicaSlots(this.followed)) {
         const id = f.body.brokers[slot]?.id;
-        const c = id === undefined ? undefined : this.cell(id, this.followed);
-        if (c) ctx.strokeRect(c.x - 9 * s, c.y - 9 * s, 18 * s, 18 * s);
+        if (id !== undefined) this.ringAround(id, this.followed, s);
       }
     }
   }
 
   /**
-   * A small label on a translucent plate, so it reads over lines. It is never drawn over what
-   * the canvas's reader reads (texts, badges, bars, replica cells) nor over another label: it
-   * moves a line up or down to a free spot, or is left out (returns false). A text wider than
-   * the canvas ends in "…".
+   * Rings partition p's replica cell on broker `id` in the stroke style set: in the gaps around
+   * the cell (cellRing, device pixel for pixel), so that the cell and its neighbours read
+   * through, whatever the cells' size. Where the cells have no gaps (under 5 px), a square out
+   * from the cell's centre by its pitch and 3 units (small cells leave no room for a ring that
+   * covers nothing); where the broker draws strips, or the partition has no cell of its own on
+   * screen, one 18 units wide in the box's middle.
+   */
+  private ringAround(id: number, p: number, s: number): void {
+    const ctx = this.ctx;
+    const g = this.geometry(id);
+    if (!g) return;
+    const dpr = this.base.width / Math.max(1, this.cssW);
+    const at = this.cellCorner(g, id, p);
+    const ring = at && cellRing(at.x, at.y, g.cells!.cell);
+    if (ring) {
+      ctx.lineWidth = ring.lw / dpr;
+      ctx.strokeRect(ring.x / dpr, ring.y / dpr, ring.w / dpr, ring.h / dpr);
+      return;
+    }
+    const c = this.cell(id, p);
+    if (!c) return;
+    const half = c.half === undefined ? 9 * s : 2 * c.half + 3 * s;
+    ctx.lineWidth = 2 * s;
+    ctx.strokeRect(c.x - half, c.y - half, 2 * half, 2 * half);
+  }
+
+  /**
+   * Places a small label, drawn on an opaque plate over all the traffic once the drawing's
+   * traffic is done (drawLabels), so that no line crosses it. It is never placed over what the
+   * canvas's reader reads (texts, badges, bars, replica cells) nor over another label: it moves
+   * a line up or down to a free spot, or is left out (returns false). A text wider than the
+   * canvas ends in "…".
    */
   private label(text: string, x: number, y: number, s: number, colour: string, alpha: number, bold: boolean, kind = "label"): boolean {
-    const ctx = this.ctx;
     const size = 11 * s;
     this.setFont(`${bold ? 700 : 600} ${size}px system-ui, sans-serif`);
     const cw = this.cssW;
@@ -1392,14 +1469,22 @@ export class TrafficLayer {
     if (ly === undefined) return false;
     this.placed.push({ x: lx - 3, y: ly - size, w: w + 6, h });
     if (this.base.dataset.recordTexts) this.labels.push({ kind, text, x: (lx - 3) / s, y: (ly - size) / s, w: (w + 6) / s, h: h / s });
-    ctx.globalAlpha = 0.88 * alpha;
-    ctx.fillStyle = this.bg;
-    ctx.fillRect(lx - 3, ly - size, w + 6, h);
-    ctx.globalAlpha = alpha;
-    ctx.fillStyle = colour;
-    ctx.fillText(text, lx, ly);
-    ctx.globalAlpha = 1;
+    this.pending.push({ text, x: lx, y: ly, w, h, size, font: this.font, colour, alpha });
     return true;
+  }
+
+  /** Draws the labels placed in this drawing (label), each on its plate, over the traffic. */
+  private drawLabels(): void {
+    const ctx = this.ctx;
+    for (const l of this.pending) {
+      ctx.globalAlpha = l.alpha;
+      ctx.fillStyle = this.bg;
+      ctx.fillRect(l.x - 3, l.y - l.size, l.w + 6, l.h);
+      ctx.fillStyle = l.colour;
+      this.setFont(l.font);
+      ctx.fillText(l.text, l.x, l.y);
+    }
+    ctx.globalAlpha = 1;
   }
 
   /** text, cut to end in "…" where it is wider than maxWidth in the context's font. */

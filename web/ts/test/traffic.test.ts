@@ -8,7 +8,7 @@ import { Frame, Layout } from "../frame";
 import type { BrokerState, ControllerState, DecisionInfo, FrameBody, LogEvent } from "../protocol";
 import { S } from "../strings";
 import { FLOW_LIFT_MAX, GAP, SUMMARY_H, brokerBoxes, cellInner, cellRing, controllerBoxes, controllersBottom, flowLane, flowLift, type Rect } from "../layout";
-import { HOP_MS, SLOW_MS, controllerToBroker, controllersRoute, currentNews, drawDue, moveSuperseded, electionWords, flowPath, flowPoint, linkRoute, moveLook, offsetRoute, rateText, routePoint, steadyFlows, travelling, type FlowPath } from "../traffic";
+import { HOP_MS, SLOW_MS, controllerToBroker, controllersRoute, currentNews, drawDue, moveSuperseded, electionWords, flowPath, flowPoint, landings, linkRoute, moveLook, offsetRoute, rateText, routePoint, steadyFlows, travelling, type FlowPath, type Point } from "../traffic";
 
 /** A frame of partitions with replicas `reps` (broker slots), leader positions and ISR positions. */
 function frame(reps: number[][], leaders: number[], isrs: number[][], brokers: number): Frame {
@@ -241,6 +241,52 @@ test("a flow between rows runs through the gap between them, from the upper box'
     assert.ok(into[0][i].x < into[1][i].x && into[1][i].x < into[2][i].x, `at ${i / 400}: ${into.map((p) => p[i].x)}`);
   }
   assert.ok(into[2][400].x - into[1][400].x >= 8 && into[1][400].x - into[0][400].x >= 8, "landing a head's width apart");
+});
+
+test("catch-up flows into one broker land spread along its edge, one per leader, in an order where none cross", () => {
+  // Does an arc (or curve) a cross b between their ends? Sampled: where both run at one x, the
+  // one on top stays on top.
+  const crosses = (a: Point[], b: Point[]) => {
+    let sign = 0;
+    for (const q of a) {
+      const r = b.reduce((m, o) => (Math.abs(o.x - q.x) < Math.abs(m.x - q.x) ? o : m));
+      if (Math.abs(r.x - q.x) > 1 || Math.abs(r.y - q.y) < 1) continue;
+      const s = Math.sign(r.y - q.y);
+      if (sign && s !== sign) return true;
+      sign = s;
+    }
+    return false;
+  };
+  for (const width of [370, 780, 1400]) {
+    const boxes = brokerBoxes(8, width, 1200, 120, 200);
+    const cols = boxes.filter((b) => b.y === boxes[0].y).length;
+    for (let to = 0; to < boxes.length; to++) {
+      // From every other broker in the target's row and the row above it.
+      const froms = boxes.map((_, i) => i).filter((i) => i !== to && (boxes[i].y === boxes[to].y || boxes[i].y + boxes[i].h < boxes[to].y) && Math.abs(boxes[i].y - boxes[to].y) < 2 * boxes[to].h);
+      if (froms.length < 2) continue;
+      const xs = landings(boxes[to], froms.map((i) => boxes[i]));
+      const paths = froms.map((i, k) => along(flowPath(boxes[i], boxes[to], xs[k])));
+      const ends = paths.map((p) => p[400].x).sort((a, b) => a - b);
+      const part = boxes[to].w / froms.length;
+      // On the box's top edge, inside the box, a part of it apart: arrowheads (11 units wide at
+      // most) do not touch while a part is wider than that.
+      for (const p of paths) assert.equal(p[400].y, boxes[to].y);
+      assert.ok(ends[0] > boxes[to].x && ends[ends.length - 1] < boxes[to].x + boxes[to].w, `${width}: into ${to} at ${ends}`);
+      for (let k = 1; k < ends.length; k++) assert.ok(ends[k] - ends[k - 1] >= part - 1e-6, `${width}: into ${to} at ${ends}`);
+      // None crosses another flow into the same broker from its own row (arcs nest) or from the
+      // row above (curves side by side).
+      for (let a = 0; a < froms.length; a++) {
+        for (let b = a + 1; b < froms.length; b++) {
+          if ((boxes[froms[a]].y === boxes[to].y) !== (boxes[froms[b]].y === boxes[to].y)) continue;
+          assert.ok(!crosses(paths[a], paths[b]), `${width} px, ${cols} a row: ${froms[a]}→${to} crosses ${froms[b]}→${to}`);
+        }
+      }
+    }
+  }
+  // A flow alone into its broker lands where flowPath puts it.
+  const row = brokerBoxes(3, 800, 900, 120, 200);
+  assert.deepEqual(landings(row[0], [row[1]]), [undefined]);
+  assert.deepEqual(flowPath(row[1], row[0], undefined), flowPath(row[1], row[0]));
 });
 
 test("a node's news leaves the canvas once a later happening about it, or the frame, says otherwise", () => {
