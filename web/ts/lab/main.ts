@@ -6,11 +6,12 @@
 import type { Problem } from "../protocol";
 import { allPass, drawCompare, drawHeatmap, type HeatCell, type HeatLayout } from "./charts";
 import { Cancelled, Pool, type Done } from "./pool";
-import type { Description, ExportRequest, ExportRun, FieldError, PlanBody, PlanRequest, PolicyRequest, PresetsBody, RunResult, Summary, Verdict } from "./protocol";
+import type { Description, ExportRequest, ExportRun, FieldError, PlanBody, PlanRequest, PolicyPlan, PolicyRequest, PresetsBody, RunResult, Summary, Verdict } from "./protocol";
 import { LabLinkError, decodeLabLink, encodeLabLink, type LabState } from "./link";
 import { LS, applyLabStrings } from "./strings";
 import { initRehearse } from "./rehearse";
 import { FormCheck } from "./formcheck";
+import { cellOverrides, planClick, plannedCap, runLink, type ClickForm, type Planned } from "./planned";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -195,6 +196,11 @@ function stateFromLink(fragment: string): { state?: State; refused?: string } {
 function saveState(run?: string): void {
   const s = state();
   if (run) s.r = run;
+  keepLink(s);
+}
+
+/** Puts a state in the URL (replacing the entry: the form's edits are not history steps). */
+function keepLink(s: State): void {
   history.replaceState(null, "", "#lab=" + encodeLabLink(s));
 }
 
@@ -321,6 +327,16 @@ function showProperties(plan: PlanBody): void {
   }
 }
 
+/** The form as a click reads it: its link state and its plan request with the click's parts. */
+function clickForm(extra: Partial<PlanRequest>): ClickForm {
+  return { state: state(), request: planRequest(extra) };
+}
+
+/** Asks the Go side for the plan of a click's request. */
+function askClickPlan(req: PlanRequest): Promise<PlanBody> {
+  return pool.first.request("lab.plan", req);
+}
+
 /** Asks the Go side to check everything the form states (the answer is shown by formCheck). */
 function askPlan(): Promise<PlanBody> {
   const grid = gridLines();
@@ -365,16 +381,17 @@ async function runCompare(sensitivity: boolean): Promise<void> {
   if (busy) return;
   const status = $("compare-status");
   // The plan is of the form at the click: its errors are shown only if the form is unchanged
-  // when it comes (else the form's own check, asked for since, shows the form's).
-  const plan = await formCheck.sideRequest(
-    () => pool.first.request("lab.plan", planRequest({ policies: policies(), ...(sensitivity ? { sensitivity: ["all"] } : {}) })),
-    showPlan,
-  );
+  // when it comes (else the form's own check, asked for since, shows the form's), and what the
+  // results say of the policies comes from the plan, not from the form when the runs end.
+  const planned = await planClick(formCheck, () => clickForm({ policies: policies(), ...(sensitivity ? { sensitivity: ["all"] } : {}) }), askClickPlan, showPlan);
+  const plan = planned.plan;
   if (plan.errors.length || !plan.compare) {
     status.textContent = LS.blocked;
     return;
   }
-  saveState("compare");
+  // The link names the comparison only with the form it is of (see runLink).
+  const link = runLink(planned, "compare");
+  if (link) keepLink(link);
   busy = true;
   $<HTMLButtonElement>("compare-cancel").disabled = false;
   const width = Math.max(plan.compare.policies.length, Math.min(plan.runs.length, navigator.hardwareConcurrency || 2));
@@ -446,7 +463,7 @@ function showCompare(plan: PlanBody, done: Done[], verdicts: Verdict[][], elapse
   );
   showSame(
     cmp.policies.map((p) => ({ name: p.name, result: done[p.run].result, summary: done[p.run].summary })),
-    policies(),
+    cmp.policies,
   );
   showNotes(plan, base);
   showSensitivity(plan, verdicts, base);
@@ -487,7 +504,7 @@ function showCompare(plan: PlanBody, done: Done[], verdicts: Verdict[][], elapse
  * the runs did: the gate never held a broker, no run had more to hand back than the smallest
  * cap. Otherwise the reader takes identical rows for a broken comparison.
  */
-function showSame(runs: { name: string; result: RunResult; summary: Summary }[], forms: PolicyRequest[]): void {
+function showSame(runs: { name: string; result: RunResult; summary: Summary }[], planned: PolicyPlan[]): void {
   const box = $("compare-same");
   const first = JSON.stringify(runs[0]?.summary);
   if (runs.length < 2 || runs.some((r) => JSON.stringify(r.summary) !== first)) {
@@ -497,11 +514,8 @@ function showSame(runs: { name: string; result: RunResult; summary: Summary }[],
   }
   const gated = runs.some((r) => (r.result.series.runs ?? []).some((x) => x.gated_brokers > 0) || r.result.series.brokers.some((b) => b.gated.some(Boolean)));
   const most = Math.max(0, ...runs.map((r) => r.summary.max_elections_per_run));
-  const caps = forms
-    .flatMap((f) => f.overrides.map((o) => /^\s*leader\.imbalance\.election\.max\.per\.run\s*=\s*(\d+)\s*$/.exec(o)?.[1]))
-    .filter((x): x is string => x !== undefined)
-    .map(Number);
-  const cap = caps.length ? Math.min(...caps) : Infinity;
+  // The cap the runs ran with: the plan's, whatever the form's lines say now.
+  const cap = plannedCap(planned) ?? Infinity;
   const why: string[] = [];
   if (!gated) why.push(LS.sameNoGate);
   if (Number.isFinite(cap) && most <= cap) why.push(LS.sameUnderCap(most, cap));
@@ -600,13 +614,15 @@ function showSensitivity(plan: PlanBody, verdicts: Verdict[][], base: Verdict[][
 
 // ---- sweep ----
 
-let heat: { layout: HeatLayout; plan: PlanBody } | undefined;
+/** The heatmaps' layout, and the sweep they show with the form it was planned from (openCell's). */
+let heat: { layout: HeatLayout; planned: Planned<PlanBody> } | undefined;
 
 async function runSweep(): Promise<void> {
   if (busy) return;
   const status = $("sweep-status");
   // As the comparison's: its errors are shown only if the form is unchanged when it comes.
-  const plan = await formCheck.sideRequest(() => pool.first.request("lab.plan", planRequest({ grid: gridLines(), sweepBase: sweepBaseLines() })), showPlan);
+  const planned = await planClick(formCheck, () => clickForm({ grid: gridLines(), sweepBase: sweepBaseLines() }), askClickPlan, showPlan);
+  const plan = planned.plan;
   if (plan.errors.length || !plan.sweep) {
     status.textContent = LS.blocked;
     return;
@@ -622,7 +638,7 @@ async function runSweep(): Promise<void> {
     const done = await pool.run(plan.runs, width, (f) => progressTo("sweep-progress", f));
     const sw = plan.sweep;
     const verdicts = await pool.judge(done, sw.cells.map((c) => ({ run: c.run, baseline: c.baseline })));
-    showSweep(plan, done, verdicts);
+    showSweep(planned, done, verdicts);
     status.textContent = LS.doneIn(plan.runs.length, (performance.now() - t0) / 1000);
   } catch (e) {
     status.textContent = e instanceof Cancelled ? LS.cancelled : LS.failed(e instanceof Error ? e.message : String(e));
@@ -632,8 +648,8 @@ async function runSweep(): Promise<void> {
   }
 }
 
-function showSweep(plan: PlanBody, done: Done[], verdicts: Verdict[][]): void {
-  const sw = plan.sweep!;
+function showSweep(planned: Planned<PlanBody>, done: Done[], verdicts: Verdict[][]): void {
+  const sw = planned.plan.sweep!;
   $("sweep-results").hidden = false;
   const rowsAx = sw.axes[0];
   const colsAx = sw.axes[1];
@@ -650,7 +666,7 @@ function showSweep(plan: PlanBody, done: Done[], verdicts: Verdict[][]): void {
   const cols = colsAx ? colsAx.values : ["—"];
   const layout = drawHeatmap($<HTMLCanvasElement>("heat-recovery"), rowsAx.values, cols, rowsAx.name, colsAx?.name ?? "", rec, LS.heatUnitSeconds);
   drawHeatmap($<HTMLCanvasElement>("heat-p99"), rowsAx.values, cols, rowsAx.name, colsAx?.name ?? "", p99, LS.heatUnitRatio);
-  heat = { layout, plan };
+  heat = { layout, planned };
   for (const id of ["heat-recovery", "heat-p99"]) {
     const c = $(id);
     c.dataset.cells = String(sw.cells.length);
@@ -680,9 +696,10 @@ function openCell(ev: MouseEvent): void {
   const col = Math.floor((x - L.left) / L.cw);
   const row = Math.floor((y - L.top) / L.ch);
   if (col < 0 || row < 0 || col >= L.cols || row >= L.rows) return;
-  const sw = heat.plan.sweep!;
-  const cell = sw.cells[row * L.cols + col];
-  const overrides = [...sweepBaseLines().filter((l) => l.trim() !== ""), ...sw.axes.map((a, i) => `${a.name}=${cell.values[i]}`)];
+  const cell = heat.planned.plan.sweep!.cells[row * L.cols + col];
+  // The sweep's base lines as it was planned, not as the form has them now: the cell's
+  // numbers are of those.
+  const overrides = cellOverrides(heat.planned, cell);
   renderPolicies([defaultPolicies()[0], { name: LS.cellPolicy(cell.cell), overrides }]);
   $("compare-heading").scrollIntoView();
   void runCompare(false);
