@@ -11,6 +11,7 @@ import { LabLinkError, decodeLabLink, encodeLabLink, type LabState } from "./lin
 import { LS, applyLabStrings } from "./strings";
 import { initRehearse } from "./rehearse";
 import { FormCheck } from "./formcheck";
+import { blocked, checks, type CheckScope } from "./errorscope";
 import { cellOverrides, planClick, plannedCap, runLink, type ClickForm, type Planned } from "./planned";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -295,9 +296,16 @@ function errorSlot(field: string): HTMLElement {
   return field.startsWith("grid") || field.startsWith("sweep") ? $("e-grid") : $("e-description");
 }
 
-function showErrors(errs: FieldError[]): void {
-  for (const el of document.querySelectorAll<HTMLElement>("[data-error-for]")) el.textContent = "";
-  for (const el of document.querySelectorAll<HTMLElement>("[aria-invalid]")) el.removeAttribute("aria-invalid");
+/**
+ * Shows a check's errors beside their fields. scope is what the check was sent: the errors of
+ * the parts it was not sent (a Compare click's plan has no grid) are left as they are.
+ */
+function showErrors(errs: FieldError[], scope: CheckScope): void {
+  for (const el of document.querySelectorAll<HTMLElement>("[data-error-for]")) if (checks(scope, el.dataset.errorFor!)) el.textContent = "";
+  for (const el of document.querySelectorAll<HTMLElement>("[aria-invalid]")) {
+    const field = el.closest<HTMLElement>("[data-field]")?.dataset.field;
+    if (field === undefined || checks(scope, field)) el.removeAttribute("aria-invalid");
+  }
   for (const e of errs) {
     const slot = errorSlot(e.field);
     slot.textContent = (slot.textContent ? slot.textContent + " " : "") + e.message;
@@ -305,9 +313,9 @@ function showErrors(errs: FieldError[]): void {
     owner?.setAttribute("aria-invalid", "true");
     owner?.querySelectorAll("input, textarea").forEach((x) => x.setAttribute("aria-invalid", "true"));
   }
-  const compareBlocked = errs.some((e) => !e.field.startsWith("grid") && e.field !== "sweepBase");
-  document.body.dataset.compareBlocked = String(compareBlocked);
-  document.body.dataset.sweepBlocked = String(errs.length > 0);
+  const b = blocked(scope, errs);
+  if (b.compare !== undefined) document.body.dataset.compareBlocked = String(b.compare);
+  if (b.sweep !== undefined) document.body.dataset.sweepBlocked = String(b.sweep);
 }
 
 function showProperties(plan: PlanBody): void {
@@ -343,9 +351,9 @@ function askPlan(): Promise<PlanBody> {
   return pool.first.request("lab.plan", planRequest({ policies: policies(), ...(grid.length ? { grid, sweepBase: sweepBaseLines() } : {}) }));
 }
 
-/** Shows the Go side's check of the form: its errors beside their fields, the properties' lines. */
-function showPlan(plan: PlanBody): void {
-  showErrors(plan.errors);
+/** Shows the Go side's check of the form (of scope's parts): its errors beside their fields, the properties' lines. */
+function showPlan(plan: PlanBody, scope: CheckScope = "form"): void {
+  showErrors(plan.errors, scope);
   showProperties(plan);
 }
 
@@ -383,7 +391,7 @@ async function runCompare(sensitivity: boolean): Promise<void> {
   // The plan is of the form at the click: its errors are shown only if the form is unchanged
   // when it comes (else the form's own check, asked for since, shows the form's), and what the
   // results say of the policies comes from the plan, not from the form when the runs end.
-  const planned = await planClick(formCheck, () => clickForm({ policies: policies(), ...(sensitivity ? { sensitivity: ["all"] } : {}) }), askClickPlan, showPlan);
+  const planned = await planClick(formCheck, () => clickForm({ policies: policies(), ...(sensitivity ? { sensitivity: ["all"] } : {}) }), askClickPlan, (p) => showPlan(p, "compare"));
   const plan = planned.plan;
   if (plan.errors.length || !plan.compare) {
     status.textContent = LS.blocked;
@@ -621,7 +629,7 @@ async function runSweep(): Promise<void> {
   if (busy) return;
   const status = $("sweep-status");
   // As the comparison's: its errors are shown only if the form is unchanged when it comes.
-  const planned = await planClick(formCheck, () => clickForm({ grid: gridLines(), sweepBase: sweepBaseLines() }), askClickPlan, showPlan);
+  const planned = await planClick(formCheck, () => clickForm({ grid: gridLines(), sweepBase: sweepBaseLines() }), askClickPlan, (p) => showPlan(p, "sweep"));
   const plan = planned.plan;
   if (plan.errors.length || !plan.sweep) {
     status.textContent = LS.blocked;
