@@ -3,6 +3,12 @@
 // the engine's, never re-implemented here) as the reader types. The values in the panel are
 // the cluster's static configs when it (re)starts; a dynamic config can also be applied to the
 // running cluster with its "Apply now" button (sim.act set_config).
+//
+// The check of a field answers later than the reader types, so neither Start nor "Apply now"
+// trusts it: both send the field's text as it stands at the click, and the worker checks it
+// again (sim.start and set_config refuse a bad value with the same message). A value the reader
+// typed is therefore either used or refused aloud, never silently replaced by the default
+// because the check of the previous text said no, or had not answered yet.
 
 import { ProtocolError, type ConfigDef, type ConfigValue, type ValidateBody, type ValidateRequest } from "./protocol";
 import { S } from "./strings";
@@ -15,13 +21,17 @@ export type Applier = (name: string, value: ConfigValue) => Promise<void>;
 
 /** The rendered panel. */
 export interface ConfigPanel {
-  /** The configs whose field holds a valid value other than the default, for sim.start. */
+  /**
+   * The configs whose field holds a value other than the default, as the fields stand now,
+   * for sim.start: whatever their check said, or whether it has answered yet. sim.start checks
+   * them again and refuses a bad one with the engine's message, so the cluster never starts
+   * with the default in place of a value the reader typed.
+   */
   values(): Record<string, ConfigValue>;
 }
 
 interface EntryState {
   def: ConfigDef;
-  valid: boolean;
   read: () => ConfigValue;
   text: () => string;
 }
@@ -144,7 +154,6 @@ function entry(
 
   const state: EntryState = {
     def,
-    valid: true,
     read: () => valueOf(def, input),
     text: () => (input instanceof HTMLInputElement && input.type === "checkbox" ? String(input.checked) : input.value.trim()),
   };
@@ -154,21 +163,30 @@ function entry(
     li.classList.toggle("invalid", message !== "");
     error.textContent = message;
   };
+
+  // The field's version: bumped by every edit. An answer (a check's or an apply's) is shown
+  // only while the field still holds the text it was about: replies can arrive after the
+  // reader typed on, and a reply to an older text must not speak for the new one.
+  let version = 0;
   button?.addEventListener("click", async () => {
-    if (!state.valid) return;
+    // What the reader sees when they click is what is applied: the text, not the last check.
+    const asked = version;
+    const text = state.text();
     try {
       await apply!(def.name, state.read());
-      showError("");
-      li.dataset.applied = state.text();
+      li.dataset.applied = text;
+      if (asked === version) showError("");
     } catch (e) {
-      showError(e instanceof Error ? e.message : String(e));
+      if (asked === version) showError(e instanceof Error ? e.message : String(e));
     }
   });
 
-  // Replies can arrive after the reader has typed on; only the latest request may set the state.
-  let seq = 0;
   const check = async () => {
-    const mine = ++seq;
+    const mine = ++version;
+    // Until the answer comes, the error shown is the previous text's: Apply may send the new
+    // text (set_config checks it again), and the page says a check is awaited.
+    if (button) button.disabled = false;
+    li.dataset.check = "pending";
     let res: ValidateBody;
     try {
       res = await validate({ name: def.name, value: valueOf(def, input) });
@@ -177,8 +195,9 @@ function entry(
       if (!(e instanceof ProtocolError && e.code === "worker_dead")) onFailure(e instanceof Error ? e : new Error(String(e)));
       return;
     }
-    if (mine !== seq) return;
-    state.valid = res.valid;
+    if (mine !== version) return;
+    li.dataset.check = res.valid ? "valid" : "invalid";
+    // Disabled only while the text it would send is known to be refused.
     if (button) button.disabled = !res.valid;
     showError(res.valid ? "" : (res.error ?? ""));
   };
@@ -201,7 +220,7 @@ export function renderConfigs(
     values() {
       const out: Record<string, ConfigValue> = {};
       for (const s of states) {
-        if (s.valid && s.text() !== s.def.defaultText) out[s.def.name] = s.read();
+        if (s.text() !== s.def.defaultText) out[s.def.name] = s.read();
       }
       return out;
     },

@@ -35,6 +35,7 @@ export class FormCheck<A> {
    * when the version is still the one its request took.
    */
   private version = 0;
+  private changes = 0;
   private timer: number | undefined;
 
   constructor(
@@ -50,11 +51,20 @@ export class FormCheck<A> {
   changed(): void {
     if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
     this.version++;
+    this.changes++;
     this.hooks.pending();
     this.timer = this.timers.setTimeout(() => {
       this.timer = undefined;
       void this.now();
     }, this.delayMs);
+  }
+
+  /**
+   * How many times the reader has changed the form: two equal counts mean the same form (a
+   * check, unlike the version, leaves it unchanged).
+   */
+  get edits(): number {
+    return this.changes;
   }
 
   /**

@@ -6,11 +6,13 @@
 import type { Problem } from "../protocol";
 import { allPass, drawCompare, drawHeatmap, type HeatCell, type HeatLayout } from "./charts";
 import { Cancelled, Pool, type Done } from "./pool";
-import type { Description, ExportRequest, ExportRun, FieldError, PlanBody, PlanRequest, PolicyRequest, PresetsBody, RunResult, Summary, Verdict } from "./protocol";
+import type { Description, ExportRequest, ExportRun, FieldError, PlanBody, PlanRequest, PolicyPlan, PolicyRequest, PresetsBody, RunResult, Summary, Verdict } from "./protocol";
 import { LabLinkError, decodeLabLink, encodeLabLink, type LabState } from "./link";
 import { LS, applyLabStrings } from "./strings";
 import { initRehearse } from "./rehearse";
 import { FormCheck } from "./formcheck";
+import { blocked, checks, type CheckScope } from "./errorscope";
+import { cellOverrides, planClick, plannedCap, runLink, type ClickForm, type Planned } from "./planned";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
@@ -195,6 +197,11 @@ function stateFromLink(fragment: string): { state?: State; refused?: string } {
 function saveState(run?: string): void {
   const s = state();
   if (run) s.r = run;
+  keepLink(s);
+}
+
+/** Puts a state in the URL (replacing the entry: the form's edits are not history steps). */
+function keepLink(s: State): void {
   history.replaceState(null, "", "#lab=" + encodeLabLink(s));
 }
 
@@ -289,9 +296,16 @@ function errorSlot(field: string): HTMLElement {
   return field.startsWith("grid") || field.startsWith("sweep") ? $("e-grid") : $("e-description");
 }
 
-function showErrors(errs: FieldError[]): void {
-  for (const el of document.querySelectorAll<HTMLElement>("[data-error-for]")) el.textContent = "";
-  for (const el of document.querySelectorAll<HTMLElement>("[aria-invalid]")) el.removeAttribute("aria-invalid");
+/**
+ * Shows a check's errors beside their fields. scope is what the check was sent: the errors of
+ * the parts it was not sent (a Compare click's plan has no grid) are left as they are.
+ */
+function showErrors(errs: FieldError[], scope: CheckScope): void {
+  for (const el of document.querySelectorAll<HTMLElement>("[data-error-for]")) if (checks(scope, el.dataset.errorFor!)) el.textContent = "";
+  for (const el of document.querySelectorAll<HTMLElement>("[aria-invalid]")) {
+    const field = el.closest<HTMLElement>("[data-field]")?.dataset.field;
+    if (field === undefined || checks(scope, field)) el.removeAttribute("aria-invalid");
+  }
   for (const e of errs) {
     const slot = errorSlot(e.field);
     slot.textContent = (slot.textContent ? slot.textContent + " " : "") + e.message;
@@ -299,9 +313,9 @@ function showErrors(errs: FieldError[]): void {
     owner?.setAttribute("aria-invalid", "true");
     owner?.querySelectorAll("input, textarea").forEach((x) => x.setAttribute("aria-invalid", "true"));
   }
-  const compareBlocked = errs.some((e) => !e.field.startsWith("grid") && e.field !== "sweepBase");
-  document.body.dataset.compareBlocked = String(compareBlocked);
-  document.body.dataset.sweepBlocked = String(errs.length > 0);
+  const b = blocked(scope, errs);
+  if (b.compare !== undefined) document.body.dataset.compareBlocked = String(b.compare);
+  if (b.sweep !== undefined) document.body.dataset.sweepBlocked = String(b.sweep);
 }
 
 function showProperties(plan: PlanBody): void {
@@ -321,15 +335,25 @@ function showProperties(plan: PlanBody): void {
   }
 }
 
+/** The form as a click reads it: its link state and its plan request with the click's parts. */
+function clickForm(extra: Partial<PlanRequest>): ClickForm {
+  return { state: state(), request: planRequest(extra) };
+}
+
+/** Asks the Go side for the plan of a click's request. */
+function askClickPlan(req: PlanRequest): Promise<PlanBody> {
+  return pool.first.request("lab.plan", req);
+}
+
 /** Asks the Go side to check everything the form states (the answer is shown by formCheck). */
 function askPlan(): Promise<PlanBody> {
   const grid = gridLines();
   return pool.first.request("lab.plan", planRequest({ policies: policies(), ...(grid.length ? { grid, sweepBase: sweepBaseLines() } : {}) }));
 }
 
-/** Shows the Go side's check of the form: its errors beside their fields, the properties' lines. */
-function showPlan(plan: PlanBody): void {
-  showErrors(plan.errors);
+/** Shows the Go side's check of the form (of scope's parts): its errors beside their fields, the properties' lines. */
+function showPlan(plan: PlanBody, scope: CheckScope = "form"): void {
+  showErrors(plan.errors, scope);
   showProperties(plan);
 }
 
@@ -377,16 +401,17 @@ async function runCompare(sensitivity: boolean): Promise<void> {
   if (busy) return;
   const status = $("compare-status");
   // The plan is of the form at the click: its errors are shown only if the form is unchanged
-  // when it comes (else the form's own check, asked for since, shows the form's).
-  const plan = await formCheck.sideRequest(
-    () => pool.first.request("lab.plan", planRequest({ policies: policies(), ...(sensitivity ? { sensitivity: ["all"] } : {}) })),
-    showPlan,
-  );
+  // when it comes (else the form's own check, asked for since, shows the form's), and what the
+  // results say of the policies comes from the plan, not from the form when the runs end.
+  const planned = await planClick(formCheck, () => clickForm({ policies: policies(), ...(sensitivity ? { sensitivity: ["all"] } : {}) }), askClickPlan, (p) => showPlan(p, "compare"));
+  const plan = planned.plan;
   if (plan.errors.length || !plan.compare) {
     status.textContent = LS.blocked;
     return;
   }
-  saveState("compare");
+  // The link names the comparison only with the form it is of (see runLink).
+  const link = runLink(planned, "compare");
+  if (link) keepLink(link);
   busy = true;
   $<HTMLButtonElement>("compare-cancel").disabled = false;
   const width = Math.max(plan.compare.policies.length, Math.min(plan.runs.length, navigator.hardwareConcurrency || 2));
@@ -458,7 +483,7 @@ function showCompare(plan: PlanBody, done: Done[], verdicts: Verdict[][], elapse
   );
   showSame(
     cmp.policies.map((p) => ({ name: p.name, result: done[p.run].result, summary: done[p.run].summary })),
-    policies(),
+    cmp.policies,
   );
   showNotes(plan, base);
   showSensitivity(plan, verdicts, base);
@@ -499,7 +524,7 @@ function showCompare(plan: PlanBody, done: Done[], verdicts: Verdict[][], elapse
  * the runs did: the gate never held a broker, no run had more to hand back than the smallest
  * cap. Otherwise the reader takes identical rows for a broken comparison.
  */
-function showSame(runs: { name: string; result: RunResult; summary: Summary }[], forms: PolicyRequest[]): void {
+function showSame(runs: { name: string; result: RunResult; summary: Summary }[], planned: PolicyPlan[]): void {
   const box = $("compare-same");
   const first = JSON.stringify(runs[0]?.summary);
   if (runs.length < 2 || runs.some((r) => JSON.stringify(r.summary) !== first)) {
@@ -509,11 +534,8 @@ function showSame(runs: { name: string; result: RunResult; summary: Summary }[],
   }
   const gated = runs.some((r) => (r.result.series.runs ?? []).some((x) => x.gated_brokers > 0) || r.result.series.brokers.some((b) => b.gated.some(Boolean)));
   const most = Math.max(0, ...runs.map((r) => r.summary.max_elections_per_run));
-  const caps = forms
-    .flatMap((f) => f.overrides.map((o) => /^\s*leader\.imbalance\.election\.max\.per\.run\s*=\s*(\d+)\s*$/.exec(o)?.[1]))
-    .filter((x): x is string => x !== undefined)
-    .map(Number);
-  const cap = caps.length ? Math.min(...caps) : Infinity;
+  // The cap the runs ran with: the plan's, whatever the form's lines say now.
+  const cap = plannedCap(planned) ?? Infinity;
   const why: string[] = [];
   if (!gated) why.push(LS.sameNoGate);
   if (Number.isFinite(cap) && most <= cap) why.push(LS.sameUnderCap(most, cap));
@@ -612,13 +634,15 @@ function showSensitivity(plan: PlanBody, verdicts: Verdict[][], base: Verdict[][
 
 // ---- sweep ----
 
-let heat: { layout: HeatLayout; plan: PlanBody } | undefined;
+/** The heatmaps' layout, and the sweep they show with the form it was planned from (openCell's). */
+let heat: { layout: HeatLayout; planned: Planned<PlanBody> } | undefined;
 
 async function runSweep(): Promise<void> {
   if (busy) return;
   const status = $("sweep-status");
   // As the comparison's: its errors are shown only if the form is unchanged when it comes.
-  const plan = await formCheck.sideRequest(() => pool.first.request("lab.plan", planRequest({ grid: gridLines(), sweepBase: sweepBaseLines() })), showPlan);
+  const planned = await planClick(formCheck, () => clickForm({ grid: gridLines(), sweepBase: sweepBaseLines() }), askClickPlan, (p) => showPlan(p, "sweep"));
+  const plan = planned.plan;
   if (plan.errors.length || !plan.sweep) {
     status.textContent = LS.blocked;
     return;
@@ -634,7 +658,7 @@ async function runSweep(): Promise<void> {
     const done = await pool.run(plan.runs, width, (f) => progressTo("sweep-progress", f));
     const sw = plan.sweep;
     const verdicts = await pool.judge(done, sw.cells.map((c) => ({ run: c.run, baseline: c.baseline })));
-    showSweep(plan, done, verdicts);
+    showSweep(planned, done, verdicts);
     status.textContent = LS.doneIn(plan.runs.length, (performance.now() - t0) / 1000);
   } catch (e) {
     status.textContent = e instanceof Cancelled ? LS.cancelled : LS.failed(e instanceof Error ? e.message : String(e));
@@ -644,8 +668,8 @@ async function runSweep(): Promise<void> {
   }
 }
 
-function showSweep(plan: PlanBody, done: Done[], verdicts: Verdict[][]): void {
-  const sw = plan.sweep!;
+function showSweep(planned: Planned<PlanBody>, done: Done[], verdicts: Verdict[][]): void {
+  const sw = planned.plan.sweep!;
   $("sweep-results").hidden = false;
   const rowsAx = sw.axes[0];
   const colsAx = sw.axes[1];
@@ -662,7 +686,7 @@ function showSweep(plan: PlanBody, done: Done[], verdicts: Verdict[][]): void {
   const cols = colsAx ? colsAx.values : ["—"];
   const layout = drawHeatmap($<HTMLCanvasElement>("heat-recovery"), rowsAx.values, cols, rowsAx.name, colsAx?.name ?? "", rec, LS.heatUnitSeconds);
   drawHeatmap($<HTMLCanvasElement>("heat-p99"), rowsAx.values, cols, rowsAx.name, colsAx?.name ?? "", p99, LS.heatUnitRatio);
-  heat = { layout, plan };
+  heat = { layout, planned };
   for (const id of ["heat-recovery", "heat-p99"]) {
     const c = $(id);
     c.dataset.cells = String(sw.cells.length);
@@ -692,9 +716,10 @@ function openCell(ev: MouseEvent): void {
   const col = Math.floor((x - L.left) / L.cw);
   const row = Math.floor((y - L.top) / L.ch);
   if (col < 0 || row < 0 || col >= L.cols || row >= L.rows) return;
-  const sw = heat.plan.sweep!;
-  const cell = sw.cells[row * L.cols + col];
-  const overrides = [...sweepBaseLines().filter((l) => l.trim() !== ""), ...sw.axes.map((a, i) => `${a.name}=${cell.values[i]}`)];
+  const cell = heat.planned.plan.sweep!.cells[row * L.cols + col];
+  // The sweep's base lines as it was planned, not as the form has them now: the cell's
+  // numbers are of those.
+  const overrides = cellOverrides(heat.planned, cell);
   renderPolicies([defaultPolicies()[0], { name: LS.cellPolicy(cell.cell), overrides }]);
   $("compare-heading").scrollIntoView();
   void runCompare(false);

@@ -16,6 +16,11 @@ class FakeTokens extends Set<string> {
   remove(...names: string[]): void {
     for (const n of names) this.delete(n);
   }
+  toggle(name: string, on = !this.has(name)): boolean {
+    if (on) this.add(name);
+    else this.delete(name);
+    return on;
+  }
 }
 
 type Listener = (e: Event) => void;
