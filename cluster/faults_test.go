@@ -182,7 +182,8 @@ const shutdownGraceMs = 5 * 60_000
 // started, every link healed, every disk at full speed), the cluster must come back whole within
 // recoveryMs: every broker running, every partition led and every ISR full. The invariants
 // checked as the run goes are all safety rules, which a replica stuck out of its ISR for good
-// breaks none of (session 7's watch-list bug was one).
+// breaks none of (a caught-up follower that a moved leadership could not watch, left out of its
+// ISR after it was unfenced, was one: TestFencedFollowerRejoinsAfterLeadershipMoves in cluster/broker).
 func healAndRecover(c *Cluster, nodes []string, nowMs int64) error {
 	for _, v := range c.Controllers().Voters() {
 		_ = c.Do(Event{Op: OpStartController, Controller: strconv.Itoa(int(v))}) // refused for a running one
