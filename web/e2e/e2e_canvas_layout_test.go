@@ -488,11 +488,8 @@ func TestCanvasLayout(t *testing.T) {
 				return {ringed, over};
 			})()`)
 			assert.Zero(t, got["mismatch"], "the traffic layer has the canvas's pixels")
-			if got["noGrid"] == 1 {
-				// A phone's canvas in a talk is too short for replicas under the headers.
-				assert.Equal(t, int64(390), size.w, "broker 3's replicas are drawn")
-				continue
-			}
+			// A phone's canvas in a talk too: it has the height the caption leaves.
+			require.Zero(t, got["noGrid"], "at %d px broker 3's replicas are drawn", size.w)
 			assert.Greater(t, got["ringed"], 50.0, "at %d px the run's rings are drawn", size.w)
 			assert.Zero(t, got["over"], "at %d px pixels of the rings over broker 3's replicas", size.w)
 		}
@@ -556,12 +553,14 @@ func TestCanvasLayout(t *testing.T) {
 				with := setFollowed(0)
 				name := fmt.Sprintf("%s at %d px", scene.name, size.w)
 				assert.Zero(t, with["mismatch"], "%s: the traffic layer has the canvas's pixels", name)
-				if with["grids"] == 0 {
-					// A phone's canvas in a talk is too short for replicas under the headers.
-					assert.Equal(t, int64(390), size.w, "%s: replica grids are drawn", name)
+				require.NotZero(t, with["grids"], "%s: replica grids are drawn", name)
+				assert.Greater(t, with["ringed"], without["ringed"]+20, "%s: partition 0's rings are drawn", name)
+				if scene.fragment != "" && size.w == 390 {
+					// A phone's talk draws 3-pixel cells here (device pixel ratio 1), too small
+					// for a gap: a followed replica gets a square a cell's width out from it,
+					// over its neighbours, by design.
 					continue
 				}
-				assert.Greater(t, with["ringed"], without["ringed"]+20, "%s: partition 0's rings are drawn", name)
 				assert.Zero(t, with["over"], "%s: pixels of the rings over replica cells", name)
 			}
 		}
