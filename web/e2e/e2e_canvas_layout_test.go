@@ -566,6 +566,36 @@ func TestCanvasLayout(t *testing.T) {
 		}
 	})
 
+	t.Run("the canvas's pixels fill its content box one for one, neither stretched nor squeezed", func(t *testing.T) {
+		tb := open(t, bctx, url)
+		press(t, tb, " ") // paused: only the resizes below draw
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		for _, presenter := range []bool{false, true} {
+			if presenter {
+				press(t, tb, "p")
+				poll(t, tb, `document.body.classList.contains("presenter")`)
+			}
+			for _, dpr := range []float64{1, 1.5, 2, 3} {
+				for _, size := range viewports {
+					require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h, chromedp.EmulateScale(dpr))))
+					evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+					// The canvas's pixels over the device pixel ratio against its content box (the
+					// bounding box less the border), in CSS pixels; the traffic layer's pixels are
+					// the canvas's. A whole pixel's rounding is allowed, not the border's 2.
+					got := eval[map[string]float64](t, tb, `(c => {
+						const r = c.getBoundingClientRect(), s = getComputedStyle(c), layer = document.querySelector("canvas.traffic-layer");
+						return {dw: c.width / devicePixelRatio - (r.width - parseFloat(s.borderLeftWidth) - parseFloat(s.borderRightWidth)),
+							dh: c.height / devicePixelRatio - (r.height - parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth)),
+							layer: Number(layer.width === c.width && layer.height === c.height), w: c.width, h: c.height};
+					})(document.getElementById("cluster-canvas"))`)
+					name := fmt.Sprintf("at %d px, device pixel ratio %.1f (presenter %v)", size.w, dpr, presenter)
+					assert.True(t, math.Abs(got["dw"]) <= 1 && math.Abs(got["dh"]) <= 1, "%s: the canvas's pixels are its content box's, off by %+.2f × %+.2f CSS px (%v)", name, got["dw"], got["dh"], got)
+					assert.Equal(t, 1.0, got["layer"], "%s: the traffic layer has the canvas's pixels", name)
+				}
+			}
+		}
+	})
+
 	t.Run("a small cluster's broker boxes are as tall as their cells need", func(t *testing.T) {
 		// Lesson 1: three brokers, one partition, one cell each.
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")

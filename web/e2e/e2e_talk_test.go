@@ -80,7 +80,7 @@ func TestTalk(t *testing.T) {
 	}
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
 	// The renderer follows the canvas's new size (a ResizeObserver) before the shot.
-	poll(t, tb, `(c => c.width === Math.round(Math.max(320, Math.round(c.getBoundingClientRect().width)) * Math.min(3, Math.max(1, devicePixelRatio))))(document.getElementById("cluster-canvas"))`)
+	poll(t, tb, `(c => c.width === Math.round(Math.max(320, Math.round(c.getBoundingClientRect().width - (c.offsetWidth - c.clientWidth))) * Math.min(3, Math.max(1, devicePixelRatio))))(document.getElementById("cluster-canvas"))`)
 	screenshot(t, tb, "talk-scene-1-390.png", "")
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.ArrowRight)))
 	poll(t, tb, `document.body.dataset.talkScene === "1" && document.body.dataset.talkState === "playing"`)
