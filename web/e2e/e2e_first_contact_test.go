@@ -158,6 +158,24 @@ func TestFirstContactOnAPhone(t *testing.T) {
 		screenshot(t, tb, "first-contact-log-390.png", "")
 	})
 
+	t.Run("a broker killed another way than the start card's: the card makes way for the newest events", func(t *testing.T) {
+		// A first visit (the card's dismissal forgotten from the lessons index); broker 1
+		// killed from the keyboard, not from the card, which floated on over the newest events
+		// under the canvas, where the kill's consequences are told.
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(url+"/lessons.html")))
+		firstVisit(t, tb, url)
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+		press(t, tb, "1", "k")
+		logItem(t, tb, "you killed broker 1")
+		eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+		evalAwait[bool](t, tb, frames)
+		require.Greater(t, eval[int](t, tb, `[...document.querySelectorAll("#latest-events li")].filter(li => li.getBoundingClientRect().top < innerHeight).length`), 0, "the newest events are on screen")
+		assert.Empty(t, covered(t, tb, "#latest-events li"), "the newest events are covered")
+		screenshot(t, tb, "first-contact-kill-390.png", "")
+	})
+
 	t.Run("on a phone every goal of a step shows in the strip, with the canvas under it", func(t *testing.T) {
 		// Steps with three goals (a step that asks a question first shows the question there).
 		// The first link is loaded; the others are opened in that page as a link within it opens

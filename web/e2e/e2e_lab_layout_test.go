@@ -43,6 +43,20 @@ func TestLabLayout(t *testing.T) {
 		assert.Contains(t, note, "gave the same numbers")
 		assert.True(t, strings.Contains(note, "gate never held") || strings.Contains(note, "cap"), note)
 		screenshot(t, tb, "lab-small-compare.png", chromedp.CSS("#compare-results"))
+		// At every width each row's verdict is where the operator looks: inside the window and
+		// the table's box, not past a sideways scroll's edge (on a phone six columns did not
+		// fit and the verdict was the fifth), and it says which column it is.
+		for _, w := range []int64{1440, 800, 390} {
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w, 900)))
+			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			out := eval[[]string](t, tb, `(() => { const wrap = document.querySelector("#compare-results .table-wrap").getBoundingClientRect();
+				return [...document.querySelectorAll("#verdict-rows td[class^='verdict-']")].filter(td => { const r = td.getBoundingClientRect();
+					return r.left < Math.max(0, wrap.left) - 1 || r.right > Math.min(innerWidth, wrap.right) + 1 || r.width < 40; })
+					.map(td => td.parentElement.dataset.policy + " / " + td.parentElement.dataset.criterion + ": " + td.textContent); })()`)
+			assert.Empty(t, out, "at %d px these verdicts are cut off or off the screen", w)
+			assert.Empty(t, eval[[]string](t, tb, `[...document.querySelectorAll("#verdict-rows td")].filter(td => !td.dataset.label).map(td => td.textContent)`), "cells with no column name")
+		}
+		screenshot(t, tb, "lab-small-compare-390.png", chromedp.CSS("#compare-results"))
 	})
 
 	t.Run("policy names show whole and only the event's own fields show", func(t *testing.T) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -177,6 +178,42 @@ func TestLessonLayout(t *testing.T) {
 			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 			assert.Less(t, eval[float64](t, tb, `document.getElementById("lesson-panel").getBoundingClientRect().bottom`), 1.0, "at %d px the panel scrolled away with the page", size.w)
 			assert.Empty(t, tb.consoleErrors())
+			tb.close() // a tab left open goes on drawing frames
+		}
+	})
+
+	t.Run("the panel's foot is in the window, and met goals bring Next step into view", func(t *testing.T) {
+		for _, size := range viewports {
+			// Opened at the learner's own width. Lesson 1's first step has a long text: beside
+			// the canvas, under the toolbar, the panel ran 200 px past the window's foot, its
+			// task, goals and buttons out of sight with nothing to say they were there.
+			tb := newTab(t, bctx)
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/#lesson=1&step=1")))
+			poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
+			panelJS := `(() => { const p = document.getElementById("lesson-panel").getBoundingClientRect(), b = document.getElementById("lesson-forward").getBoundingClientRect();
+				return {top: p.top, bottom: p.bottom, buttonTop: b.top, buttonBottom: b.bottom, h: innerHeight}; })()`
+			// As the page opens it (on a narrow page, scrolled to the pinned strip) and, beside
+			// the canvas, scrolled on part of the way to where the panel sticks.
+			opened := eval[float64](t, tb, `scrollY`)
+			for _, by := range []float64{0, 120} {
+				if by > 0 && size.w < 1024 {
+					continue
+				}
+				eval[bool](t, tb, fmt.Sprintf(`window.scrollTo(0, %v), true`, opened+by))
+				evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+				p := eval[map[string]float64](t, tb, panelJS)
+				assert.LessOrEqual(t, p["bottom"], p["h"], "at %d px, the page scrolled %v px on, the panel's foot is in the window: %v", size.w, by, p)
+			}
+			eval[bool](t, tb, fmt.Sprintf(`window.scrollTo(0, %v), true`, opened))
+			// Broker 1 killed from the keyboard (nothing scrolled to a button): once the
+			// controller has fenced it, the goals are met and the way on shows, in the panel's
+			// view and the window.
+			press(t, tb, "1", "k", " ")
+			poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
+			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			p := eval[map[string]float64](t, tb, panelJS)
+			assert.True(t, p["buttonTop"] >= math.Max(0, p["top"]) && p["buttonBottom"] <= math.Min(p["h"], p["bottom"]), "at %d px Next step is in view once the goals are met: %v", size.w, p)
+			screenshot(t, tb, fmt.Sprintf("lesson-done-%d.png", size.w), "")
 			tb.close() // a tab left open goes on drawing frames
 		}
 	})

@@ -56,9 +56,31 @@ func TestTalk(t *testing.T) {
 	// PageUp: scene 1 again, played to the same moment; an arrow key goes forward too.
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.PageUp)))
 	done("0", "35000")
+	// At every width the scene is on one screen, the caption whole in the window under the
+	// canvas, and every broker's box has room for its replicas under its header: on a phone
+	// the canvas takes the height the caption leaves (a fixed share of it drew four brokers
+	// as bare headers, with the screen's foot empty).
+	for _, size := range viewports {
+		shapes := drawnShapes(t, tb, size.w, size.h)
+		trafficLabels(t, tb) // the layer's scale, which actorBoxes reads, follows the new size
+		grids := 0
+		for _, b := range actorBoxes(t, tb) {
+			for _, s := range shapes {
+				if b.Kind == "broker" && s.Kind == "cells" && s.X >= b.X && s.X+s.W <= b.X+b.W+0.5 && s.Y >= b.Y && s.Y+s.H <= b.Y+b.H+0.5 {
+					grids++
+					break
+				}
+			}
+		}
+		assert.Equal(t, 4, grids, "at %d px the brokers whose replicas are drawn", size.w)
+		seen := eval[map[string]float64](t, tb, `(() => { const c = document.getElementById("talk-caption").getBoundingClientRect(),
+			k = document.getElementById("cluster-canvas").getBoundingClientRect();
+			return {top: c.top, bottom: c.bottom, canvasTop: k.top, canvasBottom: k.bottom, h: innerHeight}; })()`)
+		assert.True(t, seen["canvasTop"] >= 0 && seen["canvasBottom"] <= seen["top"] && seen["bottom"] <= seen["h"], "at %d px the canvas and the caption in the window: %v", size.w, seen)
+	}
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
 	// The renderer follows the canvas's new size (a ResizeObserver) before the shot.
-	poll(t, tb, `(c => c.width === Math.round(Math.max(320, Math.round(c.getBoundingClientRect().width)) * Math.min(3, Math.max(1, devicePixelRatio))))(document.getElementById("cluster-canvas"))`)
+	poll(t, tb, `(c => c.width === Math.round(Math.max(320, Math.round(c.getBoundingClientRect().width - (c.offsetWidth - c.clientWidth))) * Math.min(3, Math.max(1, devicePixelRatio))))(document.getElementById("cluster-canvas"))`)
 	screenshot(t, tb, "talk-scene-1-390.png", "")
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.KeyEvent(kb.ArrowRight)))
 	poll(t, tb, `document.body.dataset.talkScene === "1" && document.body.dataset.talkState === "playing"`)

@@ -26,11 +26,12 @@ import (
 // box is a rectangle the renderer reports in data-broker-boxes / data-controller-boxes.
 type box struct{ x, y, w, h float64 }
 
-// canvasBoxes reads "id:x,y,w,h;..." from the canvas and adds the canvas's page offset.
+// canvasBoxes reads "id:x,y,w,h;..." from the canvas and adds the offset in the window of the
+// canvas's content box, where the drawing starts (inside the canvas's border).
 func canvasBoxes(t *testing.T, tb *tab, attr string) map[string]box {
 	t.Helper()
 	raw := eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.`+attr)
-	at := eval[map[string]float64](t, tb, `(() => { const r = document.getElementById("cluster-canvas").getBoundingClientRect(); return {x: r.left, y: r.top}; })()`)
+	at := eval[map[string]float64](t, tb, `(c => { const r = c.getBoundingClientRect(); return {x: r.left + c.clientLeft, y: r.top + c.clientTop}; })(document.getElementById("cluster-canvas"))`)
 	out := map[string]box{}
 	for _, item := range strings.Split(raw, ";") {
 		id, nums, ok := strings.Cut(item, ":")

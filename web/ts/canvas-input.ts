@@ -159,9 +159,10 @@ export class CanvasInput {
     return i < nc ? `controller ${f.body.controllers[i]?.id}` : `broker ${f.body.brokers[i - nc]?.id}`;
   }
 
+  /** The pointer in the drawing's CSS pixels: from the content box's corner, inside the border. */
   private point(e: MouseEvent): { x: number; y: number } {
     const r = this.canvas.getBoundingClientRect();
-    return { x: e.clientX - r.left, y: e.clientY - r.top };
+    return { x: e.clientX - r.left - this.canvas.clientLeft, y: e.clientY - r.top - this.canvas.clientTop };
   }
 
   private click(e: MouseEvent): void {

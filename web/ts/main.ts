@@ -28,7 +28,7 @@ import { LinkError, LinkKeeper, MAX_SCENARIO_BYTES, decodeRun, download } from "
 import { Replay } from "./replay";
 import { Timeline } from "./timeline";
 import { PRESENTER_SCALE, Presenter } from "./presenter";
-import { showWelcome } from "./welcome";
+import { showWelcome, welcomeActed } from "./welcome";
 import { LessonPanel } from "./lesson/panel";
 import { applyLessonStrings } from "./lesson/strings";
 
@@ -257,6 +257,7 @@ function main(): void {
 
   const needsBroker = (op: ActOp) => op === "kill" || op === "start" || op === "shutdown" || op === "disk_swap" || op === "slow_disk";
   const actRequest = async (req: ActRequest) => {
+    welcomeActed();
     const out = await sim.act(req);
     if (out.truncated) log.note(out.timeMs, S.truncated(out.truncated));
     // The action is in the history now: its mark (and the marks it replaced) change at once,

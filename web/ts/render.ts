@@ -307,10 +307,14 @@ export class Renderer {
   }
 
   private resize(): void {
-    const r = this.canvas.getBoundingClientRect();
+    // The content box, which the browser scales the canvas's pixels into: its border box (the
+    // bounding rectangle) less the border, or the drawing is squeezed by the border's width
+    // (2 px in 350, 0.6 %, on a phone).
+    const c = this.canvas;
+    const r = c.getBoundingClientRect();
     this.dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    const w = Math.max(320, Math.round(r.width));
-    const h = Math.max(240, Math.round(r.height));
+    const w = Math.max(320, Math.round(r.width - (c.offsetWidth - c.clientWidth)));
+    const h = Math.max(240, Math.round(r.height - (c.offsetHeight - c.clientHeight)));
     if (w === this.cssW && h === this.cssH && this.image) return;
     this.cssW = w;
     this.cssH = h;

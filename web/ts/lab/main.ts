@@ -456,6 +456,8 @@ function showCompare(plan: PlanBody, done: Done[], verdicts: Verdict[][], elapse
   );
   const rows = $("verdict-rows");
   rows.replaceChildren();
+  // Each cell carries its column's name: on a phone a row is a card of named lines (lab.css).
+  const labels = [...document.querySelectorAll("#verdict-table thead th")].map((th) => th.textContent ?? "");
   cmp.policies.forEach((p, pi) =>
     base[pi].forEach((v, ci) => {
       const tr = document.createElement("tr");
@@ -465,6 +467,7 @@ function showCompare(plan: PlanBody, done: Done[], verdicts: Verdict[][], elapse
       const td = (text: string) => {
         const c = document.createElement("td");
         c.textContent = text;
+        c.dataset.label = labels[tr.cells.length] ?? "";
         tr.append(c);
         return c;
       };

@@ -82,6 +82,8 @@ export class LessonPanel {
   private answerCheck = (): void => {};
   /** The step's goals have been met since it opened (the reveal stays once shown). */
   private revealed = false;
+  /** A check since the step opened said a goal was still open: meeting them now is news. */
+  private goalsOpen = false;
   /** A talk is open: its steps are scenes, shown as a caption in presenter mode. */
   private talk = false;
   /** Where the open scene starts and its play list ends: the clock stops there. */
@@ -338,6 +340,7 @@ export class LessonPanel {
     // Reset and "Show me" reopen the step: an answer given stays, a reveal goes until done again.
     if (!sameStep) this.chose = this.markedMs = undefined;
     this.revealed = false;
+    this.goalsOpen = false;
     this.error.hidden = true;
     this.pick.hidden = true;
     this.host.holdLink(true);
@@ -489,6 +492,11 @@ export class LessonPanel {
     let queued = false;
     const check = () => {
       queued = false;
+      // Beside the canvas the panel scrolls on its own, as tall as the window; until the page
+      // scrolls it to the window's top it starts lower (under the toolbar), so it is shortened
+      // by as much and its foot (its goals, its buttons, its scroll bar) stays in the window.
+      const below = String(Math.max(0, Math.round(this.root.getBoundingClientRect().top - 8))) + "px";
+      if (this.root.style.getPropertyValue("--panel-below") !== below) this.root.style.setProperty("--panel-below", below);
       const r = canvas.getBoundingClientRect();
       const shown = String(r.top < innerHeight && r.bottom - this.root.offsetHeight > Math.max(PIN_CANVAS_PX, PIN_CANVAS_SHARE * r.height));
       if (this.root.dataset.canvasShown !== shown) this.root.dataset.canvasShown = shown;
@@ -526,6 +534,10 @@ export class LessonPanel {
       this.setDone(L.allDone, "done");
       markDone(browserStore, o.lesson.id, this.step);
     } else if (!st.sandbox) this.setDone("", "open");
+    // The goals just met: the way on (Next step) comes into the panel's view, where it was
+    // under the fold of a phone's strip or of a long step's text.
+    if (c.done && this.goalsOpen) this.scrollPanelTo(el("lesson-forward").parentElement!);
+    this.goalsOpen = !c.done;
     el<HTMLButtonElement>("lesson-undo").disabled = !c.undoable;
     if (c.done && st.predict && this.chose !== undefined && !this.revealed) this.reveal(c.answer, c.whenMs);
     this.showPicture(c);

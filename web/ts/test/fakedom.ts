@@ -25,6 +25,17 @@ class FakeTokens extends Set<string> {
 
 type Listener = (e: Event) => void;
 
+/** An element's inline style: the custom properties a module sets (--panel-below) and reads back. */
+class FakeStyle {
+  private readonly props = new Map<string, string>();
+  getPropertyValue(name: string): string {
+    return this.props.get(name) ?? "";
+  }
+  setProperty(name: string, value: string): void {
+    this.props.set(name, value);
+  }
+}
+
 /** An element (or a text node, or a fragment): what the page's modules set and tests read back. */
 export class FakeElement {
   id = "";
@@ -33,6 +44,7 @@ export class FakeElement {
   textContent = "";
   title = "";
   readonly dataset: Record<string, string> = {};
+  readonly style = new FakeStyle();
   readonly classList = new FakeTokens();
   readonly htmlFor = new FakeTokens();
   readonly children: FakeElement[] = [];
