@@ -85,6 +85,15 @@ export function drawDue(now: number, drawnAt: number, changed: boolean, playing:
   return now - drawnAt >= SLOW_MS || now < drawnAt;
 }
 
+/**
+ * Whether a drawing at screen time `now` in which only message dots travel (`dotsOnly`) takes
+ * over the slow picture drawn at `at` (undefined: none is kept) rather than drawing it again:
+ * within SLOW_MS of it, as a picture in which nothing travels waits SLOW_MS (drawDue).
+ */
+export function slowReused(now: number, at: number | undefined, dotsOnly: boolean): boolean {
+  return dotsOnly && at !== undefined && now >= at && now - at < SLOW_MS;
+}
+
 /** A point in CSS px (or layout units, where said). */
 export interface Point {
   x: number;
@@ -1009,7 +1018,8 @@ export class TrafficLayer {
     // layer costs, and a dot is nearly always on its way at 1× and 10×.
     const dotsOnly = this.playing && this.visible && !this.reduced && travelling(now, this.hop(), this.sprites, []) && !travelling(now, this.hop(), [], this.moves);
     const slow = this.slow;
-    const reuse = same && dotsOnly && slow.valid && now >= slow.at && now - slow.at < SLOW_MS && slow.canvas.width === this.canvas.width && slow.canvas.height === this.canvas.height;
+    const fits = slow.canvas.width === this.canvas.width && slow.canvas.height === this.canvas.height;
+    const reuse = same && fits && slowReused(now, slow.valid ? slow.at : undefined, dotsOnly);
     if (!dotsOnly) slow.valid = false;
     this.stale = false;
     // Kept in place, not a new object: draw runs on every animation frame.
