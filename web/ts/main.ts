@@ -236,7 +236,8 @@ function main(): void {
       watch.state();
       timeline.playing(sim.playing);
       // The "opened paused, press Space" note has done its job once the run plays.
-      if (sim.playing) byId("link-note").hidden = true;
+      const note = byId("link-note");
+      if (sim.playing && !note.hidden) note.hidden = true;
     },
     // The hook for everything drawn over time: cluster time went back to t (a scrub). The log
     // drops its later lines, the charts their later points, and anyone else can listen to the

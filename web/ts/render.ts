@@ -196,6 +196,11 @@ export class Renderer {
    * geometry) and, for cells, each cell's state then. The pixel buffer still holds that drawing.
    */
   private gridMemo: ({ key: string; states?: Uint8Array } | undefined)[] = [];
+  /**
+   * Per broker slot: what its box was last drawn from (boxKey) and the ink it drew, while the
+   * canvas still holds that drawing (see draw: a box none of whose inputs changed is kept).
+   */
+  private boxMemo: ({ key: string; shapes: Ink[] } | undefined)[] = [];
   /** The last frame's partition words, to find the partitions a frame changed (strips). */
   private prevIsr = new Uint32Array(0);
   private prevState = new Uint32Array(0);
@@ -398,6 +403,7 @@ export class Renderer {
       // Another layout (a new cluster may reuse the old one's version number): nothing
       // drawn before maps onto it.
       this.gridMemo = [];
+      this.boxMemo = [];
       this.memoLayout = f.layout;
       this.prevIsr = new Uint32Array(0);
     }
@@ -426,11 +432,24 @@ export class Renderer {
     // the canvas from the last frame: the drawing below is clipped around it and it is not
     // blitted again (the blits were a fifth of the main thread's time at 10,000 partitions).
     const grids = f.body.brokers.map((_, slot) => this.rasterize(f, slot, boxes[slot], changed));
+    // Likewise a broker's whole box, when nothing it is drawn from changed (at 10× the clock
+    // and the controllers' offsets change every frame, a broker's texts seldom): it is clipped
+    // out whole, device pixels its edges touch included, and its ink is the last drawing's. A
+    // selected box is drawn, as its ring around the box is.
+    const boxKeys = f.body.brokers.map((b, slot) => this.boxKey(b, boxes[slot], grids[slot].geo));
+    const kept = boxKeys.map((key, slot) => !whole && !grids[slot].dirty && slot !== this.selected && this.boxMemo[slot]?.key === key);
     ctx.save();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.beginPath();
     ctx.rect(0, 0, this.canvas.width, this.canvas.height);
-    for (const g of grids) if (!g.dirty && g.gw > 0 && g.gh > 0) ctx.rect(g.geo.gx, g.geo.gy, g.gw, g.gh);
+    grids.forEach((g, slot) => {
+      if (kept[slot]) {
+        const r = boxes[slot];
+        const x0 = Math.floor(r.x * this.k);
+        const y0 = Math.floor(r.y * this.k);
+        ctx.rect(x0, y0, Math.ceil((r.x + r.w) * this.k) - x0, Math.ceil((r.y + r.h) * this.k) - y0);
+      } else if (!g.dirty && g.gw > 0 && g.gh > 0) ctx.rect(g.geo.gx, g.geo.gy, g.gw, g.gh);
+    });
     ctx.clip("evenodd");
     ctx.setTransform(this.k, 0, 0, this.k, 0, 0);
     ctx.fillStyle = p.bg;
@@ -440,7 +459,16 @@ export class Renderer {
     this.drawControllers(f.body.controllers);
     this.drawSummary(f, summary);
     this.brokersDrawn = grids.map((g) => g.geo);
-    f.body.brokers.forEach((b, slot) => this.drawBroker(b, slot, boxes[slot]));
+    f.body.brokers.forEach((b, slot) => {
+      if (kept[slot]) {
+        this.shapes.push(...this.boxMemo[slot]!.shapes);
+        return;
+      }
+      const first = this.shapes.length;
+      this.drawBroker(b, slot, boxes[slot]);
+      this.boxMemo[slot] = { key: boxKeys[slot], shapes: this.shapes.slice(first) };
+    });
+    this.boxMemo.length = nb;
     this.drawFocus();
     ctx.restore();
     // restore() took back the transform and the font too; setFont's memo must not trust it.
@@ -467,6 +495,16 @@ export class Renderer {
     const b = f.body;
     const r = this.range;
     return JSON.stringify([summary, b.controllers, b.brokers, b.partitions, this.selected, this.focused, r ? [r.lo, r.hi] : 0, this.hideNextRun]);
+  }
+
+  /**
+   * Everything a broker's box is drawn from (drawBroker) besides what a redraw follows (size,
+   * scale, palette): the broker, its box, and its grid's caption (strips or the cells that do
+   * not fit). Its grid is kept or drawn on its own (rasterize).
+   */
+  private boxKey(b: BrokerState, r: Rect, geo: BrokerGeometry): string {
+    const caption = geo.strips ? `s${geo.strips.per}` : geo.cells ? `c${geo.cells.fits},${geo.to - geo.from}` : "";
+    return JSON.stringify([b, r.x, r.y, r.w, r.h, caption]);
   }
 
   private drawControllers(cs: ControllerState[]): void {

@@ -85,6 +85,15 @@ export function drawDue(now: number, drawnAt: number, changed: boolean, playing:
   return now - drawnAt >= SLOW_MS || now < drawnAt;
 }
 
+/**
+ * Whether a drawing at screen time `now` in which only message dots travel (`dotsOnly`) takes
+ * over the slow picture drawn at `at` (undefined: none is kept) rather than drawing it again:
+ * within SLOW_MS of it, as a picture in which nothing travels waits SLOW_MS (drawDue).
+ */
+export function slowReused(now: number, at: number | undefined, dotsOnly: boolean): boolean {
+  return dotsOnly && at !== undefined && now >= at && now - at < SLOW_MS;
+}
+
 /** A point in CSS px (or layout units, where said). */
 export interface Point {
   x: number;
@@ -117,6 +126,36 @@ export interface Drawn {
 
 /** How many Drawn entries the layer keeps. */
 const DRAWN_KEEP = 4000;
+
+/** A label placed in a drawing (label), drawn over its traffic (drawLabels): CSS px. */
+interface PendingLabel {
+  text: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  size: number;
+  font: string;
+  colour: string;
+  alpha: number;
+}
+
+/** The slow part of a drawing, kept apart (TrafficLayer.slow): its pixels and what it placed. */
+interface SlowPicture {
+  canvas: HTMLCanvasElement;
+  ctx: CanvasRenderingContext2D;
+  /** Whether it holds the slow part of the last drawing, drawn at screen time `at`. */
+  valid: boolean;
+  at: number;
+  captions: { text: string; colour: string; rank: number }[];
+  pending: PendingLabel[];
+  labels: { kind: string; text: string; x: number; y: number; w: number; h: number }[];
+  /** The labels' boxes it placed (not the renderer's texts, which are taken afresh). */
+  placed: { x: number; y: number; w: number; h: number }[];
+  flowsDrawn: { kind: string; from: number; to: number; rowsBetween: number; pts: number[][] }[];
+  linksDrawn: { api: string; from: number; to: number; pts: number[][] }[];
+  routes: Map<string, Point[] | undefined>;
+}
 
 interface Toast {
   d: DecisionInfo;
@@ -522,7 +561,15 @@ export function rateText(bps: number): string {
  */
 export class TrafficLayer {
   readonly canvas: HTMLCanvasElement;
-  private readonly ctx: CanvasRenderingContext2D;
+  /** The context drawn on: the layer's, or the slow picture's while that is drawn (drawSlow). */
+  private ctx: CanvasRenderingContext2D;
+  private readonly layerCtx: CanvasRenderingContext2D;
+  /**
+   * The slow part of the last drawing (flows, news, balancer runs, leader moves, pulsing links)
+   * while message dots travel and nothing else does, with what it placed: the drawings of the
+   * next SLOW_MS reuse it and draw only the dots and what goes over them. See draw.
+   */
+  private readonly slow: SlowPicture;
   private visible = true;
   private reduced = false;
   private speed = 1;
@@ -579,7 +626,7 @@ export class TrafficLayer {
    * The labels placed in the drawing under way, drawn after all of its traffic (drawLabels):
    * where, in which font and colour (CSS px).
    */
-  private pending: { text: string; x: number; y: number; w: number; h: number; size: number; font: string; colour: string; alpha: number }[] = [];
+  private pending: PendingLabel[] = [];
   /** The labels of the drawing under way (layout units), for data-labels while the canvas records its texts. */
   private labels: { kind: string; text: string; x: number; y: number; w: number; h: number }[] = [];
   private fg = "#1b1b1b";
@@ -608,6 +655,11 @@ export class TrafficLayer {
     const ctx = this.canvas.getContext("2d");
     if (!ctx) throw new Error("no 2D canvas context");
     this.ctx = ctx;
+    this.layerCtx = ctx;
+    const slowCanvas = document.createElement("canvas");
+    const slowCtx = slowCanvas.getContext("2d");
+    if (!slowCtx) throw new Error("no 2D canvas context");
+    this.slow = { canvas: slowCanvas, ctx: slowCtx, valid: false, at: 0, captions: [], pending: [], labels: [], placed: [], flowsDrawn: [], linksDrawn: [], routes: new Map() };
     const mq = matchMedia("(prefers-reduced-motion: reduce)");
     const motion = () => {
       this.reduced = mq.matches;
@@ -952,13 +1004,23 @@ export class TrafficLayer {
     // The same moment of the same frame, drawn the same way, is on the canvas already (the
     // run is paused): a canvas drawn again is rasterized, composited and copied again.
     const d = this.drawnWith;
-    if (!this.stale && d.followed === this.followed && d.highlighted === this.highlighted) {
+    const same = !this.stale && d.followed === this.followed && d.highlighted === this.highlighted;
+    if (same) {
       // Only time, the frame or the canvas under the layer moved on.
       const changed = d.frame !== this.frame || d.ink !== this.renderer.ink;
       // With reduced motion nothing travels: messages and moves fade in place.
       const travels = !this.reduced && this.visible && travelling(now, this.hop(), this.sprites, this.moves);
       if (!drawDue(now, d.now, changed, this.playing, travels)) return;
     }
+    // Only message dots travel (playing, no leader move under way): the rest of the picture
+    // changes as slowly as when nothing travels, so it is drawn apart at most every SLOW_MS
+    // and copied under the dots in between. Its strokes are most of what rasterizing the
+    // layer costs, and a dot is nearly always on its way at 1× and 10×.
+    const dotsOnly = this.playing && this.visible && !this.reduced && travelling(now, this.hop(), this.sprites, []) && !travelling(now, this.hop(), [], this.moves);
+    const slow = this.slow;
+    const fits = slow.canvas.width === this.canvas.width && slow.canvas.height === this.canvas.height;
+    const reuse = same && fits && slowReused(now, slow.valid ? slow.at : undefined, dotsOnly);
+    if (!dotsOnly) slow.valid = false;
     this.stale = false;
     // Kept in place, not a new object: draw runs on every animation frame.
     d.now = now;
@@ -985,12 +1047,15 @@ export class TrafficLayer {
     this.flowsDrawn.length = 0;
     this.linksDrawn.length = 0;
     this.routes.clear();
-    // Decisions before traffic: their labels claim their places first (see label).
-    this.drawFlows(s);
-    this.drawToasts(now, s);
-    this.drawRuns(now, s);
-    this.drawMoves(now, s);
-    this.drawPulses(now, s);
+    if (reuse) this.reuseSlow();
+    else if (dotsOnly) this.drawSlowApart(now, s, dpr);
+    else this.drawSlow(now, s);
+    if (dotsOnly) {
+      // The slow picture's pixels, one for one, under the dots.
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.drawImage(slow.canvas, 0, 0);
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    }
     this.drawSprites(now, s);
     this.drawHighlights(s);
     this.erasePlates(s);
@@ -1005,6 +1070,66 @@ export class TrafficLayer {
     }
     this.drawn++;
     if (this.drawn % 15 === 0) this.canvas.dataset.drawMs = (performance.now() - t0).toFixed(2);
+  }
+
+  /**
+   * The slow part of a drawing, in this order (decisions before traffic: their labels claim
+   * their places first, see label): everything but the message dots and what goes over them.
+   */
+  private drawSlow(now: number, s: number): void {
+    this.drawFlows(s);
+    this.drawToasts(now, s);
+    this.drawRuns(now, s);
+    this.drawMoves(now, s);
+    this.drawPulses(now, s);
+  }
+
+  /**
+   * Draws the slow part on the slow picture's canvas instead of the layer's, and keeps what it
+   * placed (captions, labels, the texts' plates it claimed, the routes worked out), so that the
+   * drawings of the next SLOW_MS can take it over as it is (reuseSlow).
+   */
+  private drawSlowApart(now: number, s: number, dpr: number): void {
+    const slow = this.slow;
+    if (slow.canvas.width !== this.canvas.width) slow.canvas.width = this.canvas.width;
+    if (slow.canvas.height !== this.canvas.height) slow.canvas.height = this.canvas.height;
+    const ctx = slow.ctx;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, slow.canvas.width, slow.canvas.height);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const inked = this.placed.length;
+    this.ctx = ctx;
+    this.font = "";
+    try {
+      this.drawSlow(now, s);
+    } finally {
+      this.ctx = this.layerCtx;
+      this.font = "";
+    }
+    // What drawing on one context leaves set for the next drawing (the pulses' round joins,
+    // which the dots' squares and the rings are stroked with too).
+    this.layerCtx.lineJoin = ctx.lineJoin;
+    slow.valid = true;
+    slow.at = now;
+    slow.captions = this.captions.slice();
+    slow.pending = this.pending.slice();
+    slow.labels = this.labels.slice();
+    slow.placed = this.placed.slice(inked);
+    slow.flowsDrawn = this.flowsDrawn.slice();
+    slow.linksDrawn = this.linksDrawn.slice();
+    slow.routes = new Map(this.routes);
+  }
+
+  /** Takes over what the slow picture placed, as if its part had just been drawn (drawSlowApart). */
+  private reuseSlow(): void {
+    const slow = this.slow;
+    this.captions.push(...slow.captions);
+    this.pending.push(...slow.pending);
+    this.labels.push(...slow.labels);
+    this.placed.push(...slow.placed);
+    this.flowsDrawn.push(...slow.flowsDrawn);
+    this.linksDrawn.push(...slow.linksDrawn);
+    for (const [k, v] of slow.routes) this.routes.set(k, v);
   }
 
   /**

@@ -8,7 +8,7 @@ import { Frame, Layout } from "../frame";
 import type { BrokerState, ControllerState, DecisionInfo, FrameBody, LogEvent } from "../protocol";
 import { S } from "../strings";
 import { FLOW_LIFT_MAX, GAP, SUMMARY_H, brokerBoxes, cellInner, cellRing, controllerBoxes, controllersBottom, flowLane, flowLift, type Rect } from "../layout";
-import { HOP_MS, SLOW_MS, controllerToBroker, controllersRoute, currentNews, drawDue, moveSuperseded, electionWords, flowPath, flowPoint, landings, linkRoute, moveLook, offsetRoute, rateText, routePoint, steadyFlows, travelling, type FlowPath, type Point } from "../traffic";
+import { HOP_MS, SLOW_MS, controllerToBroker, controllersRoute, currentNews, drawDue, moveSuperseded, electionWords, flowPath, flowPoint, landings, linkRoute, moveLook, offsetRoute, rateText, routePoint, slowReused, steadyFlows, travelling, type FlowPath, type Point } from "../traffic";
 
 /** A frame of partitions with replicas `reps` (broker slots), leader positions and ISR positions. */
 function frame(reps: number[][], leaders: number[], isrs: number[][], brokers: number): Frame {
@@ -470,4 +470,13 @@ test("a leader move's caption gives way to later news that says otherwise of its
   assert.equal(moveSuperseded(mv, [news("fenced", 4, 20_000)]), true);
   // Another broker's news, or broker 1 unfenced before the move, leaves it.
   assert.equal(moveSuperseded(mv, [news("unfenced", 2, 20_000), news("unfenced", 1, 10_000)]), false);
+});
+
+test("while only dots travel, the slow picture is drawn again every SLOW_MS, not on every animation frame", () => {
+  assert.equal(slowReused(1000, 1000, true), true, "the drawing that drew it");
+  assert.equal(slowReused(1000 + SLOW_MS - 1, 1000, true), true);
+  assert.equal(slowReused(1000 + SLOW_MS, 1000, true), false, "SLOW_MS on: drawn again");
+  assert.equal(slowReused(999, 1000, true), false, "the clock went back");
+  assert.equal(slowReused(1010, undefined, true), false, "none kept");
+  assert.equal(slowReused(1010, 1000, false), false, "a leader move travels, or nothing does: drawn whole");
 });
