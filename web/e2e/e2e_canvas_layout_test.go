@@ -301,7 +301,7 @@ func TestCanvasLayout(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	// links: the controllers' links are on the canvas (the traffic pulses) in what is checked.
 	check := func(t *testing.T, tb *tab, what string, links bool, want func(shapes, labels []shape) bool) {

@@ -18,7 +18,7 @@ func TestLessonLayout(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("lesson 6's long config names stay inside the panel", func(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=6&step=1")

@@ -49,8 +49,8 @@ const (
 // parallel runs the test beside the binary's other browser tests (as many at once as go
 // test's -parallel, which make test raises): most of a browser test's time is spent waiting for
 // the page, or for cluster time to pass at the speed a person watches, so on two cores several
-// overlap with little cost to each. Each test has its own browser and server (so its own
-// origin and storage) and the site is built once for all. With KRAFTLAB_MEASURE set, the tests
+// overlap with little cost to each. Each test has its own server (so its own origin and
+// storage), the tests share one browser (sharedBrowser) and the site is built once for all. With KRAFTLAB_MEASURE set, the tests
 // run one at a time, so that the figures they print are not another test's load.
 func parallel(t *testing.T) {
 	if os.Getenv("KRAFTLAB_MEASURE") == "" {
@@ -89,6 +89,9 @@ var siteRoot string
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if shared.stop != nil {
+		shared.stop()
+	}
 	if siteRoot != "" {
 		_ = os.RemoveAll(siteRoot)
 	}
@@ -152,10 +155,57 @@ func serve(t *testing.T, dir string, wrap func(http.Handler) http.Handler) strin
 	return "http://" + l.Addr().(*net.TCPAddr).String()
 }
 
-// browser starts one headless Chromium for the whole test (start-up costs over a second) with
-// the flags the calibration settled on, and returns its context; each page opens a tab in it.
+// browser starts a headless Chromium of the test's own, ended with the test, and returns its
+// context; each page opens a tab in it. Most tests use sharedBrowser instead: this is for the
+// few that measure a browser from its start or hold its tab pool to an exact order.
 func browser(t *testing.T, exe string) context.Context {
 	t.Helper()
+	start := time.Now()
+	bctx, stop, err := startBrowser(exe, t.TempDir())
+	t.Cleanup(stop)
+	require.NoError(t, err, "starting %s", exe)
+	t.Logf("browser started in %dms", time.Since(start).Milliseconds())
+	return bctx
+}
+
+// shared is the browser the tests of the binary share (sharedBrowser): started by the first
+// test that asks, ended by TestMain.
+var shared struct {
+	once sync.Once
+	ctx  context.Context
+	stop func() // ends the browser and removes its profile
+	err  error
+}
+
+// sharedBrowser returns the browser the binary's tests share, and its tab pool. Starting a
+// browser costs about a second of CPU, and a tab's first page load about a second more than a
+// load in a tab that has had a page before (a renderer process started and warmed up: the
+// wasm compiled once per process), whatever the origin: so the tests take their tabs from one
+// pool, left on about:blank by the test before. Each test still has its own server, so its own
+// origin, storage and service worker; what a test sets on a tab (viewport, emulated media)
+// is cleared before the tab is given out again (giveBack), and a tab with a script of the
+// test's own is closed (initScript).
+func sharedBrowser(t *testing.T, exe string) context.Context {
+	t.Helper()
+	shared.once.Do(func() {
+		start := time.Now()
+		dir, err := os.MkdirTemp("", "kraftlab-e2e-browser-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		var stop func()
+		shared.ctx, stop, shared.err = startBrowser(exe, dir)
+		shared.stop = func() { stop(); _ = os.RemoveAll(dir) }
+		t.Logf("shared browser started in %dms", time.Since(start).Milliseconds())
+	})
+	require.NoError(t, shared.err, "starting %s", exe)
+	return shared.ctx
+}
+
+// startBrowser starts one headless Chromium with the flags the calibration settled on, its
+// profile in dataDir, and returns its context with a tab pool, and what ends it.
+func startBrowser(exe, dataDir string) (context.Context, func(), error) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
 		chromedp.NoSandbox,
@@ -164,7 +214,7 @@ func browser(t *testing.T, exe string) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(dataDir),
 		chromedp.WindowSize(1280, 900),
 		// chromedp's own list, and the back/forward cache: a tab given back to the pool
 		// (tabPool) leaves its page for about:blank, and a page kept for a Back that never comes
@@ -173,11 +223,12 @@ func browser(t *testing.T, exe string) context.Context {
 	)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelB := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelB(); cancelA() })
-	start := time.Now()
-	require.NoError(t, chromedp.Do(bctx), "starting %s", exe)
-	t.Logf("browser started in %dms", time.Since(start).Milliseconds())
-	return context.WithValue(bctx, tabPoolKey{}, &tabPool{})
+	stop := func() { cancelB(); cancelA() }
+	if err := chromedp.Do(bctx); err != nil {
+		stop()
+		return nil, func() {}, err
+	}
+	return context.WithValue(bctx, tabPoolKey{}, &tabPool{}), stop, nil
 }
 
 // tabPool holds the tabs of one browser that tests are done with, left on about:blank, for
@@ -233,6 +284,13 @@ func openTab(bctx context.Context) (pooledTab, error) {
 			if err := target.Call(ctx, method, nil, nil); err != nil {
 				return fmt.Errorf("%s: %w", method, err)
 			}
+		}
+		// The page keeps the focus as the one window a person looks at does: the browser's
+		// other windows (other tests' tabs, opened and closed while this one works) would
+		// otherwise take it, and a page that loses it blurs its focused element (the canvas
+		// drops its focus ring and closes its menu).
+		if _, err := cdp.Call(ctx, target, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+			return fmt.Errorf("focus emulation: %w", err)
 		}
 		if bctx.Value(fullFrameRate{}) != nil || os.Getenv("KRAFTLAB_MEASURE") != "" {
 			return nil
@@ -619,7 +677,7 @@ func TestPlayground(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("page loads and draws the cluster", func(t *testing.T) {
 		start := time.Now()

@@ -70,7 +70,7 @@ func TestTraffic(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("a killed broker's heartbeats stop; the session check, its fence and the leader move are drawn", func(t *testing.T) {
 		tb := open(t, bctx, url)
@@ -279,7 +279,7 @@ func TestFollowOnePartition(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 	tb := open(t, bctx, url)
 	press(t, tb, " ") // paused, so the cells stay where they are
 	poll(t, tb, `document.body.dataset.sim === "paused"`)
@@ -324,7 +324,7 @@ func TestChartMarkers(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 	tb := open(t, bctx, url)
 	press(t, tb, "1", "k")
 	logItem(t, tb, "you killed broker 1")
@@ -373,7 +373,7 @@ func TestFollowOnePartitionByKeyboard(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 	tb := open(t, bctx, url)
 	press(t, tb, " ")
 	poll(t, tb, `document.body.dataset.sim === "paused"`)
