@@ -588,13 +588,39 @@ var viewports = []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}}
 func open(t *testing.T, bctx context.Context, url string) *tab {
 	t.Helper()
 	tb := newTab(t, bctx)
+	load(t, tb, url)
+	return tb
+}
+
+// load navigates the tab to the page and waits for the first frame of the starting cluster.
+func load(t *testing.T, tb *tab, url string) {
+	t.Helper()
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
 	poll(t, tb, `["ready", "failed"].includes(document.getElementById("status").dataset.state)`)
 	if state := eval[string](t, tb, `document.getElementById("status").dataset.state`); state != "ready" {
 		t.Fatalf("the worker did not start; error report:\n%s", eval[string](t, tb, `document.getElementById("error-report").textContent`))
 	}
 	poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
-	return tb
+}
+
+// restart gives a check the playground in tb with a cluster of its own: the page loaded, if tb
+// does not show it yet, or else a new cluster started in it with Restart cluster, as a person
+// starts again, which costs a tenth of a page load. Tests whose checks need nothing of a new
+// page but its cluster (no storage, no window size or mode left by the check before) share a
+// tab this way.
+func restart(t *testing.T, tb *tab, url string) {
+	t.Helper()
+	if !eval[bool](t, tb, `document.getElementById("status")?.dataset.state === "ready"`) {
+		load(t, tb, url)
+		return
+	}
+	eval[bool](t, tb, `(delete document.body.dataset.start, document.getElementById("start-button").click(), true)`)
+	poll(t, tb, `document.body.dataset.start === "page" && !document.getElementById("start-button").disabled`)
+	// Playing, as a new page starts: a check before may have left the run paused.
+	if eval[string](t, tb, `document.body.dataset.sim`) != "playing" {
+		click(t, tb, "#play-button")
+		poll(t, tb, `document.body.dataset.sim === "playing"`)
+	}
 }
 
 // press types keys on the page body (outside any field), as a keyboard user does.
