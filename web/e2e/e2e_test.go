@@ -385,6 +385,13 @@ type tab struct {
 // a new one. Closing it (tb.close, or the test's end) gives it back to the browser's pool.
 func newTab(t *testing.T, bctx context.Context) *tab {
 	t.Helper()
+	return newTabFor(t, t, bctx)
+}
+
+// newTabFor is newTab for a tab that outlives the check t that takes it: owner's end (a test
+// whose checks share the tab) gives it back, unless it is closed before.
+func newTabFor(t, owner *testing.T, bctx context.Context) *tab {
+	t.Helper()
 	pool, _ := bctx.Value(tabPoolKey{}).(*tabPool)
 	pt, ok := pool.take()
 	if !ok {
@@ -407,7 +414,7 @@ func newTab(t *testing.T, bctx context.Context) *tab {
 			pt.close()
 		}
 	})
-	t.Cleanup(tb.close)
+	owner.Cleanup(tb.close)
 	require.NoError(t, chromedp.Listen(lctx, func(ev any) {
 		var msg string
 		switch ev := ev.(type) {
