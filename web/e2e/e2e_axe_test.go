@@ -48,7 +48,7 @@ func TestAccessibility(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("playground", func(t *testing.T) {
 		tb := open(t, bctx, url)

@@ -291,6 +291,17 @@ func overlaps(shapes []shape) []string {
 	return out
 }
 
+// gateScene opens the talk's gate scene (broker 3 gated) in the tab at 100×, and waits for its
+// end, unless the tab shows it already.
+func gateScene(t *testing.T, tb *tab, url string) {
+	t.Helper()
+	if !eval[bool](t, tb, `document.body?.dataset.talkScene === "2"`) {
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1440, 900), chromedp.Navigate(url+"/#talk=kip-1358-in-ten-minutes&scene=3")))
+	}
+	setSpeed(t, tb, 100)
+	poll(t, tb, `document.body.dataset.talkScene === "2" && document.body.dataset.talkState === "done"`)
+}
+
 // TestCanvasLayout checks the cluster canvas as a person reads it: at a phone's, a small
 // window's and a desktop's width and in presenter mode, no text, badge, bar, replica grid or
 // traffic caption is drawn over another, no replication flow runs over what the renderer drew,
@@ -301,7 +312,7 @@ func TestCanvasLayout(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	// links: the controllers' links are on the canvas (the traffic pulses) in what is checked.
 	check := func(t *testing.T, tb *tab, what string, links bool, want func(shapes, labels []shape) bool) {
@@ -442,14 +453,99 @@ func TestCanvasLayout(t *testing.T) {
 		}
 	})
 
+	// The talk's gate scene (broker 3 gated) in one page for the two checks below: a followed
+	// partition's rings at the scene's end, then the balancer's rings at the next run. Taken
+	// when the first needs it, after the page before is given back, so one tab serves both.
+	var talk *tab
+	whole := t
+	talkTab := func(t *testing.T) *tab {
+		if talk == nil {
+			talk = newTabFor(t, whole, bctx)
+		}
+		return talk
+	}
+	t.Run("a followed partition's rings go around its replicas' cells, never over a cell", func(t *testing.T) {
+		// Over every broker's replica grid and a few units around it, the traffic layer's pixels:
+		// how many, and how many of them lie on a cell rather than the box's background.
+		gridInk := `(() => {
+			const c = document.querySelector("canvas.traffic-layer");
+			const base = document.getElementById("cluster-canvas");
+			if (c.width !== base.width || c.height !== base.height) return {mismatch: 1};
+			const s = Number(c.dataset.scale);
+			const k = s * Math.max(1, Math.min(3, devicePixelRatio));
+			const texts = JSON.parse(base.dataset.texts);
+			let ringed = 0, over = 0, grids = 0;
+			for (const raw of base.dataset.brokerBoxes.split(";").filter(Boolean)) {
+				const b = raw.split(":")[1].split(",").map(v => Number(v) / s);
+				const grid = texts.find(r => r.kind === "cells" && r.x > b[0] && r.x < b[0] + b[2] && r.y > b[1] && r.y < b[1] + b[3]);
+				if (!grid) continue;
+				grids++;
+				const x = Math.floor((grid.x - 5) * k), y = Math.floor((grid.y - 5) * k);
+				const w = Math.ceil((grid.w + 10) * k), h = Math.ceil((grid.h + 10) * k);
+				const ink = c.getContext("2d").getImageData(x, y, w, h).data;
+				const under = base.getContext("2d").getImageData(x, y, w, h).data;
+				const bg = base.getContext("2d").getImageData(Math.round((b[0] + 5) * k), Math.round((grid.y + 2) * k), 1, 1).data;
+				for (let i = 0; i < ink.length; i += 4) {
+					if (ink[i + 3] === 0) continue;
+					ringed++;
+					if (Math.abs(under[i] - bg[0]) + Math.abs(under[i + 1] - bg[1]) + Math.abs(under[i + 2] - bg[2]) > 24) over++;
+				}
+			}
+			return {ringed, over, grids};
+		})()`
+		for _, scene := range []struct{ name, fragment string }{
+			{"the playground (big cells)", ""},
+			{"the talk's gate scene (small cells)", "#talk=kip-1358-in-ten-minutes&scene=3"},
+		} {
+			var tb *tab
+			if scene.fragment == "" {
+				tb = open(t, bctx, url)
+				setSpeed(t, tb, 100)
+			} else {
+				tb = talkTab(t)
+				gateScene(t, tb, url)
+			}
+			// Paused (a talk's scene may have paused it already): the traffic layer stands still.
+			eval[bool](t, tb, `document.body.dataset.sim === "paused" || (document.getElementById("play-button").click(), true)`)
+			poll(t, tb, `document.body.dataset.sim === "paused"`)
+			for _, size := range viewports {
+				// The traffic layer draws again as soon as the partition followed changes.
+				setFollowed := func(p int) map[string]float64 {
+					eval[bool](t, tb, fmt.Sprintf(`(document.dispatchEvent(new CustomEvent("kraftlab:follow", {detail: {partition: %d}})), true)`, p))
+					trafficLabels(t, tb)
+					return eval[map[string]float64](t, tb, gridInk)
+				}
+				drawnShapes(t, tb, size.w, size.h)
+				without := setFollowed(-1)
+				with := setFollowed(0)
+				name := fmt.Sprintf("%s at %d px", scene.name, size.w)
+				assert.Zero(t, with["mismatch"], "%s: the traffic layer has the canvas's pixels", name)
+				require.NotZero(t, with["grids"], "%s: replica grids are drawn", name)
+				assert.Greater(t, with["ringed"], without["ringed"]+20, "%s: partition 0's rings are drawn", name)
+				if scene.fragment != "" && size.w == 390 {
+					// A phone's talk draws 3-pixel cells here (device pixel ratio 1), too small
+					// for a gap: a followed replica gets a square a cell's width out from it,
+					// over its neighbours, by design.
+					continue
+				}
+				assert.Zero(t, with["over"], "%s: pixels of the rings over replica cells", name)
+			}
+			if scene.fragment != "" {
+				// The check below counts the run's rings alone.
+				eval[bool](t, tb, `(document.dispatchEvent(new CustomEvent("kraftlab:follow", {detail: {partition: -1}})), true)`)
+			} else {
+				tb.close() // a tab left open goes on drawing frames
+			}
+		}
+	})
+
 	t.Run("the balancer's rings go around the gated broker's replicas, never over them", func(t *testing.T) {
 		// The talk's gate scene: broker 3 gated, each electPreferred run withholds its 200
-		// preferred partitions and rings them. Paused on the first run after the scene, the
-		// traffic layer's clock stands still and the rings stay.
-		tb := newTab(t, bctx)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1440, 900), chromedp.Navigate(url+"/#talk=kip-1358-in-ten-minutes&scene=3")))
-		setSpeed(t, tb, 100)
-		poll(t, tb, `document.body.dataset.talkScene === "2" && document.body.dataset.talkState === "done"`)
+		// preferred partitions and rings them. Played on from the scene's end and paused on the
+		// first run after it, the traffic layer's clock stands still and the rings stay.
+		tb := talkTab(t)
+		defer tb.close()
+		gateScene(t, tb, url) // the check above left it there, paused, following no partition
 		press(t, tb, " ")
 		poll(t, tb, `window.pausedOnRun ||= `+drawnJS+`.some(d => d.kind === "run" && d.withheld > 0 && d.timeMs > 390000) && (document.getElementById("play-button").click(), true)`)
 		poll(t, tb, `document.body.dataset.sim === "paused"`)
@@ -492,77 +588,6 @@ func TestCanvasLayout(t *testing.T) {
 			require.Zero(t, got["noGrid"], "at %d px broker 3's replicas are drawn", size.w)
 			assert.Greater(t, got["ringed"], 50.0, "at %d px the run's rings are drawn", size.w)
 			assert.Zero(t, got["over"], "at %d px pixels of the rings over broker 3's replicas", size.w)
-		}
-	})
-
-	t.Run("a followed partition's rings go around its replicas' cells, never over a cell", func(t *testing.T) {
-		// Over every broker's replica grid and a few units around it, the traffic layer's pixels:
-		// how many, and how many of them lie on a cell rather than the box's background.
-		gridInk := `(() => {
-			const c = document.querySelector("canvas.traffic-layer");
-			const base = document.getElementById("cluster-canvas");
-			if (c.width !== base.width || c.height !== base.height) return {mismatch: 1};
-			const s = Number(c.dataset.scale);
-			const k = s * Math.max(1, Math.min(3, devicePixelRatio));
-			const texts = JSON.parse(base.dataset.texts);
-			let ringed = 0, over = 0, grids = 0;
-			for (const raw of base.dataset.brokerBoxes.split(";").filter(Boolean)) {
-				const b = raw.split(":")[1].split(",").map(v => Number(v) / s);
-				const grid = texts.find(r => r.kind === "cells" && r.x > b[0] && r.x < b[0] + b[2] && r.y > b[1] && r.y < b[1] + b[3]);
-				if (!grid) continue;
-				grids++;
-				const x = Math.floor((grid.x - 5) * k), y = Math.floor((grid.y - 5) * k);
-				const w = Math.ceil((grid.w + 10) * k), h = Math.ceil((grid.h + 10) * k);
-				const ink = c.getContext("2d").getImageData(x, y, w, h).data;
-				const under = base.getContext("2d").getImageData(x, y, w, h).data;
-				const bg = base.getContext("2d").getImageData(Math.round((b[0] + 5) * k), Math.round((grid.y + 2) * k), 1, 1).data;
-				for (let i = 0; i < ink.length; i += 4) {
-					if (ink[i + 3] === 0) continue;
-					ringed++;
-					if (Math.abs(under[i] - bg[0]) + Math.abs(under[i + 1] - bg[1]) + Math.abs(under[i + 2] - bg[2]) > 24) over++;
-				}
-			}
-			return {ringed, over, grids};
-		})()`
-		for _, scene := range []struct{ name, fragment string }{
-			{"the playground (big cells)", ""},
-			{"the talk's gate scene (small cells)", "#talk=kip-1358-in-ten-minutes&scene=3"},
-		} {
-			var tb *tab
-			if scene.fragment == "" {
-				tb = open(t, bctx, url)
-				setSpeed(t, tb, 100)
-			} else {
-				tb = newTab(t, bctx)
-				require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1440, 900), chromedp.Navigate(url+"/"+scene.fragment)))
-				setSpeed(t, tb, 100)
-				poll(t, tb, `document.body.dataset.talkScene === "2" && document.body.dataset.talkState === "done"`)
-			}
-			// Paused (a talk's scene may have paused it already): the traffic layer stands still.
-			eval[bool](t, tb, `document.body.dataset.sim === "paused" || (document.getElementById("play-button").click(), true)`)
-			poll(t, tb, `document.body.dataset.sim === "paused"`)
-			for _, size := range viewports {
-				// The traffic layer draws again as soon as the partition followed changes.
-				setFollowed := func(p int) map[string]float64 {
-					eval[bool](t, tb, fmt.Sprintf(`(document.dispatchEvent(new CustomEvent("kraftlab:follow", {detail: {partition: %d}})), true)`, p))
-					trafficLabels(t, tb)
-					return eval[map[string]float64](t, tb, gridInk)
-				}
-				drawnShapes(t, tb, size.w, size.h)
-				without := setFollowed(-1)
-				with := setFollowed(0)
-				name := fmt.Sprintf("%s at %d px", scene.name, size.w)
-				assert.Zero(t, with["mismatch"], "%s: the traffic layer has the canvas's pixels", name)
-				require.NotZero(t, with["grids"], "%s: replica grids are drawn", name)
-				assert.Greater(t, with["ringed"], without["ringed"]+20, "%s: partition 0's rings are drawn", name)
-				if scene.fragment != "" && size.w == 390 {
-					// A phone's talk draws 3-pixel cells here (device pixel ratio 1), too small
-					// for a gap: a followed replica gets a square a cell's width out from it,
-					// over its neighbours, by design.
-					continue
-				}
-				assert.Zero(t, with["over"], "%s: pixels of the rings over replica cells", name)
-			}
 		}
 	})
 

@@ -64,7 +64,7 @@ func TestFirstContact(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("presenter mode: no start card, a compact toolbar, the canvas on screen at every width", func(t *testing.T) {
 		for _, size := range viewports {
@@ -141,7 +141,7 @@ func TestFirstContactOnAPhone(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("a long config name in the event log stays inside it on a phone", func(t *testing.T) {
 		// Lesson 6 step 4: the gate holds broker 0; its log line names

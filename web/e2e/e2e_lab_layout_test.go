@@ -19,7 +19,7 @@ func TestLabLayout(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("the small preset: every verdict row shows and identical numbers are explained", func(t *testing.T) {
 		tb := openLab(t, bctx, url)

@@ -85,7 +85,7 @@ func TestLab(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("bad input is named next to its field and blocks the run", func(t *testing.T) {
 		tb := openLab(t, bctx, url)

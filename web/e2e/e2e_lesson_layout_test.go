@@ -19,7 +19,7 @@ func TestLessonLayout(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("lesson 6's long config names stay inside the panel", func(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=6&step=1")
@@ -38,9 +38,19 @@ func TestLessonLayout(t *testing.T) {
 	})
 
 	t.Run("the demo's question is on screen when the demo stops to ask it", func(t *testing.T) {
-		for _, size := range viewports {
-			tb := openLesson(t, bctx, url, "lesson=1&step=1")
+		// One page: the step is opened again for each size (a step link followed in the page),
+		// the demo back at its start, the page and the panel scrolled to their tops, as a page
+		// opened at the step has them.
+		tb := openLesson(t, bctx, url, "lesson=1&step=1")
+		for i, size := range viewports {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
+			if i > 0 {
+				eval[bool](t, tb, `location.hash = "#lesson=1&step=2", true`)
+				poll(t, tb, `document.body.dataset.lessonStep === "1"`)
+				eval[bool](t, tb, `location.hash = "#lesson=1&step=1", true`)
+				poll(t, tb, `document.body.dataset.lessonStep === "0" && document.getElementById("lesson-demo").hidden && !document.getElementById("lesson-demo-play").hidden`)
+				eval[bool](t, tb, `(window.scrollTo(0, 0), document.getElementById("lesson-panel").scrollTop = 0, true)`)
+			}
 			// Clicked where it is, without scrolling the page to it.
 			eval[bool](t, tb, `document.getElementById("lesson-demo-play").click(), true`)
 			poll(t, tb, `!document.getElementById("lesson-demo").hidden && document.getElementById("lesson-question").textContent !== ""`)
@@ -58,16 +68,23 @@ func TestLessonLayout(t *testing.T) {
 				assert.True(t, top >= 0 && top < float64(size.h)/2, "at %d px the canvas stays in view: top %.0f", size.w, top)
 			}
 			screenshot(t, tb, fmt.Sprintf("lesson-demo-question-%d.png", size.w), "")
-			tb.close() // a tab left open goes on drawing frames
 		}
 	})
 
 	t.Run("presenter mode: a prediction's answer controls are in the panel's view, not under its fold", func(t *testing.T) {
 		// Lesson 1 step 3 asks for a moment on the step's timeline, step 4 for one of its options.
-		for _, q := range []struct{ link, control string }{{"lesson=1&step=3", "#lesson-moment-mark"}, {"lesson=1&step=4", "#lesson-predict-options button:last-child"}} {
-			tb := newTab(t, bctx)
-			forgetStored(t, tb, url, predictionsKey)
-			gotoLesson(t, tb, url, q.link)
+		// One page: nothing is answered here, so step 4 is asked as it is in a page of its own.
+		tb := newTab(t, bctx)
+		forgetStored(t, tb, url, predictionsKey)
+		for i, q := range []struct{ link, control string }{{"lesson=1&step=3", "#lesson-moment-mark"}, {"lesson=1&step=4", "#lesson-predict-options button:last-child"}} {
+			if i == 0 {
+				gotoLesson(t, tb, url, q.link)
+			} else {
+				// The step link followed in the page, at the size a page opens at.
+				require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1400, 900)))
+				eval[bool](t, tb, `location.hash = "#`+q.link+`", true`)
+				poll(t, tb, `document.body.dataset.lessonStep === "3"`)
+			}
 			poll(t, tb, `document.body.dataset.prediction === "pending"`)
 			press(t, tb, "p")
 			poll(t, tb, `document.body.classList.contains("presenter")`)
@@ -98,7 +115,8 @@ func TestLessonLayout(t *testing.T) {
 					assert.True(t, seen["bottom"] <= float64(size.h), "%s at %d px: %s is below the window: %v", q.link, size.w, q.control, seen)
 				}
 			}
-			tb.close() // a tab left open goes on drawing frames
+			press(t, tb, "p") // out of presenter mode, as the next step opens in a page of its own
+			poll(t, tb, `!document.body.classList.contains("presenter")`)
 		}
 	})
 

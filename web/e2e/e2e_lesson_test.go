@@ -109,7 +109,7 @@ func TestLesson(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("lesson 1 completed by clicking", func(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")
@@ -386,7 +386,7 @@ func TestLessonShowMeAndLinks(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("Show me plays", func(t *testing.T) {
 		// Lesson 1, step 2: start broker 1 and wait until it is back in the ISR of payments-0.

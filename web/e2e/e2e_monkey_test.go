@@ -36,7 +36,7 @@ func TestMonkey(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 	tb := open(t, bctx, url)
 	// A long sequence outlives newTab's 5-minute budget: the monkey's tab gets an hour.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), time.Hour)

@@ -33,7 +33,7 @@ func TestLabRehearse(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 	tb := openLab(t, bctx, url)
 	validated(t, tb)
 

@@ -21,7 +21,7 @@ func TestReliability(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("bad lab links are explained and the defaults start", func(t *testing.T) {
 		b64 := base64.RawURLEncoding.EncodeToString

@@ -38,7 +38,7 @@ func TestScreenshots(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	save := func(t *testing.T, tb *tab, name string) {
 		t.Helper()

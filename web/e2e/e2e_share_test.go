@@ -82,7 +82,7 @@ func TestShareAndKeep(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("a share link reproduces the same state, and so does a reload", func(t *testing.T) {
 		tb := open(t, bctx, url)

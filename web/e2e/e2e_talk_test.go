@@ -17,7 +17,7 @@ func TestTalk(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	tb := newTab(t, bctx)
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1440, 900), chromedp.Navigate(url+"/#talk=kip-1358-in-ten-minutes&scene=1")))

@@ -49,8 +49,8 @@ const (
 // parallel runs the test beside the binary's other browser tests (as many at once as go
 // test's -parallel, which make test raises): most of a browser test's time is spent waiting for
 // the page, or for cluster time to pass at the speed a person watches, so on two cores several
-// overlap with little cost to each. Each test has its own browser and server (so its own
-// origin and storage) and the site is built once for all. With KRAFTLAB_MEASURE set, the tests
+// overlap with little cost to each. Each test has its own server (so its own origin and
+// storage), the tests share one browser (sharedBrowser) and the site is built once for all. With KRAFTLAB_MEASURE set, the tests
 // run one at a time, so that the figures they print are not another test's load.
 func parallel(t *testing.T) {
 	if os.Getenv("KRAFTLAB_MEASURE") == "" {
@@ -89,6 +89,9 @@ var siteRoot string
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if shared.stop != nil {
+		shared.stop()
+	}
 	if siteRoot != "" {
 		_ = os.RemoveAll(siteRoot)
 	}
@@ -152,10 +155,57 @@ func serve(t *testing.T, dir string, wrap func(http.Handler) http.Handler) strin
 	return "http://" + l.Addr().(*net.TCPAddr).String()
 }
 
-// browser starts one headless Chromium for the whole test (start-up costs over a second) with
-// the flags the calibration settled on, and returns its context; each page opens a tab in it.
+// browser starts a headless Chromium of the test's own, ended with the test, and returns its
+// context; each page opens a tab in it. Most tests use sharedBrowser instead: this is for the
+// few that measure a browser from its start or hold its tab pool to an exact order.
 func browser(t *testing.T, exe string) context.Context {
 	t.Helper()
+	start := time.Now()
+	bctx, stop, err := startBrowser(exe, t.TempDir())
+	t.Cleanup(stop)
+	require.NoError(t, err, "starting %s", exe)
+	t.Logf("browser started in %dms", time.Since(start).Milliseconds())
+	return bctx
+}
+
+// shared is the browser the tests of the binary share (sharedBrowser): started by the first
+// test that asks, ended by TestMain.
+var shared struct {
+	once sync.Once
+	ctx  context.Context
+	stop func() // ends the browser and removes its profile
+	err  error
+}
+
+// sharedBrowser returns the browser the binary's tests share, and its tab pool. Starting a
+// browser costs about a second of CPU, and a tab's first page load about a second more than a
+// load in a tab that has had a page before (a renderer process started and warmed up: the
+// wasm compiled once per process), whatever the origin: so the tests take their tabs from one
+// pool, left on about:blank by the test before. Each test still has its own server, so its own
+// origin, storage and service worker; what a test sets on a tab (viewport, emulated media)
+// is cleared before the tab is given out again (giveBack), and a tab with a script of the
+// test's own is closed (initScript).
+func sharedBrowser(t *testing.T, exe string) context.Context {
+	t.Helper()
+	shared.once.Do(func() {
+		start := time.Now()
+		dir, err := os.MkdirTemp("", "kraftlab-e2e-browser-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		var stop func()
+		shared.ctx, stop, shared.err = startBrowser(exe, dir)
+		shared.stop = func() { stop(); _ = os.RemoveAll(dir) }
+		t.Logf("shared browser started in %dms", time.Since(start).Milliseconds())
+	})
+	require.NoError(t, shared.err, "starting %s", exe)
+	return shared.ctx
+}
+
+// startBrowser starts one headless Chromium with the flags the calibration settled on, its
+// profile in dataDir, and returns its context with a tab pool, and what ends it.
+func startBrowser(exe, dataDir string) (context.Context, func(), error) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
 		chromedp.NoSandbox,
@@ -164,7 +214,7 @@ func browser(t *testing.T, exe string) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(dataDir),
 		chromedp.WindowSize(1280, 900),
 		// chromedp's own list, and the back/forward cache: a tab given back to the pool
 		// (tabPool) leaves its page for about:blank, and a page kept for a Back that never comes
@@ -173,11 +223,12 @@ func browser(t *testing.T, exe string) context.Context {
 	)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelB := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelB(); cancelA() })
-	start := time.Now()
-	require.NoError(t, chromedp.Do(bctx), "starting %s", exe)
-	t.Logf("browser started in %dms", time.Since(start).Milliseconds())
-	return context.WithValue(bctx, tabPoolKey{}, &tabPool{})
+	stop := func() { cancelB(); cancelA() }
+	if err := chromedp.Do(bctx); err != nil {
+		stop()
+		return nil, func() {}, err
+	}
+	return context.WithValue(bctx, tabPoolKey{}, &tabPool{}), stop, nil
 }
 
 // tabPool holds the tabs of one browser that tests are done with, left on about:blank, for
@@ -233,6 +284,13 @@ func openTab(bctx context.Context) (pooledTab, error) {
 			if err := target.Call(ctx, method, nil, nil); err != nil {
 				return fmt.Errorf("%s: %w", method, err)
 			}
+		}
+		// The page keeps the focus as the one window a person looks at does: the browser's
+		// other windows (other tests' tabs, opened and closed while this one works) would
+		// otherwise take it, and a page that loses it blurs its focused element (the canvas
+		// drops its focus ring and closes its menu).
+		if _, err := cdp.Call(ctx, target, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+			return fmt.Errorf("focus emulation: %w", err)
 		}
 		if bctx.Value(fullFrameRate{}) != nil || os.Getenv("KRAFTLAB_MEASURE") != "" {
 			return nil
@@ -327,6 +385,13 @@ type tab struct {
 // a new one. Closing it (tb.close, or the test's end) gives it back to the browser's pool.
 func newTab(t *testing.T, bctx context.Context) *tab {
 	t.Helper()
+	return newTabFor(t, t, bctx)
+}
+
+// newTabFor is newTab for a tab that outlives the check t that takes it: owner's end (a test
+// whose checks share the tab) gives it back, unless it is closed before.
+func newTabFor(t, owner *testing.T, bctx context.Context) *tab {
+	t.Helper()
 	pool, _ := bctx.Value(tabPoolKey{}).(*tabPool)
 	pt, ok := pool.take()
 	if !ok {
@@ -349,7 +414,7 @@ func newTab(t *testing.T, bctx context.Context) *tab {
 			pt.close()
 		}
 	})
-	t.Cleanup(tb.close)
+	owner.Cleanup(tb.close)
 	require.NoError(t, chromedp.Listen(lctx, func(ev any) {
 		var msg string
 		switch ev := ev.(type) {
@@ -530,13 +595,39 @@ var viewports = []struct{ w, h int64 }{{390, 844}, {800, 900}, {1440, 900}}
 func open(t *testing.T, bctx context.Context, url string) *tab {
 	t.Helper()
 	tb := newTab(t, bctx)
+	load(t, tb, url)
+	return tb
+}
+
+// load navigates the tab to the page and waits for the first frame of the starting cluster.
+func load(t *testing.T, tb *tab, url string) {
+	t.Helper()
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
 	poll(t, tb, `["ready", "failed"].includes(document.getElementById("status").dataset.state)`)
 	if state := eval[string](t, tb, `document.getElementById("status").dataset.state`); state != "ready" {
 		t.Fatalf("the worker did not start; error report:\n%s", eval[string](t, tb, `document.getElementById("error-report").textContent`))
 	}
 	poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
-	return tb
+}
+
+// restart gives a check the playground in tb with a cluster of its own: the page loaded, if tb
+// does not show it yet, or else a new cluster started in it with Restart cluster, as a person
+// starts again, which costs a tenth of a page load. Tests whose checks need nothing of a new
+// page but its cluster (no storage, no window size or mode left by the check before) share a
+// tab this way.
+func restart(t *testing.T, tb *tab, url string) {
+	t.Helper()
+	if !eval[bool](t, tb, `document.getElementById("status")?.dataset.state === "ready"`) {
+		load(t, tb, url)
+		return
+	}
+	eval[bool](t, tb, `(delete document.body.dataset.start, document.getElementById("start-button").click(), true)`)
+	poll(t, tb, `document.body.dataset.start === "page" && !document.getElementById("start-button").disabled`)
+	// Playing, as a new page starts: a check before may have left the run paused.
+	if eval[string](t, tb, `document.body.dataset.sim`) != "playing" {
+		click(t, tb, "#play-button")
+		poll(t, tb, `document.body.dataset.sim === "playing"`)
+	}
 }
 
 // press types keys on the page body (outside any field), as a keyboard user does.
@@ -619,7 +710,7 @@ func TestPlayground(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("page loads and draws the cluster", func(t *testing.T) {
 		start := time.Now()

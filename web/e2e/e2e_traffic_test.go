@@ -70,10 +70,13 @@ func TestTraffic(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
+	// The checks of the default cluster share a page, each with a new cluster (restart).
+	pg := newTab(t, bctx)
 
 	t.Run("a killed broker's heartbeats stop; the session check, its fence and the leader move are drawn", func(t *testing.T) {
-		tb := open(t, bctx, url)
+		tb := pg
+		restart(t, tb, url)
 		waitDrawn(t, tb, 0, `d.kind === "message" && d.api === "BrokerHeartbeat" && d.from === 1 && !d.response`)
 		waitDrawn(t, tb, 0, `d.kind === "message" && d.api === "BrokerHeartbeat" && d.to === 1 && d.response && d.note === "you are unfenced"`)
 		before := drawnLen(t, tb)
@@ -96,7 +99,8 @@ func TestTraffic(t *testing.T) {
 	})
 
 	t.Run("a controller kill draws the vote exchange", func(t *testing.T) {
-		tb := open(t, bctx, url)
+		tb := pg
+		restart(t, tb, url)
 		before := drawnLen(t, tb)
 		press(t, tb, "c")
 		// The layer records a decision when its frame arrives and a message when it is first
@@ -114,28 +118,14 @@ func TestTraffic(t *testing.T) {
 		assert.Empty(t, tb.consoleErrors())
 	})
 
-	t.Run("a wait-for-sync run draws what the gate withheld", func(t *testing.T) {
-		tb := newTab(t, bctx)
-		// The link replays 170 s in slices (web/ts/replay.ts): on a shared machine that can take
-		// longer than poll's 30 s.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 5*time.Minute)
-		defer cancel()
-		tb.ctx = ctx
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"+link("1", "170000", gateScenario))))
-		_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](`document.getElementById("cluster-canvas").dataset.timeMs === "170000" && document.body.dataset.sim === "paused"`,
-			chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(4*time.Minute)))
-		require.NoError(t, err, "the link opens at 170 s, paused; it shows %s", eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.timeMs`))
-		setSpeed(t, tb, 100)
-		press(t, tb, " ")
-		run := waitDrawn(t, tb, 0, `d.kind === "run" && d.withheld > 0`)
-		label := drawnField[string](t, tb, run, "label")
-		assert.Regexp(t, `^electPreferred run \d+: elected \d+ · .*withheld by the gate \(broker 2\)`, label)
-		screenshot(t, tb, "traffic-gate.png", chromedp.CSS("#cluster-canvas"))
-		assert.Empty(t, tb.consoleErrors())
-	})
-
 	t.Run("explain stops at the fence and resumes on Space", func(t *testing.T) {
-		tb := open(t, bctx, url)
+		tb := pg
+		restart(t, tb, url)
+		defer func() {
+			// Explain mode off again for the checks after this one.
+			click(t, tb, "#explain-toggle")
+			poll(t, tb, `document.body.dataset.explain === "off"`)
+		}()
 		click(t, tb, "#explain-toggle")
 		assert.Equal(t, "on", eval[string](t, tb, `document.body.dataset.explain`))
 		press(t, tb, "1", "k")
@@ -169,30 +159,22 @@ func TestTraffic(t *testing.T) {
 		assert.Empty(t, tb.consoleErrors())
 	})
 
-	t.Run("reduced motion fades instead of travelling", func(t *testing.T) {
-		tb := newTab(t, bctx)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-				Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
-			})
-			return err
-		}), chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
-		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
-		assert.Equal(t, "fade", eval[string](t, tb, `document.querySelector("canvas.traffic-layer").dataset.motion`))
-		waitDrawn(t, tb, 0, `d.kind === "message" && d.api === "BrokerHeartbeat"`)
-	})
-
 	t.Run("the traffic toggle hides it", func(t *testing.T) {
-		tb := open(t, bctx, url)
+		tb := pg
+		restart(t, tb, url)
 		click(t, tb, "#traffic-toggle")
 		assert.True(t, eval[bool](t, tb, `document.querySelector("canvas.traffic-layer").hidden`))
 		n := drawnLen(t, tb)
 		time.Sleep(500 * time.Millisecond)
 		assert.Equal(t, n, drawnLen(t, tb), "nothing is drawn while hidden")
+		// Shown again for the checks after this one.
+		click(t, tb, "#traffic-toggle")
+		assert.False(t, eval[bool](t, tb, `document.querySelector("canvas.traffic-layer").hidden`))
 	})
 
 	t.Run("looks at 390, 800 and 1440 px and in presenter mode", func(t *testing.T) {
-		tb := open(t, bctx, url)
+		tb := pg
+		restart(t, tb, url)
 		for i, w := range []int64{390, 800, 1440} {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w, 900)))
 			if i > 0 {
@@ -213,6 +195,41 @@ func TestTraffic(t *testing.T) {
 			}
 			assert.Empty(t, tb.consoleErrors())
 		}
+	})
+
+	pg.close() // the checks below need a page of their own; this one would go on drawing
+
+	t.Run("a wait-for-sync run draws what the gate withheld", func(t *testing.T) {
+		tb := newTab(t, bctx)
+		// The link replays 170 s in slices (web/ts/replay.ts): on a shared machine that can take
+		// longer than poll's 30 s.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(tb.ctx), 5*time.Minute)
+		defer cancel()
+		tb.ctx = ctx
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/"+link("1", "170000", gateScenario))))
+		_, err := chromedp.Run(tb.ctx, chromedp.Poll[bool](`document.getElementById("cluster-canvas").dataset.timeMs === "170000" && document.body.dataset.sim === "paused"`,
+			chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(4*time.Minute)))
+		require.NoError(t, err, "the link opens at 170 s, paused; it shows %s", eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.timeMs`))
+		setSpeed(t, tb, 100)
+		press(t, tb, " ")
+		run := waitDrawn(t, tb, 0, `d.kind === "run" && d.withheld > 0`)
+		label := drawnField[string](t, tb, run, "label")
+		assert.Regexp(t, `^electPreferred run \d+: elected \d+ · .*withheld by the gate \(broker 2\)`, label)
+		screenshot(t, tb, "traffic-gate.png", chromedp.CSS("#cluster-canvas"))
+		assert.Empty(t, tb.consoleErrors())
+	})
+
+	t.Run("reduced motion fades instead of travelling", func(t *testing.T) {
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
+			})
+			return err
+		}), chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+		assert.Equal(t, "fade", eval[string](t, tb, `document.querySelector("canvas.traffic-layer").dataset.motion`))
+		waitDrawn(t, tb, 0, `d.kind === "message" && d.api === "BrokerHeartbeat"`)
 	})
 
 	t.Run("frame time with traffic at 400 and 10,000 partitions (measured, not asserted)", func(t *testing.T) {
@@ -279,7 +296,7 @@ func TestFollowOnePartition(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 	tb := open(t, bctx, url)
 	press(t, tb, " ") // paused, so the cells stay where they are
 	poll(t, tb, `document.body.dataset.sim === "paused"`)
@@ -324,7 +341,7 @@ func TestChartMarkers(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 	tb := open(t, bctx, url)
 	press(t, tb, "1", "k")
 	logItem(t, tb, "you killed broker 1")
@@ -373,7 +390,7 @@ func TestFollowOnePartitionByKeyboard(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 	tb := open(t, bctx, url)
 	press(t, tb, " ")
 	poll(t, tb, `document.body.dataset.sim === "paused"`)

@@ -65,7 +65,7 @@ func TestVisual(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := site(t)
 	url := serve(t, dir, nil)
-	bctx := browser(t, exe)
+	bctx := sharedBrowser(t, exe)
 
 	t.Run("charts draw over time", func(t *testing.T) {
 		tb := open(t, bctx, url)
