@@ -35,7 +35,8 @@ export interface Done extends ResultBody {
 /**
  * A worker holding more linear memory than this once the page is done with its runs is
  * replaced (recycle): a fresh lab worker holds about 2 MB, the KIP preset's run leaves about
- * 125 MB, the small preset's far less, so small runs keep their workers.
+ * 125 MB. Runs that leave less keep their worker, and spare the page its restart (two
+ * workers' start-up, a few hundred ms of CPU).
  */
 export const RECYCLE_BYTES = 64 * 1024 * 1024;
 
@@ -129,12 +130,11 @@ export class Pool {
   /**
    * Replaces every idle worker whose linear memory (debug.memory's sysBytes) passed
    * RECYCLE_BYTES by a fresh one, for when the page is done with a run()'s results (judged or
-   * cancelled: a cancelled run's cluster is still in its worker). The fresh worker takes the
-   * old one's place at once, so a request made from then on (a form check, the next run) waits
-   * for it to be ready; the old one is terminated once its successor is ready, so that the
-   * compiled module stays in use in between. A worker with a request under way is kept, and so
+   * cancelled: a cancelled run's cluster is still in its worker). The old worker is terminated
+   * and the fresh one takes its place at once, so a request made from then on (a form check,
+   * the next run) waits for it to be ready. A worker with a request under way is kept, and so
    * is one that cannot say its memory (a dead worker has told the page already). Resolves when
-   * every replaced worker is gone and its successor ready.
+   * every replaced worker's successor is ready.
    */
   recycle(): Promise<void> {
     // An earlier recycle's failure (reported to its caller) does not stop this one.
@@ -143,26 +143,29 @@ export class Pool {
   }
 
   private async recycleNow(): Promise<void> {
-    await Promise.all(
-      this.workers.map(async (w, i) => {
-        if (!w.idle) return;
-        let sys: number;
-        try {
-          sys = (await w.request("debug.memory", {})).sysBytes;
-        } catch {
-          return;
-        }
-        // Asked again: a request may have been made of it while it answered.
-        if (sys <= RECYCLE_BYTES || !w.idle || this.workers[i] !== w) return;
-        const fresh = this.spawn();
-        this.workers[i] = fresh;
-        try {
-          await fresh.ready;
-        } catch {
-          // It could not start: onProblem has shown why, and the old worker goes all the same.
-        }
-        w.close();
-      }),
-    );
+    // One worker at a time: the old one is terminated before its successor starts, so that
+    // the two are never alive together (a fresh isolate beside a worker holding a run's
+    // memory would raise the page's peak), and another worker still holds the compiled module
+    // while the successor starts.
+    for (let i = 0; i < this.workers.length; i++) {
+      const w = this.workers[i];
+      if (!w.idle) continue;
+      let sys: number;
+      try {
+        sys = (await w.request("debug.memory", {})).sysBytes;
+      } catch {
+        continue;
+      }
+      // Asked again: a request may have been made of it while it answered.
+      if (sys <= RECYCLE_BYTES || !w.idle || this.workers[i] !== w) continue;
+      w.close();
+      const fresh = this.spawn();
+      this.workers[i] = fresh;
+      try {
+        await fresh.ready;
+      } catch {
+        // It could not start: onProblem has shown why.
+      }
+    }
   }
 }

@@ -103,17 +103,29 @@ test("a worker over the mark is replaced and closed; one under it is kept", asyn
   assert.deepEqual(big.asked, ["debug.memory"]);
 });
 
-test("the old worker stays until its successor is ready, and the successor takes requests at once", async () => {
-  const { p, spawned } = pool([200 << 20], false);
-  const old = fakes(p)[0];
+test("the old worker is terminated before its successor starts, one worker at a time", async () => {
+  const { p, spawned } = pool([200 << 20, 200 << 20], false);
+  const [old0, old1] = fakes(p);
   const done = p.recycle();
-  for (let i = 0; i < 5; i++) await Promise.resolve();
+  const flush = async () => {
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+  };
+  await flush();
+  assert.ok(old0.closed, "the first is terminated");
   assert.equal(spawned.length, 1);
-  assert.equal(p.first, spawned[0] as unknown as PoolWorker, "requests made from now on go to the fresh worker");
-  assert.ok(!old.closed, "not terminated before its successor is ready");
+  assert.equal(p.first, spawned[0] as unknown as PoolWorker, "requests made from now on go to its successor");
+  assert.ok(!old1.closed, "the second waits until the first's successor is ready");
+  assert.deepEqual(old1.asked, []);
   spawned[0].start();
+  await flush();
+  assert.ok(old1.closed);
+  assert.equal(spawned.length, 2);
+  spawned[1].start();
   await done;
-  assert.ok(old.closed);
+  assert.deepEqual(
+    fakes(p).map((w) => w.name),
+    ["fresh 0", "fresh 1"],
+  );
 });
 
 test("a worker with a request under way is neither asked nor replaced", async () => {
