@@ -352,7 +352,8 @@ func (b *Bridge) hello(body json.RawMessage) (any, error) {
 }
 
 // MemoryBody is the reply to debug.memory: the Go runtime's memory figures (runtime.MemStats)
-// of the program answering, for benchmarks (make bench-page) and bug reports. In the browser,
+// of the program answering, for the config lab's pool (which replaces a worker whose linear
+// memory passed a mark), benchmarks (make bench-page) and bug reports. In the browser,
 // SysBytes is about the wasm's linear memory, which never shrinks.
 type MemoryBody struct {
 	// HeapAllocBytes is the heap in use: what is kept and what is not collected yet.

@@ -650,6 +650,9 @@ type goStats struct {
 	workers   int
 	// gcs counts the collections their Go runtimes have completed.
 	gcs int
+	// ids are the workers' DevTools target ids, sorted: a page that replaced its workers
+	// between two readings has other ones.
+	ids string
 }
 
 // workerStats asks every dedicated worker of the browser for debug.memory through the
@@ -693,6 +696,7 @@ func workerStats(t *testing.T, bctx context.Context) (m goStats) {
 		m.sys += float64(env.Body.SysBytes)
 		m.gcs += int(env.Body.NumGC)
 		m.workers++
+		m.ids += string(tg.TargetID) + " "
 	}
 	return m
 }
@@ -719,10 +723,65 @@ func selfCPU(t *testing.T) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// memPeak is the highest resident set of a process, and of its private part, seen by samplePeak.
+type memPeak struct{ rss, private float64 }
+
+// samplePeak reads a process's resident set every 50 ms until the function it returns is
+// called, which returns the highest seen: a compare's peak (its workers' heaps mid-run), which
+// a figure taken after it misses. (VmHWM would be the kernel's own, but a page that terminates
+// a worker frees its memory by a path that does not update it.)
+func samplePeak(pid int) func() memPeak {
+	done := make(chan struct{})
+	out := make(chan memPeak)
+	go func() {
+		var p memPeak
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
+				rss, private := statusRSS(status)
+				p.rss, p.private = max(p.rss, rss), max(p.private, private)
+			}
+			select {
+			case <-done:
+				out <- p
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() memPeak { close(done); return <-out }
+}
+
+// waitWorkers waits up to 10 s until the browser has n dedicated workers: a worker the page
+// terminated is gone, and its memory given back, once its target is.
+func waitWorkers(t *testing.T, bctx context.Context, n int) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		targets, err := chromedp.Targets(bctx)
+		require.NoError(t, err)
+		k := 0
+		for _, tg := range targets {
+			if tg.Type == "worker" {
+				k++
+			}
+		}
+		if k <= n || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // rendererRSS reads a process's VmRSS, and RssAnon, its private part.
 func rendererRSS(t *testing.T, pid int) (rss, private float64) {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	require.NoError(t, err)
+	return statusRSS(status)
+}
+
+// statusRSS reads VmRSS and RssAnon from a /proc/PID/status.
+func statusRSS(status []byte) (rss, private float64) {
 	for _, line := range strings.Split(string(status), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 3 {
@@ -740,7 +799,8 @@ func rendererRSS(t *testing.T, pid int) (rss, private float64) {
 }
 
 // benchLab: the KIP preset's compare in the page (its own elapsed time), ten times in one tab,
-// with the renderer's memory after the first and the tenth; and the same compare natively.
+// with the renderer's memory after the first and the tenth and its peak (VmHWM) over them; and
+// the same compare natively.
 func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
 	for site, url := range urls {
 		bctx, stop := benchBrowser(t, exe)
@@ -751,8 +811,11 @@ func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
 		pid := pageRenderer(t, tb)
 		var times, cpu, gcs []float64
 		var after1, where1 string
+		var peaks []memPeak
 		for i := 0; i < 10; i++ {
-			cpu0, gc0 := processCPU(t, pid), workerStats(t, bctx).gcs
+			before := workerStats(t, bctx)
+			cpu0 := processCPU(t, pid)
+			stopPeak := samplePeak(pid)
 			var profStop func()
 			if dir := os.Getenv("KRAFTLAB_BENCH_LAB_PROFILE"); dir != "" && i == 4 {
 				profStop = profileWorkers(t, bctx, tb, filepath.Join(dir, table.sites[site]))
@@ -762,27 +825,50 @@ func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
 				poll(t, tb, `!/runs done in/.test(document.getElementById("compare-status").textContent)`)
 			}
 			finished(t, tb, "compare-status")
+			// A page that replaces its workers once a compare is done (body[data-workers]) has
+			// done so before the compare's memory and CPU time are read: its workers' start is
+			// part of the compare's cost.
+			settle := time.Now()
+			poll(t, tb, `document.body.dataset.workers === undefined`)
+			// The workers it terminated are gone (their targets with them) before anything is read.
+			waitWorkers(t, bctx, before.workers)
+			settled := time.Since(settle)
 			cpu = append(cpu, float64((processCPU(t, pid) - cpu0).Milliseconds()))
+			peak := stopPeak()
+			peaks = append(peaks, peak)
 			if profStop != nil {
 				profStop()
 			}
 			m := workerStats(t, bctx)
-			gcs = append(gcs, float64(m.gcs-gc0))
+			// Collections are counted only over workers that lived through the compare.
+			if m.ids == before.ids {
+				gcs = append(gcs, float64(m.gcs-before.gcs))
+			}
 			ms, _ := strconv.ParseFloat(eval[string](t, tb, `document.getElementById("compare-results").dataset.elapsedMs`), 64)
 			times = append(times, ms)
 			_, private := rendererRSS(t, pid)
-			t.Logf("%s: compare %d: %.0f ms, renderer CPU %.0f ms, %.0f Go collections; renderer private %.0f MB, workers' linear memory %.0f MB",
-				table.sites[site], i+1, ms, cpu[i], gcs[i], private/1e6, m.sys/1e6)
+			t.Logf("%s: compare %d: %.0f ms (workers settled %.0f ms later), renderer CPU %.0f ms, %d Go collections; renderer private %.0f MB (peak during the compare %.0f MB, RSS %.0f MB), workers' linear memory %.0f MB",
+				table.sites[site], i+1, ms, float64(settled.Milliseconds()), cpu[i], m.gcs-before.gcs, private/1e6, peak.private/1e6, peak.rss/1e6, m.sys/1e6)
 			if i == 0 {
 				after1, where1 = memoryFigure(t, bctx, tb), memoryBreakdown(t, tb)
 			}
+		}
+		collections := "not read (the page replaced its workers)"
+		if len(gcs) > 1 {
+			collections = fmt.Sprintf("%.0f", median(gcs[1:]))
 		}
 		table.set("lab: KIP preset compare in the page (ms: first, median of ten)", site, fmt.Sprintf("%.0f, %.0f", times[0], median(times)))
 		// The first compare also starts the workers (from a fresh worker, the first also has
 		// lab.plan's): the median of the other nine is the compare's own.
 		table.set("lab: the compare's CPU time in the page's renderer (ms, median of the last nine), Go collections per compare in the workers (median)", site,
-			fmt.Sprintf("%.0f, %.0f", median(cpu[1:]), median(gcs[1:])))
+			fmt.Sprintf("%.0f, %s", median(cpu[1:]), collections))
 		table.set("lab: memory after one compare; after ten: the page's renderer RSS (private), workers' Go heap / linear memory", site, after1+"; "+memoryFigure(t, bctx, tb))
+		highest := memPeak{}
+		for _, p := range peaks {
+			highest.rss, highest.private = max(highest.rss, p.rss), max(highest.private, p.private)
+		}
+		table.set("lab: the page's renderer at its peak (RSS, private; sampled every 50 ms) during the first compare; the highest of the ten", site,
+			fmt.Sprintf("%.0f MB (%.0f MB); %.0f MB (%.0f MB)", peaks[0].rss/1e6, peaks[0].private/1e6, highest.rss/1e6, highest.private/1e6))
 		table.set("lab: where the renderer's memory goes after one compare; after ten (memory-infra)", site, where1+"; "+memoryBreakdown(t, tb))
 		collectGarbage(t, tb)
 		table.set("lab: after ten and a forced collection in the page: the page's renderer RSS (private), workers' Go heap / linear memory", site, memoryFigure(t, bctx, tb))

@@ -41,6 +41,19 @@ func validated(t *testing.T, tb *tab) {
 	poll(t, tb, `/^\d+$/.test(document.body.dataset.validated || "")`)
 }
 
+// workerIDs are the DevTools target ids of the browser's dedicated workers.
+func workerIDs(t *testing.T, bctx context.Context) map[string]bool {
+	targets, err := chromedp.Targets(bctx)
+	require.NoError(t, err)
+	out := map[string]bool{}
+	for _, tg := range targets {
+		if tg.Type == "worker" {
+			out[string(tg.TargetID)] = true
+		}
+	}
+	return out
+}
+
 func text(t *testing.T, tb *tab, id string) string {
 	return eval[string](t, tb, `document.getElementById(`+jsString(id)+`).textContent`)
 }
@@ -178,11 +191,26 @@ func TestLab(t *testing.T) {
 		validated(t, tb)
 		assert.Equal(t, "6", eval[string](t, tb, `document.getElementById("f-brokers").value`))
 		assert.Equal(t, "orders 60000", eval[string](t, tb, `document.getElementById("f-topics").value`))
+		workers := workerIDs(t, bctx)
 		start := time.Now()
 		click(t, tb, "#compare-run")
 		finished(t, tb, "compare-status")
 		wall := time.Since(start)
 		inPage := eval[string](t, tb, `document.getElementById("compare-results").dataset.elapsedMs`)
+		// Each run leaves its worker holding about 125 MB of linear memory, which a wasm never
+		// gives back: once the results are shown, both are replaced by fresh workers
+		// (Pool.recycle), and the export below is answered by one of those.
+		poll(t, tb, `document.body.dataset.workers === undefined`)
+		waitWorkers(t, bctx, len(workers))
+		now := workerIDs(t, bctx)
+		gone := 0
+		for id := range workers {
+			if !now[id] {
+				gone++
+			}
+		}
+		assert.Equal(t, 2, gone, "the compare's two workers are replaced")
+		assert.Len(t, now, len(workers), "by as many fresh ones")
 		// Measured, never asserted: the machine is shared.
 		t.Logf("KIP load-test comparison (2 runs of 60 simulated minutes, 2 workers): %s ms in the page (runs + verdicts), %d ms click to table; status %q",
 			inPage, wall.Milliseconds(), text(t, tb, "compare-status"))

@@ -73,6 +73,8 @@ export class WorkerClient {
   private readonly pending = new Map<number, Pending>();
   private readonly earlyRequests = new Map<string, EarlyRequest<keyof Messages>>();
   private dead: Problem | undefined;
+  /** Requests made and not settled yet (see idle). */
+  private inflight = 0;
   /** Whether the worker said it was ready. */
   private started = false;
   /** Resolves with the ready event's body; rejects if the worker dies first. */
@@ -142,15 +144,35 @@ export class WorkerClient {
    * here afterwards: for bulk sent to one worker only.
    */
   async requestData<K extends keyof Messages>(type: K, body?: Messages[K]["req"], attachment?: Uint8Array, transfer = false): Promise<WithData<Messages[K]["res"]>> {
-    await this.ready;
-    if (this.dead) throw new ProtocolError("worker_dead", S.workerUnavailable);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { type, resolve: resolve as (r: WithData<unknown>) => void, reject });
-      const env = body === undefined ? { id, type } : { id, type, body };
-      if (attachment) this.worker.postMessage({ text: JSON.stringify({ ...env, data: attachment.byteLength }), data: attachment }, transfer ? [attachment.buffer] : []);
-      else this.worker.postMessage(JSON.stringify(env));
-    });
+    // Counted from the call, not from the send: a request waiting for ready (a microtask even
+    // when the worker is long ready) is already one the worker owes.
+    this.inflight++;
+    try {
+      await this.ready;
+      if (this.dead) throw new ProtocolError("worker_dead", S.workerUnavailable);
+      const id = this.nextId++;
+      return await new Promise((resolve, reject) => {
+        this.pending.set(id, { type, resolve: resolve as (r: WithData<unknown>) => void, reject });
+        const env = body === undefined ? { id, type } : { id, type, body };
+        if (attachment) this.worker.postMessage({ text: JSON.stringify({ ...env, data: attachment.byteLength }), data: attachment }, transfer ? [attachment.buffer] : []);
+        else this.worker.postMessage(JSON.stringify(env));
+      });
+    } finally {
+      this.inflight--;
+    }
+  }
+
+  /** Whether no request is on its way or awaited: ending the worker now loses nothing asked of it. */
+  get idle(): boolean {
+    return this.inflight === 0;
+  }
+
+  /**
+   * Ends the worker on purpose (the lab's pool replacing it with a fresh one): its memory goes
+   * with it, a request still made of it fails, and the page is told of no problem.
+   */
+  close(): void {
+    this.end({ message: S.workerUnavailable });
   }
 
   private receive(raw: unknown): void {
@@ -200,13 +222,18 @@ export class WorkerClient {
 
   /** Marks the worker dead: every pending and future request fails, and the page is told once. */
   private die(p: Problem): void {
-    if (this.dead) return;
+    if (this.end(p)) this.onProblem(p, true);
+  }
+
+  /** Terminates the worker and fails every pending and future request; false if it had ended already. */
+  private end(p: Problem): boolean {
+    if (this.dead) return false;
     this.dead = p;
     this.worker.terminate();
     const err = new ProtocolError("worker_dead", p.message, p.detail);
     this.failReady(err);
     for (const q of this.pending.values()) q.reject(err);
     this.pending.clear();
-    this.onProblem(p, true);
+    return true;
   }
 }

@@ -366,6 +366,23 @@ export interface FrameBody {
   traffic?: Traffic;
 }
 
+/**
+ * MemoryBody is the reply to debug.memory: the Go runtime's memory figures (runtime.MemStats)
+ * of the program answering, for the config lab's pool (which replaces a worker whose linear
+ * memory passed a mark), benchmarks (make bench-page) and bug reports. In the browser,
+ * SysBytes is about the wasm's linear memory, which never shrinks.
+ */
+export interface MemoryBody {
+  /** HeapAllocBytes is the heap in use: what is kept and what is not collected yet. */
+  heapAllocBytes: number;
+  /** HeapSysBytes is the heap obtained from the system (the linear memory the heap spans). */
+  heapSysBytes: number;
+  /** SysBytes is all memory the Go runtime obtained from the system. */
+  sysBytes: number;
+  /** NumGC counts the completed garbage collections. */
+  numGC: number;
+}
+
 /** ConfigDef is one config definition as the page sees it (the config.defs reply). */
 export interface ConfigDef {
   name: string;
@@ -713,6 +730,7 @@ export interface FlowInfo {
 /** Request and reply body types, by message type. */
 export interface Messages {
   hello: { req: Record<string, never>; res: HelloBody };
+  "debug.memory": { req: Record<string, never>; res: MemoryBody };
   "config.defs": { req: Record<string, never>; res: ConfigDefsBody };
   "config.validate": { req: ValidateRequest; res: ValidateBody };
   "sim.start": { req: StartRequest; res: StartBody };

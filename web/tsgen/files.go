@@ -65,10 +65,12 @@ edit those and run go run ./web/cmd/tsgen. protocol.ts re-exports them with the 
 			t[bridge.AdvanceRequest](), t[bridge.FrameRequest](), t[bridge.ActRequest](), t[bridge.ActBody](),
 			t[bridge.SeekRequest](), t[bridge.StepRequest](), t[bridge.HistoryBody](), t[bridge.ExportBody](),
 			t[bridge.LoadRequest](), t[bridge.LoadBody](), t[bridge.ReplicaRequest](), t[bridge.ReplicaBody](), frame,
+			t[bridge.MemoryBody](),
 		},
 		Names: map[reflect.Type]string{frame: "FrameBody", t[bridge.Error](): "ReplyError"},
 		Messages: []Message{
 			{Type: "hello", ReqTS: none, Res: t[bridge.HelloBody]()},
+			{Type: "debug.memory", ReqTS: none, Res: t[bridge.MemoryBody]()},
 			{Type: "config.defs", ReqTS: none, Res: t[bridge.ConfigDefsBody]()},
 			{Type: "config.validate", Req: t[bridge.ValidateRequest](), Res: t[bridge.ValidateBody]()},
 			{Type: "sim.start", Req: t[bridge.StartRequest](), Res: t[bridge.StartBody]()},

@@ -397,6 +397,22 @@ function progressTo(id: string, f: number): void {
   $<HTMLProgressElement>(id).value = f;
 }
 
+/** Recycles that have not ended yet (body[data-workers] is "recycling" meanwhile). */
+let recycles = 0;
+
+/**
+ * Once the page holds a comparison's or a sweep's results itself (or they were cancelled),
+ * replaces the workers that hold a large run's memory by fresh ones (Pool.recycle): what the
+ * runs needed is given back while the reader reads, not kept until the page closes.
+ */
+function recycleWorkers(): void {
+  recycles++;
+  document.body.dataset.workers = "recycling";
+  void pool.recycle().finally(() => {
+    if (--recycles === 0) delete document.body.dataset.workers;
+  });
+}
+
 async function runCompare(sensitivity: boolean): Promise<void> {
   if (busy) return;
   const status = $("compare-status");
@@ -434,6 +450,7 @@ async function runCompare(sensitivity: boolean): Promise<void> {
   } finally {
     busy = false;
     $<HTMLButtonElement>("compare-cancel").disabled = true;
+    recycleWorkers();
   }
 }
 
@@ -668,6 +685,7 @@ async function runSweep(): Promise<void> {
   } finally {
     busy = false;
     $<HTMLButtonElement>("sweep-cancel").disabled = true;
+    recycleWorkers();
   }
 }
 
