@@ -385,6 +385,7 @@ func (c *Cluster) onCommitted(ces []control.CommittedEntry) {
 		}
 	}
 	if c.fleet != nil {
+		c.pub = slices.Grow(c.pub, len(ces)) // a burst's tens of thousands at once
 		for i := range ces {
 			c.pub = append(c.pub, ces[i].Entry)
 		}

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
@@ -36,7 +37,9 @@ func (ik *isrKeeper) flushAlter(slot int) {
 	if len(b.alterBatch) == 0 {
 		return
 	}
-	// NewIsr slices point into alterIsrBuf, which is complete now (no more appends).
+	// NewIsr slices point into alterIsrBuf, which is complete now (no more appends). A fencing's
+	// burst is thousands of requests: sized once rather than grown by append.
+	b.alterReqs = slices.Grow(b.alterReqs, len(b.alterBatch))
 	off := 0
 	for _, p := range b.alterBatch {
 		k := popcount(ik.alter[p].isr)

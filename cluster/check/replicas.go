@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/metadata"
 )
@@ -31,6 +32,17 @@ type Replicas struct {
 	epochs []int32
 	owner  []int32
 	hw     []float64
+}
+
+// Reserve makes room for partitions [0, n) at once, so that the first pass over a cluster of
+// tens of thousands of partitions does not grow the tables one partition at a time.
+func (r *Replicas) Reserve(n int) {
+	if n <= len(r.epochs) {
+		return
+	}
+	r.epochs = slices.Grow(r.epochs, n-len(r.epochs))
+	r.owner = slices.Grow(r.owner, n-len(r.owner))
+	r.hw = slices.Grow(r.hw, n-len(r.hw))
 }
 
 // Observe checks partition idx of topic, whose committed registration is p, against what its
