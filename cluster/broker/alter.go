@@ -2,7 +2,6 @@ package broker
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/controller"
 	"github.com/kraftlab/kraftlab/engine/metadata"
@@ -39,7 +38,9 @@ func (ik *isrKeeper) flushAlter(slot int) {
 	}
 	// NewIsr slices point into alterIsrBuf, which is complete now (no more appends). A fencing's
 	// burst is thousands of requests: sized once rather than grown by append.
-	b.alterReqs = slices.Grow(b.alterReqs, len(b.alterBatch))
+	if cap(b.alterReqs) < len(b.alterBatch) {
+		b.alterReqs = make([]controller.AlterPartitionRequest, 0, len(b.alterBatch))
+	}
 	off := 0
 	for _, p := range b.alterBatch {
 		k := popcount(ik.alter[p].isr)

@@ -128,7 +128,10 @@ func (l *committedLog) checkLast(iv *invariants, node int32, offset int64, qe qu
 func (l *committedLog) convert(es []quorum.Entry[metadata.Record]) []metadata.Entry {
 	// Sized once: a bootstrap's read is tens of thousands of entries, which appending one at a
 	// time would copy over and over as the buffer grows.
-	out := slices.Grow(l.mbuf[:0], len(es))
+	if cap(l.mbuf) < len(es) {
+		l.mbuf = make([]metadata.Entry, 0, len(es))
+	}
+	out := l.mbuf[:0]
 	for i := range es {
 		e := &es[i]
 		rec := e.Payload
