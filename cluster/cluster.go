@@ -385,6 +385,9 @@ func (c *Cluster) onCommitted(ces []control.CommittedEntry) {
 		}
 	}
 	if c.fleet != nil {
+		if cap(c.pub) < len(ces) {
+			c.pub = make([]metadata.Entry, 0, len(ces)) // a burst's tens of thousands at once
+		}
 		for i := range ces {
 			c.pub = append(c.pub, ces[i].Entry)
 		}

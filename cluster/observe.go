@@ -56,6 +56,7 @@ func (c *Cluster) checkReplicas(nowMs int64) {
 	if n == 0 {
 		return
 	}
+	c.reps.Reserve(n)
 	for k := 0; k < min(n, replicaChecksPerSample) && c.err == nil; k++ {
 		idx := int32((c.replicaCursor + k) % n)
 		p := &c.view.Partitions[idx]

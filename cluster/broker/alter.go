@@ -36,7 +36,11 @@ func (ik *isrKeeper) flushAlter(slot int) {
 	if len(b.alterBatch) == 0 {
 		return
 	}
-	// NewIsr slices point into alterIsrBuf, which is complete now (no more appends).
+	// NewIsr slices point into alterIsrBuf, which is complete now (no more appends). A fencing's
+	// burst is thousands of requests: sized once rather than grown by append.
+	if cap(b.alterReqs) < len(b.alterBatch) {
+		b.alterReqs = make([]controller.AlterPartitionRequest, 0, len(b.alterBatch))
+	}
 	off := 0
 	for _, p := range b.alterBatch {
 		k := popcount(ik.alter[p].isr)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/metadata"
 )
@@ -27,10 +28,23 @@ type Serving struct {
 // watermark never goes down (a new leader may start lower, so epochs are compared only to
 // themselves). It remembers one leader and one high watermark per partition.
 type Replicas struct {
-	Seed   uint64
-	epochs []int32
-	owner  []int32
-	hw     []float64
+	Seed uint64
+	seen []leaderSeen // by partition index
+}
+
+// leaderSeen is the latest leader seen serving a partition: its epoch, the broker and its high
+// watermark.
+type leaderSeen struct {
+	epoch, owner int32
+	hw           float64
+}
+
+// Reserve makes room for partitions [0, n) at once, so that the first pass over a cluster of
+// tens of thousands of partitions does not grow the tables one partition at a time.
+func (r *Replicas) Reserve(n int) {
+	if n > len(r.seen) {
+		r.seen = slices.Grow(r.seen, n-len(r.seen))
+	}
 }
 
 // Observe checks partition idx of topic, whose committed registration is p, against what its
@@ -38,11 +52,10 @@ type Replicas struct {
 // thousands of partitions per sample allocates nothing.
 func (r *Replicas) Observe(nowMs int64, topic string, idx int32, p *metadata.Partition, s Serving) *Violation {
 	name := func() string { return fmt.Sprintf("%s-%d", topic, p.ID) }
-	for int(idx) >= len(r.epochs) {
-		r.epochs = append(r.epochs, -1)
-		r.owner = append(r.owner, -1)
-		r.hw = append(r.hw, 0)
+	for int(idx) >= len(r.seen) {
+		r.seen = append(r.seen, leaderSeen{epoch: -1, owner: -1})
 	}
+	last := &r.seen[idx]
 	if s.Leader < 0 {
 		return nil
 	}
@@ -52,21 +65,21 @@ func (r *Replicas) Observe(nowMs int64, topic string, idx int32, p *metadata.Par
 			Conflict: fmt.Sprintf("broker %d serves it at leader epoch %d", s.Leader, s.LeaderEpoch)}
 	}
 	switch {
-	case s.LeaderEpoch == r.epochs[idx]:
-		if s.Leader != r.owner[idx] {
+	case s.LeaderEpoch == last.epoch:
+		if s.Leader != last.owner {
 			return &Violation{Seed: r.Seed, AtMs: nowMs, Rule: RuleOneLeaderPerEpoch,
-				Fact:     fmt.Sprintf("broker %d led %s at leader epoch %d", r.owner[idx], name(), s.LeaderEpoch),
+				Fact:     fmt.Sprintf("broker %d led %s at leader epoch %d", last.owner, name(), s.LeaderEpoch),
 				Conflict: fmt.Sprintf("broker %d now leads it at the same epoch", s.Leader)}
 		}
-		if s.HighWatermark < r.hw[idx] {
+		if s.HighWatermark < last.hw {
 			return &Violation{Seed: r.Seed, AtMs: nowMs, Rule: RuleHighWatermark,
-				Fact:     fmt.Sprintf("%s's high watermark was %.0f bytes at leader epoch %d", name(), r.hw[idx], s.LeaderEpoch),
+				Fact:     fmt.Sprintf("%s's high watermark was %.0f bytes at leader epoch %d", name(), last.hw, s.LeaderEpoch),
 				Conflict: fmt.Sprintf("it is now %.0f bytes at the same epoch", s.HighWatermark)}
 		}
-	case s.LeaderEpoch < r.epochs[idx]:
+	case s.LeaderEpoch < last.epoch:
 		// An older leader still serving until it applies the change: nothing new to learn.
 		return nil
 	}
-	r.epochs[idx], r.owner[idx], r.hw[idx] = s.LeaderEpoch, s.Leader, s.HighWatermark
+	*last = leaderSeen{epoch: s.LeaderEpoch, owner: s.Leader, hw: s.HighWatermark}
 	return nil
 }

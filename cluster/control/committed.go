@@ -126,6 +126,11 @@ func (l *committedLog) checkLast(iv *invariants, node int32, offset int64, qe qu
 // becomes the log's record for that offset when it has one, so every node delivers the very
 // same record value.
 func (l *committedLog) convert(es []quorum.Entry[metadata.Record]) []metadata.Entry {
+	// Sized once: a bootstrap's read is tens of thousands of entries, which appending one at a
+	// time would copy over and over as the buffer grows.
+	if cap(l.mbuf) < len(es) {
+		l.mbuf = make([]metadata.Entry, 0, len(es))
+	}
 	out := l.mbuf[:0]
 	for i := range es {
 		e := &es[i]

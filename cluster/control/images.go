@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kraftlab/kraftlab/engine/metadata"
 )
@@ -36,6 +37,17 @@ func (ims *images) newStore() *store { return newStore(ims.hint, &ims.saved) }
 // after, the replay's error.
 func (ims *images) commitRoot(fresh []CommittedEntry, before func(CommittedEntry), after func(CommittedEntry, error)) {
 	reservePartitions(ims.root.image, len(fresh), func(i int) metadata.Record { return fresh[i].Record })
+	if st := ims.root; len(st.users) > 0 {
+		// A broker's fencing commits tens of thousands of partition changes at once, each
+		// journaled: room for them at once rather than a copy of the journal at every growth.
+		changes := 0
+		for i := range fresh {
+			if _, ok := fresh[i].Record.(*metadata.PartitionChangeRecord); ok {
+				changes++
+			}
+		}
+		st.parts = slices.Grow(st.parts, changes)
+	}
 	for i := range fresh {
 		if before != nil {
 			before(fresh[i])

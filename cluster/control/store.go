@@ -75,12 +75,13 @@ func newStore(hint int, pool *savedPool) *store {
 // Replay leaves the image alone when it refuses a record, so a note too many undoes nothing.
 func (st *store) journal(e metadata.Entry) {
 	im := st.image
-	head := func(h headUndo) { h.off = e.Offset; st.heads = append(st.heads, h) }
+	var h headUndo
 	switch r := e.Record.(type) {
 	case *metadata.PartitionChangeRecord:
 		if idx, ok := im.ChangeIndex(r); ok {
 			st.parts = append(st.parts, partUndo{off: e.Offset, idx: idx, p: im.Partitions[idx]})
 		}
+		return
 	case *metadata.PartitionRecord:
 		idx := int32(len(im.Partitions))
 		if n := len(st.heads); n > st.headsFrom {
@@ -90,13 +91,15 @@ func (st *store) journal(e metadata.Entry) {
 				return
 			}
 		}
-		head(headUndo{kind: undoPartitions, idx: idx, n: 1})
+		h = headUndo{kind: undoPartitions, idx: idx, n: 1}
 	case *metadata.TopicRecord:
-		head(headUndo{kind: undoTopic, idx: int32(len(im.Topics))})
+		h = headUndo{kind: undoTopic, idx: int32(len(im.Topics))}
 	case *metadata.RemoveTopicRecord:
-		if t, ok := im.TopicByID(r.TopicID); ok {
-			head(headUndo{kind: undoRemove, idx: t})
+		t, ok := im.TopicByID(r.TopicID)
+		if !ok {
+			return
 		}
+		h = headUndo{kind: undoRemove, idx: t}
 	case *metadata.ConfigRecord:
 		t, vals := int32(-1), &im.Cluster
 		if r.ResourceType == metadata.ResourceTopic {
@@ -107,15 +110,16 @@ func (st *store) journal(e metadata.Entry) {
 			vals = &im.Topics[t].Configs
 		}
 		old := vals.Clone()
-		head(headUndo{kind: undoConfig, idx: t, vals: &old})
+		h = headUndo{kind: undoConfig, idx: t, vals: &old}
 	case *metadata.FeatureLevelRecord:
-		if r.Name == config.EligibleLeaderReplicasVersion {
-			head(headUndo{kind: undoFeature, elr: im.ElrVersion})
+		if r.Name != config.EligibleLeaderReplicasVersion {
+			return
 		}
+		h = headUndo{kind: undoFeature, elr: im.ElrVersion}
 	case *metadata.RegisterBrokerRecord:
-		head(headUndo{kind: undoBroker, idx: r.BrokerID, reg: registrationOf(im.Broker(r.BrokerID))})
+		h = headUndo{kind: undoBroker, idx: r.BrokerID, reg: registrationOf(im.Broker(r.BrokerID))}
 	case *metadata.BrokerRegistrationChangeRecord:
-		head(headUndo{kind: undoBroker, idx: r.BrokerID, reg: registrationOf(im.Broker(r.BrokerID))})
+		h = headUndo{kind: undoBroker, idx: r.BrokerID, reg: registrationOf(im.Broker(r.BrokerID))}
 	case *metadata.ClearElrRecord:
 		for t := range im.Topics {
 			top := &im.Topics[t]
@@ -128,7 +132,12 @@ func (st *store) journal(e metadata.Entry) {
 				}
 			}
 		}
+		return
+	default:
+		return
 	}
+	h.off = e.Offset
+	st.heads = append(st.heads, h)
 }
 
 // imagePos is a controller's place in its committed image: offsets below applied are replayed

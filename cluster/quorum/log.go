@@ -1,59 +1,81 @@
 package quorum
 
-import (
-	"slices"
-	"sort"
-)
+import "sort"
 
 // arena stores every entry ever written once, by id; node logs refer to entries by id. Committed
 // entries are identical on every node that holds them, so sharing them costs a hundred observers
 // nothing per entry. Ids grow with creation time, and every node's log holds ids in increasing
 // order, which is what lets compaction drop a prefix.
 //
-// cum[i] is the total Bytes of every entry from the first ever written through ents[i], so the
-// bytes of any run of consecutive ids are one subtraction: fetch sizes, retention and snapshot
-// sizes cost O(1) per run instead of O(1) per entry.
+// Each entry is kept with cum, the total Bytes of every entry from the first ever written
+// through it, so the bytes of any run of consecutive ids are one subtraction: fetch sizes,
+// retention and snapshot sizes cost O(1) per run instead of O(1) per entry.
+//
+// The entries live in chunks of arenaChunk, so that the arena never copies what it holds: a
+// run that writes tens of thousands of records (a broker's fencing) would otherwise copy the
+// whole arena each time append grew it by a quarter, and every copy is bytes allocated for
+// the collector to pace on (in the wasm, one thread marks, and every pointer copied pays a
+// write barrier). The chunks compaction frees are kept for the entries to come.
 type arena[P any] struct {
-	base    int64 // id of ents[0]
+	base    int64 // id of the first entry held
 	baseCum int64 // total Bytes of the entries below base
-	ents    []Entry[P]
-	cum     []int64
+	first   int64 // id of chunks[0][0]: base rounded down to a multiple of arenaChunk
+	end     int64 // id of the next entry
+	chunks  [][]arenaSlot[P]
+	spare   [][]arenaSlot[P] // emptied chunks, for the next ones
+}
+
+// arenaSlot is one entry with the total Bytes of every entry through it.
+type arenaSlot[P any] struct {
+	e   Entry[P]
+	cum int64
+}
+
+// arenaChunk is the number of entries per chunk of the arena (about 200 KB of them).
+const (
+	arenaShift = 12
+	arenaChunk = 1 << arenaShift
+)
+
+func (a *arena[P]) slot(id int64) *arenaSlot[P] {
+	i := id - a.first
+	return &a.chunks[i>>arenaShift][i&(arenaChunk-1)]
 }
 
 func (a *arena[P]) add(e Entry[P]) int64 {
-	total := a.baseCum
-	if n := len(a.cum); n > 0 {
-		total = a.cum[n-1]
+	if a.end-a.first == int64(len(a.chunks))<<arenaShift {
+		a.chunks = append(a.chunks, a.newChunk())
 	}
-	a.ents = append(a.ents, e)
-	a.cum = append(a.cum, total+int64(e.Bytes))
-	return a.base + int64(len(a.ents)) - 1
+	id := a.end
+	a.end++
+	*a.slot(id) = arenaSlot[P]{e: e, cum: a.cumBefore(id) + int64(e.Bytes)}
+	return id
 }
 
-// reserve makes room for n more entries when n is large (a bootstrap's batch of a million), so
-// that append does not copy the arena over and over as it grows it by a quarter. Small batches
-// leave growth to append, which keeps the spare capacity of a long run small.
-func (a *arena[P]) reserve(n int) {
-	if n < bigBatch {
-		return
+// newChunk returns an empty chunk, a spare one if there is one.
+func (a *arena[P]) newChunk() []arenaSlot[P] {
+	n := len(a.spare)
+	if n == 0 {
+		return make([]arenaSlot[P], arenaChunk)
 	}
-	a.ents = slices.Grow(a.ents, n)
-	a.cum = slices.Grow(a.cum, n)
+	c := a.spare[n-1]
+	a.spare = a.spare[:n-1]
+	return c
 }
 
-// bigBatch is the batch size from which arena.reserve sizes the arena up front.
-const bigBatch = 4096
+func (a *arena[P]) get(id int64) *Entry[P] { return &a.slot(id).e }
 
-func (a *arena[P]) get(id int64) *Entry[P] { return &a.ents[id-a.base] }
+func (a *arena[P]) next() int64 { return a.end }
 
-func (a *arena[P]) next() int64 { return a.base + int64(len(a.ents)) }
+// len is the number of entries held.
+func (a *arena[P]) len() int64 { return a.end - a.base }
 
 // cumBefore is the total Bytes of the entries with ids below id.
 func (a *arena[P]) cumBefore(id int64) int64 {
 	if id == a.base {
 		return a.baseCum
 	}
-	return a.cum[id-a.base-1]
+	return a.slot(id - 1).cum
 }
 
 // bytes is the total Bytes of the n entries with ids [id, id+n).
@@ -61,13 +83,13 @@ func (a *arena[P]) bytes(id, n int64) int64 {
 	if n <= 0 {
 		return 0
 	}
-	return a.cum[id+n-a.base-1] - a.cumBefore(id)
+	return a.slot(id+n-1).cum - a.cumBefore(id)
 }
 
 // fit is how many of the n entries with ids from id fit, in order, in budget bytes.
 func (a *arena[P]) fit(id, n, budget int64) int64 {
 	before := a.cumBefore(id)
-	return int64(sort.Search(int(n), func(k int) bool { return a.cum[id+int64(k)-a.base]-before > budget }))
+	return int64(sort.Search(int(n), func(k int) bool { return a.slot(id+int64(k)).cum-before > budget }))
 }
 
 // sameEpoch is how many of the n entries with ids from id share the first one's epoch. A run of
@@ -80,19 +102,39 @@ func (a *arena[P]) sameEpoch(id, n int64) int64 {
 	return int64(sort.Search(int(n), func(k int) bool { return a.get(id+int64(k)).Epoch != e }))
 }
 
+// appendRange appends the n entries with ids from id to dst.
+func (a *arena[P]) appendRange(dst []Entry[P], id, n int64) []Entry[P] {
+	for end := id + n; id < end; id++ {
+		dst = append(dst, *a.get(id))
+	}
+	return dst
+}
+
 // dropBelow forgets entries with ids below id, which no log or message references any more.
+// Their slots are cleared, so that no payload stays reachable through them, and the chunks
+// wholly below id are kept for the entries to come, up to as many as remain in use.
 func (a *arena[P]) dropBelow(id int64) {
-	n := id - a.base
-	if n <= 0 {
+	if id <= a.base {
 		return
 	}
-	a.baseCum = a.cum[n-1]
-	old := len(a.ents)
-	a.ents = append(a.ents[:0], a.ents[n:]...)
-	// The tail the entries moved away from still holds copies: clear it, so that no payload
-	// stays reachable through the spare capacity.
-	clear(a.ents[len(a.ents):old])
-	a.cum = append(a.cum[:0], a.cum[n:]...)
+	a.baseCum = a.cumBefore(id)
+	for x := a.base - a.first; x < id-a.first; {
+		c := a.chunks[x>>arenaShift]
+		from := x & (arenaChunk - 1)
+		to := min(arenaChunk, from+id-a.first-x)
+		clear(c[from:to])
+		x += to - from
+	}
+	k := int((id - a.first) >> arenaShift) // chunks wholly below id
+	for _, c := range a.chunks[:k] {
+		if len(a.spare) < len(a.chunks)-k {
+			a.spare = append(a.spare, c)
+		}
+	}
+	n := copy(a.chunks, a.chunks[k:])
+	clear(a.chunks[n:])
+	a.chunks = a.chunks[:n]
+	a.first += int64(k) << arenaShift
 	a.base = id
 }
 

@@ -109,3 +109,41 @@ func TestArenaSizesRunsFromCumulativeBytes(t *testing.T) {
 	assert.Equal(t, int64(5+6), a.bytes(4, 2), "sizes survive compaction")
 	assert.Equal(t, int64(10), a.bytes(9, 1))
 }
+
+func TestArenaAcrossChunks(t *testing.T) {
+	var a arena[*int]
+	n := int64(3*arenaChunk + 10)
+	for i := range n {
+		v := int(i)
+		assert.Equal(t, i, a.add(Entry[*int]{Offset: i, Bytes: 1, Payload: &v}))
+	}
+	assert.Equal(t, n, a.len())
+	assert.Equal(t, int64(arenaChunk+2), a.bytes(arenaChunk-1, arenaChunk+2), "a run over a chunk boundary")
+	assert.Equal(t, int64(5), a.fit(arenaChunk-2, 100, 5))
+	assert.Equal(t, int64(arenaChunk), a.get(arenaChunk).Offset)
+	got := a.appendRange(nil, arenaChunk-1, 3)
+	assert.Equal(t, []int64{arenaChunk - 1, arenaChunk, arenaChunk + 1}, []int64{got[0].Offset, got[1].Offset, got[2].Offset})
+
+	a.dropBelow(2*arenaChunk + 5)
+	assert.Len(t, a.chunks, 2, "the chunks wholly below the drop go")
+	assert.Len(t, a.spare, 2, "and are kept for what comes")
+	alive := 0
+	for _, c := range a.spare {
+		for i := range c {
+			if c[i].e.Payload != nil {
+				alive++
+			}
+		}
+	}
+	assert.Zero(t, alive, "a dropped entry keeps no payload alive")
+	assert.Nil(t, a.chunks[0][4].e.Payload)
+	assert.Equal(t, 2*arenaChunk+5, *a.get(2*arenaChunk + 5).Payload)
+	assert.Equal(t, int64(3), a.bytes(2*arenaChunk+5, 3), "sizes survive compaction")
+
+	for i := n; i < n+arenaChunk; i++ {
+		a.add(Entry[*int]{Offset: i, Bytes: 2})
+	}
+	assert.Len(t, a.spare, 1, "a new chunk comes from the spares")
+	assert.Equal(t, int64(4), a.bytes(n+arenaChunk-2, 2))
+	assert.Equal(t, n+arenaChunk, a.next())
+}

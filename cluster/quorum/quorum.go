@@ -197,7 +197,6 @@ func (q *Quorum[P]) Append(id NodeID, records ...Record[P]) (int64, error) {
 		}
 	}
 	first := n.log.end()
-	q.arena.reserve(len(records))
 	for _, r := range records {
 		q.appendLocal(n, Entry[P]{Epoch: n.epoch, Bytes: r.Bytes, Payload: r.Payload})
 	}

@@ -186,7 +186,7 @@ func (q *Quorum[P]) deletedSnapshot(n *node, snap Snapshot) {
 // ledger rows below every node's log start. It runs when a log start moves and only does work
 // once at least half the arena is dead, so its cost is amortised.
 func (q *Quorum[P]) compact() {
-	if len(q.arena.ents) < 1024 {
+	if q.arena.len() < 1024 {
 		return
 	}
 	low := q.arena.next()
@@ -202,7 +202,7 @@ func (q *Quorum[P]) compact() {
 			low = min(low, m.runs[0].id)
 		}
 	}
-	if 2*(low-q.arena.base) >= int64(len(q.arena.ents)) {
+	if 2*(low-q.arena.base) >= q.arena.len() {
 		q.arena.dropBelow(low)
 	}
 	q.inv.trimBelow(minStart)

@@ -1,6 +1,9 @@
 package quorum
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Nodes lists every node id: voters in configuration order, then observers in the order added.
 func (q *Quorum[P]) Nodes() []NodeID {
@@ -60,10 +63,10 @@ func (q *Quorum[P]) Read(id NodeID, from, to int64, dst []Entry[P]) ([]Entry[P],
 		return dst, fmt.Errorf("quorum: Read(node %d, %d, %d) is outside the log [%d, %d); from must be >= the log start offset and <= to, and to <= the end offset",
 			id, from, to, n.log.start, n.log.end())
 	}
+	dst = slices.Grow(dst, int(to-from)) // one allocation for a bootstrap's read, not one per run
 	for o := from; o < to; {
 		r := n.log.run(o, to)
-		i := r.id - q.arena.base
-		dst = append(dst, q.arena.ents[i:i+r.n]...)
+		dst = q.arena.appendRange(dst, r.id, r.n)
 		o += r.n
 	}
 	return dst, nil

@@ -111,6 +111,7 @@ func (c *Controller) Balancer() *balance.Balancer { return c.balancer }
 // Bootstrap appends and replays records that set up the initial state before activation, as a
 // scenario's starting cluster or a snapshot does.
 func (c *Controller) Bootstrap(records []metadata.Record) error {
+	c.log.Reserve(len(records))
 	for _, r := range records {
 		if err := c.image.Replay(c.log.Append(r)); err != nil {
 			return err

@@ -1,6 +1,9 @@
 package metadata
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Entry is a record at its offset in the metadata log.
 type Entry struct {
@@ -27,6 +30,10 @@ func (l *Log) Append(r Record) Entry {
 	l.entries = append(l.entries, e)
 	return e
 }
+
+// Reserve makes room for n more records, so that a batch appended one record at a time (a
+// bootstrap's tens of thousands) is not copied over and over as append grows the log.
+func (l *Log) Reserve(n int) { l.entries = slices.Grow(l.entries, n) }
 
 // Since returns the entries from offset (inclusive) to the end. The slice aliases the log: it
 // is valid until the next Append, DropBefore or TruncateTo.
