@@ -753,16 +753,18 @@ func samplePeak(pid int) func() memPeak {
 	return func() memPeak { close(done); return <-out }
 }
 
-// waitWorkers waits up to 10 s until the browser has n dedicated workers: a worker the page
-// terminated is gone, and its memory given back, once its target is.
-func waitWorkers(t *testing.T, bctx context.Context, n int) {
+// waitWorkers waits up to 10 s until the browser has at most n dedicated workers whose script's
+// URL starts with prefix ("" for every worker; the browser tests share a browser, so a test
+// names its own server's): a worker the page terminated is gone, and its memory given back,
+// once its target is.
+func waitWorkers(t *testing.T, bctx context.Context, prefix string, n int) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		targets, err := chromedp.Targets(bctx)
 		require.NoError(t, err)
 		k := 0
 		for _, tg := range targets {
-			if tg.Type == "worker" {
+			if tg.Type == "worker" && strings.HasPrefix(tg.URL, prefix) {
 				k++
 			}
 		}
@@ -831,7 +833,7 @@ func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
 			settle := time.Now()
 			poll(t, tb, `document.body.dataset.workers === undefined`)
 			// The workers it terminated are gone (their targets with them) before anything is read.
-			waitWorkers(t, bctx, before.workers)
+			waitWorkers(t, bctx, "", before.workers)
 			settled := time.Since(settle)
 			cpu = append(cpu, float64((processCPU(t, pid) - cpu0).Milliseconds()))
 			peak := stopPeak()

@@ -41,13 +41,14 @@ func validated(t *testing.T, tb *tab) {
 	poll(t, tb, `/^\d+$/.test(document.body.dataset.validated || "")`)
 }
 
-// workerIDs are the DevTools target ids of the browser's dedicated workers.
-func workerIDs(t *testing.T, bctx context.Context) map[string]bool {
+// workerIDs are the DevTools target ids of the dedicated workers whose script's URL starts with
+// prefix: the browser tests share a browser, so a test names its own server's.
+func workerIDs(t *testing.T, bctx context.Context, prefix string) map[string]bool {
 	targets, err := chromedp.Targets(bctx)
 	require.NoError(t, err)
 	out := map[string]bool{}
 	for _, tg := range targets {
-		if tg.Type == "worker" {
+		if tg.Type == "worker" && strings.HasPrefix(tg.URL, prefix) {
 			out[string(tg.TargetID)] = true
 		}
 	}
@@ -191,7 +192,7 @@ func TestLab(t *testing.T) {
 		validated(t, tb)
 		assert.Equal(t, "6", eval[string](t, tb, `document.getElementById("f-brokers").value`))
 		assert.Equal(t, "orders 60000", eval[string](t, tb, `document.getElementById("f-topics").value`))
-		workers := workerIDs(t, bctx)
+		workers := workerIDs(t, bctx, url)
 		start := time.Now()
 		click(t, tb, "#compare-run")
 		finished(t, tb, "compare-status")
@@ -201,8 +202,8 @@ func TestLab(t *testing.T) {
 		// gives back: once the results are shown, both are replaced by fresh workers
 		// (Pool.recycle), and the export below is answered by one of those.
 		poll(t, tb, `document.body.dataset.workers === undefined`)
-		waitWorkers(t, bctx, len(workers))
-		now := workerIDs(t, bctx)
+		waitWorkers(t, bctx, url, len(workers))
+		now := workerIDs(t, bctx, url)
 		gone := 0
 		for id := range workers {
 			if !now[id] {
