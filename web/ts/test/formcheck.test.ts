@@ -6,71 +6,17 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { FormCheck, type Timers } from "../lab/formcheck";
+import { FormCheck } from "../lab/formcheck";
+import { HeldWorker, TestTimers, settle } from "./held";
 
 /** The worker's answer: the form it was sent, as the Go side's lab.plan answers about what it is sent. */
 interface Answer {
   form: string;
 }
 
-/** A worker that holds every request until the test releases it, in order or not. */
-class HeldWorker {
-  readonly held: { form: string; resolve: (a: Answer) => void }[] = [];
-
-  request(form: string): Promise<Answer> {
-    return new Promise((resolve) => this.held.push({ form, resolve }));
-  }
-  /** The forms of the requests still held, oldest first. */
-  get waiting(): string[] {
-    return this.held.map((h) => h.form);
-  }
-  /** Releases the oldest held request's reply, as the Go worker answers: in the order asked. */
-  answer(): void {
-    this.release(0);
-  }
-  /** Releases the reply to the i-th held request (0: the oldest), out of order if the test wants. */
-  release(i: number): void {
-    const [h] = this.held.splice(i, 1);
-    assert.ok(h, `no request ${i} is held`);
-    h.resolve({ form: h.form });
-  }
-}
-
-/** Timers that fire only when the test lets time pass. */
-class TestTimers implements Timers {
-  private now = 0;
-  private nextId = 1;
-  private readonly due = new Map<number, { at: number; fn: () => void }>();
-
-  setTimeout(fn: () => void, ms: number): number {
-    const id = this.nextId++;
-    this.due.set(id, { at: this.now + ms, fn });
-    return id;
-  }
-  clearTimeout(id: number): void {
-    this.due.delete(id);
-  }
-  /** How many timers wait. */
-  get waiting(): number {
-    return this.due.size;
-  }
-  /** Lets ms pass, running every timer that falls due, in the order they fall due. */
-  pass(ms: number): void {
-    this.now += ms;
-    for (const [id, t] of [...this.due].sort((a, b) => a[1].at - b[1].at)) {
-      if (t.at > this.now) continue;
-      this.due.delete(id);
-      t.fn();
-    }
-  }
-}
-
-/** Lets the promise callbacks that are due run (a released reply reaches the check). */
-const settle = () => new Promise<void>((r) => setTimeout(r, 0));
-
 /** The lab page as far as its form's check goes: the form's text, what is shown, body[data-validated]. */
 function page() {
-  const worker = new HeldWorker();
+  const worker = new HeldWorker<string, Answer>((form) => ({ form }));
   const timers = new TestTimers();
   const p = {
     worker,
@@ -112,7 +58,7 @@ async function loaded(form: string) {
   const p = page();
   p.form = form;
   const first = p.check.now();
-  p.worker.answer();
+  p.worker.release();
   assert.deepEqual(await first, { form }, "the first check resolves with its answer");
   p.assertShowsForm("after loading");
   return p;
@@ -126,13 +72,13 @@ test("a reply that comes after the reader changed the form, before the next chec
   // The reader types on while that check is with the worker...
   p.type("brokers=1");
   // ...and its reply arrives before the next check is asked for (the timer still waits).
-  p.worker.answer();
+  p.worker.release();
   await settle();
   assert.equal(p.timers.waiting, 1, "the next check has not been asked for yet");
   assert.deepEqual(p.shown, ["brokers=6"], "the reply about \"brokers=\" is not shown: the form says \"brokers=1\"");
   assert.equal(p.validated, "pending", "the page still says a check is awaited");
   p.timers.pass(p.check.delayMs);
-  p.worker.answer();
+  p.worker.release();
   await settle();
   p.assertShowsForm("once the form as it stands is checked");
 });
@@ -144,10 +90,10 @@ test("a reply that comes after the next check was asked for is not shown, and th
   p.type("abc");
   p.timers.pass(p.check.delayMs);
   assert.deepEqual(p.worker.waiting, ["ab", "abc"]);
-  p.worker.answer();
+  p.worker.release();
   await settle();
   assert.equal(p.validated, "pending", "the older check's reply is dropped");
-  p.worker.answer();
+  p.worker.release();
   await settle();
   p.assertShowsForm("the later check's reply");
   assert.deepEqual(p.shown, ["a", "abc"]);
@@ -177,7 +123,7 @@ test("changes closer together than the delay ask for one check, of the last form
   assert.deepEqual(p.worker.waiting, [], "no check while the reader types");
   p.timers.pass(1);
   assert.deepEqual(p.worker.waiting, ["120"]);
-  p.worker.answer();
+  p.worker.release();
   await settle();
   p.assertShowsForm("after the pause");
 });
@@ -187,7 +133,7 @@ test("a first check still out when the reader changes the form is not shown, tho
   p.form = "default";
   const first = p.check.now();
   p.type("edited");
-  p.worker.answer();
+  p.worker.release();
   assert.deepEqual(await first, { form: "default" });
   assert.equal(p.validated, "pending");
   assert.deepEqual(p.shown, []);
@@ -206,7 +152,7 @@ function compareClick(p: ReturnType<typeof page>) {
 test("a Compare click's plan is shown when the form is unchanged when it comes", async () => {
   const p = await loaded("a");
   const c = compareClick(p);
-  p.worker.answer();
+  p.worker.release();
   assert.deepEqual(await c.plan, { form: "a" });
   assert.deepEqual(c.shown, ["a"]);
 });
@@ -215,12 +161,12 @@ test("a Compare click's plan that comes after the reader changed the form is run
   const p = await loaded("a");
   const c = compareClick(p);
   p.type("ab");
-  p.worker.answer();
+  p.worker.release();
   assert.deepEqual(await c.plan, { form: "a" }, "the click gets the plan it asked for");
   assert.deepEqual(c.shown, [], "its errors are not the form's any more");
   assert.equal(p.validated, "pending");
   p.timers.pass(p.check.delayMs);
-  p.worker.answer();
+  p.worker.release();
   await settle();
   p.assertShowsForm("the form's own check");
 });
@@ -232,10 +178,10 @@ test("a Compare click's plan that comes after a later check was asked for leaves
   const c = compareClick(p);
   p.timers.pass(p.check.delayMs);
   assert.deepEqual(p.worker.waiting, ["ab", "ab"]);
-  p.worker.answer();
+  p.worker.release();
   await c.plan;
   assert.deepEqual(c.shown, [], "the later check's answer is the one shown");
-  p.worker.answer();
+  p.worker.release();
   await settle();
   p.assertShowsForm("the check asked for after the click");
 });

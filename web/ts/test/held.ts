@@ -14,6 +14,10 @@ export class HeldWorker<Q, A> {
   request(req: Q): Promise<A> {
     return new Promise((resolve) => this.held.push({ req, resolve }));
   }
+  /** The requests still held, oldest first. */
+  get waiting(): Q[] {
+    return this.held.map((h) => h.req);
+  }
   /** Releases the reply to the i-th held request (0: the oldest, as the Go worker answers). */
   release(i = 0): void {
     const [h] = this.held.splice(i, 1);
@@ -35,6 +39,10 @@ export class TestTimers implements Timers {
   }
   clearTimeout(id: number): void {
     this.due.delete(id);
+  }
+  /** How many timers wait. */
+  get waiting(): number {
+    return this.due.size;
   }
   /** Lets ms pass, running every timer that falls due, in the order they fall due. */
   pass(ms: number): void {
