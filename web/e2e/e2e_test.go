@@ -599,6 +599,21 @@ func open(t *testing.T, bctx context.Context, url string) *tab {
 	return tb
 }
 
+// openReducedMotion opens the page in a new tab that prefers reduced motion, and waits for the
+// starting cluster's first frames.
+func openReducedMotion(t *testing.T, bctx context.Context, url string) *tab {
+	t.Helper()
+	tb := newTab(t, bctx)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
+		})
+		return err
+	}), chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
+	poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+	return tb
+}
+
 // load navigates the tab to the page and waits for the first frame of the starting cluster.
 func load(t *testing.T, tb *tab, url string) {
 	t.Helper()

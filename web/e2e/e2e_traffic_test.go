@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
@@ -220,14 +218,7 @@ func TestTraffic(t *testing.T) {
 	})
 
 	t.Run("reduced motion fades instead of travelling", func(t *testing.T) {
-		tb := newTab(t, bctx)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-				Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
-			})
-			return err
-		}), chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
-		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+		tb := openReducedMotion(t, bctx, url)
 		assert.Equal(t, "fade", eval[string](t, tb, `document.querySelector("canvas.traffic-layer").dataset.motion`))
 		waitDrawn(t, tb, 0, `d.kind === "message" && d.api === "BrokerHeartbeat"`)
 	})

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/cdproto/tracing"
@@ -247,14 +246,7 @@ func TestVisual(t *testing.T) {
 	})
 
 	t.Run("reduced motion turns the transitions off", func(t *testing.T) {
-		tb := newTab(t, bctx)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-				Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
-			})
-			return err
-		}), chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/")))
-		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+		tb := openReducedMotion(t, bctx, url)
 		assert.Equal(t, "reduced", eval[string](t, tb, `document.body.dataset.motion`))
 		b := canvasBoxes(t, tb, "brokerBoxes")["2"]
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseClickXY(b.x+b.w/2, b.y+20)))
