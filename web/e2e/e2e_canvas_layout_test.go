@@ -177,31 +177,37 @@ func linksOverInk(links []linkDrawn, ink []shape, rowsTop float64) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, l := range links {
-		for i := 1; i < len(l.Pts); i++ {
-			a, b := l.Pts[i-1], l.Pts[i]
-			n := int(math.Ceil(math.Hypot(b[0]-a[0], b[1]-a[1]) / 2))
-			for k := 0; k <= n; k++ {
-				if (i == 1 && k == 0) || (i == len(l.Pts)-1 && k == n) {
-					continue // the ends sit on the boxes' edges
+		l.interiorPoints(func(x, y float64) {
+			for _, r := range ink {
+				if r.Y < rowsTop-1 {
+					continue
 				}
-				x := a[0] + (b[0]-a[0])*float64(k)/float64(max(n, 1))
-				y := a[1] + (b[1]-a[1])*float64(k)/float64(max(n, 1))
-				for _, r := range ink {
-					if r.Y < rowsTop-1 {
-						continue
-					}
-					if x > r.X+0.5 && x < r.X+r.W-0.5 && y > r.Y+0.5 && y < r.Y+r.H-0.5 {
-						msg := fmt.Sprintf("a %s link %d→%d over %s %q", l.API, l.From, l.To, r.Kind, r.Text)
-						if !seen[msg] {
-							seen[msg] = true
-							out = append(out, fmt.Sprintf("%s at (%.0f, %.0f)", msg, x, y))
-						}
+				if x > r.X+0.5 && x < r.X+r.W-0.5 && y > r.Y+0.5 && y < r.Y+r.H-0.5 {
+					msg := fmt.Sprintf("a %s link %d→%d over %s %q", l.API, l.From, l.To, r.Kind, r.Text)
+					if !seen[msg] {
+						seen[msg] = true
+						out = append(out, fmt.Sprintf("%s at (%.0f, %.0f)", msg, x, y))
 					}
 				}
 			}
-		}
+		})
 	}
 	return out
+}
+
+// interiorPoints calls visit at points every 2 layout units or less along the link's path,
+// its two ends left out: they sit on its boxes' edges.
+func (l linkDrawn) interiorPoints(visit func(x, y float64)) {
+	for i := 1; i < len(l.Pts); i++ {
+		a, b := l.Pts[i-1], l.Pts[i]
+		n := int(math.Ceil(math.Hypot(b[0]-a[0], b[1]-a[1]) / 2))
+		for k := 0; k <= n; k++ {
+			if (i == 1 && k == 0) || (i == len(l.Pts)-1 && k == n) {
+				continue
+			}
+			visit(a[0]+(b[0]-a[0])*float64(k)/float64(max(n, 1)), a[1]+(b[1]-a[1])*float64(k)/float64(max(n, 1)))
+		}
+	}
 }
 
 // actorBox is a controller's or broker's box as the renderer drew it (layout units).
@@ -252,26 +258,17 @@ func linksOverBoxes(links []linkDrawn, boxes []actorBox) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, l := range links {
-		for i := 1; i < len(l.Pts); i++ {
-			a, b := l.Pts[i-1], l.Pts[i]
-			n := int(math.Ceil(math.Hypot(b[0]-a[0], b[1]-a[1]) / 2))
-			for k := 0; k <= n; k++ {
-				if (i == 1 && k == 0) || (i == len(l.Pts)-1 && k == n) {
-					continue
-				}
-				x := a[0] + (b[0]-a[0])*float64(k)/float64(max(n, 1))
-				y := a[1] + (b[1]-a[1])*float64(k)/float64(max(n, 1))
-				for _, r := range boxes {
-					if x > r.X+1 && x < r.X+r.W-1 && y > r.Y+1 && y < r.Y+r.H-1 {
-						msg := fmt.Sprintf("a %s link %d→%d crosses %s %d's box", l.API, l.From, l.To, r.Kind, r.ID)
-						if !seen[msg] {
-							seen[msg] = true
-							out = append(out, fmt.Sprintf("%s at (%.0f, %.0f)", msg, x, y))
-						}
+		l.interiorPoints(func(x, y float64) {
+			for _, r := range boxes {
+				if x > r.X+1 && x < r.X+r.W-1 && y > r.Y+1 && y < r.Y+r.H-1 {
+					msg := fmt.Sprintf("a %s link %d→%d crosses %s %d's box", l.API, l.From, l.To, r.Kind, r.ID)
+					if !seen[msg] {
+						seen[msg] = true
+						out = append(out, fmt.Sprintf("%s at (%.0f, %.0f)", msg, x, y))
 					}
 				}
 			}
-		}
+		})
 	}
 	return out
 }
