@@ -50,6 +50,23 @@ func trafficLabels(t *testing.T, tb *tab) []shape {
 	return out
 }
 
+// captionsCut lists the traffic layer's captions not drawn whole: cut to end in "…", or not
+// within the canvas's width (layout units, canvasW). A caption wider than the canvas wraps
+// onto a second line instead (web/ts/traffic.ts, drawCaptions).
+func captionsCut(labels []shape, canvasW float64) []string {
+	var out []string
+	for _, l := range labels {
+		if l.Kind == "caption" && (strings.HasSuffix(l.Text, "…") || l.X < 0 || l.X+l.W > canvasW+0.5) {
+			out = append(out, fmt.Sprintf("%q at x %.1f to %.1f of %.1f", l.Text, l.X, l.X+l.W, canvasW))
+		}
+	}
+	return out
+}
+
+// canvasLayoutW is the cluster canvas's width in the layout units the traffic layer's labels
+// are in.
+const canvasLayoutW = `(c => c.width / Math.max(1, Math.min(3, devicePixelRatio)) / Number(document.querySelector("canvas.traffic-layer").dataset.scale))(document.getElementById("cluster-canvas"))`
+
 // flowDrawn is a replication flow the traffic layer drew (data-flow-paths, while the canvas
 // records its texts): its two brokers' slots, points along it (layout units) and how many rows
 // of brokers lie between its two boxes.
@@ -327,6 +344,7 @@ func TestCanvasLayout(t *testing.T) {
 				}
 				// The renderer's shapes and, drawn over them, the traffic layer's labels.
 				assert.Empty(t, overlaps(append(shapes, labels...)), name)
+				assert.Empty(t, captionsCut(labels, eval[float64](t, tb, canvasLayoutW)), name)
 				// The replication flows run in the lanes over the rows and the gaps between them.
 				flows := trafficFlows(t, tb)
 				assert.NotEmpty(t, flows, "%s: the steady flows between the running brokers", name)
@@ -548,7 +566,17 @@ func TestCanvasLayout(t *testing.T) {
 		poll(t, tb, `document.body.dataset.sim === "paused"`)
 		for _, size := range viewports {
 			drawnShapes(t, tb, size.w, size.h)
-			trafficLabels(t, tb)
+			labels := trafficLabels(t, tb)
+			// The run's and the catch-up's captions, whole: on a phone they are wider than the
+			// canvas and wrap onto a second line.
+			captions := 0
+			for _, l := range labels {
+				if l.Kind == "caption" {
+					captions++
+				}
+			}
+			assert.NotZero(t, captions, "at %d px the captions: %+v", size.w, labels)
+			assert.Empty(t, captionsCut(labels, eval[float64](t, tb, canvasLayoutW)), "at %d px", size.w)
 			// Broker 3 catches up from the three other brokers' leaders: three arrows into it,
 			// landing apart (at 800 px from the row above it, elsewhere along its row). Landing
 			// off the boxes' centres by their distance alone, they were 10 units apart at 1440

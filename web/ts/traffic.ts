@@ -1506,23 +1506,58 @@ export class TrafficLayer {
   /**
    * The caption band at the foot of the canvas, under the brokers: the latest balancer run,
    * the controller's news, leader moves, catch-up flows and what is counted, the most urgent
-   * first, as many lines as the room under the brokers holds (the event log has them all).
+   * first, as many lines as the room under the brokers holds (the event log has them all). A
+   * caption wider than the canvas (a phone) wraps onto the next line rather than lose its end:
+   * it is shown whole or not at all, unless it alone is longer than the band, when its last
+   * line ends in "…".
    */
   private drawCaptions(s: number): void {
     const step = 19 * s;
     let under = 0;
     for (const g of this.renderer.brokersDrawn) under = Math.max(under, (g.box.y + g.box.h) * s);
     const room = Math.max(1, Math.floor((this.cssH - 4 * s - under) / step));
-    const lines = this.captions
+    // The font label() writes a caption in, to measure its lines.
+    this.setFont(`700 ${11 * s}px system-ui, sans-serif`);
+    const max = this.cssW - 12;
+    const lines: { text: string; colour: string }[] = [];
+    const sorted = this.captions
       .map((c, i) => ({ c, i }))
       .sort((a, b) => a.c.rank - b.c.rank || a.i - b.i)
-      .slice(0, room)
       .map(({ c }) => c);
+    for (const c of sorted) {
+      const left = room - lines.length;
+      if (left <= 0) break;
+      let parts = this.wrap(c.text, max);
+      if (parts.length > left) {
+        if (lines.length > 0) continue;
+        parts = [...parts.slice(0, left - 1), parts.slice(left - 1).join(" ")];
+      }
+      for (const text of parts) lines.push({ text, colour: c.colour });
+    }
     let y = this.cssH - 8 * s - (lines.length - 1) * step;
-    for (const c of lines) {
-      this.label(c.text, 10 * s, y, s, c.colour, 1, true, "caption");
+    for (const l of lines) {
+      this.label(l.text, 10 * s, y, s, l.colour, 1, true, "caption");
       y += step;
     }
+  }
+
+  /**
+   * text in lines no wider than maxWidth in the context's font, broken between words (a word
+   * wider than maxWidth alone is its own line, for label to cut).
+   */
+  private wrap(text: string, maxWidth: number): string[] {
+    if (this.width(text) <= maxWidth) return [text];
+    const out: string[] = [];
+    let line = "";
+    for (const word of text.split(" ")) {
+      const next = line ? `${line} ${word}` : word;
+      if (line && this.width(next) > maxWidth) {
+        out.push(line);
+        line = word;
+      } else line = next;
+    }
+    if (line) out.push(line);
+    return out;
   }
 
   private drawHighlights(s: number): void {
