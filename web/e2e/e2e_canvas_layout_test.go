@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -643,6 +646,33 @@ func TestCanvasLayout(t *testing.T) {
 					assert.Equal(t, 1.0, got["layer"], "%s: the traffic layer has the canvas's pixels", name)
 				}
 			}
+		}
+		// The device pixel ratio alone changes, the window's size not (a window dragged to a
+		// screen of another density): no resize, and still the canvases' pixels follow it,
+		// the cluster canvas's, the traffic layer's and the log strip's, not blurred or wasted.
+		// Chromium's emulated ratio does not make the page's media queries be evaluated again,
+		// as a real screen's change does: a media feature the page does not use, set and
+		// cleared, makes it.
+		reevaluate := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			for _, features := range [][]*emulation.MediaFeature{{{Name: "prefers-contrast", Value: "more"}}, nil} {
+				if _, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: features}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for _, dpr := range []float64{1, 2, 1.5} {
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(800, 900, chromedp.EmulateScale(dpr)), reevaluate))
+			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			got := eval[map[string]float64](t, tb, `(() => {
+				const c = document.getElementById("cluster-canvas"), layer = document.querySelector("canvas.traffic-layer"), log = document.getElementById("log-strip");
+				return {canvas: c.width - Math.round(c.clientWidth * devicePixelRatio), layer: Number(layer.width === c.width && layer.height === c.height),
+					log: log.width - Math.round(log.clientWidth * devicePixelRatio), dpr: devicePixelRatio, w: c.width, cssW: c.clientWidth};
+			})()`)
+			name := fmt.Sprintf("at 800 px, device pixel ratio changed to %.1f alone", dpr)
+			assert.InDelta(t, 0, got["canvas"], 1, "%s: the canvas's pixels are its width times the ratio: %v", name, got)
+			assert.Equal(t, 1.0, got["layer"], "%s: the traffic layer has the canvas's pixels: %v", name, got)
+			assert.InDelta(t, 0, got["log"], 1, "%s: the log strip's pixels are its width times the ratio: %v", name, got)
 		}
 	})
 

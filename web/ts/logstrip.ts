@@ -5,6 +5,7 @@
 // cells; snapshots as dashed lines. The data is the frame's `log` (web/PROTOCOL.md); the
 // geometry is pure (stripLayout), so it is unit-tested without a canvas.
 
+import { onPixelRatioChange } from "./pixelratio";
 import type { LogNode, LogStrip } from "./protocol";
 import { cssReader, textOn } from "./render";
 import { S, num } from "./strings";
@@ -113,6 +114,7 @@ export class LogStripView {
       this.cssW = Math.max(320, Math.round(entries[entries.length - 1].contentRect.width));
       this.redraw();
     }).observe(canvas);
+    onPixelRatioChange(() => this.redraw()); // redraw reads the new ratio
   }
 
   private readColours(): void {

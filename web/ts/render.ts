@@ -49,6 +49,7 @@ import {
   type StripGrid,
 } from "./layout";
 import type { BrokerState, ControllerState } from "./protocol";
+import { onPixelRatioChange } from "./pixelratio";
 import { S } from "./strings";
 
 type RGBA = number; // packed little-endian: 0xAABBGGRR, as a Uint32Array over ImageData reads it
@@ -279,6 +280,8 @@ export class Renderer {
       this.redraw();
     });
     new ResizeObserver(() => this.resize()).observe(canvas);
+    // A new device pixel ratio with no resize (another screen): the pixels follow it.
+    onPixelRatioChange(() => this.resize());
     this.resize();
   }
 
@@ -317,10 +320,11 @@ export class Renderer {
     // (2 px in 350, 0.6 %, on a phone).
     const c = this.canvas;
     const r = c.getBoundingClientRect();
-    this.dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
     const w = Math.max(320, Math.round(r.width - (c.offsetWidth - c.clientWidth)));
     const h = Math.max(240, Math.round(r.height - (c.offsetHeight - c.clientHeight)));
-    if (w === this.cssW && h === this.cssH && this.image) return;
+    if (w === this.cssW && h === this.cssH && dpr === this.dpr && this.image) return;
+    this.dpr = dpr;
     this.cssW = w;
     this.cssH = h;
     this.applyScale();
