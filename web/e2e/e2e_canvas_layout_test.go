@@ -629,21 +629,25 @@ func TestCanvasLayout(t *testing.T) {
 				poll(t, tb, `document.body.classList.contains("presenter")`)
 			}
 			for _, dpr := range []float64{1, 1.5, 2, 3} {
-				for _, size := range viewports {
+				// The smallest phones too (320 px: a canvas under 320 CSS px wide).
+				for _, size := range append([]struct{ w, h int64 }{{320, 640}}, viewports...) {
 					require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h, chromedp.EmulateScale(dpr))))
 					evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 					// The canvas's pixels over the device pixel ratio against its content box (the
 					// bounding box less the border), in CSS pixels; the traffic layer's pixels are
-					// the canvas's. A whole pixel's rounding is allowed, not the border's 2.
+					// the canvas's. A whole pixel's rounding is allowed, not the border's 2. The
+					// log strip's likewise.
 					got := eval[map[string]float64](t, tb, `(c => {
-						const r = c.getBoundingClientRect(), s = getComputedStyle(c), layer = document.querySelector("canvas.traffic-layer");
+						const r = c.getBoundingClientRect(), s = getComputedStyle(c), layer = document.querySelector("canvas.traffic-layer"), log = document.getElementById("log-strip");
 						return {dw: c.width / devicePixelRatio - (r.width - parseFloat(s.borderLeftWidth) - parseFloat(s.borderRightWidth)),
 							dh: c.height / devicePixelRatio - (r.height - parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth)),
-							layer: Number(layer.width === c.width && layer.height === c.height), w: c.width, h: c.height};
+							layer: Number(layer.width === c.width && layer.height === c.height), w: c.width, h: c.height,
+							log: log.width - Math.round(log.clientWidth * devicePixelRatio)};
 					})(document.getElementById("cluster-canvas"))`)
 					name := fmt.Sprintf("at %d px, device pixel ratio %.1f (presenter %v)", size.w, dpr, presenter)
 					assert.True(t, math.Abs(got["dw"]) <= 1 && math.Abs(got["dh"]) <= 1, "%s: the canvas's pixels are its content box's, off by %+.2f × %+.2f CSS px (%v)", name, got["dw"], got["dh"], got)
 					assert.Equal(t, 1.0, got["layer"], "%s: the traffic layer has the canvas's pixels", name)
+					assert.InDelta(t, 0, got["log"], 1, "%s: the log strip's pixels are its width times the ratio: %v", name, got)
 				}
 			}
 		}

@@ -111,7 +111,8 @@ export class LogStripView {
     // The width comes from a ResizeObserver, not from reading layout in each frame's draw: the
     // event log has just changed the DOM then, and a read would force a reflow every frame.
     new ResizeObserver((entries) => {
-      this.cssW = Math.max(320, Math.round(entries[entries.length - 1].contentRect.width));
+      // Its real width, however narrow (a 320 px phone): the strip shows the offsets that fit.
+      this.cssW = Math.max(1, Math.round(entries[entries.length - 1].contentRect.width));
       this.redraw();
     }).observe(canvas);
     onPixelRatioChange(() => this.redraw()); // redraw reads the new ratio

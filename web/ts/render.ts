@@ -187,6 +187,12 @@ const MIN_TEXT_SCALE = 0.75;
 
 /** The least layout width, in units, that the presenter scale leaves the canvas (see Renderer.eff). */
 const MIN_LAYOUT_W = 640;
+/**
+ * The least layout width, in units, of any canvas: a narrower one (a 320 px phone's) draws
+ * this layout smaller, everything alike, rather than squeeze its texts into boxes too narrow
+ * for them (see Renderer.eff).
+ */
+const MIN_W = 320;
 
 export class Renderer {
   private readonly ctx: CanvasRenderingContext2D;
@@ -239,7 +245,8 @@ export class Renderer {
   scale = 1;
   /**
    * The scale applied: the presenter scale, lowered on a narrow canvas so that the layout keeps
-   * at least MIN_LAYOUT_W units of width (a 1.6× phone screen would squeeze every label).
+   * at least MIN_LAYOUT_W units of width (a 1.6× phone screen would squeeze every label), and
+   * under 1 on a canvas narrower than MIN_W CSS px, which draws MIN_W units.
    */
   private eff = 1;
   /** The actor with the canvas's keyboard focus (controllers first, then brokers), or -1. */
@@ -321,7 +328,7 @@ export class Renderer {
     const c = this.canvas;
     const r = c.getBoundingClientRect();
     const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    const w = Math.max(320, Math.round(r.width - (c.offsetWidth - c.clientWidth)));
+    const w = Math.max(1, Math.round(r.width - (c.offsetWidth - c.clientWidth)));
     const h = Math.max(240, Math.round(r.height - (c.offsetHeight - c.clientHeight)));
     if (w === this.cssW && h === this.cssH && dpr === this.dpr && this.image) return;
     this.dpr = dpr;
@@ -338,7 +345,7 @@ export class Renderer {
   }
 
   private applyScale(): void {
-    this.eff = Math.min(this.scale, Math.max(1, this.cssW / MIN_LAYOUT_W));
+    this.eff = Math.min(this.scale, Math.max(Math.min(1, this.cssW / MIN_W), this.cssW / MIN_LAYOUT_W));
     this.k = this.dpr * this.eff;
     this.W = this.cssW / this.eff;
     this.H = this.cssH / this.eff;
