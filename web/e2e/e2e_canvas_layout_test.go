@@ -414,6 +414,22 @@ func TestCanvasLayout(t *testing.T) {
 			}
 			return false
 		})
+		// Broker 1 started again and paused while it catches up: on a phone the catch-up's
+		// caption is wider than the canvas, and is there whole (wrapped, or without its
+		// "(dashed)" where the broker's news takes one of the band's two lines), not cut.
+		press(t, tb, "1", "s", " ")
+		poll(t, tb, `window.pausedOnFlows ||= Number(document.querySelector("canvas.traffic-layer").dataset.flows) > 0 && (document.getElementById("play-button").click(), true)`)
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		drawnShapes(t, tb, 390, 844)
+		labels := trafficLabels(t, tb)
+		var captions []string
+		for _, l := range labels {
+			if l.Kind == "caption" {
+				captions = append(captions, l.Text)
+			}
+		}
+		assert.Regexp(t, `catch-up into broker 1: \S+ \S+ from \d leaders?`, strings.Join(captions, " "), "at 390 px the captions: %q", captions)
+		assert.Empty(t, captionsCut(labels, eval[float64](t, tb, canvasLayoutW)), "at 390 px")
 	})
 
 	t.Run("traffic passes under the canvas's texts, clear of their letters", func(t *testing.T) {

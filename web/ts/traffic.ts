@@ -147,7 +147,7 @@ interface SlowPicture {
   /** Whether it holds the slow part of the last drawing, drawn at screen time `at`. */
   valid: boolean;
   at: number;
-  captions: { text: string; colour: string; rank: number }[];
+  captions: Caption[];
   pending: PendingLabel[];
   labels: { kind: string; text: string; x: number; y: number; w: number; h: number }[];
   /** The labels' boxes it placed (not the renderer's texts, which are taken afresh). */
@@ -188,6 +188,18 @@ interface RunMark {
   /** Partition indexes the gate withheld and the cap deferred, as the frame showed them. */
   withheld: number[];
   deferred: number[];
+}
+
+/**
+ * A line for the caption band (drawCaptions). short, where given, says the same without the
+ * legend's word for how it is drawn ("(dashed)"): the band uses it where the whole text does
+ * not fit in the lines left (a phone's band holds two).
+ */
+interface Caption {
+  text: string;
+  short?: string;
+  colour: string;
+  rank: number;
 }
 
 /**
@@ -604,7 +616,7 @@ export class TrafficLayer {
    * Lines for the caption band at the canvas's foot, gathered during a drawing: the band shows
    * the most urgent (lowest rank, then the first given) that fit.
    */
-  private captions: { text: string; colour: string; rank: number }[] = [];
+  private captions: Caption[] = [];
   /**
    * What the drawing under way must not cover (label): the renderer's texts, badges, bars and
    * replica cells, then the labels placed so far (CSS px).
@@ -1224,7 +1236,8 @@ export class TrafficLayer {
     }
     ctx.globalAlpha = 1;
     for (const [id, sum] of into) {
-      this.captions.push({ text: `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""} (dashed)`, colour: oos, rank: RANK_FLOW });
+      const short = `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""}`;
+      this.captions.push({ text: `${short} (dashed)`, short, colour: oos, rank: RANK_FLOW });
     }
   }
 
@@ -1300,7 +1313,8 @@ export class TrafficLayer {
     }
     const plural = (w: string) => (w.endsWith("h") ? `${w}es` : `${w}s`);
     const counted = [...busiest].map(([api, b]) => `${plural(LOOKS[api]?.label ?? api)} ×${Math.round(b.total)}/s`);
-    if (counted.length) this.captions.push({ text: `${this.narrow() ? "" : "too many to draw one by one: "}${counted.join(" · ")} (pulsing links)`, colour: this.fg, rank: RANK_COUNTED });
+    const short = `${this.narrow() ? "" : "too many to draw one by one: "}${counted.join(" · ")}`;
+    if (counted.length) this.captions.push({ text: `${short} (pulsing links)`, short, colour: this.fg, rank: RANK_COUNTED });
   }
 
   private drawSprites(now: number, s: number): void {
@@ -1508,8 +1522,8 @@ export class TrafficLayer {
    * the controller's news, leader moves, catch-up flows and what is counted, the most urgent
    * first, as many lines as the room under the brokers holds (the event log has them all). A
    * caption wider than the canvas (a phone) wraps onto the next line rather than lose its end:
-   * it is shown whole or not at all, unless it alone is longer than the band, when its last
-   * line ends in "…".
+   * it is shown whole (in its short form where only that fits) or not at all, unless it alone
+   * is longer than the band, when its last line ends in "…".
    */
   private drawCaptions(s: number): void {
     const step = 19 * s;
@@ -1528,6 +1542,7 @@ export class TrafficLayer {
       const left = room - lines.length;
       if (left <= 0) break;
       let parts = this.wrap(c.text, max);
+      if (parts.length > left && c.short) parts = this.wrap(c.short, max);
       if (parts.length > left) {
         if (lines.length > 0) continue;
         parts = [...parts.slice(0, left - 1), parts.slice(left - 1).join(" ")];
