@@ -40,7 +40,7 @@ func assertAccessible(t *testing.T, tb *tab, page string) {
 	}
 }
 
-// TestAccessibility runs axe-core on the playground, presenter mode, a lesson (and a prediction
+// TestAccessibility runs axe-core on the playground, presenter mode (also on a phone), a lesson (and a prediction
 // answered on its timeline), the lessons index
 // and the config lab, and fails on any serious or critical violation.
 func TestAccessibility(t *testing.T) {
@@ -57,6 +57,9 @@ func TestAccessibility(t *testing.T) {
 		press(t, tb, "p")
 		poll(t, tb, `document.body.classList.contains("presenter")`)
 		assertAccessible(t, tb, "presenter mode")
+		// On a phone its controls are smaller and two of their words hidden from the eye only.
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844)))
+		assertAccessible(t, tb, "presenter mode on a phone")
 	})
 	t.Run("lesson", func(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")

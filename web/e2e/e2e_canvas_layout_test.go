@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,6 +52,23 @@ func trafficLabels(t *testing.T, tb *tab) []shape {
 	require.NoError(t, json.Unmarshal([]byte(eval[string](t, tb, js)), &out))
 	return out
 }
+
+// captionsCut lists the traffic layer's captions not drawn whole: cut to end in "…", or not
+// within the canvas's width (layout units, canvasW). A caption wider than the canvas wraps
+// onto a second line instead (web/ts/traffic.ts, drawCaptions).
+func captionsCut(labels []shape, canvasW float64) []string {
+	var out []string
+	for _, l := range labels {
+		if l.Kind == "caption" && (strings.HasSuffix(l.Text, "…") || l.X < 0 || l.X+l.W > canvasW+0.5) {
+			out = append(out, fmt.Sprintf("%q at x %.1f to %.1f of %.1f", l.Text, l.X, l.X+l.W, canvasW))
+		}
+	}
+	return out
+}
+
+// canvasLayoutW is the cluster canvas's width in the layout units the traffic layer's labels
+// are in.
+const canvasLayoutW = `(c => c.width / Math.max(1, Math.min(3, devicePixelRatio)) / Number(document.querySelector("canvas.traffic-layer").dataset.scale))(document.getElementById("cluster-canvas"))`
 
 // flowDrawn is a replication flow the traffic layer drew (data-flow-paths, while the canvas
 // records its texts): its two brokers' slots, points along it (layout units) and how many rows
@@ -327,6 +347,7 @@ func TestCanvasLayout(t *testing.T) {
 				}
 				// The renderer's shapes and, drawn over them, the traffic layer's labels.
 				assert.Empty(t, overlaps(append(shapes, labels...)), name)
+				assert.Empty(t, captionsCut(labels, eval[float64](t, tb, canvasLayoutW)), name)
 				// The replication flows run in the lanes over the rows and the gaps between them.
 				flows := trafficFlows(t, tb)
 				assert.NotEmpty(t, flows, "%s: the steady flows between the running brokers", name)
@@ -393,6 +414,22 @@ func TestCanvasLayout(t *testing.T) {
 			}
 			return false
 		})
+		// Broker 1 started again and paused while it catches up: on a phone the catch-up's
+		// caption is wider than the canvas, and is there whole (wrapped, or without its
+		// "(dashed)" where the broker's news takes one of the band's two lines), not cut.
+		press(t, tb, "1", "s", " ")
+		poll(t, tb, `window.pausedOnFlows ||= Number(document.querySelector("canvas.traffic-layer").dataset.flows) > 0 && (document.getElementById("play-button").click(), true)`)
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		drawnShapes(t, tb, 390, 844)
+		labels := trafficLabels(t, tb)
+		var captions []string
+		for _, l := range labels {
+			if l.Kind == "caption" {
+				captions = append(captions, l.Text)
+			}
+		}
+		assert.Regexp(t, `catch-up into broker 1: \S+ \S+ from \d leaders?`, strings.Join(captions, " "), "at 390 px the captions: %q", captions)
+		assert.Empty(t, captionsCut(labels, eval[float64](t, tb, canvasLayoutW)), "at 390 px")
 	})
 
 	t.Run("traffic passes under the canvas's texts, clear of their letters", func(t *testing.T) {
@@ -548,7 +585,17 @@ func TestCanvasLayout(t *testing.T) {
 		poll(t, tb, `document.body.dataset.sim === "paused"`)
 		for _, size := range viewports {
 			drawnShapes(t, tb, size.w, size.h)
-			trafficLabels(t, tb)
+			labels := trafficLabels(t, tb)
+			// The run's and the catch-up's captions, whole: on a phone they are wider than the
+			// canvas and wrap onto a second line.
+			captions := 0
+			for _, l := range labels {
+				if l.Kind == "caption" {
+					captions++
+				}
+			}
+			assert.NotZero(t, captions, "at %d px the captions: %+v", size.w, labels)
+			assert.Empty(t, captionsCut(labels, eval[float64](t, tb, canvasLayoutW)), "at %d px", size.w)
 			// Broker 3 catches up from the three other brokers' leaders: three arrows into it,
 			// landing apart (at 800 px from the row above it, elsewhere along its row). Landing
 			// off the boxes' centres by their distance alone, they were 10 units apart at 1440
@@ -598,23 +645,54 @@ func TestCanvasLayout(t *testing.T) {
 				poll(t, tb, `document.body.classList.contains("presenter")`)
 			}
 			for _, dpr := range []float64{1, 1.5, 2, 3} {
-				for _, size := range viewports {
+				// The smallest phones too (320 px: a canvas under 320 CSS px wide).
+				for _, size := range append([]struct{ w, h int64 }{{320, 640}}, viewports...) {
 					require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h, chromedp.EmulateScale(dpr))))
 					evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 					// The canvas's pixels over the device pixel ratio against its content box (the
 					// bounding box less the border), in CSS pixels; the traffic layer's pixels are
-					// the canvas's. A whole pixel's rounding is allowed, not the border's 2.
+					// the canvas's. A whole pixel's rounding is allowed, not the border's 2. The
+					// log strip's likewise.
 					got := eval[map[string]float64](t, tb, `(c => {
-						const r = c.getBoundingClientRect(), s = getComputedStyle(c), layer = document.querySelector("canvas.traffic-layer");
+						const r = c.getBoundingClientRect(), s = getComputedStyle(c), layer = document.querySelector("canvas.traffic-layer"), log = document.getElementById("log-strip");
 						return {dw: c.width / devicePixelRatio - (r.width - parseFloat(s.borderLeftWidth) - parseFloat(s.borderRightWidth)),
 							dh: c.height / devicePixelRatio - (r.height - parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth)),
-							layer: Number(layer.width === c.width && layer.height === c.height), w: c.width, h: c.height};
+							layer: Number(layer.width === c.width && layer.height === c.height), w: c.width, h: c.height,
+							log: log.width - Math.round(log.clientWidth * devicePixelRatio)};
 					})(document.getElementById("cluster-canvas"))`)
 					name := fmt.Sprintf("at %d px, device pixel ratio %.1f (presenter %v)", size.w, dpr, presenter)
 					assert.True(t, math.Abs(got["dw"]) <= 1 && math.Abs(got["dh"]) <= 1, "%s: the canvas's pixels are its content box's, off by %+.2f × %+.2f CSS px (%v)", name, got["dw"], got["dh"], got)
 					assert.Equal(t, 1.0, got["layer"], "%s: the traffic layer has the canvas's pixels", name)
+					assert.InDelta(t, 0, got["log"], 1, "%s: the log strip's pixels are its width times the ratio: %v", name, got)
 				}
 			}
+		}
+		// The device pixel ratio alone changes, the window's size not (a window dragged to a
+		// screen of another density): no resize, and still the canvases' pixels follow it,
+		// the cluster canvas's, the traffic layer's and the log strip's, not blurred or wasted.
+		// Chromium's emulated ratio does not make the page's media queries be evaluated again,
+		// as a real screen's change does: a media feature the page does not use, set and
+		// cleared, makes it.
+		reevaluate := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			for _, features := range [][]*emulation.MediaFeature{{{Name: "prefers-contrast", Value: "more"}}, nil} {
+				if _, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: features}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for _, dpr := range []float64{1, 2, 1.5} {
+			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(800, 900, chromedp.EmulateScale(dpr)), reevaluate))
+			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			got := eval[map[string]float64](t, tb, `(() => {
+				const c = document.getElementById("cluster-canvas"), layer = document.querySelector("canvas.traffic-layer"), log = document.getElementById("log-strip");
+				return {canvas: c.width - Math.round(c.clientWidth * devicePixelRatio), layer: Number(layer.width === c.width && layer.height === c.height),
+					log: log.width - Math.round(log.clientWidth * devicePixelRatio), dpr: devicePixelRatio, w: c.width, cssW: c.clientWidth};
+			})()`)
+			name := fmt.Sprintf("at 800 px, device pixel ratio changed to %.1f alone", dpr)
+			assert.InDelta(t, 0, got["canvas"], 1, "%s: the canvas's pixels are its width times the ratio: %v", name, got)
+			assert.Equal(t, 1.0, got["layer"], "%s: the traffic layer has the canvas's pixels: %v", name, got)
+			assert.InDelta(t, 0, got["log"], 1, "%s: the log strip's pixels are its width times the ratio: %v", name, got)
 		}
 	})
 

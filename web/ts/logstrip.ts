@@ -5,6 +5,7 @@
 // cells; snapshots as dashed lines. The data is the frame's `log` (web/PROTOCOL.md); the
 // geometry is pure (stripLayout), so it is unit-tested without a canvas.
 
+import { onPixelRatioChange } from "./pixelratio";
 import type { LogNode, LogStrip } from "./protocol";
 import { cssReader, textOn } from "./render";
 import { S, num } from "./strings";
@@ -110,9 +111,11 @@ export class LogStripView {
     // The width comes from a ResizeObserver, not from reading layout in each frame's draw: the
     // event log has just changed the DOM then, and a read would force a reflow every frame.
     new ResizeObserver((entries) => {
-      this.cssW = Math.max(320, Math.round(entries[entries.length - 1].contentRect.width));
+      // Its real width, however narrow (a 320 px phone): the strip shows the offsets that fit.
+      this.cssW = Math.max(1, Math.round(entries[entries.length - 1].contentRect.width));
       this.redraw();
     }).observe(canvas);
+    onPixelRatioChange(() => this.redraw()); // redraw reads the new ratio
   }
 
   private readColours(): void {

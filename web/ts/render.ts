@@ -49,6 +49,7 @@ import {
   type StripGrid,
 } from "./layout";
 import type { BrokerState, ControllerState } from "./protocol";
+import { onPixelRatioChange } from "./pixelratio";
 import { S } from "./strings";
 
 type RGBA = number; // packed little-endian: 0xAABBGGRR, as a Uint32Array over ImageData reads it
@@ -186,6 +187,12 @@ const MIN_TEXT_SCALE = 0.75;
 
 /** The least layout width, in units, that the presenter scale leaves the canvas (see Renderer.eff). */
 const MIN_LAYOUT_W = 640;
+/**
+ * The least layout width, in units, of any canvas: a narrower one (a 320 px phone's) draws
+ * this layout smaller, everything alike, rather than squeeze its texts into boxes too narrow
+ * for them (see Renderer.eff).
+ */
+const MIN_W = 320;
 
 export class Renderer {
   private readonly ctx: CanvasRenderingContext2D;
@@ -238,7 +245,8 @@ export class Renderer {
   scale = 1;
   /**
    * The scale applied: the presenter scale, lowered on a narrow canvas so that the layout keeps
-   * at least MIN_LAYOUT_W units of width (a 1.6× phone screen would squeeze every label).
+   * at least MIN_LAYOUT_W units of width (a 1.6× phone screen would squeeze every label), and
+   * under 1 on a canvas narrower than MIN_W CSS px, which draws MIN_W units.
    */
   private eff = 1;
   /** The actor with the canvas's keyboard focus (controllers first, then brokers), or -1. */
@@ -279,6 +287,8 @@ export class Renderer {
       this.redraw();
     });
     new ResizeObserver(() => this.resize()).observe(canvas);
+    // A new device pixel ratio with no resize (another screen): the pixels follow it.
+    onPixelRatioChange(() => this.resize());
     this.resize();
   }
 
@@ -317,10 +327,11 @@ export class Renderer {
     // (2 px in 350, 0.6 %, on a phone).
     const c = this.canvas;
     const r = c.getBoundingClientRect();
-    this.dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    const w = Math.max(320, Math.round(r.width - (c.offsetWidth - c.clientWidth)));
+    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    const w = Math.max(1, Math.round(r.width - (c.offsetWidth - c.clientWidth)));
     const h = Math.max(240, Math.round(r.height - (c.offsetHeight - c.clientHeight)));
-    if (w === this.cssW && h === this.cssH && this.image) return;
+    if (w === this.cssW && h === this.cssH && dpr === this.dpr && this.image) return;
+    this.dpr = dpr;
     this.cssW = w;
     this.cssH = h;
     this.applyScale();
@@ -334,7 +345,7 @@ export class Renderer {
   }
 
   private applyScale(): void {
-    this.eff = Math.min(this.scale, Math.max(1, this.cssW / MIN_LAYOUT_W));
+    this.eff = Math.min(this.scale, Math.max(Math.min(1, this.cssW / MIN_W), this.cssW / MIN_LAYOUT_W));
     this.k = this.dpr * this.eff;
     this.W = this.cssW / this.eff;
     this.H = this.cssH / this.eff;

@@ -147,7 +147,7 @@ interface SlowPicture {
   /** Whether it holds the slow part of the last drawing, drawn at screen time `at`. */
   valid: boolean;
   at: number;
-  captions: { text: string; colour: string; rank: number }[];
+  captions: Caption[];
   pending: PendingLabel[];
   labels: { kind: string; text: string; x: number; y: number; w: number; h: number }[];
   /** The labels' boxes it placed (not the renderer's texts, which are taken afresh). */
@@ -188,6 +188,18 @@ interface RunMark {
   /** Partition indexes the gate withheld and the cap deferred, as the frame showed them. */
   withheld: number[];
   deferred: number[];
+}
+
+/**
+ * A line for the caption band (drawCaptions). short, where given, says the same without the
+ * legend's word for how it is drawn ("(dashed)"): the band uses it where the whole text does
+ * not fit in the lines left (a phone's band holds two).
+ */
+interface Caption {
+  text: string;
+  short?: string;
+  colour: string;
+  rank: number;
 }
 
 /**
@@ -604,7 +616,7 @@ export class TrafficLayer {
    * Lines for the caption band at the canvas's foot, gathered during a drawing: the band shows
    * the most urgent (lowest rank, then the first given) that fit.
    */
-  private captions: { text: string; colour: string; rank: number }[] = [];
+  private captions: Caption[] = [];
   /**
    * What the drawing under way must not cover (label): the renderer's texts, badges, bars and
    * replica cells, then the labels placed so far (CSS px).
@@ -1224,7 +1236,8 @@ export class TrafficLayer {
     }
     ctx.globalAlpha = 1;
     for (const [id, sum] of into) {
-      this.captions.push({ text: `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""} (dashed)`, colour: oos, rank: RANK_FLOW });
+      const short = `catch-up into broker ${id}: ${rateText(sum.bps)} from ${sum.leaders} leader${sum.leaders > 1 ? "s" : ""}`;
+      this.captions.push({ text: `${short} (dashed)`, short, colour: oos, rank: RANK_FLOW });
     }
   }
 
@@ -1300,7 +1313,8 @@ export class TrafficLayer {
     }
     const plural = (w: string) => (w.endsWith("h") ? `${w}es` : `${w}s`);
     const counted = [...busiest].map(([api, b]) => `${plural(LOOKS[api]?.label ?? api)} ×${Math.round(b.total)}/s`);
-    if (counted.length) this.captions.push({ text: `${this.narrow() ? "" : "too many to draw one by one: "}${counted.join(" · ")} (pulsing links)`, colour: this.fg, rank: RANK_COUNTED });
+    const short = `${this.narrow() ? "" : "too many to draw one by one: "}${counted.join(" · ")}`;
+    if (counted.length) this.captions.push({ text: `${short} (pulsing links)`, short, colour: this.fg, rank: RANK_COUNTED });
   }
 
   private drawSprites(now: number, s: number): void {
@@ -1506,23 +1520,59 @@ export class TrafficLayer {
   /**
    * The caption band at the foot of the canvas, under the brokers: the latest balancer run,
    * the controller's news, leader moves, catch-up flows and what is counted, the most urgent
-   * first, as many lines as the room under the brokers holds (the event log has them all).
+   * first, as many lines as the room under the brokers holds (the event log has them all). A
+   * caption wider than the canvas (a phone) wraps onto the next line rather than lose its end:
+   * it is shown whole (in its short form where only that fits) or not at all, unless it alone
+   * is longer than the band, when its last line ends in "…".
    */
   private drawCaptions(s: number): void {
     const step = 19 * s;
     let under = 0;
     for (const g of this.renderer.brokersDrawn) under = Math.max(under, (g.box.y + g.box.h) * s);
     const room = Math.max(1, Math.floor((this.cssH - 4 * s - under) / step));
-    const lines = this.captions
+    // The font label() writes a caption in, to measure its lines.
+    this.setFont(`700 ${11 * s}px system-ui, sans-serif`);
+    const max = this.cssW - 12;
+    const lines: { text: string; colour: string }[] = [];
+    const sorted = this.captions
       .map((c, i) => ({ c, i }))
       .sort((a, b) => a.c.rank - b.c.rank || a.i - b.i)
-      .slice(0, room)
       .map(({ c }) => c);
+    for (const c of sorted) {
+      const left = room - lines.length;
+      if (left <= 0) break;
+      let parts = this.wrap(c.text, max);
+      if (parts.length > left && c.short) parts = this.wrap(c.short, max);
+      if (parts.length > left) {
+        if (lines.length > 0) continue;
+        parts = [...parts.slice(0, left - 1), parts.slice(left - 1).join(" ")];
+      }
+      for (const text of parts) lines.push({ text, colour: c.colour });
+    }
     let y = this.cssH - 8 * s - (lines.length - 1) * step;
-    for (const c of lines) {
-      this.label(c.text, 10 * s, y, s, c.colour, 1, true, "caption");
+    for (const l of lines) {
+      this.label(l.text, 10 * s, y, s, l.colour, 1, true, "caption");
       y += step;
     }
+  }
+
+  /**
+   * text in lines no wider than maxWidth in the context's font, broken between words (a word
+   * wider than maxWidth alone is its own line, for label to cut).
+   */
+  private wrap(text: string, maxWidth: number): string[] {
+    if (this.width(text) <= maxWidth) return [text];
+    const out: string[] = [];
+    let line = "";
+    for (const word of text.split(" ")) {
+      const next = line ? `${line} ${word}` : word;
+      if (line && this.width(next) > maxWidth) {
+        out.push(line);
+        line = word;
+      } else line = next;
+    }
+    if (line) out.push(line);
+    return out;
   }
 
   private drawHighlights(s: number): void {
