@@ -1049,6 +1049,9 @@ export class TrafficLayer {
     // A resize resets the context's state, the font with it.
     this.font = "";
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    // Every stroke has round joins (the pulses' polylines, the dots' squares, the rings), set
+    // here rather than left over from the last pulse, which a resize would reset to miters.
+    ctx.lineJoin = "round";
     const s = this.renderer.drawScale;
     // Labels go around what the learner reads on the canvas, never over it.
     this.placed.length = 0;
@@ -1109,6 +1112,7 @@ export class TrafficLayer {
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, slow.canvas.width, slow.canvas.height);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.lineJoin = "round";
     const inked = this.placed.length;
     this.ctx = ctx;
     this.font = "";
@@ -1118,9 +1122,6 @@ export class TrafficLayer {
       this.ctx = this.layerCtx;
       this.font = "";
     }
-    // What drawing on one context leaves set for the next drawing (the pulses' round joins,
-    // which the dots' squares and the rings are stroked with too).
-    this.layerCtx.lineJoin = ctx.lineJoin;
     slow.valid = true;
     slow.at = now;
     slow.captions = this.captions.slice();
@@ -1297,7 +1298,6 @@ export class TrafficLayer {
       ctx.strokeStyle = this.colour(p.api);
       ctx.globalAlpha = (0.15 + 0.3 * phase) * Math.max(0, 1 - age / 1500);
       ctx.lineWidth = Math.min(3, 0.75 + Math.log2(1 + p.perSecond / 8) / 2) * s;
-      ctx.lineJoin = "round";
       ctx.beginPath();
       ctx.moveTo(line[0].x, line[0].y);
       for (const q of line.slice(1)) ctx.lineTo(q.x, q.y);
