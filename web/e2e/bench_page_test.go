@@ -41,9 +41,9 @@ import (
 //	KRAFTLAB_BENCH_PAGE=1            run it (make bench-page sets it)
 //	KRAFTLAB_BENCH_SITES=a=DIR,b=DIR the built sites to compare, in this order
 //	KRAFTLAB_BENCH_ONLY=speed,load,memory,week,fast,lab   a subset of the sections
-//	KRAFTLAB_BENCH_ONLY=profile      the main thread's CPU profile and trace at 10,000 partitions (only when named)
+//	KRAFTLAB_BENCH_ONLY=profile      the main thread's and the worker's CPU profile and trace at 10,000 partitions (only when named)
 //	KRAFTLAB_BENCH_PROFILE_AT=N@X    profile N partitions at X× instead (12@1: the default cluster at 1×)
-//	KRAFTLAB_BENCH_PROFILE_DIR=DIR   where profile writes each site's .cpuprofile (DevTools opens it)
+//	KRAFTLAB_BENCH_PROFILE_DIR=DIR   where profile writes each site's trace and .cpuprofile files (DevTools opens them)
 //	KRAFTLAB_BENCH_SPEED_AT=N,M      the speed section on these cluster sizes only (12, 10000 and 100000 by default)
 //	KRAFTLAB_BENCH_SPEEDS=X,Y        the speed section at these speeds only (1, 10, 100, 1000 and 10000 by default)
 //	KRAFTLAB_BENCH_FAST_MINUTES=N    how long the fast section plays at 10,000× (10)
@@ -268,10 +268,14 @@ func benchList(t *testing.T, name string, def []int) []int {
 	return out
 }
 
-// benchProfile records the page's main thread with the DevTools protocol's CPU profiler for
-// 5 s of play at 10,000× on 10,000 partitions, prints the functions with the most self time
-// (minified names, with their script, line and column: the source maps beside the scripts
-// name them) and writes the profile to KRAFTLAB_BENCH_PROFILE_DIR, if set, for DevTools.
+// benchProfile traces 5 s of play at 10,000× on 10,000 partitions (the main thread by kind of
+// work, the worker's thread busy and idle), then records the page's main thread and its
+// worker with the DevTools protocol's CPU profiler for 5 s more and prints the functions with
+// the most self time and the most time on the stack (the main thread's minified names with
+// their script, line and column: the source maps beside the scripts name them; the worker's
+// wasm functions by name only in a site whose kraftlab.wasm was linked without -s: build.go
+// with -lines, its buildWasm's -ldflags less -s), and writes the trace and the profiles to KRAFTLAB_BENCH_PROFILE_DIR, if set,
+// for DevTools.
 func benchProfile(t *testing.T, exe string, sites []benchSite, urls []string) {
 	n, x := 10_000, 10_000
 	if at := os.Getenv("KRAFTLAB_BENCH_PROFILE_AT"); at != "" {
