@@ -41,9 +41,11 @@ import (
 //	KRAFTLAB_BENCH_PAGE=1            run it (make bench-page sets it)
 //	KRAFTLAB_BENCH_SITES=a=DIR,b=DIR the built sites to compare, in this order
 //	KRAFTLAB_BENCH_ONLY=speed,load,memory,week,fast,lab   a subset of the sections
-//	KRAFTLAB_BENCH_ONLY=profile      the main thread's CPU profile and trace at 10,000 partitions (only when named)
+//	KRAFTLAB_BENCH_ONLY=profile      the main thread's and the worker's CPU profile and trace at 10,000 partitions (only when named)
 //	KRAFTLAB_BENCH_PROFILE_AT=N@X    profile N partitions at X× instead (12@1: the default cluster at 1×)
-//	KRAFTLAB_BENCH_PROFILE_DIR=DIR   where profile writes each site's .cpuprofile (DevTools opens it)
+//	KRAFTLAB_BENCH_PROFILE_DIR=DIR   where profile writes each site's trace and .cpuprofile files (DevTools opens them)
+//	KRAFTLAB_BENCH_SPEED_AT=N,M      the speed section on these cluster sizes only (12, 10000 and 100000 by default)
+//	KRAFTLAB_BENCH_SPEEDS=X,Y        the speed section at these speeds only (1, 10, 100, 1000 and 10000 by default)
 //	KRAFTLAB_BENCH_FAST_MINUTES=N    how long the fast section plays at 10,000× (10)
 //	KRAFTLAB_BENCH_MEMORY_AT=N       the memory section on N partitions only (12 and 100000 by default)
 //	KRAFTLAB_BENCH_MEMORY_DETAIL=1   memory-infra's allocators with their children
@@ -219,8 +221,9 @@ func samplePage(t *testing.T, tb *tab) pageSample {
 // benchSpeeds: frames drawn per second, the cluster time per wall time reached, and the main
 // thread's busy time per frame, at each offered speed on 12, 10,000 and 100,000 partitions.
 func benchSpeeds(t *testing.T, exe string, urls []string, table *benchTable) {
-	speeds := []int{1, 10, 100, 1000, 10_000}
-	for _, n := range []int{12, 10_000, 100_000} {
+	speeds := benchList(t, "KRAFTLAB_BENCH_SPEEDS", []int{1, 10, 100, 1000, 10_000})
+	sizes := benchList(t, "KRAFTLAB_BENCH_SPEED_AT", []int{12, 10_000, 100_000})
+	for _, n := range sizes {
 		for site, url := range urls {
 			bctx, stop := benchBrowser(t, exe)
 			tb := benchTab(t, bctx)
@@ -249,10 +252,30 @@ func benchSpeeds(t *testing.T, exe string, urls []string, table *benchTable) {
 	}
 }
 
-// benchProfile records the page's main thread with the DevTools protocol's CPU profiler for
-// 5 s of play at 10,000× on 10,000 partitions, prints the functions with the most self time
-// (minified names, with their script, line and column: the source maps beside the scripts
-// name them) and writes the profile to KRAFTLAB_BENCH_PROFILE_DIR, if set, for DevTools.
+// benchList reads a comma-separated list of numbers from the environment variable name, or
+// returns def when it is unset.
+func benchList(t *testing.T, name string, def []int) []int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		require.NoError(t, err, "%s: %q is not a comma-separated list of numbers", name, v)
+		out = append(out, n)
+	}
+	return out
+}
+
+// benchProfile traces 5 s of play at 10,000× on 10,000 partitions (the main thread by kind of
+// work, the worker's thread busy and idle), then records the page's main thread and its
+// worker with the DevTools protocol's CPU profiler for 5 s more and prints the functions with
+// the most self time and the most time on the stack (the main thread's minified names with
+// their script, line and column: the source maps beside the scripts name them; the worker's
+// wasm functions by name only in a site whose kraftlab.wasm was linked without -s: build.go
+// with -lines, its buildWasm's -ldflags less -s), and writes the trace and the profiles to KRAFTLAB_BENCH_PROFILE_DIR, if set,
+// for DevTools.
 func benchProfile(t *testing.T, exe string, sites []benchSite, urls []string) {
 	n, x := 10_000, 10_000
 	if at := os.Getenv("KRAFTLAB_BENCH_PROFILE_AT"); at != "" {
@@ -267,57 +290,93 @@ func benchProfile(t *testing.T, exe string, sites []benchSite, urls []string) {
 		time.Sleep(2 * time.Second)
 		fmt.Printf("  main thread at %s partitions, %s× [%s], 5 s traced, busy time by kind (self CPU time, ms per frame drawn):\n", thousands(n), thousands(x), sites[site].name)
 		printMainThreadTrace(t, tb, sites[site].name)
-		var prof *profiler.Profile
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			if _, err := cdp.Call(ctx, tg, profiler.Enable, cdp.Empty{}); err != nil {
-				return err
-			}
-			if _, err := cdp.Call(ctx, tg, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 500}); err != nil {
-				return err
-			}
-			if _, err := cdp.Call(ctx, tg, profiler.Start, cdp.Empty{}); err != nil {
-				return err
-			}
-			time.Sleep(5 * time.Second)
-			res, err := cdp.Call(ctx, tg, profiler.Stop, cdp.Empty{})
-			prof = res.Profile
-			return err
-		})))
+		// The page's main thread and its worker, profiled over the same 5 s.
+		stopProfiles := startProfiles(t, bctx, tb)
+		time.Sleep(5 * time.Second)
+		profs := stopProfiles()
 		stop()
-		if dir := os.Getenv("KRAFTLAB_BENCH_PROFILE_DIR"); dir != "" {
-			b, err := json.Marshal(prof)
-			require.NoError(t, err)
-			file := filepath.Join(dir, sites[site].name+".cpuprofile")
-			require.NoError(t, os.WriteFile(file, b, 0o644))
-			fmt.Printf("  profile [%s]: %s\n", sites[site].name, file)
-		}
-		self := map[string]float64{}
-		total := 0.0
-		byID := map[int64]*profiler.ProfileNode{}
-		for _, n := range prof.Nodes {
-			byID[n.ID] = n
-		}
-		for i, id := range prof.Samples {
-			dt := float64(prof.TimeDeltas[i]) / 1000
-			n := byID[id]
-			f := n.CallFrame
-			key := f.FunctionName
-			if f.URL != "" {
-				key = fmt.Sprintf("%s %s:%d:%d", f.FunctionName, path.Base(f.URL), f.LineNumber+1, f.ColumnNumber+1)
+		for i, prof := range profs {
+			what, name := "worker", fmt.Sprintf("%s-worker%d", sites[site].name, i)
+			if i == len(profs)-1 {
+				what, name = "main thread", sites[site].name
 			}
-			self[key] += dt
-			total += dt
-		}
-		keys := make([]string, 0, len(self))
-		for k := range self {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool { return self[keys[i]] > self[keys[j]] })
-		fmt.Printf("  main thread at %s partitions, %s× [%s], %.0f ms profiled, self time:\n", thousands(n), thousands(x), sites[site].name, total)
-		for _, k := range keys[:min(25, len(keys))] {
-			fmt.Printf("    %7.1f ms %5.1f %%  %s\n", self[k], 100*self[k]/total, k)
+			if dir := os.Getenv("KRAFTLAB_BENCH_PROFILE_DIR"); dir != "" {
+				b, err := json.Marshal(prof)
+				require.NoError(t, err)
+				file := filepath.Join(dir, name+".cpuprofile")
+				require.NoError(t, os.WriteFile(file, b, 0o644))
+				fmt.Printf("  profile [%s]: %s\n", name, file)
+			}
+			printProfile(prof, fmt.Sprintf("%s at %s partitions, %s× [%s]", what, thousands(n), thousands(x), sites[site].name))
 		}
 	}
+}
+
+// printProfile prints the functions with the most self time in a DevTools CPU profile, and
+// those with the most time on the stack (each sample counted once per function, however deep
+// it recurses): for a worker, how its time splits between the cluster's run, the frame's
+// encoding, Go's collector and waiting ("(idle)").
+func printProfile(prof *profiler.Profile, title string) {
+	byID := map[int64]*profiler.ProfileNode{}
+	parent := map[int64]int64{}
+	for _, n := range prof.Nodes {
+		byID[n.ID] = n
+		for _, c := range n.Children {
+			parent[c] = n.ID
+		}
+	}
+	name := func(n *profiler.ProfileNode) string {
+		f := n.CallFrame
+		if f.URL == "" || strings.HasPrefix(f.URL, "wasm://") {
+			return f.FunctionName
+		}
+		return fmt.Sprintf("%s %s:%d:%d", f.FunctionName, path.Base(f.URL), f.LineNumber+1, f.ColumnNumber+1)
+	}
+	self, cum := map[string]float64{}, map[string]float64{}
+	total := 0.0
+	for i, id := range prof.Samples {
+		dt := float64(prof.TimeDeltas[i]) / 1000
+		self[name(byID[id])] += dt
+		total += dt
+		seen := map[string]bool{}
+		for n, ok := id, true; ok; n, ok = parent[n] {
+			if k := name(byID[n]); !seen[k] {
+				seen[k] = true
+				cum[k] += dt
+			}
+		}
+	}
+	top := func(m map[string]float64, what string, count int) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+		fmt.Printf("  %s, %.0f ms profiled, %s:\n", title, total, what)
+		for _, k := range keys[:min(count, len(keys))] {
+			fmt.Printf("    %7.1f ms %5.1f %%  %s\n", m[k], 100*m[k]/total, k)
+		}
+	}
+	top(self, "self time", 25)
+	top(cum, "time on the stack", 40)
+}
+
+// traceEvent is what the profile section reads of a DevTools trace event.
+type traceEvent struct {
+	Name string  `json:"name"`
+	Ph   string  `json:"ph"`
+	Pid  int     `json:"pid"`
+	Tid  int     `json:"tid"`
+	Ts   float64 `json:"ts"`
+	Dur  float64 `json:"dur"`
+	TDur float64 `json:"tdur"`
+	Args struct {
+		Name string `json:"name"`
+		// Layout: the objects that needed layout, of all the layout tree's.
+		BeginData struct {
+			DirtyObjects int `json:"dirtyObjects"`
+		} `json:"beginData"`
+	} `json:"args"`
 }
 
 // printMainThreadTrace traces 5 s of the page's main thread (the DevTools timeline's events)
@@ -346,31 +405,19 @@ func printMainThreadTrace(t *testing.T, tb *tab, site string) {
 		require.NoError(t, os.WriteFile(file, b, 0o644))
 		fmt.Printf("    trace [%s]: %s\n", site, file)
 	}
-	type ev struct {
-		Name string  `json:"name"`
-		Ph   string  `json:"ph"`
-		Pid  int     `json:"pid"`
-		Tid  int     `json:"tid"`
-		Ts   float64 `json:"ts"`
-		Dur  float64 `json:"dur"`
-		TDur float64 `json:"tdur"`
-		Args struct {
-			Name string `json:"name"`
-			// Layout: the objects that needed layout, of all the layout tree's.
-			BeginData struct {
-				DirtyObjects int `json:"dirtyObjects"`
-			} `json:"beginData"`
-		} `json:"args"`
-	}
 	main := -1
-	var xs []ev
+	workers := map[int]bool{}
+	var xs []traceEvent
 	for _, raw := range events {
-		var e ev
+		var e traceEvent
 		if json.Unmarshal(raw, &e) != nil || e.Pid != page {
 			continue
 		}
 		if e.Ph == "M" && e.Name == "thread_name" && e.Args.Name == "CrRendererMain" {
 			main = e.Tid
+		}
+		if e.Ph == "M" && e.Name == "thread_name" && e.Args.Name == "DedicatedWorker thread" {
+			workers[e.Tid] = true
 		}
 		if e.Ph == "X" {
 			xs = append(xs, e)
@@ -433,6 +480,64 @@ func printMainThreadTrace(t *testing.T, tb *tab, site string) {
 		float64(paints)/per, paintCPU/1000/float64(max(paints, 1)), float64(layouts)/per, layoutCPU/1000/float64(max(layouts, 1)), layoutDirty/float64(max(layouts, 1)))
 	for _, k := range keys[:min(20, len(keys))] {
 		fmt.Printf("    %6.2f ms %5.1f %%  %s\n", self[k]/1000/per, 100*self[k]/total, k)
+	}
+	for tid := range workers {
+		printWorkerThread(xs, tid, drawn)
+	}
+}
+
+// printWorkerThread prints a worker thread's share of the traced span: its tasks' wall and CPU
+// time (busy), the rest (idle: waiting for a message), how the idle time comes in gaps between
+// tasks, and its tasks' self time by kind of event. xs are the trace's complete events,
+// sorted by start.
+func printWorkerThread(xs []traceEvent, tid int, drawn float64) {
+	first, last := math.Inf(1), math.Inf(-1)
+	for _, e := range xs {
+		first, last = min(first, e.Ts), max(last, e.Ts+e.Dur)
+	}
+	self := map[string]float64{}
+	var stack []int
+	var gaps []float64
+	busyWall, busyCPU, end := 0.0, 0.0, -1.0
+	tasks := 0
+	for i, e := range xs {
+		if e.Tid != tid {
+			continue
+		}
+		for len(stack) > 0 && xs[stack[len(stack)-1]].Ts+xs[stack[len(stack)-1]].Dur <= e.Ts {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			self[xs[stack[len(stack)-1]].Name] -= e.Dur
+		} else {
+			tasks++
+			busyWall += e.Dur
+			busyCPU += e.TDur
+			if end >= 0 {
+				gaps = append(gaps, (e.Ts-end)/1000)
+			}
+			end = e.Ts + e.Dur
+		}
+		self[e.Name] += e.Dur
+		stack = append(stack, i)
+	}
+	span := (last - first) / 1000
+	sort.Float64s(gaps)
+	q := func(f float64) float64 {
+		if len(gaps) == 0 {
+			return 0
+		}
+		return gaps[int(f*float64(len(gaps)-1))]
+	}
+	fmt.Printf("    worker thread %d: %.0f ms traced, busy %.0f ms wall (%.1f %%, %.0f ms CPU) in %d tasks, idle %.0f ms; gaps between tasks: median %.2f ms, 90th percentile %.2f ms, longest %.2f ms; %.2f ms of wall time busy per frame drawn\n",
+		tid, span, busyWall/1000, 100*busyWall/1000/span, busyCPU/1000, tasks, span-busyWall/1000, q(0.5), q(0.9), q(1), busyWall/1000/max(drawn, 1))
+	keys := make([]string, 0, len(self))
+	for k := range self {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return self[keys[i]] > self[keys[j]] })
+	for _, k := range keys[:min(12, len(keys))] {
+		fmt.Printf("      %8.1f ms wall %5.1f %%  %s\n", self[k]/1000, 100*self[k]/busyWall, k)
 	}
 }
 
@@ -900,6 +1005,20 @@ func benchLab(t *testing.T, exe string, urls []string, table *benchTable) {
 // wasm built without -s (GOOS=js GOARCH=wasm go build with build.WasmGCFlags' flags) in the
 // built site's place. The profiler's own cost goes into that compare's figures (one of ten).
 func profileWorkers(t *testing.T, bctx context.Context, tb *tab, prefix string) func() {
+	stop := startProfiles(t, bctx, tb)
+	return func() {
+		for i, prof := range stop() {
+			b, err := json.Marshal(prof)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(fmt.Sprintf("%s-%d.cpuprofile", prefix, i), b, 0o644))
+		}
+	}
+}
+
+// startProfiles starts the DevTools protocol's CPU profiler (a sample every 0.5 ms) in each of
+// the browser's dedicated workers and in tb's main thread; the function it returns stops them
+// and returns their profiles, the workers first and the main thread last.
+func startProfiles(t *testing.T, bctx context.Context, tb *tab) func() []*profiler.Profile {
 	targets, err := chromedp.Targets(bctx)
 	require.NoError(t, err)
 	var ctxs []context.Context
@@ -925,23 +1044,21 @@ func profileWorkers(t *testing.T, bctx context.Context, tb *tab, prefix string) 
 			return err
 		})))
 	}
-	return func() {
+	return func() []*profiler.Profile {
+		profs := make([]*profiler.Profile, len(ctxs))
 		for i, c := range ctxs {
-			var prof *profiler.Profile
 			require.NoError(t, chromedp.Do(c, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 				res, err := cdp.Call(ctx, tg, profiler.Stop, cdp.Empty{})
 				if err == nil {
-					prof = res.Profile
+					profs[i] = res.Profile
 				}
 				return err
 			})))
-			b, err := json.Marshal(prof)
-			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(fmt.Sprintf("%s-%d.cpuprofile", prefix, i), b, 0o644))
 		}
 		for _, c := range cancels {
 			c()
 		}
+		return profs
 	}
 }
 

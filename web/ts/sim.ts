@@ -10,8 +10,12 @@
 // runs slower than asked; the measured rate is shown next to the clock. An animation frame that
 // finds a request in flight is not lost: the next request goes out as soon as that reply
 // arrives, before it is drawn, so that the worker runs the next step while the page draws this
-// one. The wall clock is used only here and for the worker's budget, for pacing: the
-// simulation's own time is virtual and deterministic, and where a step stops changes no result.
+// one. While the worker cannot keep up (its last step spent its budget short of the time asked
+// for), one more request is kept waiting in its queue, so that it starts the next step the
+// moment it has sent a frame instead of idling until the page, busy drawing on a shared core,
+// gets to the reply. The wall clock is used only here and for the worker's budget, for pacing:
+// the simulation's own time is virtual and deterministic, and where a step stops changes no
+// result.
 
 import { Frame, Layout, layoutFrom } from "./frame";
 import type { ActBody, ActRequest, FrameBody, LoadBody, LoadRequest, StartBody, StartRequest, StepRequest, WithData, WorkerClient } from "./protocol";
@@ -63,9 +67,12 @@ export class Simulation {
   private layout: Layout | undefined;
   /** The first frame of an adopted run, asked for before this page ran (adopt). */
   private earlyFrame: Promise<WithData<FrameBody>> | undefined;
-  private inFlight = false;
-  /** Counts sim.advance requests, so that a request's end cannot end the next one's. */
-  private flights = 0;
+  /** sim.advance requests sent and not yet answered: 1, or 2 while the worker is behind. */
+  private inFlight = 0;
+  /** The last step stopped short of the time asked for, having spent its budget. */
+  private behind = false;
+  /** performance.now() when the last sim.advance reply arrived: a request queued behind it started about then. */
+  private lastReplyAt = 0;
   /** The cluster time of the latest frame received: where the next step starts. */
   private clusterAt = 0;
   /** What a step costs besides its budget (ms), smoothed over the steps that spent it. */
@@ -166,6 +173,7 @@ export class Simulation {
     this.samples = [];
     this.lastWall = 0;
     this.carry = 0;
+    this.behind = false;
     this.wantFrame = true;
   }
 
@@ -254,6 +262,7 @@ export class Simulation {
     this.playing = on;
     this.lastWall = 0;
     this.carry = 0;
+    this.behind = false;
     this.samples = [];
     this.rate = 0;
     this.on.state();
@@ -261,6 +270,7 @@ export class Simulation {
 
   setSpeed(x: number): void {
     this.speed = x;
+    this.behind = false;
     this.samples = [];
     this.on.state();
   }
@@ -273,7 +283,7 @@ export class Simulation {
   }
 
   private tick(now: number): void {
-    if (this.inFlight) {
+    if (this.inFlight >= this.depth()) {
       this.missedTick = true;
       return;
     }
@@ -291,24 +301,36 @@ export class Simulation {
       this.carry = want - ms;
     }
     this.wantFrame = false;
-    this.inFlight = true;
-    const flight = ++this.flights;
+    this.inFlight++;
+    // Ends this request, once: on its reply, or when it fails.
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      this.inFlight--;
+      this.nextIfMissed();
+    };
     const gen = this.generation;
     const sent = now;
     const sentAt = performance.now();
-    const target = this.clusterAt + ms;
     const budgetMs = this.stepBudget();
     // An adopted run's first frame was asked for already, with this very request.
     const early = ms === 0 && !this.layout ? this.earlyFrame : undefined;
     this.earlyFrame = undefined;
     (early ?? this.client.requestData("sim.advance", { ms, layout: this.layout?.version ?? 0, budgetMs }))
       .then(({ body, data }) => {
+        const at = performance.now();
         if (gen === this.generation) {
-          this.clusterAt = body.timeMs;
+          // The worker answers in order, so this step began at the latest frame received,
+          // even when it was asked for before that frame came.
+          this.behind = body.timeMs < this.clusterAt + ms;
           // A step that stopped short spent its budget: the rest of its time is the overhead.
-          if (body.timeMs < target) this.learnOverhead(performance.now() - sentAt - budgetMs);
+          // One that waited in the worker's queue began when the reply before it was sent.
+          if (this.behind) this.learnOverhead(at - Math.max(sentAt, this.lastReplyAt) - budgetMs);
+          this.lastReplyAt = at;
+          this.clusterAt = body.timeMs;
         }
-        this.nextIfMissed(flight);
+        end();
         if (gen !== this.generation) return; // a restart happened meanwhile
         this.measure(sent, body.timeMs);
         this.show(body, data);
@@ -319,17 +341,24 @@ export class Simulation {
         if (this.playing) this.setPlaying(false);
         this.on.failure("sim.advance", e);
       })
-      .finally(() => this.nextIfMissed(flight));
+      .finally(end);
   }
 
   /**
-   * Ends the request in flight and, if an animation frame came meanwhile, sends the next one at
-   * once: on a reply, before it is drawn, so that the worker runs while the page draws.
+   * How many sim.advance requests may be in flight: two while the worker is behind and the
+   * run plays, so that one waits in its queue; else one, so that a pause or a slower speed
+   * takes effect on the next step.
    */
-  private nextIfMissed(flight: number): void {
-    if (!this.inFlight || flight !== this.flights) return; // ended already, on its reply
-    this.inFlight = false;
-    if (this.missedTick) {
+  private depth(): number {
+    return this.behind && this.playing && !this.stopped ? 2 : 1;
+  }
+
+  /**
+   * Once a request has ended: if an animation frame came meanwhile, sends the next one at once,
+   * on a reply, before it is drawn, so that the worker runs while the page draws.
+   */
+  private nextIfMissed(): void {
+    if (this.missedTick && this.inFlight < this.depth()) {
       this.missedTick = false;
       this.tick(performance.now());
     }

@@ -1,6 +1,7 @@
 // The simulation's pacing (web/ts/sim.ts): frames are asked for at animation-frame pace, one
-// in flight at a time, each with a budget of worker time, and an animation frame that finds one
-// in flight is made up as soon as its reply arrives, before that reply is drawn.
+// in flight at a time (two while the worker cannot keep up), each with a budget of worker time,
+// and an animation frame that finds one in flight is made up as soon as its reply arrives,
+// before that reply is drawn.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -10,11 +11,12 @@ import { emptyFrame } from "./frames";
 
 /** A worker client whose sim.advance replies are released by hand, and the page's rAF loop. */
 function harness() {
-  const pending: { ms: number; budgetMs?: number; release: () => void }[] = [];
+  /** Each request's release answers with a frame at timeMs (0 unless given: short of any time asked for). */
+  const pending: { ms: number; budgetMs?: number; release: (timeMs?: number) => void }[] = [];
   const client = {
     requestData(type: string, body: { ms: number; budgetMs?: number }) {
       assert.equal(type, "sim.advance");
-      return new Promise((resolve) => pending.push({ ms: body.ms, budgetMs: body.budgetMs, release: () => resolve(emptyFrame(0)) }));
+      return new Promise((resolve) => pending.push({ ms: body.ms, budgetMs: body.budgetMs, release: (timeMs = 0) => resolve(emptyFrame(timeMs)) }));
     },
   } as unknown as WorkerClient;
   let raf: ((now: number) => void) | undefined;
@@ -121,4 +123,82 @@ test("a step that spent its budget and came back late leaves less budget to the 
   }
   const starved = h.pending[h.pending.length - 1].budgetMs ?? 0;
   assert.ok(starved > 30, `budget ${starved} ms after steps 300 ms late: half their overhead`);
+});
+
+test("while the worker cannot keep up, one more request waits in its queue", async () => {
+  const h = harness();
+  h.sim["begin"]({} as StartBody);
+  h.sim.setSpeed(10_000);
+  // Animation frames stamped in the past: a request made up on a reply (at performance.now())
+  // asks for the wall time since the last animation frame, capped.
+  const t0 = performance.now() - 1000;
+  let at = 0;
+  /** Answers the oldest request in flight: as far as it asked, or short of it. */
+  const answer = async (i: number, short: boolean) => {
+    at += short ? Math.floor(h.pending[i].ms / 2) : h.pending[i].ms;
+    h.pending[i].release(at);
+    await h.settle();
+  };
+  h.display(t0);
+  await answer(0, false); // the first step asks for no time
+  h.display(t0 + 16);
+  h.display(t0 + 33);
+  assert.equal(h.pending.length, 2, "a worker that keeps up has one request at a time");
+  await answer(1, false);
+  assert.equal(h.pending.length, 3, "the missed animation frame is made up");
+  h.display(t0 + 50);
+  assert.equal(h.pending.length, 3, "and still one at a time");
+  await answer(2, true); // the worker spent its budget short of the time asked for
+  assert.equal(h.pending.length, 4, "the missed animation frame is made up");
+  h.display(t0 + 66);
+  assert.equal(h.pending.length, 5, "a worker that is behind gets a second request before it replies to the first");
+  h.display(t0 + 83);
+  assert.equal(h.pending.length, 5, "and no third");
+  await answer(3, true);
+  assert.equal(h.pending.length, 6, "each reply sends the next at once: one always waits in the queue");
+  assert.equal(h.requestsAtDraw[h.requestsAtDraw.length - 1], 6, "before the reply is drawn");
+  h.display(t0 + 100);
+  // A queued step begins where the one before it ended: this one got as far as it asked.
+  await answer(4, false);
+  assert.equal(h.pending.length, 6, "a worker that caught up has one request at a time again");
+  await answer(5, true);
+  assert.equal(h.pending.length, 7, "the animation frame it missed is made up");
+  h.display(t0 + 116);
+  assert.equal(h.pending.length, 8, "behind again: two in flight");
+  await answer(6, true);
+  h.sim.setPlaying(false);
+  await answer(7, true);
+  h.display(t0 + 133);
+  assert.equal(h.pending.length, 8, "a paused run asks for nothing more");
+});
+
+test("a step that waited in the worker's queue is timed from the reply before it", async () => {
+  const h = harness();
+  h.sim["begin"]({} as StartBody);
+  h.sim.setSpeed(10_000);
+  const t0 = performance.now() - 1000;
+  h.display(t0);
+  h.pending[0].release(0);
+  await h.settle();
+  h.display(t0 + 16);
+  h.pending[1].release(1); // short: behind
+  await h.settle();
+  h.display(t0 + 33);
+  h.display(t0 + 50);
+  assert.equal(h.pending.length, 4, "two in flight");
+  assert.equal(h.pending[3].budgetMs, 30);
+  // The first comes back 80 ms later, having spent its budget: 50 ms of overhead. The second
+  // comes right after it: its step cost its budget, not the 80 ms it waited.
+  await new Promise((r) => setTimeout(r, 80));
+  h.pending[2].release(2);
+  await h.settle();
+  h.pending[3].release(3);
+  await h.settle();
+  h.display(t0 + 66);
+  assert.equal(h.pending.length, 5);
+  // Overhead smoothed over the two steps (a quarter of each): 50 ms, then 0, is 9.4 ms: a
+  // budget of 21 ms. Timed from its send, the second would have cost 50 ms as well (22 ms
+  // smoothed: a budget of 8 ms).
+  const budget = h.pending[4].budgetMs ?? 0;
+  assert.ok(budget >= 18 && budget <= 22, `budget ${budget} ms after a late step and a queued one`);
 });
