@@ -145,11 +145,12 @@ screenshots:
 .PHONY: fuzz fuzz-go fuzz-ts monkey
 
 # Every fuzzer, FUZZTIME each (go test runs one fuzz target at a time): the scenario parser,
-# the share link's sim.load, the lab's description file and imports, the properties parser and
-# the lesson format. A crasher is saved under the package's testdata/fuzz and fails the target.
+# the share link's sim.load, the lab's description file and imports, the properties parser, the
+# plan's durations (against time.ParseDuration) and the lesson format. A crasher is saved
+# under the package's testdata/fuzz and fails the target.
 FUZZTIME ?= 30s
 FUZZERS := ./cluster/scenario:FuzzParse ./wasm/bridge:FuzzLoad ./lab:FuzzParseDescription \
-	./lab:FuzzImport ./lab:FuzzParseProperties ./lessons:FuzzParse
+	./lab:FuzzImport ./lab:FuzzParseProperties ./lab:FuzzParseDurationMs ./lessons:FuzzParse
 
 fuzz: fuzz-go fuzz-ts
 

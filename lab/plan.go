@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // A Plan is a rollout as operators run it, step by step: a rolling restart of the brokers in a
@@ -169,15 +168,6 @@ func ParsePlan(text string) (*Plan, error) {
 	return p, nil
 }
 
-// parseDurationMs reads a non-negative Go duration (90s, 10m) as milliseconds, at most 7 days.
-func parseDurationMs(s string) (int64, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 || d > 7*24*time.Hour {
-		return 0, fmt.Errorf("%q is not a duration from 0 to 168h (such as 90s, 10m, 1h30m)", s)
-	}
-	return d.Milliseconds(), nil
-}
-
 // Validate checks the plan's brokers against the cluster's.
 func (p *Plan) Validate(brokers []int32) error {
 	for _, st := range p.Steps {
@@ -218,7 +208,7 @@ func containsID(ids []int32, id int32) bool {
 
 // String writes a step as the plan text spells it.
 func (s PlanStep) String() string {
-	dur := func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }
+	dur := formatMs
 	var b strings.Builder
 	b.WriteString(s.Kind)
 	switch {

@@ -34,15 +34,25 @@ type Rehearsal struct {
 // errRehearsalClosed ends the run that was waiting when its rehearsal was closed.
 var errRehearsalClosed = errors.New("lab: the rehearsal was closed")
 
+// steppedRun is one run of a Rehearsal and the goroutine that plays it. The stepper sends the
+// goroutine the scenario time to run until on resume and then takes one message from paused:
+// the time the run reached, or runFinished once runPlan has returned (res and err are set by
+// then). One channel each way, without a select, keeps the runtime's select code out of
+// rehearse.wasm (20 KB raw; about 1 KB brotli, inside the spread a version string makes), the
+// program nearest its size budget (docs/performance.md, "The edit loop").
 type steppedRun struct {
-	resume chan int64 // the scenario time to run until
-	paused chan int64 // the time reached, when it paused
-	done   chan struct{}
-	res    *PlanResult
-	err    error
-	now    int64
-	start  bool
+	resume   chan int64 // the scenario time to run until
+	paused   chan int64 // the time reached, when it paused, or runFinished
+	res      *PlanResult
+	err      error
+	now      int64
+	start    bool
+	finished bool // the goroutine has sent runFinished and returned
 }
+
+// runFinished is what a run's goroutine sends on paused when runPlan has returned: scenario
+// time is never negative.
+const runFinished = -1
 
 // NewRehearsal prepares the plan's runs under the current config (doc, a cluster-mode file)
 // and the candidate, and the immediate baseline when it differs from both.
@@ -84,7 +94,7 @@ func (s *PlanSetup) Rehearsal(plan *Plan, candidate Policy) (*Rehearsal, error) 
 	r.rolls = make([]*rollout, len(r.docs))
 	r.rolls[r.cand] = ro
 	for range r.docs {
-		r.runs = append(r.runs, &steppedRun{resume: make(chan int64), paused: make(chan int64), done: make(chan struct{})})
+		r.runs = append(r.runs, &steppedRun{resume: make(chan int64), paused: make(chan int64)})
 	}
 	return r, nil
 }
@@ -118,10 +128,12 @@ func (r *Rehearsal) Step(ms int64) (done bool, progress float64, err error) {
 // time; the run's res is set once it has finished.
 func (r *Rehearsal) stepRun(i int, ms int64) error {
 	s := r.runs[i]
+	if s.finished {
+		return s.err
+	}
 	if !s.start {
 		s.start = true
 		go func() {
-			defer close(s.done)
 			target := <-s.resume
 			res, err := runPlan(r.docs[i], r.read, r.plan, r.rolls[i], func(now int64) error {
 				if now >= target {
@@ -137,12 +149,14 @@ func (r *Rehearsal) stepRun(i int, ms int64) error {
 			if err == nil {
 				s.res = res
 			}
+			s.paused <- runFinished
 		}()
 	}
 	s.resume <- s.now + max(ms, 1)
-	select {
-	case s.now = <-s.paused:
-	case <-s.done:
+	if now := <-s.paused; now != runFinished {
+		s.now = now
+	} else {
+		s.finished = true
 	}
 	return s.err
 }
@@ -231,13 +245,12 @@ func (r *Rehearsal) Adopt(i int, data []byte) error {
 func (r *Rehearsal) Close() {
 	r.closed = true
 	for _, s := range r.runs {
-		if !s.start {
+		if !s.start || s.finished {
 			continue
 		}
-		select {
-		case s.resume <- s.now:
-		case <-s.done:
-		}
-		<-s.done
+		// The goroutine is waiting for its turn: it wakes up, sees closed, returns, and says so.
+		s.resume <- s.now
+		<-s.paused
+		s.finished = true
 	}
 }

@@ -3,9 +3,11 @@ package lab
 import (
 	"context"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kraftlab/kraftlab/internal/jsskip"
 )
@@ -215,6 +217,49 @@ func TestRehearsalStepsLikeRunPlanComparison(t *testing.T) {
 	half.Close()
 	if _, err := half.Comparison(); err == nil {
 		t.Error("a closed rehearsal gave a comparison")
+	}
+}
+
+// Close ends the goroutine of every run that has started and not finished, whatever the
+// other runs' states: none started, one finished and the next paused, all finished.
+func TestRehearsalCloseEndsItsRuns(t *testing.T) {
+	jsskip.CoveredNatively(t, "the rehearsal's goroutines, the lab's own Go")
+	plan, err := ParsePlan("rolling-restart all timeout=10m\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := smallImported(t)
+	cand := DefaultPolicies()[1]
+	idle := runtime.NumGoroutine()
+	ended := func(what string) {
+		t.Helper()
+		for range 500 {
+			if runtime.NumGoroutine() <= idle {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Errorf("%s: %d goroutines after Close, %d before the rehearsal", what, runtime.NumGoroutine(), idle)
+	}
+	for _, stop := range []struct {
+		what string
+		at   func(r *Rehearsal) bool
+	}{
+		{"none started", func(r *Rehearsal) bool { return true }},
+		{"the first finished, the second paused", func(r *Rehearsal) bool { return r.next == 1 && r.runs[1].start }},
+		{"all finished", func(r *Rehearsal) bool { return r.next == len(r.runs) }},
+	} {
+		r, err := NewRehearsal(doc, plan, cand)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for !stop.at(r) {
+			if _, _, err := r.Step(90_000); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.Close()
+		ended(stop.what)
 	}
 }
 

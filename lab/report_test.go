@@ -3,6 +3,7 @@ package lab
 import (
 	"bytes"
 	"context"
+	"html"
 	"os"
 	"regexp"
 	"strings"
@@ -72,5 +73,19 @@ func TestReport(t *testing.T) {
 	}
 	if n := strings.Count(page, "<figure>"); n != 6 {
 		t.Errorf("%d charts, want 6 (leaders per broker twice, under-replicated, under min ISR, leaderless, p99)", n)
+	}
+}
+
+// escapeHTML writes what html.EscapeString writes, for every byte and for text around the
+// characters it escapes.
+func TestEscapeHTMLIsHTMLEscapeString(t *testing.T) {
+	texts := []string{"", "plain", `a<b>&"c'd`, "<<>>", "&amp;", "topic `orders` & <b>", "µs é 🙂 \xff\x00", "'\"'"}
+	for c := 0; c < 256; c++ {
+		texts = append(texts, string([]byte{byte(c)}), "x"+string([]byte{byte(c)})+"y")
+	}
+	for _, s := range texts {
+		if got, want := escapeHTML(s), html.EscapeString(s); got != want {
+			t.Errorf("%q: %q, want %q", s, got, want)
+		}
 	}
 }

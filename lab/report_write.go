@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"html"
 	"io"
 	"math"
 	"strconv"
@@ -136,7 +135,7 @@ var palette = []string{"#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#
 // SVG, no script and nothing loaded from anywhere.
 func (r *Report) WriteHTML(w io.Writer) error {
 	var b strings.Builder
-	e := html.EscapeString
+	e := escapeHTML
 	bs := r.blocks()
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(bs[0].text), reportCSS)
@@ -177,6 +176,36 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	return err
 }
 
+// escapeHTML escapes text for HTML as html.EscapeString does: the same five characters, the
+// same entities (TestEscapeHTMLIsHTMLEscapeString). It is written out because importing html
+// links its package initialisation: the escaper, a strings.Replacer, and the unescaper's table
+// of 2,000-odd entity names. That cost rehearse.wasm about 22 KB brotli (108 KB raw) and
+// lab.wasm 16 KB, near their 1 MB budgets (docs/performance.md, "The edit loop").
+func escapeHTML(s string) string {
+	if !strings.ContainsAny(s, `&'<>"`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '&':
+			b.WriteString("&amp;")
+		case '\'':
+			b.WriteString("&#39;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&#34;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
 // inlineCode turns `x` into <code>x</code> in escaped text.
 func inlineCode(s string) string {
 	parts := strings.Split(s, "`")
@@ -198,7 +227,7 @@ func inlineCode(s string) string {
 // the plan's broker starts as ticks along the top.
 func writeSVGChart(b *strings.Builder, c *chart) {
 	const width, height, left, right, top, bottom = 960.0, 260.0, 56.0, 12.0, 14.0, 28.0
-	e := html.EscapeString
+	e := escapeHTML
 	t0, t1 := first(c.timeMs), last(c.timeMs)
 	if t1 <= t0 {
 		t1 = t0 + 1

@@ -399,6 +399,22 @@ func TestServiceWorkerListsTheSite(t *testing.T) {
 	assert.NotContains(t, string(html), "kraftlab-offline")
 }
 
+// TestWasmLeavesOutHTML: no wasm program imports the html package. Its package initialisation
+// links a strings.Replacer and the table of 2,000-odd entity names its unescaper reads, about
+// 22 KB brotli in rehearse.wasm, which is within tens of KB of its size budget; lab's
+// escapeHTML writes what html.EscapeString writes.
+func TestWasmLeavesOutHTML(t *testing.T) {
+	args := []string{"list", "-deps"}
+	for _, p := range Programs {
+		args = append(args, p.Package)
+	}
+	out, err := run(context.Background(), root(t), []string{"GOOS=js", "GOARCH=wasm"}, "go", args...)
+	require.NoError(t, err)
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/kraftlab/kraftlab/lab", "the go list query is broken")
+	assert.False(t, slices.Contains(deps, "html"), "a wasm program imports html (see go list -deps): escape with lab's escapeHTML instead")
+}
+
 // TestNoticesCoverWhatTheSiteShips: every third-party module the wasm programs link and every
 // vendored library is named in THIRD_PARTY_NOTICES.md, and the build copies the notices and
 // the licence into the site.
