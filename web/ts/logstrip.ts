@@ -96,6 +96,15 @@ export class LogStripView {
   private lastKey: string | undefined;
   private summaryAt = 0;
   private cssW = 320;
+  /**
+   * Whether any of the strip is in the viewport (until told otherwise, it is). Out of view it is
+   * not drawn: a canvas drawn is rasterized and handed to the compositor whether or not anyone
+   * sees it. It is drawn at once when it comes into view (pending: the strip to draw then).
+   */
+  private onScreen = true;
+  private pending: { log: LogStrip | undefined } | undefined;
+  /** A redraw (a resize, the scale, the palette) was asked for while out of view. */
+  private stale = false;
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -111,6 +120,16 @@ export class LogStripView {
     // event log has just changed the DOM then, and a read would force a reflow every frame.
     new ResizeObserver((entries) => {
       this.cssW = Math.max(320, Math.round(entries[entries.length - 1].contentRect.width));
+      this.redraw();
+    }).observe(canvas);
+    new IntersectionObserver((entries) => {
+      this.onScreen = entries[entries.length - 1].isIntersecting;
+      if (!this.onScreen || (!this.pending && !this.stale)) return;
+      if (this.pending) {
+        this.last = this.pending.log;
+        this.lastKey = this.last ? JSON.stringify(this.last) : "";
+        this.pending = undefined;
+      }
       this.redraw();
     }).observe(canvas);
   }
@@ -141,15 +160,21 @@ export class LogStripView {
 
   /**
    * Draws a frame's strip, if it differs from the one on the canvas (most frames bring the same
-   * strip: the log grows by a record every half second when nothing happens); the text summary
-   * follows at most every 250 ms.
+   * strip: the log grows by a record every half second when nothing happens) and the strip is
+   * on screen, else when it comes into view; the text summary (what a screen reader reads,
+   * wherever the strip is) follows at most every 250 ms.
    */
   draw(log: LogStrip | undefined, nowMs = performance.now()): void {
-    const key = log ? JSON.stringify(log) : "";
-    if (key !== this.lastKey) {
-      this.lastKey = key;
-      this.last = log;
-      this.redraw();
+    if (!this.onScreen) {
+      // Not even compared (a JSON text a frame): the newest strip waits for the view.
+      this.pending = { log };
+    } else {
+      const key = log ? JSON.stringify(log) : "";
+      if (key !== this.lastKey) {
+        this.lastKey = key;
+        this.last = log;
+        this.redraw();
+      }
     }
     if (log && nowMs - this.summaryAt >= 250) {
       this.summaryAt = nowMs;
@@ -164,6 +189,11 @@ export class LogStripView {
     const cssW = this.cssW;
     const cssH = Math.round(ROW.height * this.scale);
     if (this.canvas.style.height !== `${cssH}px`) this.canvas.style.height = `${cssH}px`;
+    if (!this.onScreen) {
+      this.stale = true;
+      return;
+    }
+    this.stale = false;
     const w = Math.round(cssW * dpr);
     const h = Math.round(cssH * dpr);
     if (this.canvas.width !== w || this.canvas.height !== h) {
