@@ -288,6 +288,28 @@ func overlaps(shapes []shape) []string {
 	return out
 }
 
+// stripOverlaps returns the log strip's labels written over a marker (their own included) or over
+// another label: what the strip recorded of its markers' rows (web/ts/logstrip.ts, data-texts).
+func stripOverlaps(drawn []shape) []string {
+	var out []string
+	for i, a := range drawn {
+		if a.Kind != "text" {
+			continue
+		}
+		for j, b := range drawn {
+			if j == i || (b.Kind == "text" && j < i) {
+				continue
+			}
+			dx := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
+			dy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
+			if dx > 0.5 && dy > 0.5 {
+				out = append(out, fmt.Sprintf("label %q [%.1f, %.1f] over %s %q [%.1f, %.1f]", a.Text, a.X, a.X+a.W, b.Kind, b.Text, b.X, b.X+b.W))
+			}
+		}
+	}
+	return out
+}
+
 // gateScene opens the talk's gate scene (broker 3 gated) in the tab at 100×, and waits for its
 // end, unless the tab shows it already.
 func gateScene(t *testing.T, tb *tab, url string) {
@@ -616,6 +638,46 @@ func TestCanvasLayout(t *testing.T) {
 				}
 			}
 		}
+	})
+
+	t.Run("the log strip's labels keep clear of its markers", func(t *testing.T) {
+		// A follower controller killed: for a moment its log end is a cell behind the others',
+		// two markers side by side on the controllers' row (presenter mode at 1440 px showed a
+		// label written over the neighbouring marker then), then further behind.
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1440, 900),
+			chromedp.Navigate(url+"/"+link("1", "0", `{"seed":1,"duration_ms":60000,"cluster":{"brokers":4,"topics":[{"name":"payments","partition_count":12,"replication_factor":3}]},"events":[{"at_ms":15000,"op":"kill_controller","controller":"3000"}]}`))))
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready"`)
+		press(t, tb, "p")
+		poll(t, tb, `document.body.classList.contains("presenter")`)
+		// The strip is drawn while on screen; every drawing it records is kept.
+		eval[bool](t, tb, `(c => (c.dataset.recordTexts = "1", c.scrollIntoView({block: "center", behavior: "instant"}),
+			window.stripSeen = new Set(), window.stripTimer = setInterval(() => c.dataset.texts && window.stripSeen.add(c.dataset.texts), 5), true))(document.getElementById("log-strip"))`)
+		// A link opens paused: played at 10× up to shortly before the kill, then at 1×.
+		setSpeed(t, tb, 10)
+		eval[bool](t, tb, `document.body.dataset.sim === "playing" || (document.getElementById("play-button").click(), true)`)
+		poll(t, tb, `document.body.dataset.sim === "playing"`)
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > 12000`)
+		setSpeed(t, tb, 1)
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > 18000`)
+		var seen []string
+		require.NoError(t, json.Unmarshal([]byte(eval[string](t, tb, `(clearInterval(window.stripTimer), JSON.stringify([...window.stripSeen]))`)), &seen))
+		require.NotEmpty(t, seen)
+		adjacent := false
+		for _, text := range seen {
+			var drawn []shape
+			require.NoError(t, json.Unmarshal([]byte(text), &drawn))
+			assert.Empty(t, stripOverlaps(drawn), "the log strip as drawn: %s", text)
+			for i, a := range drawn {
+				for _, b := range drawn[i+1:] {
+					if a.Kind == "marker" && b.Kind == "marker" && a.Y == b.Y && a.X != b.X && math.Abs(a.X-b.X) < 40 {
+						adjacent = true
+					}
+				}
+			}
+		}
+		assert.True(t, adjacent, "two markers of a row a cell apart were drawn at some moment (%d drawings)", len(seen))
+		screenshot(t, tb, "log-strip-presenter-1440.png", chromedp.CSS("section.log-strip"))
 	})
 
 	t.Run("a small cluster's broker boxes are as tall as their cells need", func(t *testing.T) {

@@ -294,11 +294,14 @@ export class LogStripView {
     }
 
     // Where each node is: controllers by their log end, brokers by what they have applied.
-    this.markers(L, log.nodes.filter((n) => n.controller), (n) => n.endOffset, ROW.controllers, (n) => String(n.id));
-    this.markers(L, log.nodes.filter((n) => !n.controller), (n) => n.applied, ROW.brokers, (n) => S.logStripBroker(n.id));
+    const drawn: StripInk[] = [];
+    this.markers(L, log.nodes.filter((n) => n.controller), (n) => n.endOffset, ROW.controllers, (n) => String(n.id), drawn);
+    this.markers(L, log.nodes.filter((n) => !n.controller), (n) => n.applied, ROW.brokers, (n) => S.logStripBroker(n.id), drawn);
+    // While the canvas has data-record-texts the tests read the markers and their labels.
+    if (this.canvas.dataset.recordTexts) this.canvas.dataset.texts = JSON.stringify(drawn);
   }
 
-  private markers(L: StripLayout, nodes: LogNode[], pos: (n: LogNode) => number, y: number, name: (n: LogNode) => string): void {
+  private markers(L: StripLayout, nodes: LogNode[], pos: (n: LogNode) => number, y: number, name: (n: LogNode) => string, drawn: StripInk[]): void {
     const ctx = this.ctx;
     const c = this.colours;
     const groups = [...groupByPosition(nodes, pos)].map(([at, ns]) => {
@@ -309,6 +312,8 @@ export class LogStripView {
     const lefts = placeLabels(groups, L.x0);
     ctx.textAlign = "left";
     groups.forEach((g, i) => {
+      drawn.push({ kind: "marker", text: g.label, ...markerBox(g.x, y, g.behind) });
+      drawn.push({ kind: "text", text: g.label, x: lefts[i], y: y - LABEL_H / 2, w: g.w, h: LABEL_H });
       ctx.fillStyle = g.down ? c.muted : c.fg;
       ctx.beginPath();
       if (g.behind) {
@@ -333,35 +338,64 @@ export interface LabelItem {
   behind: boolean;
 }
 
+/** A marker or a label the strip drew (layout units), as the tests read them (data-texts). */
+export interface StripInk {
+  kind: "marker" | "text";
+  text: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** Room between a label and its marker; half of it between two labels. */
 const LABEL_GAP = 8;
+/** A label's height: the 11 px font, centred on its row. */
+const LABEL_H = 11;
+/** The least room between a label and another node's marker. */
+const MARKER_CLEAR = 3;
 
 /**
- * Where each marker's label starts (its left x), so that labels of markers a few offsets apart
- * do not overwrite each other: a label goes left of its marker, pushed further left by the
- * labels of markers to its right; one that would run past the strip's left edge x0 goes right of
- * its marker instead, as do the labels of markers behind the strip (at its left edge), one after
- * the other.
+ * A marker's box at (x, y): a triangle pointing up at the offset, or, for an offset behind the
+ * strip, pointing left at its edge.
+ */
+export function markerBox(x: number, y: number, behind: boolean): { x: number; y: number; w: number; h: number } {
+  return behind ? { x: x - 6, y: y - 5, w: 6, h: 10 } : { x: x - 5, y: y - 7, w: 10, h: 8 };
+}
+
+/**
+ * Where each marker's label starts (its left x), so that no label is written over another or
+ * over another node's marker (markers of nodes a few offsets apart are a cell apart, narrower
+ * than two labels): a label goes left of its marker, moved further left past the labels and
+ * markers in its way; one that would then run past the strip's left edge x0 goes right of its
+ * marker instead, moved right past what is there likewise. The labels of markers behind the
+ * strip (at its left edge) go right of it, one after the other, first.
  */
 export function placeLabels(items: readonly LabelItem[], x0: number): number[] {
   const out = new Array<number>(items.length);
+  // What a label must keep clear of: the other markers, and the labels placed so far.
+  const taken: { lo: number; hi: number; owner: number }[] = items.map((it, i) => {
+    const b = markerBox(it.x, 0, it.behind);
+    return { lo: b.x - MARKER_CLEAR, hi: b.x + b.w + MARKER_CLEAR, owner: i };
+  });
+  const clash = (i: number, left: number, w: number) => taken.find((t) => t.owner !== i && left < t.hi && left + w > t.lo);
+  const rightOf = (i: number, from: number): number => {
+    let left = from;
+    for (let t = clash(i, left, items[i].w); t; t = clash(i, left, items[i].w)) left = t.hi;
+    return left;
+  };
+  const place = (i: number, left: number) => {
+    out[i] = left;
+    taken.push({ lo: left - LABEL_GAP / 2, hi: left + items[i].w + LABEL_GAP / 2, owner: -1 });
+  };
+  for (let i = 0; i < items.length; i++) if (items[i].behind) place(i, rightOf(i, items[i].x + LABEL_GAP));
   const order = items.map((_, i) => i).sort((a, b) => items[b].x - items[a].x);
-  let limit = Infinity; // the right edge the next label to the left may reach
-  let behindEnd = -Infinity;
   for (const i of order) {
     const it = items[i];
     if (it.behind) continue;
-    const right = Math.min(it.x - LABEL_GAP, limit);
-    if (right - it.w >= x0) {
-      out[i] = right - it.w;
-      limit = out[i] - LABEL_GAP / 2;
-    } else {
-      out[i] = it.x + LABEL_GAP;
-    }
-  }
-  for (let i = 0; i < items.length; i++) {
-    if (!items[i].behind) continue;
-    out[i] = Math.max(items[i].x + LABEL_GAP, behindEnd);
-    behindEnd = out[i] + items[i].w + LABEL_GAP / 2;
+    let right = it.x - LABEL_GAP;
+    for (let t = clash(i, right - it.w, it.w); t && right - it.w >= x0; t = clash(i, right - it.w, it.w)) right = t.lo;
+    place(i, right - it.w >= x0 ? right - it.w : rightOf(i, it.x + LABEL_GAP));
   }
   return out;
 }
