@@ -635,6 +635,19 @@ func TestCanvasLayout(t *testing.T) {
 					name := fmt.Sprintf("at %d px, device pixel ratio %.1f (presenter %v)", size.w, dpr, presenter)
 					assert.True(t, math.Abs(got["dw"]) <= 1 && math.Abs(got["dh"]) <= 1, "%s: the canvas's pixels are its content box's, off by %+.2f × %+.2f CSS px (%v)", name, got["dw"], got["dh"], got)
 					assert.Equal(t, 1.0, got["layer"], "%s: the traffic layer has the canvas's pixels", name)
+					// The band at the canvas's top (controllers, summary) is a canvas of its own over
+					// it: on the content box's top edge, as wide, with the canvas's pixels across and
+					// its rows as tall as the canvas's, so that nothing in it is offset or scaled.
+					band := eval[map[string]float64](t, tb, `(c => {
+						const r = c.getBoundingClientRect(), s = getComputedStyle(c), b = document.querySelector("canvas.cluster-band"), q = b.getBoundingClientRect();
+						const top = r.top + parseFloat(s.borderTopWidth), left = r.left + parseFloat(s.borderLeftWidth);
+						const w = r.width - parseFloat(s.borderLeftWidth) - parseFloat(s.borderRightWidth), h = r.height - parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth);
+						return {dTop: q.top - top, dLeft: q.left - left, dW: q.width - w, pixels: Number(b.width === c.width),
+							rows: b.height, dRow: q.height / b.height - h / c.height, tall: q.height};
+					})(document.getElementById("cluster-canvas"))`)
+					assert.True(t, math.Abs(band["dTop"]) < 0.05 && math.Abs(band["dLeft"]) < 0.05 && math.Abs(band["dW"]) < 0.05, "%s: the band lies on the canvas's content box: %v", name, band)
+					assert.Equal(t, 1.0, band["pixels"], "%s: the band has the canvas's pixels across", name)
+					assert.True(t, band["rows"] > 0 && math.Abs(band["dRow"]) < 1e-4, "%s: the band's rows are the canvas's: %v", name, band)
 				}
 			}
 		}
