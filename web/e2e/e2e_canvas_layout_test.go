@@ -666,9 +666,11 @@ func TestCanvasLayout(t *testing.T) {
 		// The strip is drawn while on screen; every drawing it records is kept.
 		eval[bool](t, tb, `(c => (c.dataset.recordTexts = "1", c.scrollIntoView({block: "center", behavior: "instant"}),
 			window.stripSeen = new Set(), window.stripTimer = setInterval(() => c.dataset.texts && window.stripSeen.add(c.dataset.texts), 5), true))(document.getElementById("log-strip"))`)
-		// A link opens paused: played at 10× up to shortly before the kill, then at 1×.
+		// A link opens paused (once its first frame is drawn): played at 10× up to shortly before
+		// the kill, then at 1×.
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1 && document.body.dataset.sim === "paused"`)
 		setSpeed(t, tb, 10)
-		eval[bool](t, tb, `document.body.dataset.sim === "playing" || (document.getElementById("play-button").click(), true)`)
+		eval[bool](t, tb, `document.getElementById("play-button").click(), true`)
 		poll(t, tb, `document.body.dataset.sim === "playing"`)
 		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > 12000`)
 		setSpeed(t, tb, 1)

@@ -307,9 +307,20 @@ export class LogStripView {
     const groups = [...groupByPosition(nodes, pos)].map(([at, ns]) => {
       const behind = at < L.first;
       const label = ns.map((n) => name(n) + (n.running ? "" : S.logStripDown)).join(" ") + (behind ? ` @${num(at)}` : "");
-      return { x: L.xOf(at), w: ctx.measureText(label).width, behind, label, down: ns.every((n) => !n.running) };
+      return { at, x: L.xOf(at), w: ctx.measureText(label).width, behind, label, down: ns.every((n) => !n.running) };
     });
-    const lefts = placeLabels(groups, L.x0);
+    let lefts = placeLabels(groups, L.x0);
+    // A label that had to go past another node's marker names its offset, as a label behind the
+    // strip does: next to the other marker it would read as that one's.
+    const far = beyondMarkers(groups, lefts);
+    if (far.some((f) => f)) {
+      groups.forEach((g, i) => {
+        if (!far[i]) return;
+        g.label += ` @${num(g.at)}`;
+        g.w = ctx.measureText(g.label).width;
+      });
+      lefts = placeLabels(groups, L.x0);
+    }
     ctx.textAlign = "left";
     groups.forEach((g, i) => {
       drawn.push({ kind: "marker", text: g.label, ...markerBox(g.x, y, g.behind) });
@@ -364,12 +375,25 @@ export function markerBox(x: number, y: number, behind: boolean): { x: number; y
 }
 
 /**
+ * Which labels (at lefts, from placeLabels) lie apart from their marker, another marker
+ * between them: a marker behind the strip's edge is not counted (its label names its offset).
+ */
+export function beyondMarkers(items: readonly LabelItem[], lefts: readonly number[]): boolean[] {
+  return items.map((it, i) => {
+    if (it.behind) return false;
+    const [a, b] = lefts[i] + it.w <= it.x ? [lefts[i] + it.w, it.x] : [it.x, lefts[i]];
+    return items.some((o, j) => j !== i && !o.behind && o.x > a && o.x < b);
+  });
+}
+
+/**
  * Where each marker's label starts (its left x), so that no label is written over another or
  * over another node's marker (markers of nodes a few offsets apart are a cell apart, narrower
- * than two labels): a label goes left of its marker, moved further left past the labels and
- * markers in its way; one that would then run past the strip's left edge x0 goes right of its
- * marker instead, moved right past what is there likewise. The labels of markers behind the
- * strip (at its left edge) go right of it, one after the other, first.
+ * than two labels). A label goes just left of its marker where there is room, these first, from
+ * the right; the others go left of those, moved past the labels and markers in their way (the
+ * page names the offset of a label so placed, see beyondMarkers), or, with no room left before
+ * the strip's left edge x0, right of their marker likewise. The labels of markers behind the
+ * strip (at its left edge) go right of it, one after the other, before all others.
  */
 export function placeLabels(items: readonly LabelItem[], x0: number): number[] {
   const out = new Array<number>(items.length);
@@ -389,10 +413,19 @@ export function placeLabels(items: readonly LabelItem[], x0: number): number[] {
     taken.push({ lo: left - LABEL_GAP / 2, hi: left + items[i].w + LABEL_GAP / 2, owner: -1 });
   };
   for (let i = 0; i < items.length; i++) if (items[i].behind) place(i, rightOf(i, items[i].x + LABEL_GAP));
-  const order = items.map((_, i) => i).sort((a, b) => items[b].x - items[a].x);
+  const order = items
+    .map((_, i) => i)
+    .filter((i) => !items[i].behind)
+    .sort((a, b) => items[b].x - items[a].x);
+  const later: number[] = [];
   for (const i of order) {
     const it = items[i];
-    if (it.behind) continue;
+    const left = it.x - LABEL_GAP - it.w;
+    if (left >= x0 && !clash(i, left, it.w)) place(i, left);
+    else later.push(i);
+  }
+  for (const i of later) {
+    const it = items[i];
     let right = it.x - LABEL_GAP;
     for (let t = clash(i, right - it.w, it.w); t && right - it.w >= x0; t = clash(i, right - it.w, it.w)) right = t.lo;
     place(i, right - it.w >= x0 ? right - it.w : rightOf(i, it.x + LABEL_GAP));

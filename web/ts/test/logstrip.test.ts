@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { groupByPosition, markerBox, placeLabels, recordFamily, stripLayout } from "../logstrip";
+import { beyondMarkers, groupByPosition, markerBox, placeLabels, recordFamily, stripLayout } from "../logstrip";
 import { textOn } from "../render";
 import type { LogNode, LogStrip } from "../protocol";
 import { S } from "../strings";
@@ -80,8 +80,8 @@ test("labels of nearby markers do not overlap, nor cover another marker; one wit
     { x: 8, w: 30, behind: true },
   ];
   const left = placeLabels(items, 8);
-  assert.equal(left[0], 490 - 5 - 3 - 40, "the rightmost label sits left of its marker, clear of the next marker's");
-  assert.ok(left[1] + 40 <= left[0], "the next one is pushed left of it");
+  assert.equal(left[1], 490 - 8 - 40, "a label with room next to its marker sits there");
+  assert.ok(left[0] + 40 <= left[1], "one without (the next marker is too close) goes left of it");
   assert.ok(left[2] > 30, "no room on the left: right of the marker");
   assert.ok(left[3] >= 8 + 8, "behind the strip: right of the edge marker");
   assert.ok(left[4] >= left[3] + 30, "and the next behind label after it");
@@ -103,6 +103,21 @@ test("three controllers a cell apart: each label clear of the other markers (a w
     ];
     assertApart(two, placeLabels(two, 8));
   }
+});
+
+test("a label that had to go past another node's marker is told apart from its neighbour's", () => {
+  const items = [
+    { x: 800, w: 24.5, behind: false },
+    { x: 800 - 34.5, w: 52, behind: false },
+    { x: 8, w: 30, behind: true },
+  ];
+  const left = placeLabels(items, 8);
+  assert.deepEqual(beyondMarkers(items, left), [true, false, false], "the log end's label is left of the marker a cell before it");
+  const roomy = [
+    { x: 800, w: 24.5, behind: false },
+    { x: 700, w: 52, behind: false },
+  ];
+  assert.deepEqual(beyondMarkers(roomy, placeLabels(roomy, 8)), [false, false], "with room, each label is next to its marker");
 });
 
 /** No label over another label or over a marker (its own included). */
