@@ -308,6 +308,28 @@ func overlaps(shapes []shape) []string {
 	return out
 }
 
+// stripOverlaps returns the log strip's labels written over a marker (their own included) or over
+// another label: what the strip recorded of its markers' rows (web/ts/logstrip.ts, data-texts).
+func stripOverlaps(drawn []shape) []string {
+	var out []string
+	for i, a := range drawn {
+		if a.Kind != "text" {
+			continue
+		}
+		for j, b := range drawn {
+			if j == i || (b.Kind == "text" && j < i) {
+				continue
+			}
+			dx := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
+			dy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
+			if dx > 0.5 && dy > 0.5 {
+				out = append(out, fmt.Sprintf("label %q [%.1f, %.1f] over %s %q [%.1f, %.1f]", a.Text, a.X, a.X+a.W, b.Kind, b.Text, b.X, b.X+b.W))
+			}
+		}
+	}
+	return out
+}
+
 // gateScene opens the talk's gate scene (broker 3 gated) in the tab at 100×, and waits for its
 // end, unless the tab shows it already.
 func gateScene(t *testing.T, tb *tab, url string) {
@@ -654,22 +676,35 @@ func TestCanvasLayout(t *testing.T) {
 					// the canvas's. A whole pixel's rounding is allowed, not the border's 2. The
 					// log strip's likewise.
 					got := eval[map[string]float64](t, tb, `(c => {
-						const r = c.getBoundingClientRect(), s = getComputedStyle(c), layer = document.querySelector("canvas.traffic-layer"), log = document.getElementById("log-strip");
+						const r = c.getBoundingClientRect(), s = getComputedStyle(c), layer = document.querySelector("canvas.traffic-layer");
 						return {dw: c.width / devicePixelRatio - (r.width - parseFloat(s.borderLeftWidth) - parseFloat(s.borderRightWidth)),
 							dh: c.height / devicePixelRatio - (r.height - parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth)),
-							layer: Number(layer.width === c.width && layer.height === c.height), w: c.width, h: c.height,
-							log: log.width - Math.round(log.clientWidth * devicePixelRatio)};
+							layer: Number(layer.width === c.width && layer.height === c.height), w: c.width, h: c.height};
 					})(document.getElementById("cluster-canvas"))`)
 					name := fmt.Sprintf("at %d px, device pixel ratio %.1f (presenter %v)", size.w, dpr, presenter)
 					assert.True(t, math.Abs(got["dw"]) <= 1 && math.Abs(got["dh"]) <= 1, "%s: the canvas's pixels are its content box's, off by %+.2f × %+.2f CSS px (%v)", name, got["dw"], got["dh"], got)
 					assert.Equal(t, 1.0, got["layer"], "%s: the traffic layer has the canvas's pixels", name)
-					assert.InDelta(t, 0, got["log"], 1, "%s: the log strip's pixels are its width times the ratio: %v", name, got)
+					assert.InDelta(t, 0, logStripPixels(t, tb), 1, "%s: the log strip's pixels are its width times the ratio", name)
+					// The band at the canvas's top (controllers, summary) is a canvas of its own over
+					// it: on the content box's top edge, as wide, with the canvas's pixels across and
+					// its rows as tall as the canvas's, so that nothing in it is offset or scaled.
+					band := eval[map[string]float64](t, tb, `(c => {
+						const r = c.getBoundingClientRect(), s = getComputedStyle(c), b = document.querySelector("canvas.cluster-band"), q = b.getBoundingClientRect();
+						const top = r.top + parseFloat(s.borderTopWidth), left = r.left + parseFloat(s.borderLeftWidth);
+						const w = r.width - parseFloat(s.borderLeftWidth) - parseFloat(s.borderRightWidth), h = r.height - parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth);
+						return {dTop: q.top - top, dLeft: q.left - left, dW: q.width - w, pixels: Number(b.width === c.width),
+							rows: b.height, dRow: q.height / b.height - h / c.height, tall: q.height};
+					})(document.getElementById("cluster-canvas"))`)
+					assert.True(t, math.Abs(band["dTop"]) < 0.05 && math.Abs(band["dLeft"]) < 0.05 && math.Abs(band["dW"]) < 0.05, "%s: the band lies on the canvas's content box: %v", name, band)
+					assert.Equal(t, 1.0, band["pixels"], "%s: the band has the canvas's pixels across", name)
+					assert.True(t, band["rows"] > 0 && math.Abs(band["dRow"]) < 1e-4, "%s: the band's rows are the canvas's: %v", name, band)
 				}
 			}
 		}
 		// The device pixel ratio alone changes, the window's size not (a window dragged to a
 		// screen of another density): no resize, and still the canvases' pixels follow it,
-		// the cluster canvas's, the traffic layer's and the log strip's, not blurred or wasted.
+		// the cluster canvas's, its band's, the traffic layer's and the log strip's, not blurred
+		// or wasted.
 		// Chromium's emulated ratio does not make the page's media queries be evaluated again,
 		// as a real screen's change does: a media feature the page does not use, set and
 		// cleared, makes it.
@@ -685,15 +720,58 @@ func TestCanvasLayout(t *testing.T) {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(800, 900, chromedp.EmulateScale(dpr)), reevaluate))
 			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 			got := eval[map[string]float64](t, tb, `(() => {
-				const c = document.getElementById("cluster-canvas"), layer = document.querySelector("canvas.traffic-layer"), log = document.getElementById("log-strip");
-				return {canvas: c.width - Math.round(c.clientWidth * devicePixelRatio), layer: Number(layer.width === c.width && layer.height === c.height),
-					log: log.width - Math.round(log.clientWidth * devicePixelRatio), dpr: devicePixelRatio, w: c.width, cssW: c.clientWidth};
+				const c = document.getElementById("cluster-canvas"), layer = document.querySelector("canvas.traffic-layer"), band = document.querySelector("canvas.cluster-band");
+				return {canvas: c.width - Math.round(c.clientWidth * devicePixelRatio), layer: Number(layer.width === c.width && layer.height === c.height), band: Number(band.width === c.width),
+					dpr: devicePixelRatio, w: c.width, cssW: c.clientWidth};
 			})()`)
 			name := fmt.Sprintf("at 800 px, device pixel ratio changed to %.1f alone", dpr)
 			assert.InDelta(t, 0, got["canvas"], 1, "%s: the canvas's pixels are its width times the ratio: %v", name, got)
 			assert.Equal(t, 1.0, got["layer"], "%s: the traffic layer has the canvas's pixels: %v", name, got)
-			assert.InDelta(t, 0, got["log"], 1, "%s: the log strip's pixels are its width times the ratio: %v", name, got)
+			assert.Equal(t, 1.0, got["band"], "%s: the band over the canvas's top has its pixels across: %v", name, got)
+			assert.InDelta(t, 0, logStripPixels(t, tb), 1, "%s: the log strip's pixels are its width times the ratio", name)
 		}
+	})
+
+	t.Run("the log strip's labels keep clear of its markers", func(t *testing.T) {
+		// A follower controller killed: for a moment its log end is a cell behind the others',
+		// two markers side by side on the controllers' row (presenter mode at 1440 px showed a
+		// label written over the neighbouring marker then), then further behind.
+		tb := newTab(t, bctx)
+		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1440, 900),
+			chromedp.Navigate(url+"/"+link("1", "0", `{"seed":1,"duration_ms":60000,"cluster":{"brokers":4,"topics":[{"name":"payments","partition_count":12,"replication_factor":3}]},"events":[{"at_ms":15000,"op":"kill_controller","controller":"3000"}]}`))))
+		poll(t, tb, `document.getElementById("status").dataset.state === "ready"`)
+		press(t, tb, "p")
+		poll(t, tb, `document.body.classList.contains("presenter")`)
+		// The strip is drawn while on screen; every drawing it records is kept.
+		eval[bool](t, tb, `(c => (c.dataset.recordTexts = "1", c.scrollIntoView({block: "center", behavior: "instant"}),
+			window.stripSeen = new Set(), window.stripTimer = setInterval(() => c.dataset.texts && window.stripSeen.add(c.dataset.texts), 5), true))(document.getElementById("log-strip"))`)
+		// A link opens paused (once its first frame is drawn): played at 10× up to shortly before
+		// the kill, then at 1×.
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1 && document.body.dataset.sim === "paused"`)
+		setSpeed(t, tb, 10)
+		eval[bool](t, tb, `document.getElementById("play-button").click(), true`)
+		poll(t, tb, `document.body.dataset.sim === "playing"`)
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > 12000`)
+		setSpeed(t, tb, 1)
+		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.timeMs) > 18000`)
+		var seen []string
+		require.NoError(t, json.Unmarshal([]byte(eval[string](t, tb, `(clearInterval(window.stripTimer), JSON.stringify([...window.stripSeen]))`)), &seen))
+		require.NotEmpty(t, seen)
+		adjacent := false
+		for _, text := range seen {
+			var drawn []shape
+			require.NoError(t, json.Unmarshal([]byte(text), &drawn))
+			assert.Empty(t, stripOverlaps(drawn), "the log strip as drawn: %s", text)
+			for i, a := range drawn {
+				for _, b := range drawn[i+1:] {
+					if a.Kind == "marker" && b.Kind == "marker" && a.Y == b.Y && a.X != b.X && math.Abs(a.X-b.X) < 40 {
+						adjacent = true
+					}
+				}
+			}
+		}
+		assert.True(t, adjacent, "two markers of a row a cell apart were drawn at some moment (%d drawings)", len(seen))
+		screenshot(t, tb, "log-strip-presenter-1440.png", chromedp.CSS("section.log-strip"))
 	})
 
 	t.Run("a small cluster's broker boxes are as tall as their cells need", func(t *testing.T) {
@@ -747,4 +825,14 @@ func TestCanvasLayout(t *testing.T) {
 			"the canvas and the newest event are on screen together: %v", seen)
 		screenshot(t, tb, "welcome-390-killed.png", "")
 	})
+}
+
+// logStripPixels scrolls the log strip into view, which sizes and draws it (out of view it is
+// neither), and returns its backing store's width less its CSS width times the device pixel
+// ratio: 0 when its pixels are the screen's.
+func logStripPixels(t *testing.T, tb *tab) float64 {
+	t.Helper()
+	eval[bool](t, tb, `(document.getElementById("log-strip").scrollIntoView({block: "center", behavior: "instant"}), true)`)
+	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	return eval[float64](t, tb, `(log => log.width - Math.round(log.clientWidth * devicePixelRatio))(document.getElementById("log-strip"))`)
 }

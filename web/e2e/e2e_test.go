@@ -801,6 +801,10 @@ func TestPlayground(t *testing.T) {
 		// The metadata log strip: cells drawn, and its text alternative names the high watermark
 		// and every node; O takes a snapshot on the active controller, which the strip shows.
 		poll(t, tb, `/High watermark \d/.test(document.getElementById("log-strip-desc").textContent)`)
+		// The strip is drawn while it is on screen (web/ts/logstrip.ts): scrolled into view, it
+		// is drawn at once (the observer's callback comes with the next rendering).
+		eval[bool](t, tb, `document.getElementById("log-strip").scrollIntoView({block: "nearest", behavior: "instant"}), true`)
+		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 		strip := eval[map[string]float64](t, tb, `(() => {
 			const c = document.getElementById("log-strip");
 			const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;

@@ -97,6 +97,15 @@ export class LogStripView {
   private lastKey: string | undefined;
   private summaryAt = 0;
   private cssW = 320;
+  /**
+   * Whether any of the strip is in the viewport (until told otherwise, it is). Out of view it is
+   * not drawn: a canvas drawn is rasterized and handed to the compositor whether or not anyone
+   * sees it. It is drawn at once when it comes into view (pending: the strip to draw then).
+   */
+  private onScreen = true;
+  private pending: { log: LogStrip | undefined } | undefined;
+  /** A redraw (a resize, the scale, the palette) was asked for while out of view. */
+  private stale = false;
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -116,6 +125,16 @@ export class LogStripView {
       this.redraw();
     }).observe(canvas);
     onPixelRatioChange(() => this.redraw()); // redraw reads the new ratio
+    new IntersectionObserver((entries) => {
+      this.onScreen = entries[entries.length - 1].isIntersecting;
+      if (!this.onScreen || (!this.pending && !this.stale)) return;
+      if (this.pending) {
+        this.last = this.pending.log;
+        this.lastKey = this.last ? JSON.stringify(this.last) : "";
+        this.pending = undefined;
+      }
+      this.redraw();
+    }).observe(canvas);
   }
 
   private readColours(): void {
@@ -144,15 +163,21 @@ export class LogStripView {
 
   /**
    * Draws a frame's strip, if it differs from the one on the canvas (most frames bring the same
-   * strip: the log grows by a record every half second when nothing happens); the text summary
-   * follows at most every 250 ms.
+   * strip: the log grows by a record every half second when nothing happens) and the strip is
+   * on screen, else when it comes into view; the text summary (what a screen reader reads,
+   * wherever the strip is) follows at most every 250 ms.
    */
   draw(log: LogStrip | undefined, nowMs = performance.now()): void {
-    const key = log ? JSON.stringify(log) : "";
-    if (key !== this.lastKey) {
-      this.lastKey = key;
-      this.last = log;
-      this.redraw();
+    if (!this.onScreen) {
+      // Not even compared (a JSON text a frame): the newest strip waits for the view.
+      this.pending = { log };
+    } else {
+      const key = log ? JSON.stringify(log) : "";
+      if (key !== this.lastKey) {
+        this.lastKey = key;
+        this.last = log;
+        this.redraw();
+      }
     }
     if (log && nowMs - this.summaryAt >= 250) {
       this.summaryAt = nowMs;
@@ -167,6 +192,11 @@ export class LogStripView {
     const cssW = this.cssW;
     const cssH = Math.round(ROW.height * this.scale);
     if (this.canvas.style.height !== `${cssH}px`) this.canvas.style.height = `${cssH}px`;
+    if (!this.onScreen) {
+      this.stale = true;
+      return;
+    }
+    this.stale = false;
     const w = Math.round(cssW * dpr);
     const h = Math.round(cssH * dpr);
     if (this.canvas.width !== w || this.canvas.height !== h) {
@@ -267,21 +297,37 @@ export class LogStripView {
     }
 
     // Where each node is: controllers by their log end, brokers by what they have applied.
-    this.markers(L, log.nodes.filter((n) => n.controller), (n) => n.endOffset, ROW.controllers, (n) => String(n.id));
-    this.markers(L, log.nodes.filter((n) => !n.controller), (n) => n.applied, ROW.brokers, (n) => S.logStripBroker(n.id));
+    const drawn: StripInk[] = [];
+    this.markers(L, log.nodes.filter((n) => n.controller), (n) => n.endOffset, ROW.controllers, (n) => String(n.id), drawn);
+    this.markers(L, log.nodes.filter((n) => !n.controller), (n) => n.applied, ROW.brokers, (n) => S.logStripBroker(n.id), drawn);
+    // While the canvas has data-record-texts the tests read the markers and their labels.
+    if (this.canvas.dataset.recordTexts) this.canvas.dataset.texts = JSON.stringify(drawn);
   }
 
-  private markers(L: StripLayout, nodes: LogNode[], pos: (n: LogNode) => number, y: number, name: (n: LogNode) => string): void {
+  private markers(L: StripLayout, nodes: LogNode[], pos: (n: LogNode) => number, y: number, name: (n: LogNode) => string, drawn: StripInk[]): void {
     const ctx = this.ctx;
     const c = this.colours;
     const groups = [...groupByPosition(nodes, pos)].map(([at, ns]) => {
       const behind = at < L.first;
       const label = ns.map((n) => name(n) + (n.running ? "" : S.logStripDown)).join(" ") + (behind ? ` @${num(at)}` : "");
-      return { x: L.xOf(at), w: ctx.measureText(label).width, behind, label, down: ns.every((n) => !n.running) };
+      return { at, x: L.xOf(at), w: ctx.measureText(label).width, behind, label, down: ns.every((n) => !n.running) };
     });
-    const lefts = placeLabels(groups, L.x0);
+    let lefts = placeLabels(groups, L.x0);
+    // A label that had to go past another node's marker names its offset, as a label behind the
+    // strip does: next to the other marker it would read as that one's.
+    const far = beyondMarkers(groups, lefts);
+    if (far.some((f) => f)) {
+      groups.forEach((g, i) => {
+        if (!far[i]) return;
+        g.label += ` @${num(g.at)}`;
+        g.w = ctx.measureText(g.label).width;
+      });
+      lefts = placeLabels(groups, L.x0);
+    }
     ctx.textAlign = "left";
     groups.forEach((g, i) => {
+      drawn.push({ kind: "marker", text: g.label, ...markerBox(g.x, y, g.behind) });
+      drawn.push({ kind: "text", text: g.label, x: lefts[i], y: y - LABEL_H / 2, w: g.w, h: LABEL_H });
       ctx.fillStyle = g.down ? c.muted : c.fg;
       ctx.beginPath();
       if (g.behind) {
@@ -306,35 +352,86 @@ export interface LabelItem {
   behind: boolean;
 }
 
+/** A marker or a label the strip drew (layout units), as the tests read them (data-texts). */
+export interface StripInk {
+  kind: "marker" | "text";
+  text: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** Room between a label and its marker; half of it between two labels. */
 const LABEL_GAP = 8;
+/** A label's height: the 11 px font, centred on its row. */
+const LABEL_H = 11;
+/** The least room between a label and another node's marker. */
+const MARKER_CLEAR = 3;
 
 /**
- * Where each marker's label starts (its left x), so that labels of markers a few offsets apart
- * do not overwrite each other: a label goes left of its marker, pushed further left by the
- * labels of markers to its right; one that would run past the strip's left edge x0 goes right of
- * its marker instead, as do the labels of markers behind the strip (at its left edge), one after
- * the other.
+ * A marker's box at (x, y): a triangle pointing up at the offset, or, for an offset behind the
+ * strip, pointing left at its edge.
+ */
+export function markerBox(x: number, y: number, behind: boolean): { x: number; y: number; w: number; h: number } {
+  return behind ? { x: x - 6, y: y - 5, w: 6, h: 10 } : { x: x - 5, y: y - 7, w: 10, h: 8 };
+}
+
+/**
+ * Which labels (at lefts, from placeLabels) lie apart from their marker, another marker
+ * between them: a marker behind the strip's edge is not counted (its label names its offset).
+ */
+export function beyondMarkers(items: readonly LabelItem[], lefts: readonly number[]): boolean[] {
+  return items.map((it, i) => {
+    if (it.behind) return false;
+    const [a, b] = lefts[i] + it.w <= it.x ? [lefts[i] + it.w, it.x] : [it.x, lefts[i]];
+    return items.some((o, j) => j !== i && !o.behind && o.x > a && o.x < b);
+  });
+}
+
+/**
+ * Where each marker's label starts (its left x), so that no label is written over another or
+ * over another node's marker (markers of nodes a few offsets apart are a cell apart, narrower
+ * than two labels). A label goes just left of its marker where there is room, these first, from
+ * the right; the others go left of those, moved past the labels and markers in their way (the
+ * page names the offset of a label so placed, see beyondMarkers), or, with no room left before
+ * the strip's left edge x0, right of their marker likewise. The labels of markers behind the
+ * strip (at its left edge) go right of it, one after the other, before all others.
  */
 export function placeLabels(items: readonly LabelItem[], x0: number): number[] {
   const out = new Array<number>(items.length);
-  const order = items.map((_, i) => i).sort((a, b) => items[b].x - items[a].x);
-  let limit = Infinity; // the right edge the next label to the left may reach
-  let behindEnd = -Infinity;
+  // What a label must keep clear of: the other markers, and the labels placed so far.
+  const taken: { lo: number; hi: number; owner: number }[] = items.map((it, i) => {
+    const b = markerBox(it.x, 0, it.behind);
+    return { lo: b.x - MARKER_CLEAR, hi: b.x + b.w + MARKER_CLEAR, owner: i };
+  });
+  const clash = (i: number, left: number, w: number) => taken.find((t) => t.owner !== i && left < t.hi && left + w > t.lo);
+  const rightOf = (i: number, from: number): number => {
+    let left = from;
+    for (let t = clash(i, left, items[i].w); t; t = clash(i, left, items[i].w)) left = t.hi;
+    return left;
+  };
+  const place = (i: number, left: number) => {
+    out[i] = left;
+    taken.push({ lo: left - LABEL_GAP / 2, hi: left + items[i].w + LABEL_GAP / 2, owner: -1 });
+  };
+  for (let i = 0; i < items.length; i++) if (items[i].behind) place(i, rightOf(i, items[i].x + LABEL_GAP));
+  const order = items
+    .map((_, i) => i)
+    .filter((i) => !items[i].behind)
+    .sort((a, b) => items[b].x - items[a].x);
+  const later: number[] = [];
   for (const i of order) {
     const it = items[i];
-    if (it.behind) continue;
-    const right = Math.min(it.x - LABEL_GAP, limit);
-    if (right - it.w >= x0) {
-      out[i] = right - it.w;
-      limit = out[i] - LABEL_GAP / 2;
-    } else {
-      out[i] = it.x + LABEL_GAP;
-    }
+    const left = it.x - LABEL_GAP - it.w;
+    if (left >= x0 && !clash(i, left, it.w)) place(i, left);
+    else later.push(i);
   }
-  for (let i = 0; i < items.length; i++) {
-    if (!items[i].behind) continue;
-    out[i] = Math.max(items[i].x + LABEL_GAP, behindEnd);
-    behindEnd = out[i] + items[i].w + LABEL_GAP / 2;
+  for (const i of later) {
+    const it = items[i];
+    let right = it.x - LABEL_GAP;
+    for (let t = clash(i, right - it.w, it.w); t && right - it.w >= x0; t = clash(i, right - it.w, it.w)) right = t.lo;
+    place(i, right - it.w >= x0 ? right - it.w : rightOf(i, it.x + LABEL_GAP));
   }
   return out;
 }

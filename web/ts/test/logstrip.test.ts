@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { groupByPosition, placeLabels, recordFamily, stripLayout } from "../logstrip";
+import { beyondMarkers, groupByPosition, markerBox, placeLabels, recordFamily, stripLayout } from "../logstrip";
 import { textOn } from "../render";
 import type { LogNode, LogStrip } from "../protocol";
 import { S } from "../strings";
@@ -71,7 +71,7 @@ test("the text alternative says what is committed and where each node is", () =>
   assert.match(S.logStripSummary(strip(0, 4, 4)), /everything committed/);
 });
 
-test("labels of nearby markers do not overlap; one with no room on the left goes right", () => {
+test("labels of nearby markers do not overlap, nor cover another marker; one with no room on the left goes right", () => {
   const items = [
     { x: 500, w: 40, behind: false },
     { x: 490, w: 40, behind: false },
@@ -80,12 +80,57 @@ test("labels of nearby markers do not overlap; one with no room on the left goes
     { x: 8, w: 30, behind: true },
   ];
   const left = placeLabels(items, 8);
-  assert.equal(left[0], 500 - 8 - 40, "the rightmost label sits just left of its marker");
-  assert.ok(left[1] + 40 <= left[0], "the next one is pushed left of it");
-  assert.equal(left[2], 30 + 8, "no room on the left: right of the marker");
-  assert.equal(left[3], 16, "behind the strip: right of the edge marker");
+  assert.equal(left[1], 490 - 8 - 40, "a label with room next to its marker sits there");
+  assert.ok(left[0] + 40 <= left[1], "one without (the next marker is too close) goes left of it");
+  assert.ok(left[2] > 30, "no room on the left: right of the marker");
+  assert.ok(left[3] >= 8 + 8, "behind the strip: right of the edge marker");
   assert.ok(left[4] >= left[3] + 30, "and the next behind label after it");
+  assertApart(items, left);
 });
+
+test("three controllers a cell apart: each label clear of the other markers (a wide strip's cells are 34–36 units)", () => {
+  for (const cellW of [34, 35, 36, 40]) {
+    const end = 800;
+    const items = [
+      { x: end, w: 24.5, behind: false },
+      { x: end - cellW, w: 24.5, behind: false },
+      { x: end - 2 * cellW, w: 24.5, behind: false },
+    ];
+    assertApart(items, placeLabels(items, 8));
+    const two = [
+      { x: end, w: 24.5, behind: false },
+      { x: end - cellW, w: 52, behind: false },
+    ];
+    assertApart(two, placeLabels(two, 8));
+  }
+});
+
+test("a label that had to go past another node's marker is told apart from its neighbour's", () => {
+  const items = [
+    { x: 800, w: 24.5, behind: false },
+    { x: 800 - 34.5, w: 52, behind: false },
+    { x: 8, w: 30, behind: true },
+  ];
+  const left = placeLabels(items, 8);
+  assert.deepEqual(beyondMarkers(items, left), [true, false, false], "the log end's label is left of the marker a cell before it");
+  const roomy = [
+    { x: 800, w: 24.5, behind: false },
+    { x: 700, w: 52, behind: false },
+  ];
+  assert.deepEqual(beyondMarkers(roomy, placeLabels(roomy, 8)), [false, false], "with room, each label is next to its marker");
+});
+
+/** No label over another label or over a marker (its own included). */
+function assertApart(items: { x: number; w: number; behind: boolean }[], left: number[]): void {
+  const boxes = items.map((it) => markerBox(it.x, 0, it.behind));
+  items.forEach((it, i) => {
+    const [a, b] = [left[i], left[i] + it.w];
+    boxes.forEach((m, j) => assert.ok(b <= m.x || a >= m.x + m.w, `label ${i} [${a}, ${b}] over marker ${j} [${m.x}, ${m.x + m.w}]`));
+    items.forEach((o, j) => {
+      if (j !== i) assert.ok(b <= left[j] || a >= left[j] + o.w, `label ${i} [${a}, ${b}] over label ${j}`);
+    });
+  });
+}
 
 test("cell text is black on light fills and white on dark ones", () => {
   assert.equal(textOn("#56b4e9"), "#000000", "sky blue (partition records)");
