@@ -37,8 +37,8 @@ SLOW_PACKAGES := ./web/build ./cluster ./wasm/bridge ./lessons
 unit:
 	KRAFTLAB_RELEASE_SIZES=1 $(GO) test -count=1 -timeout=20m $(SLOW_PACKAGES) $$($(GO) list ./... | grep -v '/web/e2e$$')
 
-# The browser tests (web/e2e): the site built once, then each test in its own headless
-# Chromium, E2E_PARALLEL of them at a time. More than the cores: a test mostly waits for the
+# The browser tests (web/e2e): the site built once, then the tests in one headless Chromium
+# they share, each on its own server, E2E_PARALLEL of them at a time. More than the cores: a test mostly waits for the
 # page or for cluster time to pass, and the suite's CPU time is about a third of its wall time
 # two at a time (docs/performance.md, "The test suite").
 E2E_PARALLEL ?= 3

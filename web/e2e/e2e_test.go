@@ -494,9 +494,25 @@ func poll(t *testing.T, tb *tab, cond string) {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		require.NoError(t, err, "waiting for %s", cond)
+		if err != nil {
+			require.NoError(t, err, "waiting for %s; the page then: %s; its console's errors: %q", cond, pageState(tb), tb.consoleErrors())
+		}
 		return
 	}
+}
+
+// pageState is what a failed wait reports of the page: its playback state, clock, error
+// report and focused element, so that a wait that timed out says what the page showed instead.
+func pageState(tb *tab) string {
+	ctx, cancel := context.WithTimeout(tb.ctx, 5*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({sim: document.body.dataset.sim,
+		clock: document.getElementById("clock")?.textContent, error: document.getElementById("error-panel")?.hidden === false ? document.getElementById("error-report")?.textContent?.slice(0, 300) : "",
+		focused: document.activeElement?.tagName + "#" + document.activeElement?.id})`))
+	if err != nil {
+		return "unread (" + err.Error() + ")"
+	}
+	return v
 }
 
 // contextGone says whether err is Chromium's answer to a script sent to a document's execution
