@@ -685,26 +685,12 @@ func TestCanvasLayout(t *testing.T) {
 					assert.True(t, math.Abs(got["dw"]) <= 1 && math.Abs(got["dh"]) <= 1, "%s: the canvas's pixels are its content box's, off by %+.2f × %+.2f CSS px (%v)", name, got["dw"], got["dh"], got)
 					assert.Equal(t, 1.0, got["layer"], "%s: the traffic layer has the canvas's pixels", name)
 					assert.InDelta(t, 0, logStripPixels(t, tb), 1, "%s: the log strip's pixels are its width times the ratio", name)
-					// The band at the canvas's top (controllers, summary) is a canvas of its own over
-					// it: on the content box's top edge, as wide, with the canvas's pixels across and
-					// its rows as tall as the canvas's, so that nothing in it is offset or scaled.
-					band := eval[map[string]float64](t, tb, `(c => {
-						const r = c.getBoundingClientRect(), s = getComputedStyle(c), b = document.querySelector("canvas.cluster-band"), q = b.getBoundingClientRect();
-						const top = r.top + parseFloat(s.borderTopWidth), left = r.left + parseFloat(s.borderLeftWidth);
-						const w = r.width - parseFloat(s.borderLeftWidth) - parseFloat(s.borderRightWidth), h = r.height - parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth);
-						return {dTop: q.top - top, dLeft: q.left - left, dW: q.width - w, pixels: Number(b.width === c.width),
-							rows: b.height, dRow: q.height / b.height - h / c.height, tall: q.height};
-					})(document.getElementById("cluster-canvas"))`)
-					assert.True(t, math.Abs(band["dTop"]) < 0.05 && math.Abs(band["dLeft"]) < 0.05 && math.Abs(band["dW"]) < 0.05, "%s: the band lies on the canvas's content box: %v", name, band)
-					assert.Equal(t, 1.0, band["pixels"], "%s: the band has the canvas's pixels across", name)
-					assert.True(t, band["rows"] > 0 && math.Abs(band["dRow"]) < 1e-4, "%s: the band's rows are the canvas's: %v", name, band)
 				}
 			}
 		}
 		// The device pixel ratio alone changes, the window's size not (a window dragged to a
 		// screen of another density): no resize, and still the canvases' pixels follow it,
-		// the cluster canvas's, its band's, the traffic layer's and the log strip's, not blurred
-		// or wasted.
+		// the cluster canvas's, the traffic layer's and the log strip's, not blurred or wasted.
 		// Chromium's emulated ratio does not make the page's media queries be evaluated again,
 		// as a real screen's change does: a media feature the page does not use, set and
 		// cleared, makes it.
@@ -720,14 +706,13 @@ func TestCanvasLayout(t *testing.T) {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(800, 900, chromedp.EmulateScale(dpr)), reevaluate))
 			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 			got := eval[map[string]float64](t, tb, `(() => {
-				const c = document.getElementById("cluster-canvas"), layer = document.querySelector("canvas.traffic-layer"), band = document.querySelector("canvas.cluster-band");
-				return {canvas: c.width - Math.round(c.clientWidth * devicePixelRatio), layer: Number(layer.width === c.width && layer.height === c.height), band: Number(band.width === c.width),
+				const c = document.getElementById("cluster-canvas"), layer = document.querySelector("canvas.traffic-layer");
+				return {canvas: c.width - Math.round(c.clientWidth * devicePixelRatio), layer: Number(layer.width === c.width && layer.height === c.height),
 					dpr: devicePixelRatio, w: c.width, cssW: c.clientWidth};
 			})()`)
 			name := fmt.Sprintf("at 800 px, device pixel ratio changed to %.1f alone", dpr)
 			assert.InDelta(t, 0, got["canvas"], 1, "%s: the canvas's pixels are its width times the ratio: %v", name, got)
 			assert.Equal(t, 1.0, got["layer"], "%s: the traffic layer has the canvas's pixels: %v", name, got)
-			assert.Equal(t, 1.0, got["band"], "%s: the band over the canvas's top has its pixels across: %v", name, got)
 			assert.InDelta(t, 0, logStripPixels(t, tb), 1, "%s: the log strip's pixels are its width times the ratio", name)
 		}
 	})

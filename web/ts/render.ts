@@ -194,31 +194,8 @@ const MIN_LAYOUT_W = 640;
  */
 const MIN_W = 320;
 
-/** How far out of a box its keyboard focus ring and a broker's selection ring are drawn (layout units). */
-const FOCUS_RING = 7;
-const SELECT_RING = 4;
-
 export class Renderer {
-  /** The context the drawing helpers draw on: the cluster canvas's, or the band's while it is drawn. */
-  private ctx: CanvasRenderingContext2D;
-  private readonly baseCtx: CanvasRenderingContext2D;
-  /**
-   * The band at the canvas's top (the controllers and the summary under them) is drawn on a
-   * canvas of its own, laid over the cluster canvas's top: at 10× the clock and the
-   * controllers' offsets change every frame, and a canvas drawn is rasterized and handed to the
-   * compositor whole, so the large canvas is drawn only when what it shows changes (the
-   * brokers, their replicas, the selection) and this small one for the clock (drawBand).
-   */
-  readonly band: HTMLCanvasElement;
-  private readonly bandCtx: CanvasRenderingContext2D;
-  /** The band's texts and boxes (layout units), kept while the band shows them (see ink). */
-  private bandShapes: Ink[] = [];
-  /** The cluster canvas's own, likewise. */
-  private baseShapes: Ink[] = [];
-  /** What the band shows (drawBand's key), to skip a frame that would draw it again. */
-  private bandDrawn = "";
-  /** Where the band lies over the canvas's content box (CSS px), from the last placing. */
-  private bandPlace = { left: 0, top: 0, width: 0, perRow: 1 };
+  private readonly ctx: CanvasRenderingContext2D;
   private palette!: Palette;
   private image: ImageData | undefined;
   /**
@@ -303,14 +280,7 @@ export class Renderer {
   constructor(private readonly canvas: HTMLCanvasElement) {
     const ctx = canvas.getContext("2d", { alpha: false });
     if (!ctx) throw new Error("no 2D canvas context");
-    this.ctx = this.baseCtx = ctx;
-    this.band = document.createElement("canvas");
-    this.band.className = "cluster-band";
-    this.band.setAttribute("aria-hidden", "true");
-    canvas.insertAdjacentElement("afterend", this.band);
-    const bandCtx = this.band.getContext("2d", { alpha: false });
-    if (!bandCtx) throw new Error("no 2D canvas context");
-    this.bandCtx = bandCtx;
+    this.ctx = ctx;
     this.readPalette();
     matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
       this.readPalette();
@@ -319,43 +289,7 @@ export class Renderer {
     new ResizeObserver(() => this.resize()).observe(canvas);
     // A new device pixel ratio with no resize (another screen): the pixels follow it.
     onPixelRatioChange(() => this.resize());
-    // What lies above the canvas in its section moves it without resizing it: the band follows.
-    if (canvas.parentElement) new ResizeObserver(() => this.placeBand()).observe(canvas.parentElement);
     this.resize();
-  }
-
-  /**
-   * Lays the band over the top of the canvas's content box, scaled as the canvas scales its
-   * pixels (its backing store's rows into the content box's height), so that a device pixel of
-   * the band lies on the canvas's. Read from the layout in the resize observers' callbacks, not
-   * while a frame is drawn; the band's height follows its rows (setBandHeight).
-   */
-  private placeBand(): void {
-    const c = this.canvas;
-    const parent = c.offsetParent as HTMLElement | null;
-    if (!parent || this.canvas.height === 0) return;
-    const r = c.getBoundingClientRect();
-    const pr = parent.getBoundingClientRect();
-    const bx = c.clientLeft;
-    const by = c.clientTop;
-    const w = r.width - (c.offsetWidth - c.clientWidth);
-    const h = r.height - (c.offsetHeight - c.clientHeight);
-    this.bandPlace = { left: r.left - pr.left - parent.clientLeft + bx, top: r.top - pr.top - parent.clientTop + by, width: w, perRow: h / this.canvas.height };
-    const style = this.band.style;
-    const set = (name: "left" | "top" | "width", px: number) => {
-      const v = `${px}px`;
-      if (style[name] !== v) style[name] = v;
-    };
-    set("left", this.bandPlace.left);
-    set("top", this.bandPlace.top);
-    set("width", this.bandPlace.width);
-    this.setBandHeight();
-  }
-
-  /** The band's CSS height: its rows of pixels as the canvas scales its own. */
-  private setBandHeight(): void {
-    const v = `${this.band.height * this.bandPlace.perRow}px`;
-    if (this.band.style.height !== v) this.band.style.height = v;
   }
 
   private readPalette(): void {
@@ -396,7 +330,7 @@ export class Renderer {
     const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
     const w = Math.max(1, Math.round(r.width - (c.offsetWidth - c.clientWidth)));
     const h = Math.max(240, Math.round(r.height - (c.offsetHeight - c.clientHeight)));
-    if (w === this.cssW && h === this.cssH && dpr === this.dpr && this.image) return this.placeBand();
+    if (w === this.cssW && h === this.cssH && dpr === this.dpr && this.image) return;
     this.dpr = dpr;
     this.cssW = w;
     this.cssH = h;
@@ -407,7 +341,6 @@ export class Renderer {
     this.image = this.ctx.createImageData(this.canvas.width, this.canvas.height);
     this.gridMemo = []; // a fresh buffer holds no cells
     this.pixels = new Uint32Array(this.image.data.buffer);
-    this.placeBand();
     this.redraw();
   }
 
@@ -433,10 +366,7 @@ export class Renderer {
     return this.eff;
   }
 
-  /**
-   * What the last frame drew that a reader reads, see shapes (layout units): the band's and
-   * the canvas's, a new array whenever either is drawn again.
-   */
+  /** What the last frame drew that a reader reads, see shapes (layout units). */
   get ink(): readonly Ink[] {
     return this.shapes;
   }
@@ -489,8 +419,17 @@ export class Renderer {
       this.prevIsr = new Uint32Array(0);
     }
     const changed = this.changedPartitions(f);
-    const top = controllersBottom(f.body.controllers.length, this.W) + SUMMARY_H + (summary.length - 1) * SUMMARY_LINE_H;
+    const key = this.drawnKey(f, summary);
+    if (!whole && changed?.length === 0 && key === this.keyDrawn) {
+      this.describe(f);
+      return performance.now() - t0;
+    }
+    this.keyDrawn = key;
+    this.shapes = [];
+    const ctx = this.ctx;
+    const p = this.palette;
     const nb = f.body.brokers.length;
+    const top = controllersBottom(f.body.controllers.length, this.W) + SUMMARY_H + (summary.length - 1) * SUMMARY_LINE_H;
     this.brokerCols = brokerColumns(nb, this.W);
     const rows = Math.ceil(nb / this.brokerCols);
     const boxW = (this.W - 2 * PAD - (this.brokerCols - 1) * GAP) / this.brokerCols;
@@ -500,18 +439,6 @@ export class Renderer {
     // The band under the last row stays free for the traffic layer's captions, also on a
     // canvas shorter than its content (a phone caps it at 65vh): the boxes shrink instead.
     const boxes = brokerBoxes(nb, this.W, this.H - CAPTION_BAND + PAD, top, boxH);
-    const bandDrawn = this.drawBand(f, summary, top, boxes, whole);
-    const key = this.drawnKey(f, top);
-    if (!whole && changed?.length === 0 && key === this.keyDrawn) {
-      if (bandDrawn) this.shapes = this.bandShapes.concat(this.baseShapes);
-      this.describe(f);
-      if (bandDrawn && this.canvas.dataset.recordTexts) this.canvas.dataset.texts = JSON.stringify(this.shapes);
-      return performance.now() - t0;
-    }
-    this.keyDrawn = key;
-    this.shapes = [];
-    const ctx = this.ctx;
-    const p = this.palette;
     // The replicas first, into the pixel buffer. A grid none of whose cells changed is still on
     // the canvas from the last frame: the drawing below is clipped around it and it is not
     // blitted again (the blits were a fifth of the main thread's time at 10,000 partitions).
@@ -540,6 +467,8 @@ export class Renderer {
     ctx.fillRect(0, 0, this.W, this.H);
     ctx.textBaseline = "alphabetic";
 
+    this.drawControllers(f.body.controllers);
+    this.drawSummary(f, summary);
     this.brokersDrawn = grids.map((g) => g.geo);
     f.body.brokers.forEach((b, slot) => {
       if (kept[slot]) {
@@ -551,7 +480,7 @@ export class Renderer {
       this.boxMemo[slot] = { key: boxKeys[slot], shapes: this.shapes.slice(first) };
     });
     this.boxMemo.length = nb;
-    if (this.focused >= this.controllersDrawn.length) this.drawFocus();
+    this.drawFocus();
     ctx.restore();
     // restore() took back the transform and the font too; setFont's memo must not trust it.
     ctx.setTransform(this.k, 0, 0, this.k, 0, 0);
@@ -563,73 +492,20 @@ export class Renderer {
       if (g.geo.cells) this.drawLabels(f, slot, g.geo.gx, g.geo.gy, g.geo.cells, g.geo.from);
     });
     for (const g of grids) this.gridInk(g.geo, g.gw, g.gh);
-    this.baseShapes = this.shapes;
-    this.shapes = this.bandShapes.concat(this.baseShapes);
     this.describe(f);
     if (this.canvas.dataset.recordTexts) this.canvas.dataset.texts = JSON.stringify(this.shapes);
     return performance.now() - t0;
   }
 
   /**
-   * Everything the cluster canvas's drawing depends on besides the partitions' states
-   * (changedPartitions) and what a redraw follows (size, scale, palette): the brokers, where
-   * their boxes begin (under the band: its height), the zoom range and the selection and focus
-   * of a broker. The controllers, the summary and a controller's focus are the band's
-   * (drawBand).
+   * Everything a drawing depends on besides the partitions' states (changedPartitions) and what
+   * a redraw follows (size, scale, palette): the summary's texts, the actors, the partition
+   * counts and the view's own state.
    */
-  private drawnKey(f: Frame, top: number): string {
+  private drawnKey(f: Frame, summary: { text: string; next: string }[]): string {
+    const b = f.body;
     const r = this.range;
-    const focus = this.focused >= f.body.controllers.length ? this.focused : -1;
-    return JSON.stringify([top, f.body.brokers, this.selected, focus, r ? [r.lo, r.hi] : 0]);
-  }
-
-  /**
-   * Draws the band (the controllers, the summary under them, a controller's focus ring, and the
-   * parts of a broker's selection or focus ring that reach up into it) on its own canvas unless
-   * it shows that already or `whole` asks for it; returns whether it drew. `top` (layout units)
-   * is where the brokers' rows begin: the band's height. The band is opaque (text is drawn on
-   * the same background as on the cluster canvas, so it looks the same), so what the cluster
-   * canvas draws under it does not show: a ring a phone's single column draws over the
-   * summary's foot is drawn here too, in the same order.
-   */
-  private drawBand(f: Frame, summary: { text: string; next: string }[], top: number, boxes: Rect[], whole: boolean): boolean {
-    const cs = f.body.controllers;
-    const nc = cs.length;
-    const focus = this.focused < nc ? this.focused : -1;
-    // A broker's selection ring and focus ring (drawn in that order), where they reach into the band.
-    const sel = boxes[this.selected];
-    const foc = this.focused >= nc ? boxes[this.focused - nc] : undefined;
-    const rings = [sel && sel.y - SELECT_RING - 1.5 < top ? sel : undefined, foc && foc.y - FOCUS_RING - 1.5 < top ? foc : undefined];
-    const rows = Math.min(this.canvas.height, Math.ceil(top * this.k));
-    const key = JSON.stringify([summary, cs, focus, rows, rings]);
-    if (!whole && key === this.bandDrawn) return false;
-    this.bandDrawn = key;
-    const band = this.band;
-    // Writing a canvas's size clears it and resets its context: only when it changed.
-    if (band.width !== this.canvas.width) band.width = this.canvas.width;
-    if (band.height !== rows) {
-      band.height = rows;
-      this.setBandHeight();
-    }
-    const ctx = (this.ctx = this.bandCtx);
-    const shapes = this.shapes;
-    this.shapes = [];
-    this.font = "";
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.fillStyle = this.palette.bg;
-    ctx.fillRect(0, 0, band.width, band.height);
-    ctx.setTransform(this.k, 0, 0, this.k, 0, 0);
-    ctx.textBaseline = "alphabetic";
-    this.drawControllers(cs);
-    this.drawSummary(f, summary);
-    if (focus >= 0) this.drawFocus();
-    if (rings[0]) this.selectionRing(rings[0]);
-    if (rings[1]) this.focusRing(rings[1]);
-    this.bandShapes = this.shapes;
-    this.shapes = shapes;
-    this.ctx = this.baseCtx;
-    this.font = "";
-    return true;
+    return JSON.stringify([summary, b.controllers, b.brokers, b.partitions, this.selected, this.focused, r ? [r.lo, r.hi] : 0, this.hideNextRun]);
   }
 
   /**
@@ -678,26 +554,13 @@ export class Renderer {
     if (this.focused < 0) return;
     const nc = this.controllersDrawn.length;
     const r = this.focused < nc ? this.controllersDrawn[this.focused] : this.brokersDrawn[this.focused - nc]?.box;
-    if (r) this.focusRing(r);
-  }
-
-  /** The keyboard focus ring around an actor's box r, FOCUS_RING units out. */
-  private focusRing(r: Rect): void {
+    if (!r) return;
     const ctx = this.ctx;
     ctx.setLineDash([6, 3]);
     ctx.lineWidth = 3;
     ctx.strokeStyle = this.palette.fg;
-    ctx.strokeRect(r.x - FOCUS_RING, r.y - FOCUS_RING, r.w + 2 * FOCUS_RING, r.h + 2 * FOCUS_RING);
+    ctx.strokeRect(r.x - 7, r.y - 7, r.w + 14, r.h + 14);
     ctx.setLineDash([]);
-  }
-
-  /** The selected broker's ring around its box r, SELECT_RING units out. */
-  private selectionRing(r: Rect): void {
-    const ctx = this.ctx;
-    ctx.setLineDash([]);
-    ctx.lineWidth = 3;
-    ctx.strokeStyle = this.palette.focus;
-    ctx.strokeRect(r.x - SELECT_RING, r.y - SELECT_RING, r.w + 2 * SELECT_RING, r.h + 2 * SELECT_RING);
   }
 
   /** What lies under (x, y) in CSS pixels of the canvas, from the last frame drawn. */
@@ -816,7 +679,12 @@ export class Renderer {
     const look = brokerLook(b);
     const colour = p[look];
 
-    if (slot === this.selected) this.selectionRing(r);
+    if (slot === this.selected) {
+      ctx.setLineDash([]);
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = p.focus;
+      ctx.strokeRect(r.x - 4, r.y - 4, r.w + 8, r.h + 8);
+    }
     ctx.fillStyle = p.box;
     ctx.fillRect(r.x, r.y, r.w, r.h);
     // The state band: solid for running, hatched for stopped; the border's dash says the rest.

@@ -663,9 +663,7 @@ export class TrafficLayer {
     this.canvas.className = "traffic-layer";
     (this.canvas as HTMLCanvasElement & { drawnLog: Drawn[] }).drawnLog = this.drawnLog;
     this.canvas.setAttribute("aria-hidden", "true");
-    // Over the cluster canvas and its band (web/ts/render.ts): a link runs from the
-    // controllers in the band to the brokers under it.
-    renderer.band.insertAdjacentElement("afterend", this.canvas);
+    base.insertAdjacentElement("afterend", this.canvas);
     const ctx = this.canvas.getContext("2d");
     if (!ctx) throw new Error("no 2D canvas context");
     this.ctx = ctx;
