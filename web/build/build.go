@@ -851,7 +851,7 @@ func writeIfSmaller(path string, b []byte, raw int) (int64, error) {
 }
 
 // Page is one page of the site and what a browser fetches on its first load (source maps are
-// fetched only by developer tools). The size budget, 1.2 MB brotli, is per page load.
+// fetched only by developer tools). The size budget, 1.2 MB brotli, is per page load.
 type Page struct {
 	Name  string
 	Files []string

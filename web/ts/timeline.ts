@@ -25,7 +25,7 @@ export interface TimelineDom {
 
 /**
  * Wall-clock ms a frame's time may wait before the bar, its text and its marks show it: the bar
- * follows every frame only where its thumb moves by a pixel or more. At the live end of a run
+ * follows every frame only where its thumb moves by half a pixel or more. At the live end of a run
  * that is playing, the thumb stays at the right end while the time and the end grow together,
  * and a range input written 60 times a second costs more of the page's main thread than
  * anything else it shows (its style, layout and paint, every frame).
@@ -121,7 +121,7 @@ export class Timeline {
 
   /**
    * Writes the bar's end, value and text and places the marks: now when `now` is set, the
-   * thumb moves a pixel or more, or the last write is SHOW_EVERY_MS old; else a moment later,
+   * thumb moves half a pixel or more, or the last write is SHOW_EVERY_MS old; else a moment later,
    * so that the last frame of a run is shown too.
    */
   private show(now: boolean): void {
