@@ -32,9 +32,9 @@ func drawnShapes(t *testing.T, tb *tab, w, h int64) []shape {
 	eval[bool](t, tb, `(c => (c.dataset.recordTexts = "1", delete c.dataset.texts, true))(document.getElementById("cluster-canvas"))`)
 	// Two viewports in turn: the resize observer draws the frame again at the second.
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w+1, h)))
-	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	nextFrames(t, tb)
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w, h)))
-	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	nextFrames(t, tb)
 	poll(t, tb, `!!document.getElementById("cluster-canvas").dataset.texts`)
 	var out []shape
 	require.NoError(t, json.Unmarshal([]byte(eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.texts`)), &out))
@@ -46,7 +46,7 @@ func drawnShapes(t *testing.T, tb *tab, w, h int64) []shape {
 func trafficLabels(t *testing.T, tb *tab) []shape {
 	t.Helper()
 	js := `document.querySelector("canvas.traffic-layer").dataset.labels`
-	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	nextFrames(t, tb)
 	poll(t, tb, `!!`+js)
 	var out []shape
 	require.NoError(t, json.Unmarshal([]byte(eval[string](t, tb, js)), &out))
@@ -670,7 +670,7 @@ func TestCanvasLayout(t *testing.T) {
 				// The smallest phones too (320 px: a canvas under 320 CSS px wide).
 				for _, size := range append([]struct{ w, h int64 }{{320, 640}}, viewports...) {
 					require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h, chromedp.EmulateScale(dpr))))
-					evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+					nextFrames(t, tb)
 					// The canvas's pixels over the device pixel ratio against its content box (the
 					// bounding box less the border), in CSS pixels; the traffic layer's pixels are
 					// the canvas's. A whole pixel's rounding is allowed, not the border's 2. The
@@ -704,7 +704,7 @@ func TestCanvasLayout(t *testing.T) {
 		})
 		for _, dpr := range []float64{1, 2, 1.5} {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(800, 900, chromedp.EmulateScale(dpr)), reevaluate))
-			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			nextFrames(t, tb)
 			got := eval[map[string]float64](t, tb, `(() => {
 				const c = document.getElementById("cluster-canvas"), layer = document.querySelector("canvas.traffic-layer");
 				return {canvas: c.width - Math.round(c.clientWidth * devicePixelRatio), layer: Number(layer.width === c.width && layer.height === c.height),
@@ -764,7 +764,7 @@ func TestCanvasLayout(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=1&step=1")
 		for _, size := range viewports {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
-			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			nextFrames(t, tb)
 			boxes := canvasBoxes(t, tb, "brokerBoxes")
 			require.Len(t, boxes, 3)
 			bottom := 0.0
@@ -779,30 +779,27 @@ func TestCanvasLayout(t *testing.T) {
 	})
 
 	t.Run("on a phone the start card does not push the canvas down, and its kill shows what follows", func(t *testing.T) {
-		// firstVisit forgets the card's dismissal from the lessons index, which runs no simulator.
-		tb := newTab(t, bctx)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(url+"/lessons.html")))
-		firstVisit(t, tb, url)
-		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
+		tb := openFirstVisit(t, bctx, url, 390, 844)
+		poll(t, tb, `!document.getElementById("welcome").hidden`)
 		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
 		canvasTop := `document.getElementById("cluster-canvas").getBoundingClientRect().top + scrollY`
 		// Paused, so that nothing else moves the canvas between the two measures.
 		press(t, tb, " ")
 		poll(t, tb, `document.body.dataset.sim === "paused"`)
-		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		nextFrames(t, tb)
 		withCard := eval[float64](t, tb, canvasTop)
 		card := eval[map[string]float64](t, tb, `(r => ({top: r.top, bottom: r.bottom}))(document.getElementById("welcome").getBoundingClientRect())`)
 		assert.LessOrEqual(t, card["bottom"], 844.0, "the card is on screen: %v", card)
 		screenshot(t, tb, "welcome-390.png", "")
 		eval[bool](t, tb, `document.getElementById("welcome").hidden = true, true`)
-		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		nextFrames(t, tb)
 		assert.Equal(t, eval[float64](t, tb, canvasTop), withCard, "the card takes no room above the canvas")
 		eval[bool](t, tb, `document.getElementById("welcome").hidden = false, true`)
 
 		// Kill from the card: the canvas comes up, with the newest events under it.
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#welcome-kill"))))
 		logItem(t, tb, "you killed broker")
-		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		nextFrames(t, tb)
 		seen := eval[map[string]float64](t, tb, `(() => { const c = document.getElementById("cluster-canvas").getBoundingClientRect(),
 			li = document.querySelector("#latest-events li:last-child").getBoundingClientRect();
 			return {canvasTop: c.top, canvasBottom: c.bottom, eventTop: li.top, eventBottom: li.bottom, h: innerHeight}; })()`)
@@ -818,6 +815,6 @@ func TestCanvasLayout(t *testing.T) {
 func logStripPixels(t *testing.T, tb *tab) float64 {
 	t.Helper()
 	eval[bool](t, tb, `(document.getElementById("log-strip").scrollIntoView({block: "center", behavior: "instant"}), true)`)
-	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	nextFrames(t, tb)
 	return eval[float64](t, tb, `(log => log.width - Math.round(log.clientWidth * devicePixelRatio))(document.getElementById("log-strip"))`)
 }

@@ -10,9 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// frames waits for the page's next two animation frames.
-const frames = `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`
-
 // outside lists the elements matching sel whose text runs past the right edge of the element
 // with id box (its padding box), as "text" snippets. Text only screen readers get (in a 1 px
 // clipped box) does not count.
@@ -68,18 +65,15 @@ func TestFirstContact(t *testing.T) {
 
 	t.Run("presenter mode: no start card, a compact toolbar, the canvas on screen at every width", func(t *testing.T) {
 		for _, size := range viewports {
-			tb := newTab(t, bctx)
-			// A first visit: the start card shows on the playground. (firstVisit forgets the
-			// card's dismissal from the lessons index, which runs no simulator.)
-			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+"/lessons.html")))
-			firstVisit(t, tb, url)
-			poll(t, tb, `document.getElementById("status").dataset.state === "ready" && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
+			// A first visit: the start card shows on the playground.
+			tb := openFirstVisit(t, bctx, url, size.w, size.h)
+			poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
 			require.True(t, eval[bool](t, tb, `document.getElementById("welcome").checkVisibility()`), "at %d px the start card shows outside presenter mode", size.w)
 			press(t, tb, "p")
 			poll(t, tb, `document.body.classList.contains("presenter")`)
-			evalAwait[bool](t, tb, frames)
+			nextFrames(t, tb)
 			eval[bool](t, tb, `window.scrollTo(0, 0), true`)
-			evalAwait[bool](t, tb, frames)
+			nextFrames(t, tb)
 			assert.False(t, eval[bool](t, tb, `document.getElementById("welcome").checkVisibility()`), "at %d px presenter mode shows no start card", size.w)
 			// The run's controls are one band, the canvas under it in the window's top quarter
 			// and whole in the window, on a phone too: a speaker's clicker demo on a phone shows
@@ -121,7 +115,7 @@ func TestFirstContact(t *testing.T) {
 		poll(t, tb, `document.body.classList.contains("presenter")`)
 		for _, size := range viewports {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
-			evalAwait[bool](t, tb, frames)
+			nextFrames(t, tb)
 			w := eval[float64](t, tb, `document.getElementById("cluster-canvas").getBoundingClientRect().width`)
 			// Beside the panel from 1024 px up (half the window at least), under it below.
 			share := 0.5
@@ -152,7 +146,7 @@ func TestFirstContactOnAPhone(t *testing.T) {
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(url+"/#lesson=6&step=4")))
 		poll(t, tb, `!!document.body.dataset.lesson && Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
 		poll(t, tb, `[...document.querySelectorAll("#event-log li")].some(li => li.textContent.includes("wait.for.sync.threshold.percent"))`)
-		evalAwait[bool](t, tb, frames)
+		nextFrames(t, tb)
 		assert.Empty(t, outside(t, tb, "event-log", "#event-log li"), "these lines run past the event log's edge")
 		assert.Empty(t, outside(t, tb, "latest-events", "#latest-events li"), "these lines run past the latest events' edge")
 		assert.True(t, eval[bool](t, tb, `(l => l.scrollWidth <= l.clientWidth)(document.getElementById("event-log"))`), "the event log does not scroll sideways")
@@ -164,15 +158,13 @@ func TestFirstContactOnAPhone(t *testing.T) {
 		// A first visit (the card's dismissal forgotten from the lessons index); broker 1
 		// killed from the keyboard, not from the card, which floated on over the newest events
 		// under the canvas, where the kill's consequences are told.
-		tb := newTab(t, bctx)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(url+"/lessons.html")))
-		firstVisit(t, tb, url)
-		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
+		tb := openFirstVisit(t, bctx, url, 390, 844)
+		poll(t, tb, `!document.getElementById("welcome").hidden`)
 		poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
 		press(t, tb, "1", "k")
 		logItem(t, tb, "you killed broker 1")
 		eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
-		evalAwait[bool](t, tb, frames)
+		nextFrames(t, tb)
 		require.Greater(t, eval[int](t, tb, `[...document.querySelectorAll("#latest-events li")].filter(li => li.getBoundingClientRect().top < innerHeight).length`), 0, "the newest events are on screen")
 		assert.Empty(t, covered(t, tb, "#latest-events li"), "the newest events are covered")
 		screenshot(t, tb, "first-contact-kill-390.png", "")
@@ -195,7 +187,7 @@ func TestFirstContactOnAPhone(t *testing.T) {
 				eval[bool](t, tb, `window.scrollTo(0, 0), location.hash = `+jsString("#"+link)+`, true`)
 				poll(t, tb, fmt.Sprintf(`(document.body.dataset.lesson || "").startsWith("%02d-") && document.body.dataset.lessonStep === "%d" && Number(document.getElementById("cluster-canvas").dataset.frames || 0) > %d`, lesson, step-1, drawn))
 			}
-			evalAwait[bool](t, tb, frames)
+			nextFrames(t, tb)
 			seen := eval[map[string]float64](t, tb, `(() => {
 				const p = document.getElementById("lesson-panel").getBoundingClientRect(), c = document.getElementById("cluster-canvas").getBoundingClientRect();
 				const goals = [...document.querySelectorAll("#lesson-goals li")];
@@ -226,15 +218,15 @@ func TestFirstContactOnAPhone(t *testing.T) {
 			for _, sel := range []string{".legend li", "#log-strip-heading", ".log-strip .hint", "#charts-heading", ".charts-section > .hint", ".chart .u-title", ".chart .u-legend"} {
 				for _, block := range []string{"start", "center", "end"} {
 					eval[bool](t, tb, `document.querySelector(`+jsString(sel)+`).scrollIntoView({block: "`+block+`", behavior: "instant"}), true`)
-					evalAwait[bool](t, tb, frames)
-					evalAwait[bool](t, tb, frames)
+					nextFrames(t, tb)
+					nextFrames(t, tb)
 					assert.Empty(t, covered(t, tb, sel), "at %d px, %s scrolled to the window's %s", size.w, sel, block)
 				}
 			}
 			// Scrolled to the canvas's top, the canvas shows, not a strip over most of it.
 			eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
-			evalAwait[bool](t, tb, frames)
-			evalAwait[bool](t, tb, frames)
+			nextFrames(t, tb)
+			nextFrames(t, tb)
 			seen := eval[map[string]float64](t, tb, `(() => {
 				const p = document.getElementById("lesson-panel").getBoundingClientRect(), c = document.getElementById("cluster-canvas").getBoundingClientRect();
 				const over = p.bottom > c.top && p.top < c.bottom ? p.bottom : c.top;
@@ -244,7 +236,7 @@ func TestFirstContactOnAPhone(t *testing.T) {
 			// Back at the canvas, the strip is pinned over it again with its question.
 			eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "end", behavior: "instant"}), true`)
 			poll(t, tb, `document.getElementById("lesson-panel").dataset.canvasShown === "true"`)
-			evalAwait[bool](t, tb, frames)
+			nextFrames(t, tb)
 			assert.GreaterOrEqual(t, eval[float64](t, tb, `document.getElementById("lesson-panel").getBoundingClientRect().top`), -1.0, "at %d px the strip is on screen", size.w)
 			screenshot(t, tb, fmt.Sprintf("first-contact-moment-%d.png", size.w), "")
 			tb.close() // a tab left open goes on drawing frames

@@ -48,7 +48,7 @@ func TestLabLayout(t *testing.T) {
 		// fit and the verdict was the fifth), and it says which column it is.
 		for _, w := range []int64{1440, 800, 390} {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w, 900)))
-			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			nextFrames(t, tb)
 			out := eval[[]string](t, tb, `(() => { const wrap = document.querySelector("#compare-results .table-wrap").getBoundingClientRect();
 				return [...document.querySelectorAll("#verdict-rows td[class^='verdict-']")].filter(td => { const r = td.getBoundingClientRect();
 					return r.left < Math.max(0, wrap.left) - 1 || r.right > Math.min(innerWidth, wrap.right) + 1 || r.width < 40; })

@@ -25,7 +25,7 @@ func TestLessonLayout(t *testing.T) {
 		tb := openLesson(t, bctx, url, "lesson=6&step=1")
 		for _, size := range viewports {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
-			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			nextFrames(t, tb)
 			// Every code span (config names) ends inside the panel's padding box.
 			out := eval[[]string](t, tb, `(() => {
 				const p = document.getElementById("lesson-panel"), pr = p.getBoundingClientRect();
@@ -54,7 +54,7 @@ func TestLessonLayout(t *testing.T) {
 			// Clicked where it is, without scrolling the page to it.
 			eval[bool](t, tb, `document.getElementById("lesson-demo-play").click(), true`)
 			poll(t, tb, `!document.getElementById("lesson-demo").hidden && document.getElementById("lesson-question").textContent !== ""`)
-			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			nextFrames(t, tb)
 			// In the window, and in the panel's own scrolled area (a sticky panel scrolls).
 			seen := eval[map[string]float64](t, tb, `(() => {
 				const q = document.getElementById("lesson-demo").getBoundingClientRect(), p = document.getElementById("lesson-panel").getBoundingClientRect();
@@ -93,7 +93,7 @@ func TestLessonLayout(t *testing.T) {
 				// The page scrolled to the panel's top, as a speaker opens the step; the panel's own
 				// scroll is the page's to set.
 				eval[bool](t, tb, `document.getElementById("lesson-panel").scrollIntoView({block: "start", behavior: "instant"}), true`)
-				evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+				nextFrames(t, tb)
 				seen := eval[map[string]float64](t, tb, `(() => {
 					const b = document.querySelector(`+"`"+q.control+"`"+`).getBoundingClientRect(), p = document.getElementById("lesson-panel").getBoundingClientRect();
 					return {top: b.top, bottom: b.bottom, pbottom: p.bottom};
@@ -129,7 +129,7 @@ func TestLessonLayout(t *testing.T) {
 			poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 1`)
 			together := func(when string, ids ...string) {
 				t.Helper()
-				evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+				nextFrames(t, tb)
 				for _, id := range append([]string{"lesson-goals", "cluster-canvas"}, ids...) {
 					r := eval[map[string]float64](t, tb, `(() => { const r = document.getElementById("`+id+`").getBoundingClientRect(); return {top: r.top, bottom: r.bottom, h: innerHeight}; })()`)
 					assert.True(t, r["bottom"] > 0 && r["top"] < r["h"] && r["bottom"] > r["top"], "at %d px %s, #%s is on screen: %v", size.w, when, id, r)
@@ -193,7 +193,7 @@ func TestLessonLayout(t *testing.T) {
 			// Read further down (the event log), the strip no longer covers the page.
 			eval[bool](t, tb, `document.getElementById("events-heading").scrollIntoView(), true`)
 			poll(t, tb, `document.getElementById("lesson-panel").dataset.canvasShown === "false"`)
-			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			nextFrames(t, tb)
 			assert.Less(t, eval[float64](t, tb, `document.getElementById("lesson-panel").getBoundingClientRect().bottom`), 1.0, "at %d px the panel scrolled away with the page", size.w)
 			assert.Empty(t, tb.consoleErrors())
 			tb.close() // a tab left open goes on drawing frames
@@ -218,7 +218,7 @@ func TestLessonLayout(t *testing.T) {
 					continue
 				}
 				eval[bool](t, tb, fmt.Sprintf(`window.scrollTo(0, %v), true`, opened+by))
-				evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+				nextFrames(t, tb)
 				p := eval[map[string]float64](t, tb, panelJS)
 				assert.LessOrEqual(t, p["bottom"], p["h"], "at %d px, the page scrolled %v px on, the panel's foot is in the window: %v", size.w, by, p)
 			}
@@ -228,7 +228,7 @@ func TestLessonLayout(t *testing.T) {
 			// view and the window.
 			press(t, tb, "1", "k", " ")
 			poll(t, tb, `document.getElementById("lesson-panel").dataset.done === "true"`)
-			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			nextFrames(t, tb)
 			p := eval[map[string]float64](t, tb, panelJS)
 			assert.True(t, p["buttonTop"] >= math.Max(0, p["top"]) && p["buttonBottom"] <= math.Min(p["h"], p["bottom"]), "at %d px Next step is in view once the goals are met: %v", size.w, p)
 			screenshot(t, tb, fmt.Sprintf("lesson-done-%d.png", size.w), "")

@@ -73,7 +73,7 @@ func TestScreenshots(t *testing.T) {
 	// as drawn after the last change.
 	settle := func(t *testing.T, tb *tab) {
 		t.Helper()
-		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		nextFrames(t, tb)
 	}
 
 	for _, size := range screenshotWidths {

@@ -468,6 +468,13 @@ func (tb *tab) consoleErrors() []string {
 	return append([]string(nil), tb.errors...)
 }
 
+// nextFrames waits for the page's next two animation frames: by then what the last change
+// asked for (a resize observer's callback, a redraw) is drawn.
+func nextFrames(t *testing.T, tb *tab) {
+	t.Helper()
+	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+}
+
 func eval[T any](t *testing.T, tb *tab, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](js))
@@ -709,14 +716,19 @@ func jsString(s string) string {
 	return string(b)
 }
 
-// firstVisit makes the tab, on a page of the site at url, visit the playground as for the first
-// time: the start card's dismissal is forgotten and the page is opened anew. Not reloaded: about
-// a second after its first frames the playground's URL holds its run, and a reload then reopens
-// that run as a shared one, which never offers the card.
-func firstVisit(t *testing.T, tb *tab, url string) {
+// openFirstVisit opens a tab of w × h px on the playground as on a first visit: the start
+// card's dismissal is forgotten on the lessons index (a page of the site that runs no
+// simulator), and the playground is then opened anew. Not reloaded: about a second after its
+// first frames the playground's URL holds its run, and a reload then reopens that run as a
+// shared one, which never offers the card. It returns once the page is ready.
+func openFirstVisit(t *testing.T, bctx context.Context, url string, w, h int64) *tab {
 	t.Helper()
+	tb := newTab(t, bctx)
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(w, h), chromedp.Navigate(url+"/lessons.html")))
 	eval[bool](t, tb, `localStorage.removeItem("kraftlab.welcome.dismissed"), true`)
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(url+"/")))
+	poll(t, tb, `document.getElementById("status").dataset.state === "ready"`)
+	return tb
 }
 
 // setSpeed picks a speed in the toolbar's select, as a person does.
@@ -820,7 +832,7 @@ func TestPlayground(t *testing.T) {
 		// The strip is drawn while it is on screen (web/ts/logstrip.ts): scrolled into view, it
 		// is drawn at once (the observer's callback comes with the next rendering).
 		eval[bool](t, tb, `document.getElementById("log-strip").scrollIntoView({block: "nearest", behavior: "instant"}), true`)
-		evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		nextFrames(t, tb)
 		strip := eval[map[string]float64](t, tb, `(() => {
 			const c = document.getElementById("log-strip");
 			const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
@@ -921,10 +933,8 @@ func TestPlayground(t *testing.T) {
 	t.Run("a first visit offers three ways in, remembered once dismissed", func(t *testing.T) {
 		// From the lessons index, a page of the site that runs no simulator (firstVisit forgets
 		// the dismissal there).
-		tb := newTab(t, bctx)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/lessons.html")))
-		firstVisit(t, tb, url)
-		poll(t, tb, `document.getElementById("status").dataset.state === "ready" && !document.getElementById("welcome").hidden`)
+		tb := openFirstVisit(t, bctx, url, 1280, 900)
+		poll(t, tb, `!document.getElementById("welcome").hidden`)
 		assert.Equal(t, []string{"Kill the leader of payments-0 and watch what the controller does", "Start lesson 1", "Open the config lab"},
 			eval[[]string](t, tb, `[...document.querySelectorAll("#welcome li > *")].map(e => e.textContent)`))
 		// In view without scrolling, at the top of the page.

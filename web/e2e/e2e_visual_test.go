@@ -167,7 +167,7 @@ func TestVisual(t *testing.T) {
 			require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(size.w, size.h)))
 			// The reader brings the canvas's top to the top of the window.
 			eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
-			evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			nextFrames(t, tb)
 			// Somewhere in the window, the newest event-log line is shown in full: the log
 			// itself beside the canvas, or the strip of its newest lines under it.
 			shown := eval[bool](t, tb, `[...document.querySelectorAll("#event-log li:last-child, #latest-events li:last-child")].some(li => {
@@ -603,7 +603,7 @@ func noChartOverlaps(t *testing.T, tb *tab) {
 	}
 	poll(t, tb, `document.querySelectorAll("#charts .chart canvas").length === 6`)
 	// uPlot's resize lands on the next animation frame.
-	evalAwait[bool](t, tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	nextFrames(t, tb)
 	rects := eval[[]rect](t, tb, `[...document.querySelectorAll("#charts .chart")].map(el => {
 		const r = el.getBoundingClientRect(), c = el.querySelector("canvas").getBoundingClientRect();
 		return {Name: el.dataset.chart, Left: r.left, Top: r.top, W: r.width, H: r.height, CanvasH: c.height,
