@@ -326,18 +326,20 @@ export class LogStripView {
     }
     ctx.textAlign = "left";
     groups.forEach((g, i) => {
-      drawn.push({ kind: "marker", text: g.label, ...markerBox(g.x, y, g.behind) });
+      // The triangle fills its box (markerBox), the box the labels keep clear of.
+      const b = markerBox(g.x, y, g.behind);
+      drawn.push({ kind: "marker", text: g.label, ...b });
       drawn.push({ kind: "text", text: g.label, x: lefts[i], y: y - LABEL_H / 2, w: g.w, h: LABEL_H });
       ctx.fillStyle = g.down ? c.muted : c.fg;
       ctx.beginPath();
       if (g.behind) {
-        ctx.moveTo(g.x - 6, y);
-        ctx.lineTo(g.x, y - 5);
-        ctx.lineTo(g.x, y + 5);
+        ctx.moveTo(b.x, y);
+        ctx.lineTo(b.x + b.w, b.y);
+        ctx.lineTo(b.x + b.w, b.y + b.h);
       } else {
-        ctx.moveTo(g.x, y - 7);
-        ctx.lineTo(g.x - 5, y + 1);
-        ctx.lineTo(g.x + 5, y + 1);
+        ctx.moveTo(g.x, b.y);
+        ctx.lineTo(b.x, b.y + b.h);
+        ctx.lineTo(b.x + b.w, b.y + b.h);
       }
       ctx.fill();
       ctx.fillText(g.label, lefts[i], y);
