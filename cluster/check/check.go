@@ -24,6 +24,7 @@ type Violation struct {
 	Conflict string
 }
 
+// Error says which invariant broke, when and under which seed, and the two facts that conflict.
 func (v *Violation) Error() string {
 	return fmt.Sprintf("invariant %q broken at %d ms (seed %d): %s, but %s", v.Rule, v.AtMs, v.Seed, v.Fact, v.Conflict)
 }

@@ -17,6 +17,8 @@ type ConfigError struct {
 	Reason string
 }
 
+// Error reads as Kafka's ConfigException does ("Invalid value V for configuration N: why"); an
+// unknown name has only its reason.
 func (e *ConfigError) Error() string {
 	if e.Value == "" && strings.HasPrefix(e.Reason, "Unknown") {
 		return e.Reason

@@ -38,6 +38,7 @@ type APIError struct {
 	Message string
 }
 
+// Error is the code and the message, or the code alone when there is no message.
 func (e *APIError) Error() string {
 	if e.Message == "" {
 		return string(e.Code)
