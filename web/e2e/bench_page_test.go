@@ -384,7 +384,10 @@ type traceEvent struct {
 // TimerFire, FireAnimationFrame...), style (UpdateLayoutTree), layout, paint, compositing.
 // It says what the CPU profile's "(program)" is: the browser's own work on what scripts changed.
 // It also prints how often the page was painted and laid out again and what each cost: a
-// small change that costs a large Paint says the page around it is not isolated. With
+// small change that costs a large Paint says the page around it is not isolated; and the
+// CPU time of the page's whole renderer process over the same span (every thread: the
+// workers', the compositor's, rasterizing, and tracing's own), which a change that moves work
+// off the main thread to another thread must be weighed by. With
 // KRAFTLAB_BENCH_PROFILE_DIR set, the trace goes to DIR/<site>.trace.json (DevTools opens it).
 func printMainThreadTrace(t *testing.T, tb *tab, site string) {
 	t.Helper()
@@ -393,10 +396,13 @@ func printMainThreadTrace(t *testing.T, tb *tab, site string) {
 		return eval[float64](t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames)`)
 	}
 	var drawn float64
+	var rendererCPU time.Duration
 	events := recordTrace(t, tb, []string{"devtools.timeline", "disabled-by-default-devtools.timeline", "toplevel", "v8"}, func() {
 		f0 := frames()
+		cpu0 := processCPU(t, page)
 		time.Sleep(5 * time.Second)
 		drawn = frames() - f0
+		rendererCPU = processCPU(t, page) - cpu0
 	})
 	if dir := os.Getenv("KRAFTLAB_BENCH_PROFILE_DIR"); dir != "" {
 		b, err := json.Marshal(map[string]any{"traceEvents": events})
@@ -475,7 +481,8 @@ func printMainThreadTrace(t *testing.T, tb *tab, site string) {
 	}
 	sort.Slice(keys, func(i, j int) bool { return self[keys[i]] > self[keys[j]] })
 	per := max(drawn, 1)
-	fmt.Printf("    %d frames drawn, %.2f ms CPU (%.2f ms wall) busy per frame\n", int(drawn), total/1000/per, wall/1000/per)
+	fmt.Printf("    %d frames drawn, %.2f ms CPU (%.2f ms wall) busy per frame; the whole renderer process (every thread, tracing's own cost included) %.2f ms CPU per frame\n",
+		int(drawn), total/1000/per, wall/1000/per, float64(rendererCPU.Microseconds())/1000/per)
 	fmt.Printf("    painted %.2f times a frame, %.3f ms CPU each; laid out %.2f times a frame, %.3f ms CPU and %.1f dirty objects each\n",
 		float64(paints)/per, paintCPU/1000/float64(max(paints, 1)), float64(layouts)/per, layoutCPU/1000/float64(max(layouts, 1)), layoutDirty/float64(max(layouts, 1)))
 	for _, k := range keys[:min(20, len(keys))] {
@@ -487,15 +494,17 @@ func printMainThreadTrace(t *testing.T, tb *tab, site string) {
 }
 
 // printWorkerThread prints a worker thread's share of the traced span: its tasks' wall and CPU
-// time (busy), the rest (idle: waiting for a message), how the idle time comes in gaps between
-// tasks, and its tasks' self time by kind of event. xs are the trace's complete events,
-// sorted by start.
+// time (busy), also per frame drawn, the rest (idle: waiting for a message), how the idle time
+// comes in gaps between tasks, and its tasks' self time by kind of event, wall and CPU (wall
+// time alone would count the time a loaded machine left the thread waiting for a core). xs are
+// the trace's complete events, sorted by start.
 func printWorkerThread(xs []traceEvent, tid int, drawn float64) {
 	first, last := math.Inf(1), math.Inf(-1)
 	for _, e := range xs {
 		first, last = min(first, e.Ts), max(last, e.Ts+e.Dur)
 	}
 	self := map[string]float64{}
+	selfCPU := map[string]float64{}
 	var stack []int
 	var gaps []float64
 	busyWall, busyCPU, end := 0.0, 0.0, -1.0
@@ -509,6 +518,7 @@ func printWorkerThread(xs []traceEvent, tid int, drawn float64) {
 		}
 		if len(stack) > 0 {
 			self[xs[stack[len(stack)-1]].Name] -= e.Dur
+			selfCPU[xs[stack[len(stack)-1]].Name] -= e.TDur
 		} else {
 			tasks++
 			busyWall += e.Dur
@@ -519,6 +529,7 @@ func printWorkerThread(xs []traceEvent, tid int, drawn float64) {
 			end = e.Ts + e.Dur
 		}
 		self[e.Name] += e.Dur
+		selfCPU[e.Name] += e.TDur
 		stack = append(stack, i)
 	}
 	span := (last - first) / 1000
@@ -529,15 +540,15 @@ func printWorkerThread(xs []traceEvent, tid int, drawn float64) {
 		}
 		return gaps[int(f*float64(len(gaps)-1))]
 	}
-	fmt.Printf("    worker thread %d: %.0f ms traced, busy %.0f ms wall (%.1f %%, %.0f ms CPU) in %d tasks, idle %.0f ms; gaps between tasks: median %.2f ms, 90th percentile %.2f ms, longest %.2f ms; %.2f ms of wall time busy per frame drawn\n",
-		tid, span, busyWall/1000, 100*busyWall/1000/span, busyCPU/1000, tasks, span-busyWall/1000, q(0.5), q(0.9), q(1), busyWall/1000/max(drawn, 1))
+	fmt.Printf("    worker thread %d: %.0f ms traced, busy %.0f ms wall (%.1f %%, %.0f ms CPU) in %d tasks, idle %.0f ms; gaps between tasks: median %.2f ms, 90th percentile %.2f ms, longest %.2f ms; %.2f ms of wall time (%.2f ms CPU) busy per frame drawn\n",
+		tid, span, busyWall/1000, 100*busyWall/1000/span, busyCPU/1000, tasks, span-busyWall/1000, q(0.5), q(0.9), q(1), busyWall/1000/max(drawn, 1), busyCPU/1000/max(drawn, 1))
 	keys := make([]string, 0, len(self))
 	for k := range self {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return self[keys[i]] > self[keys[j]] })
 	for _, k := range keys[:min(12, len(keys))] {
-		fmt.Printf("      %8.1f ms wall %5.1f %%  %s\n", self[k]/1000, 100*self[k]/busyWall, k)
+		fmt.Printf("      %8.1f ms wall %5.1f %%, %6.1f ms CPU  %s\n", self[k]/1000, 100*self[k]/busyWall, selfCPU[k]/1000, k)
 	}
 }
 
