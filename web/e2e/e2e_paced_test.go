@@ -1,7 +1,7 @@
 package e2e
 
 import (
-	"strconv"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -72,8 +72,9 @@ func TestPacedPanels(t *testing.T) {
 		};
 	})()`)
 	at := int64(shown["timeMs"].(float64))
-	clock := eval[string](t, tb, `(ms => { const s = Math.floor(ms / 1000); return Math.floor(s / 3600) + ":" + String(Math.floor(s / 60) % 60).padStart(2, "0") + ":" + String(s % 60).padStart(2, "0") + "." + Math.floor(ms / 100) % 10; })(`+strconv.FormatInt(at, 10)+`)`)
+	clock := fmt.Sprintf("%d:%02d:%02d.%d", at/3_600_000, at/60_000%60, at/1000%60, at/100%10) // web/ts/frame.ts clockText
 	assert.Equal(t, "Cluster time "+clock+" · paused", shown["clock"], "the clock shows the last frame's time once paused")
+	// The canvas draws the controllers in the frame's order, as the panel lists them.
 	lines, canvas := shown["lines"].([]any), shown["canvas"].([]any)
 	require.Len(t, canvas, len(lines), "the canvas draws a watermark per controller: %v", canvas)
 	for i, l := range lines {
