@@ -3,7 +3,7 @@
 // (so it works with a mouse, a keyboard or a screen reader); the shortcuts are a faster way to
 // press the same buttons, documented in the help dialog.
 
-import { setAttr, setText } from "./dom";
+import { Pace, setAttr, setText } from "./dom";
 import { clockText, type Frame } from "./frame";
 import type { ActOp, ActRequest, BrokerState, ControllerState } from "./protocol";
 import { brokerLook } from "./render";
@@ -29,6 +29,22 @@ export function brokerActions(b: BrokerState): Record<"kill" | "start" | "shutdo
   };
 }
 
+/**
+ * Wall-clock ms between writes of the toolbar's clock while a run plays: ten a second. At 10×
+ * and above its tenths change every frame, faster than anyone reads them, and the cluster
+ * canvas's summary line shows the time every frame anyway; ten writes a second still show the
+ * seconds moving smoothly at 1× and 10×. Paused, a step or a scrub writes at once.
+ */
+export const CLOCK_EVERY_MS = 100;
+
+/**
+ * Wall-clock ms between writes of a controller's high watermark while a run plays and nothing
+ * else in its line changed: four a second. The watermark moves with every record committed
+ * (20 a second at 10×); a number read at a glance needs to hold still for a quarter second,
+ * and the log strip draws it every frame. Its role, epoch or running state are written at once.
+ */
+export const WATERMARK_EVERY_MS = 250;
+
 /** The share of its capacity a disk keeps when the page slows it (W). */
 export const SLOW_DISK_FACTOR = 0.2;
 
@@ -52,7 +68,14 @@ export class Controls {
   private spaceToggled = false;
   private frame: Frame | undefined;
   private brokerItems = new Map<number, { li: HTMLLIElement; state: HTMLElement; counts: HTMLElement; buttons: Record<string, HTMLButtonElement>; select: HTMLButtonElement }>();
-  private controllerItems = new Map<number, { li: HTMLLIElement; state: HTMLElement; kill: HTMLButtonElement; start: HTMLButtonElement; snapshot: HTMLButtonElement }>();
+  private controllerItems = new Map<
+    number,
+    { li: HTMLLIElement; state: HTMLElement; kill: HTMLButtonElement; start: HTMLButtonElement; snapshot: HTMLButtonElement; said: string }
+  >();
+  private clockPace = new Pace(CLOCK_EVERY_MS);
+  // One pace for all the controllers: their watermarks move together, and written in the same
+  // frame they cost one layout, not one each.
+  private watermarkPace = new Pace(WATERMARK_EVERY_MS);
 
   constructor(
     private readonly sim: Simulation,
@@ -106,11 +129,15 @@ export class Controls {
     const sim = this.sim.stopped ? "stopped" : this.sim.playing ? "playing" : "paused";
     if (document.body.dataset.sim !== sim) document.body.dataset.sim = sim;
     this.clock();
+    // What a paced write held back shows as soon as the run pauses or stops.
+    if (this.frame) this.syncControllers(this.frame.body.controllers);
   }
 
+  /** Writes the clock: at once while paused or stopped, else at most every CLOCK_EVERY_MS. */
   private clock(): void {
     const f = this.sim.last;
     if (!f) return;
+    if (this.sim.playing && !this.clockPace.due(performance.now())) return;
     let rate: string = S.clockPaused;
     if (this.sim.stopped) rate = S.clockStopped;
     else if (this.sim.playing) rate = this.sim.rate > 0 ? S.clockRate(this.sim.rate) : "";
@@ -176,7 +203,12 @@ export class Controls {
     }
   }
 
+  /**
+   * Writes the controllers' lines: at once while paused or stopped, or when more than the high
+   * watermark changed, else at most every WATERMARK_EVERY_MS.
+   */
   private syncControllers(cs: ControllerState[]): void {
+    let due: boolean | undefined;
     for (const c of cs) {
       let item = this.controllerItems.get(c.id);
       if (!item) {
@@ -190,10 +222,15 @@ export class Controls {
         const li = el("li", { class: "actor", "data-controller": String(c.id) },
           el("span", { class: "actor-name" }, S.controllerName(c.id)), state, el("div", { class: "actor-buttons" }, kill, start, snapshot));
         this.dom.controllers.append(li);
-        item = { li, state, kill, start, snapshot };
+        item = { li, state, kill, start, snapshot, said: "" };
         this.controllerItems.set(c.id, item);
       }
-      setText(item.state, S.controllerStateText(c.running, c.active, c.role, c.epoch, c.highWatermark));
+      // All of the line but the watermark: when it changed, the line is written at once.
+      const said = `${c.running} ${c.active} ${c.role} ${c.epoch}`;
+      if (said !== item.said || !this.sim.playing || (due ??= this.watermarkPace.due(performance.now()))) {
+        item.said = said;
+        setText(item.state, S.controllerStateText(c.running, c.active, c.role, c.epoch, c.highWatermark));
+      }
       setAttr(item.li, "data-active", String(c.active));
       setAttr(item.kill, "disabled", c.running ? null : "");
       setAttr(item.start, "disabled", c.running ? "" : null);

@@ -14,3 +14,22 @@ export function setAttr(e: Element, name: string, value: string | null): void {
 export function setText(e: Node, text: string): void {
   if (e.textContent !== text) e.textContent = text;
 }
+
+/**
+ * Paces a write to at most one every everyMs of wall time: for a value that changes faster
+ * than a person reads it (a number moving every frame while a run plays), each write skipped
+ * is a style, layout and paint the frame does not do, and a text node Blink does not leave
+ * for its collector. The caller writes unpaced wherever the value must be exact at once
+ * (paused, a step, a scrub).
+ */
+export class Pace {
+  private at = -Infinity;
+  constructor(private readonly everyMs: number) {}
+
+  /** True when a write is due at now (performance.now()'s ms), which then counts as written. */
+  due(now: number): boolean {
+    if (now - this.at < this.everyMs) return false;
+    this.at = now;
+    return true;
+  }
+}
