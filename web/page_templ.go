@@ -181,7 +181,7 @@ func toolbar() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<section class=\"toolbar\" data-s-label=\"toolbarLabel\"><form id=\"start-form\" class=\"start-form\" novalidate><label for=\"seed\" data-s=\"seedLabel\"></label> <input id=\"seed\" name=\"seed\" type=\"text\" inputmode=\"numeric\" autocomplete=\"off\" value=\"1\" size=\"8\"> <label for=\"broker-count\" data-s=\"brokerCountLabel\"></label> <input id=\"broker-count\" name=\"brokers\" type=\"number\" min=\"3\" max=\"12\" value=\"4\"> <label for=\"partition-count\" data-s=\"partitionCountLabel\"></label> <input id=\"partition-count\" name=\"partitions\" type=\"number\" min=\"1\" max=\"100000\" value=\"12\"> <button type=\"submit\" id=\"start-button\" data-s=\"startButton\"></button> <span id=\"start-error\" class=\"form-error\" role=\"alert\"></span> <span id=\"start-note\" class=\"form-note\" role=\"status\"></span></form><div class=\"run-controls\"><button type=\"button\" id=\"play-button\" aria-pressed=\"false\" aria-keyshortcuts=\"Space\"></button> <label for=\"speed\" data-s=\"speedLabel\"></label> <select id=\"speed\" aria-describedby=\"speed-meaning\"></select> <span id=\"speed-meaning\" class=\"speed-meaning\"></span> <output id=\"clock\" class=\"clock\" aria-live=\"off\"></output><label class=\"toggle\"><input type=\"checkbox\" id=\"traffic-toggle\" checked> <span data-s=\"trafficToggle\"></span></label> <label class=\"toggle\"><input type=\"checkbox\" id=\"explain-toggle\"> <span data-s=\"explainToggle\"></span></label></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<section class=\"toolbar\" data-s-label=\"toolbarLabel\"><form id=\"start-form\" class=\"start-form\" novalidate><label for=\"seed\" data-s=\"seedLabel\"></label> <input id=\"seed\" name=\"seed\" type=\"text\" inputmode=\"numeric\" autocomplete=\"off\" value=\"1\" size=\"8\"> <label for=\"broker-count\" data-s=\"brokerCountLabel\"></label> <input id=\"broker-count\" name=\"brokers\" type=\"number\" min=\"3\" max=\"12\" value=\"4\"> <label for=\"partition-count\" data-s=\"partitionCountLabel\"></label> <input id=\"partition-count\" name=\"partitions\" type=\"number\" min=\"1\" max=\"100000\" value=\"12\"> <button type=\"submit\" id=\"start-button\" data-s=\"startButton\"></button> <span id=\"start-error\" class=\"form-error\" role=\"alert\"></span> <span id=\"start-note\" class=\"form-note\" role=\"status\"></span></form><div class=\"run-controls\"><button type=\"button\" id=\"play-button\" aria-pressed=\"false\" aria-keyshortcuts=\"Space\"></button> <label for=\"speed\" data-s=\"speedLabel\"></label> <select id=\"speed\" aria-describedby=\"speed-meaning\"></select> <span id=\"speed-meaning\" class=\"speed-meaning\"></span> <output id=\"clock\" class=\"clock\" aria-live=\"off\"></output><label class=\"toggle\"><input type=\"checkbox\" id=\"traffic-toggle\" checked> <span data-s=\"trafficToggle\"></span></label><label class=\"toggle\"><input type=\"checkbox\" id=\"explain-toggle\"> <span><span data-s=\"explainToggle\"></span><span class=\"toggle-more\" data-s=\"explainToggleMore\"></span></span></label></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -383,7 +383,7 @@ func docHead(d PageData, title string) templ.Component {
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templruntime.NewAttributeExpression(d.CSP).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 359, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 361, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
 			if templ_7745c5c3_Err != nil {
@@ -405,7 +405,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var12 string
 		templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression("KRaft Lab " + d.Version).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 363, Col: 58}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 365, Col: 58}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
 		if templ_7745c5c3_Err != nil {
@@ -423,7 +423,7 @@ func docHead(d PageData, title string) templ.Component {
 			var templ_7745c5c3_Var13 string
 			templ_7745c5c3_Var13, templ_7745c5c3_Err = templruntime.NewAttributeExpression(d.ServiceWorker).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 365, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 367, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var13)
 			if templ_7745c5c3_Err != nil {
@@ -441,7 +441,7 @@ func docHead(d PageData, title string) templ.Component {
 		var templ_7745c5c3_Var14 string
 		templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 367, Col: 15}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 369, Col: 15}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 		if templ_7745c5c3_Err != nil {

@@ -778,6 +778,32 @@ func TestCanvasLayout(t *testing.T) {
 		}
 	})
 
+	t.Run("on a phone every broker box shows its header and a row of numbered cells, the canvas taller than the screen if it must", func(t *testing.T) {
+		// The playground's cluster: four brokers of nine replicas or so. A 320 px phone has
+		// room for one column of boxes; squeezed into two thirds of its screen, they were
+		// slivers without cells.
+		tb := open(t, bctx, url)
+		press(t, tb, " ")
+		poll(t, tb, `document.body.dataset.sim === "paused"`)
+		for _, size := range []struct{ w, h int64 }{{320, 640}, {390, 844}} {
+			shapes := drawnShapes(t, tb, size.w, size.h)
+			grids := 0
+			for _, s := range shapes {
+				// A grid with a row of cells big enough for their numbers (layout.ts, LABEL_CELL).
+				if s.Kind == "cells" && s.H >= 17 {
+					grids++
+				}
+				assert.NotContains(t, s.Text, "not drawn", "at %d px a broker's cells are all drawn", size.w)
+				assert.False(t, s.Squeezed, "at %d px %q is squeezed to fit", size.w, s.Text)
+			}
+			assert.Equal(t, 4, grids, "at %d px every broker's box has a row of numbered cells under its header", size.w)
+			assert.Empty(t, overlaps(shapes), "at %d px", size.w)
+			eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+			nextFrames(t, tb)
+			screenshot(t, tb, fmt.Sprintf("canvas-layout-phone-%d.png", size.w), "")
+		}
+	})
+
 	t.Run("on a phone the start card does not push the canvas down, and its kill shows what follows", func(t *testing.T) {
 		tb := openFirstVisit(t, bctx, url, 390, 844)
 		poll(t, tb, `!document.getElementById("welcome").hidden`)

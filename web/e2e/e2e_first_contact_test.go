@@ -64,7 +64,8 @@ func TestFirstContact(t *testing.T) {
 	bctx := sharedBrowser(t, exe)
 
 	t.Run("presenter mode: no start card, a compact toolbar, the canvas on screen at every width", func(t *testing.T) {
-		for _, size := range viewports {
+		// A small phone too: the narrowest screen the controls are laid out for.
+		for _, size := range append([]struct{ w, h int64 }{{320, 640}}, viewports...) {
 			// A first visit: the start card shows on the playground.
 			tb := openFirstVisit(t, bctx, url, size.w, size.h)
 			poll(t, tb, `Number(document.getElementById("cluster-canvas").dataset.frames || 0) >= 2`)
@@ -83,14 +84,21 @@ func TestFirstContact(t *testing.T) {
 				const c = document.getElementById("cluster-canvas").getBoundingClientRect();
 				const off = [...document.querySelectorAll(".run-controls button, .run-controls select, .run-controls input, .timeline button, .timeline input, #help-button")]
 					.filter(e => { const r = e.getBoundingClientRect(); return !e.checkVisibility() || r.width < 10 || r.height < 10 || r.left < 0 || r.right > innerWidth || r.top < 0 || r.bottom > innerHeight; }).length;
-				return {controls: line.bottom - tools.top, top: c.top, bottom: c.bottom, h: innerHeight, off};
+				// The lines the controls are laid out in: the visible controls' vertical middles,
+				// those less than 8 px apart on one line.
+				const mids = [...document.querySelectorAll(".run-controls button, .run-controls select, .run-controls .toggle, .timeline button, .timeline .scrub-wrap")]
+					.filter(e => e.checkVisibility()).map(e => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; }).sort((a, b) => a - b);
+				const lines = mids.filter((m, i) => i === 0 || m - mids[i - 1] >= 8).length;
+				return {controls: line.bottom - tools.top, lines, top: c.top, bottom: c.bottom, h: innerHeight, off};
 			})()`)
 			// A line of controls is about 40 px at a desktop's size: two lines from 800 px up;
-			// on a phone the controls are smaller, four lines of under 30 px.
-			height := 2 * 45.0
+			// on a phone the controls are smaller, three lines (the run's, the scrub bar, the
+			// steps) of about 30 px.
+			height, lines := 2*45.0, 2.0
 			if size.w < 600 {
-				height = 4 * 30
+				height, lines = 3*32, 3
 			}
+			assert.LessOrEqual(t, seen["lines"], lines, "at %d px the toolbar and timeline take %v lines at most: %v", size.w, lines, seen)
 			assert.LessOrEqual(t, seen["controls"], height, "at %d px the toolbar and timeline take %v px at most: %v", size.w, height, seen)
 			assert.LessOrEqual(t, seen["top"], seen["h"]/4, "at %d px the canvas starts in the window's top quarter: %v", size.w, seen)
 			assert.LessOrEqual(t, seen["bottom"], seen["h"]+1, "at %d px the whole canvas is in the window: %v", size.w, seen)

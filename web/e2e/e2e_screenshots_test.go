@@ -15,9 +15,9 @@ import (
 	"github.com/kraftlab/kraftlab/web/build"
 )
 
-// screenshotWidths are the window widths a person meets the pages at: a phone, a small laptop
-// window or tablet, a desktop.
-var screenshotWidths = []struct{ w, h int }{{390, 844}, {800, 900}, {1440, 900}}
+// screenshotWidths are the window widths a person meets the pages at: a small phone, a phone,
+// a small laptop window or tablet, a desktop.
+var screenshotWidths = []struct{ w, h int }{{320, 640}, {390, 844}, {800, 900}, {1440, 900}}
 
 // TestScreenshots is the screenshot tool (`make screenshots`): with KRAFTLAB_SCREENSHOTS set to
 // a folder (relative to the repository root), it saves what a person sees on the playground,

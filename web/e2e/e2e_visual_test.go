@@ -565,6 +565,9 @@ func sameAsWhole(t *testing.T, tb *tab, partitions int) {
 	logItem(t, tb, "broker 1 fenced:")
 	press(t, tb, " ")
 	poll(t, tb, `document.body.dataset.sim === "paused"`)
+	// Paused by Space, not by a step the worker refused (which pauses the run too, and which
+	// Space then played again): a refused step shows in the error panel.
+	require.True(t, eval[bool](t, tb, `document.getElementById("error-panel").hidden`), "the run failed: %s", eval[string](t, tb, `document.getElementById("error-report").textContent.slice(-600)`))
 	time.Sleep(300 * time.Millisecond)
 	eval[bool](t, tb, `(() => { const c = document.getElementById("cluster-canvas");
 		window.__incremental = c.getContext("2d").getImageData(0, 0, c.width, c.height).data.slice(); return true; })()`)

@@ -154,6 +154,27 @@ export function brokerBoxes(n: number, width: number, height: number, top = PAD 
   return out;
 }
 
+/**
+ * The shortest a broker box is readable at: its header and one row of cells at their largest
+ * (or one strip row, which is shorter).
+ */
+export const READABLE_BOX_H = HEADER_H + 12 + MAX_CELL;
+
+/**
+ * The heights (layout units) a canvas `top` units down to its brokers' first row, with `n`
+ * brokers in rows of `cols` boxes of content height boxH (brokerContentH), asks of the page:
+ * `content`, where every box shows all of its cells at their largest, and `readable`, where
+ * every box is READABLE_BOX_H (or its content, if less). The page keeps the canvas between
+ * them where it can: on a phone one column of boxes squeezed into a screen's height would be
+ * slivers whose header is cut (web/css/app.css, --readable-h).
+ */
+export function canvasHeights(top: number, n: number, cols: number, boxH: number): { content: number; readable: number } {
+  if (n <= 0) return { content: top, readable: top };
+  const rows = Math.ceil(n / Math.max(1, cols));
+  const rowsOf = (h: number) => top + rows * (flowLane(cols) + h) + (rows - 1) * GAP + CAPTION_BAND;
+  return { content: rowsOf(boxH), readable: rowsOf(Math.min(boxH, READABLE_BOX_H)) };
+}
+
 /** The part of a broker's box that holds its replica cells or strips. */
 export function gridRect(r: Rect): Rect {
   return { x: r.x + 8, y: r.y + HEADER_H + 4, w: r.w - 16, h: r.h - HEADER_H - 12 };

@@ -32,8 +32,8 @@ import {
   brokerBoxes,
   brokerColumns,
   brokerContentH,
+  canvasHeights,
   controllersBottom,
-  flowLane,
   cellAt,
   cellGrid,
   controllerBoxes,
@@ -274,6 +274,8 @@ export class Renderer {
   private widths = new Map<string, number>();
   /** The content's height last asked of the page (CSS px), see fitHeight. */
   private contentH = "";
+  /** The height last asked of the page at which every broker box is readable (CSS px), see fitHeight. */
+  private readableH = "";
   /** A frame will set contentH on the canvas. */
   private heightPending = false;
 
@@ -431,13 +433,11 @@ export class Renderer {
     const nb = f.body.brokers.length;
     const top = controllersBottom(f.body.controllers.length, this.W) + SUMMARY_H + (summary.length - 1) * SUMMARY_LINE_H;
     this.brokerCols = brokerColumns(nb, this.W);
-    const rows = Math.ceil(nb / this.brokerCols);
     const boxW = (this.W - 2 * PAD - (this.brokerCols - 1) * GAP) / this.brokerCols;
     const boxH = brokerContentH(this.mostReplicas(f), boxW);
-    const lane = flowLane(this.brokerCols);
-    this.fitHeight(nb === 0 ? top : top + rows * (lane + boxH) + (rows - 1) * GAP + CAPTION_BAND);
+    this.fitHeight(canvasHeights(top, nb, this.brokerCols, boxH));
     // The band under the last row stays free for the traffic layer's captions, also on a
-    // canvas shorter than its content (a phone caps it at 65vh): the boxes shrink instead.
+    // canvas shorter than its content (a large cluster): the boxes shrink instead.
     const boxes = brokerBoxes(nb, this.W, this.H - CAPTION_BAND + PAD, top, boxH);
     // The replicas first, into the pixel buffer. A grid none of whose cells changed is still on
     // the canvas from the last frame: the drawing below is clipped around it and it is not
@@ -655,13 +655,17 @@ export class Renderer {
   /**
    * Tells the page how tall the drawing needs to be (layout units): the canvas's CSS caps its
    * height there (--content-h), so a small cluster gets a short canvas rather than boxes a page
-   * tall, and what explains the run stays near it. It depends on the width alone, so the resize
-   * it causes draws the same height again and stops.
+   * tall, and what explains the run stays near it; and the height at which every broker box is
+   * readable (--readable-h), which a phone's canvas keeps to, taller than the screen if it must.
+   * Both depend on the width alone, so the resize they cause draws the same heights again and
+   * stops.
    */
-  private fitHeight(units: number): void {
-    const h = `${Math.ceil(units * this.eff)}px`;
-    if (h === this.contentH) return;
+  private fitHeight(units: { content: number; readable: number }): void {
+    const h = `${Math.ceil(units.content * this.eff)}px`;
+    const r = `${Math.ceil(units.readable * this.eff)}px`;
+    if (h === this.contentH && r === this.readableH) return;
     this.contentH = h;
+    this.readableH = r;
     // Set in the next frame, not now: draw may run inside the resize observer's callback, and
     // a size changed there is a "ResizeObserver loop" error the page reports as a failure.
     if (!this.heightPending) {
@@ -669,6 +673,7 @@ export class Renderer {
       requestAnimationFrame(() => {
         this.heightPending = false;
         this.canvas.style.setProperty("--content-h", this.contentH);
+        this.canvas.style.setProperty("--readable-h", this.readableH);
       });
     }
   }

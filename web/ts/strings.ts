@@ -127,7 +127,9 @@ export const S = {
   },
   // Traffic, explain mode and the narration (traffic.ts, explain.ts).
   trafficToggle: "Traffic",
-  explainToggle: "Explain as it happens",
+  // The toggle's label, in two parts: presenter mode on a phone shows the first only.
+  explainToggle: "Explain",
+  explainToggleMore: " as it happens",
   explainContinue: "Continue (Space)",
   explainTitle: (kind: string, timeMs: number) => `${EXPLAIN_TITLES[kind] ?? kind} at ${clockText(timeMs)}`,
   explainMore: (n: number) => `and ${num(n)} more`,

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Simulation } from "../sim";
+import { MAX_STEP_BUDGET_MS, Simulation } from "../sim";
 import type { StartBody, WorkerClient } from "../protocol";
 import { emptyFrame } from "./frames";
 
@@ -123,6 +123,24 @@ test("a step that spent its budget and came back late leaves less budget to the 
   }
   const starved = h.pending[h.pending.length - 1].budgetMs ?? 0;
   assert.ok(starved > 30, `budget ${starved} ms after steps 300 ms late: half their overhead`);
+});
+
+test("a step's budget stays within what the worker takes, however slow the steps were", async () => {
+  const h = harness();
+  h.sim["begin"]({} as StartBody);
+  h.sim.setSpeed(100);
+  const t0 = performance.now() - 1000;
+  h.display(t0);
+  h.pending[0].release(0);
+  await h.settle();
+  // Steps of a 100,000-partition cluster on a loaded machine, their replies also waiting
+  // behind the page's long frames: 3 s of overhead each, smoothed. A budget over the worker's
+  // limit is refused, and a refused step pauses the run (the harness fails on the failure).
+  h.sim["stepOverhead"] = 3000;
+  h.display(t0 + 16);
+  assert.equal(h.pending.length, 2);
+  assert.equal(h.pending[1].budgetMs, MAX_STEP_BUDGET_MS, "half the overhead, at most the worker's limit");
+  assert.equal(MAX_STEP_BUDGET_MS, 1000, "sim.advance's budgetMs: 0 to 1,000 (web/PROTOCOL.md)");
 });
 
 test("while the worker cannot keep up, one more request waits in its queue", async () => {
