@@ -12,6 +12,7 @@ export const PROTOCOL = 3;
 
 // The message types are generated from the Go types (go run ./web/cmd/tsgen).
 export type * from "./protocol_gen";
+export { MAX_BUDGET_MS } from "./protocol_gen";
 
 /** A reply body with its binary attachment, when the reply has one. */
 export interface WithData<T> {

@@ -37,6 +37,9 @@ export type DecisionKind = "session_expired" | "fenced" | "unfenced" | "leader" 
 /** How a leader decision elected (cluster.Happening.Election). */
 export type DecisionElection = "preferred" | "online" | "unclean" | "controlled_shutdown" | "offline";
 
+/** The most sim.advance's budgetMs may be (bridge.MaxBudgetMs); the worker refuses more. */
+export const MAX_BUDGET_MS = 1000;
+
 /**
  * Error is the error of a failed reply. Handlers return it to choose the code; any other
  * error becomes CodeFailed.

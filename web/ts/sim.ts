@@ -18,6 +18,7 @@
 // result.
 
 import { Frame, Layout, layoutFrom } from "./frame";
+import { MAX_BUDGET_MS } from "./protocol";
 import type { ActBody, ActRequest, FrameBody, LoadBody, LoadRequest, StartBody, StartRequest, StepRequest, WithData, WorkerClient } from "./protocol";
 
 /** Speeds offered, in cluster time per wall time: ¼× slow motion (for talks), real time up to 10,000×. */
@@ -38,12 +39,12 @@ const FRAME_MS = 30;
 /** The least budget a step gets, in ms: below it the cluster would barely move. */
 const MIN_STEP_BUDGET_MS = 5;
 /**
- * The most budget a step gets, in ms: the worker refuses more (sim.advance's budgetMs, 0 to
- * 1,000, web/PROTOCOL.md), and a refused step pauses the run and reports a failure. Half the
- * overhead passes it where a step's overhead passes 2 s: a 100,000-partition cluster on a
- * loaded machine, whose replies also wait behind the page's own long frames.
+ * The most budget a step gets, in ms: what the worker accepts (sim.advance's budgetMs,
+ * generated from the bridge's limit); a refused step pauses the run and reports a failure.
+ * Half the overhead passes it where a step's overhead passes 2 s: a 100,000-partition cluster
+ * on a loaded machine, whose replies also wait behind the page's own long frames.
  */
-export const MAX_STEP_BUDGET_MS = 1000;
+export const MAX_STEP_BUDGET_MS = MAX_BUDGET_MS;
 
 export interface SimEvents {
   /** A new frame arrived (every frame, playing or not). */

@@ -59,6 +59,9 @@ edit those and run go run ./web/cmd/tsgen. protocol.ts re-exports them with the 
 			{Name: "DecisionElection", Values: []string{cluster.ElectionPreferred, cluster.ElectionOnline, cluster.ElectionUnclean,
 				cluster.ElectionControlledShutdown, cluster.ElectionNone}, Doc: "How a leader decision elected (cluster.Happening.Election)."},
 		},
+		Consts: []Const{
+			{Name: "MAX_BUDGET_MS", Value: bridge.MaxBudgetMs, Doc: "The most sim.advance's budgetMs may be (bridge.MaxBudgetMs); the worker refuses more."},
+		},
 		Types: []reflect.Type{
 			t[bridge.Error](), t[bridge.ReadyBody](), t[bridge.HelloBody](), t[bridge.ConfigDefsBody](),
 			t[bridge.ValidateRequest](), t[bridge.ValidateBody](), t[bridge.StartRequest](), t[bridge.StartBody](),

@@ -44,6 +44,14 @@ type Message struct {
 	ReqTS, ResTS string
 }
 
+// Const is a number the page must agree on with the Go side (a limit the bridge checks),
+// written as an exported TypeScript constant so that the two cannot drift apart.
+type Const struct {
+	Name  string
+	Value int
+	Doc   string
+}
+
 // File is one generated TypeScript module.
 type File struct {
 	// Path is relative to the repository root.
@@ -53,6 +61,7 @@ type File struct {
 	// Imports are TypeScript import lines, written as given.
 	Imports []string
 	Unions  []Union
+	Consts  []Const
 	// Types are the Go struct types to declare, in order; the structs they use are declared
 	// too, after them, unless Extern names them.
 	Types []reflect.Type
@@ -100,6 +109,12 @@ func Generate(root string, f File) ([]byte, error) {
 			typ = strings.Join(lits, " | ")
 		}
 		fmt.Fprintf(&b, "export type %s = %s;\n\n", u.Name, typ)
+	}
+	for _, c := range f.Consts {
+		if c.Doc != "" {
+			fmt.Fprintf(&b, "/** %s */\n", c.Doc)
+		}
+		fmt.Fprintf(&b, "export const %s = %d;\n\n", c.Name, c.Value)
 	}
 	queue := slices.Clone(f.Types)
 	for len(queue) > 0 {

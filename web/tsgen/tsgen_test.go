@@ -57,6 +57,7 @@ func TestGenerateFollowsEncodingJSON(t *testing.T) {
 	src, err := Generate(".", File{
 		Header:   "A test.",
 		Unions:   []Union{{Name: "Op", Values: []string{"a", "b"}}},
+		Consts:   []Const{{Name: "MAX_N", Value: 1000, Doc: "A limit."}},
 		Types:    []reflect.Type{reflect.TypeFor[sample]()},
 		Names:    map[reflect.Type]string{reflect.TypeFor[inner](): "Inner"},
 		Messages: []Message{{Type: "x.y", Req: reflect.TypeFor[sample](), ResTS: "Record<string, never>"}},
@@ -66,6 +67,9 @@ func TestGenerateFollowsEncodingJSON(t *testing.T) {
 // A test.
 
 export type Op = "a" | "b";
+
+/** A limit. */
+export const MAX_N = 1000;
 
 export interface sample {
   a: number;
