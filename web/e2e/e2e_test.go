@@ -668,6 +668,14 @@ func restart(t *testing.T, tb *tab, url string) {
 	}
 }
 
+// wheel turns the mouse wheel at (x, y), CSS px in the viewport, by deltaY (negative: up), as a
+// mouse does it (DevTools wants a non-zero deltaX to send one).
+func wheel(t *testing.T, tb *tab, x, y, deltaY float64) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, x, y,
+		func(p *input.DispatchMouseEventParams) { p.DeltaX, p.DeltaY = 0.01, deltaY })))
+}
+
 // press types keys on the page body (outside any field), as a keyboard user does.
 func press(t *testing.T, tb *tab, keys ...string) {
 	t.Helper()
@@ -1002,10 +1010,8 @@ func TestPlayground(t *testing.T) {
 		}
 		assert.True(t, eval[bool](t, tb, `document.getElementById("log-follow").hidden`), "no 'new events' button while following")
 		// The reader scrolls up: the log stays where they are and says how many lines are new.
-		// (The wheel, as a mouse does it; DevTools wants a non-zero deltaX to send one.)
 		box := eval[map[string]float64](t, tb, `(() => { const r = document.getElementById("event-log").getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()`)
-		require.NoError(t, chromedp.Do(tb.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, box["x"], box["y"],
-			func(p *input.DispatchMouseEventParams) { p.DeltaX, p.DeltaY = 0.01, -600 })))
+		wheel(t, tb, box["x"], box["y"], -600)
 		poll(t, tb, `!document.getElementById("log-follow").hidden`)
 		assert.Regexp(t, `^\d+ new events? ↓$`, eval[string](t, tb, `document.getElementById("log-follow").textContent`))
 		assert.False(t, eval[bool](t, tb, newestShown), "scrolled up, the log stays where the reader is")
@@ -1014,6 +1020,19 @@ func TestPlayground(t *testing.T) {
 		require.NoError(t, chromedp.Do(tb.ctx, chromedp.Click(chromedp.CSS("#log-follow"))))
 		poll(t, tb, `document.getElementById("log-follow").hidden`)
 		poll(t, tb, newestShown)
+
+		// Over the canvas of a small cluster, where every replica is a cell, the wheel scrolls the
+		// page both ways: zooming would show nothing new (TestVisual: a large cluster zooms).
+		eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+		y0 := eval[float64](t, tb, `scrollY`)
+		c := eval[map[string]float64](t, tb, `(r => ({x: r.left + r.width / 2, y: r.top + r.height / 3}))(document.getElementById("cluster-canvas").getBoundingClientRect())`)
+		wheel(t, tb, c["x"], c["y"], 300)
+		poll(t, tb, fmt.Sprintf(`scrollY > %f`, y0))
+		y1 := eval[float64](t, tb, `scrollY`)
+		c = eval[map[string]float64](t, tb, `(r => ({x: r.left + r.width / 2, y: Math.max(r.top, 0) + 40}))(document.getElementById("cluster-canvas").getBoundingClientRect())`)
+		wheel(t, tb, c["x"], c["y"], -200)
+		poll(t, tb, fmt.Sprintf(`scrollY < %f`, y1))
+		assert.Empty(t, eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.range ?? ""`), "the wheel left the partitions unzoomed")
 		assert.Empty(t, tb.consoleErrors())
 	})
 

@@ -101,6 +101,18 @@ func TestVisual(t *testing.T) {
 		for _, partitions := range []int{12, 100_000} { // cells, then strips
 			t.Run(strconv.Itoa(partitions)+" partitions", func(t *testing.T) { sameAsWhole(t, tb, partitions) })
 		}
+		// On the page's strips, the wheel zooms the partitions in and the page stays where it
+		// is (TestPlayground: over a small cluster's cells it scrolls the page).
+		t.Run("the wheel zooms strips in", func(t *testing.T) {
+			eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+			y0 := eval[float64](t, tb, `scrollY`)
+			c := eval[map[string]float64](t, tb, `(r => ({x: r.left + r.width / 2, y: r.top + r.height * 0.7}))(document.getElementById("cluster-canvas").getBoundingClientRect())`)
+			wheel(t, tb, c["x"], c["y"], -200)
+			poll(t, tb, `!!document.getElementById("cluster-canvas").dataset.range`)
+			assert.Equal(t, y0, eval[float64](t, tb, `scrollY`), "the wheel zoomed, the page did not scroll")
+			press(t, tb, "0")
+			poll(t, tb, `!document.getElementById("cluster-canvas").dataset.range`)
+		})
 	})
 
 	t.Run("presenter mode hides the panels and enlarges the canvas; a disclosure's heading sits on its triangle's line", func(t *testing.T) {

@@ -374,6 +374,10 @@ export class CanvasInput {
 
   private wheel(e: WheelEvent): void {
     if (e.ctrlKey || !this.renderer.frame) return;
+    // The page scrolls where the wheel would change nothing on the canvas: out or sideways at
+    // the whole range, or in while every replica is a cell already (a small cluster). A reader
+    // scrolling down the page over the canvas, as large as the screen at 1440 px, is not caught.
+    if (!this.renderer.range && (e.shiftKey || e.deltaY >= 0 || this.renderer.showsEveryReplica)) return;
     const { x, y } = this.point(e);
     const hit = this.renderer.hitTest(x, y);
     const at = hit?.kind === "replica" ? hit.partition : hit?.kind === "bucket" ? hit.first : undefined;

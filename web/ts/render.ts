@@ -261,6 +261,13 @@ export class Renderer {
   /** The last frame's geometry: controller boxes and, per broker slot, its boxes and grid. */
   controllersDrawn: Rect[] = [];
   brokersDrawn: BrokerGeometry[] = [];
+  /**
+   * Whether the last frame drew every replica in the range as a cell of its own: zooming in
+   * then shows nothing that is not on screen already (a small cluster).
+   */
+  get showsEveryReplica(): boolean {
+    return this.brokersDrawn.every((g) => g.cells !== undefined && g.cells.fits >= g.to - g.from);
+  }
   /** Brokers a row in the last frame (the keyboard's up and down move by it). */
   brokerCols = 1;
   /**

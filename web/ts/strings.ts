@@ -367,7 +367,7 @@ export const S = {
     ["Tab to the canvas, then ← → ↑ ↓", "Move between controllers and brokers"],
     ["Enter", "Open the actions of the controller or broker in focus (a click does the same)"],
     ["Shift + ← →", "Step through the replicas of the broker in focus: each one's partition is followed on every broker and in the describe table (Escape lets go)"],
-    ["] / [", "Zoom in / out of the partitions on the canvas (or the mouse wheel)"],
+    ["] / [", "Zoom in / out of the partitions on the canvas (or the mouse wheel, on a large cluster)"],
     ["0", "Show all partitions again"],
   ] as readonly (readonly [string, string])[],
 
