@@ -50,10 +50,37 @@ func TestPacedPanels(t *testing.T) {
 		assert.LessOrEqual(t, n.(float64), ms/250+1, "controller %d's line is written at most every WATERMARK_EVERY_MS (250) while playing", i)
 	}
 
-	// Paused, the clock reads the last frame's time, and each controller's line its watermark
-	// as the canvas draws it ("HW 1,234 · end 1,240").
+	// The cluster canvas: a frame whose only changes are numbers (the clock, the watermarks) is
+	// drawn at most once a tick while playing (web/ts/render.ts, Renderer.ticking). The tick is
+	// 100 ms; this tab's ten frames a second would hide it, so the test asks for one of 1 s
+	// (data-tick-ms) and counts the drawings by the texts each records.
+	eval[bool](t, tb, `(() => {
+		const c = document.getElementById("cluster-canvas");
+		c.dataset.tickMs = "1000";
+		c.dataset.recordTexts = "1";
+		const w = window.__drawn = {n: 0, at: performance.now()};
+		new MutationObserver(() => w.n++).observe(c, {attributes: true, attributeFilter: ["data-texts"]});
+		return true;
+	})()`)
+	time.Sleep(3 * time.Second)
+	drawn := eval[map[string]float64](t, tb, `(w => ({n: w.n, ms: performance.now() - w.at}))(window.__drawn)`)
+	t.Logf("in %.0f ms of play at 10× with a 1 s tick: the canvas drawn %v times", drawn["ms"], drawn["n"])
+	assert.Greater(t, drawn["n"], 0.0, "the canvas is drawn while playing")
+	assert.LessOrEqual(t, drawn["n"], drawn["ms"]/1000+2, "a quiet cluster's canvas is drawn once a tick while playing (a partition's change would add one)")
+
+	// Paused, the canvas draws the last frame's numbers at once, whatever its tick held back.
 	press(t, tb, " ")
 	poll(t, tb, `document.body.dataset.sim === "paused"`)
+	nextFrames(t, tb)
+	paused := eval[map[string]any](t, tb, `(c => ({timeMs: Number(c.dataset.timeMs),
+		clock: JSON.parse(c.dataset.texts || "[]").map((s) => s.text ?? "").find((s) => /^\d+:\d\d:\d\d\.\d /.test(s)) ?? ""}))(document.getElementById("cluster-canvas"))`)
+	pausedAt := int64(paused["timeMs"].(float64))
+	assert.True(t, strings.HasPrefix(paused["clock"].(string), fmt.Sprintf("%d:%02d:%02d.%d ", pausedAt/3_600_000, pausedAt/60_000%60, pausedAt/1000%60, pausedAt/100%10)),
+		"paused at %d ms, the canvas's summary reads %q", pausedAt, paused["clock"])
+	eval[bool](t, tb, `(c => (delete c.dataset.tickMs, delete c.dataset.recordTexts, true))(document.getElementById("cluster-canvas"))`)
+
+	// Paused, the clock reads the last frame's time, and each controller's line its watermark
+	// as the canvas draws it ("HW 1,234 · end 1,240").
 	// The canvas draws the last frame again, recording its texts, when its width changes.
 	eval[bool](t, tb, `(c => (c.dataset.recordTexts = "1", delete c.dataset.texts, true))(document.getElementById("cluster-canvas"))`)
 	require.NoError(t, chromedp.Do(tb.ctx, chromedp.EmulateViewport(1100, 900)))

@@ -159,6 +159,7 @@ function main(): void {
   const onFrame = (f: Frame) => {
     // first-frame-in: the frame is here (where first-frame used to be marked), not yet drawn.
     if (firstFrame) performance.mark("kraftlab:first-frame-in");
+    renderer.ticking = sim.playing;
     canvas.dataset.drawMs = renderer.draw(f).toFixed(2);
     if (firstFrame) {
       // Once the frame is on the canvas (not when it arrives): that is what the budget counts.
@@ -235,6 +236,11 @@ function main(): void {
       controls.state();
       watch.state();
       timeline.playing(sim.playing);
+      // Paused: the numbers a playing canvas held back (Renderer.ticking) are drawn now.
+      if (!sim.playing && sim.last) {
+        renderer.ticking = false;
+        renderer.draw(sim.last);
+      }
       // The "opened paused, press Space" note has done its job once the run plays.
       const note = byId("link-note");
       if (sim.playing && !note.hidden) note.hidden = true;

@@ -193,6 +193,8 @@ const MIN_LAYOUT_W = 640;
  * for them (see Renderer.eff).
  */
 const MIN_W = 320;
+/** Wall ms between drawings of a playing canvas whose only changes are numbers: ten a second (Renderer.ticking). */
+export const TICK_EVERY_MS = 100;
 
 export class Renderer {
   private readonly ctx: CanvasRenderingContext2D;
@@ -236,6 +238,17 @@ export class Renderer {
   private drawn = 0;
   /** What the canvas shows (drawnKey), to skip a frame that would draw it again. */
   private keyDrawn = "";
+  /** The same without its numbers, and when it was drawn (wall ms): see ticking. */
+  private shapeDrawn = "";
+  private drawnAt = -Infinity;
+  /**
+   * While a run plays (the page sets it), a frame whose only changes are numbers in texts (the
+   * clock, the watermarks, p99) is drawn at most every TICK_EVERY_MS: at 10× they change every
+   * frame, faster than anyone reads them, and the canvas would be drawn and rasterized for
+   * them alone. A partition's state, a role or a broker's state is drawn at once; paused, the
+   * page draws the last frame again (draw keeps nothing back then).
+   */
+  ticking = false;
   /** The broker slot the keyboard acts on, or -1. */
   selected = -1;
   /**
@@ -429,11 +442,16 @@ export class Renderer {
     }
     const changed = this.changedPartitions(f);
     const key = this.drawnKey(f, summary);
-    if (!whole && changed?.length === 0 && key === this.keyDrawn) {
+    const shape = key.replace(/\d+/g, "#");
+    // data-tick-ms: a test's longer pace, as its tab's ten frames a second would hide this one.
+    const tickMs = Number(this.canvas.dataset.tickMs) || TICK_EVERY_MS;
+    if (!whole && changed?.length === 0 && (key === this.keyDrawn || (this.ticking && shape === this.shapeDrawn && t0 - this.drawnAt < tickMs))) {
       this.describe(f);
       return performance.now() - t0;
     }
     this.keyDrawn = key;
+    this.shapeDrawn = shape;
+    this.drawnAt = t0;
     this.shapes = [];
     const ctx = this.ctx;
     const p = this.palette;
