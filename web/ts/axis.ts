@@ -35,19 +35,20 @@ export const siValues: uPlot.Axis.DynamicValues = (_u, ticks) => ticks.map(siTex
 export const msValues: uPlot.Axis.DynamicValues = (_u, ticks) => ticks.map(msText);
 
 /**
- * A uPlot axis size that fits the widest tick label: the tick length, the gap and the text's
- * measured width, in CSS pixels (uPlot's own default is a fixed 50).
+ * A uPlot axis size that fits the widest tick label: the tick length, the gap and the widest
+ * label's measured width, in CSS pixels (uPlot's own default is a fixed 50).
  */
 export function fitLabels(u: uPlot, values: string[] | null, axisIdx: number, cycleNum: number): number {
   // uPlot's resolved axis: its font as [css font, size] and its last size.
   const axis = u.axes[axisIdx] as unknown as { _size?: number; ticks?: { size?: number }; gap?: number; font: [string, number] };
-  // uPlot converges on sizes in up to three cycles; the size of the first keeps it stable.
-  if (cycleNum > 1 && axis._size) return axis._size;
-  let size = (axis.ticks?.size ?? 10) + (axis.gap ?? 5) + 4;
-  const longest = (values ?? []).reduce((a, b) => (b.length > a.length ? b : a), "");
-  if (longest) {
+  let widest = 0;
+  if (values && values.length > 0) {
     u.ctx.font = axis.font[0];
-    size += u.ctx.measureText(longest).width / (devicePixelRatio || 1);
+    for (const v of values) widest = Math.max(widest, u.ctx.measureText(v).width);
   }
-  return Math.ceil(size);
+  const size = Math.ceil((axis.ticks?.size ?? 10) + (axis.gap ?? 5) + 4 + widest / (devicePixelRatio || 1));
+  // uPlot converges on sizes in up to three cycles, each with the ticks the last size gave: a
+  // later cycle only grows the axis, so that it settles, and never below a label it shows (its
+  // ticks may be wider than the first cycle's, and a label wider than its axis is cut).
+  return cycleNum > 1 && axis._size ? Math.max(axis._size, size) : size;
 }
