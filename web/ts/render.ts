@@ -631,7 +631,7 @@ export class Renderer {
     const b = f.body;
     // With no broker running there is no produce traffic: no p99 to show, not a p99 of 0.
     const producing = b.brokers.some((x) => x.state === "running");
-    const p99 = !producing ? S.noProduceTraffic : b.sample ? `${b.sample.produceP99Ms.toFixed(1)} ms` : "–";
+    const p99 = !producing ? S.noProduceTraffic : b.sample ? S.latencyMs(b.sample.produceP99Ms) : "–";
     let summary = S.canvasSummary(clockText(b.timeMs), p99, b.partitions.underReplicated, b.partitions.offline);
     if (this.range) summary += S.canvasRange(this.range.lo, this.range.hi - 1, f.count);
     if (this.canvas.dataset.summary !== summary) this.canvas.dataset.summary = summary;

@@ -1,9 +1,10 @@
-// Axis labels: counts and durations in a few characters (web/ts/axis.ts).
+// Axis labels and the latencies beside them: counts and durations in a few characters (web/ts/axis.ts).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type uPlot from "../../vendor/uplot/uPlot.esm.js";
 import { fitLabels, msText, siText } from "../axis";
+import { S } from "../strings";
 
 test("counts keep at most four characters and an SI unit", () => {
   assert.deepEqual([0, 0.25, 0.5, 1, 2.5, 12, 950, 1000, 1250, 12_500, 125_000, 3_400_000].map(siText), [
@@ -28,4 +29,8 @@ test("an axis fits its widest label, and a later cycle never shrinks it below on
   axis._size = 80;
   assert.equal(fitLabels(u, ["1 s"], 1, 2), 80, "settled: a narrower label does not shrink the axis");
   assert.equal(fitLabels(u, ["mmmmmmmm"], 1, 2), 10 + 5 + 4 + 80, "a wider label in a later cycle grows it");
+});
+
+test("the canvas's p99 reads as JMX's milliseconds: a tenth below 100 ms, whole and grouped above", () => {
+  assert.deepEqual([0, 13.94, 99.94, 250.4, 8160].map(S.latencyMs), ["0.0 ms", "13.9 ms", "99.9 ms", "250 ms", "8,160 ms"]);
 });
