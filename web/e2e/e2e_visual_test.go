@@ -583,11 +583,12 @@ func sameAsWhole(t *testing.T, tb *tab, partitions int) {
 	time.Sleep(300 * time.Millisecond)
 	eval[bool](t, tb, `(() => { const c = document.getElementById("cluster-canvas");
 		window.__incremental = c.getContext("2d").getImageData(0, 0, c.width, c.height).data.slice(); return true; })()`)
-	width := eval[float64](t, tb, `document.getElementById("cluster-canvas").width`)
+	size := eval[string](t, tb, `(c => c.width + "x" + c.height)(document.getElementById("cluster-canvas"))`)
 	press(t, tb, "p")
 	poll(t, tb, `document.body.classList.contains("presenter")`)
 	press(t, tb, "p")
-	poll(t, tb, `!document.body.classList.contains("presenter") && document.getElementById("cluster-canvas").width === `+strconv.FormatFloat(width, 'f', -1, 64))
+	// Both sides: the height follows the width a frame later (the canvas fits its content's height).
+	poll(t, tb, `!document.body.classList.contains("presenter") && (c => c.width + "x" + c.height)(document.getElementById("cluster-canvas")) === `+jsString(size))
 	time.Sleep(300 * time.Millisecond)
 	diff := eval[map[string]float64](t, tb, `(() => {
 		const c = document.getElementById("cluster-canvas");
