@@ -38,13 +38,6 @@ const MAX_STEP_WALL_MS = 100;
 const FRAME_MS = 30;
 /** The least budget a step gets, in ms: below it the cluster would barely move. */
 const MIN_STEP_BUDGET_MS = 5;
-/**
- * The most budget a step gets, in ms: what the worker accepts (sim.advance's budgetMs,
- * generated from the bridge's limit); a refused step pauses the run and reports a failure.
- * Half the overhead passes it where a step's overhead passes 2 s: a 100,000-partition cluster
- * on a loaded machine, whose replies also wait behind the page's own long frames.
- */
-export const MAX_STEP_BUDGET_MS = MAX_BUDGET_MS;
 
 export interface SimEvents {
   /** A new frame arrived (every frame, playing or not). */
@@ -377,10 +370,12 @@ export class Simulation {
    * the overhead alone takes most of a frame (a 100,000-partition frame, a loaded machine), 30
    * frames a second are out of reach whatever the budget, and a budget of half the overhead
    * keeps a third of the worker's time for the cluster instead of starving it, up to the most
-   * the worker takes (MAX_STEP_BUDGET_MS).
+   * the worker takes (MAX_BUDGET_MS, generated from the bridge's limit): a refused step pauses
+   * the run and reports a failure. Half the overhead passes it where a step's overhead passes
+   * 2 s, as a 100,000-partition cluster's can on a loaded machine.
    */
   private stepBudget(): number {
-    return Math.min(MAX_STEP_BUDGET_MS, Math.round(Math.max(MIN_STEP_BUDGET_MS, FRAME_MS - this.stepOverhead, this.stepOverhead / 2)));
+    return Math.min(MAX_BUDGET_MS, Math.round(Math.max(MIN_STEP_BUDGET_MS, FRAME_MS - this.stepOverhead, this.stepOverhead / 2)));
   }
 
   private learnOverhead(ms: number): void {

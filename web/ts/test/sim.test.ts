@@ -5,7 +5,8 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MAX_STEP_BUDGET_MS, Simulation } from "../sim";
+import { Simulation } from "../sim";
+import { MAX_BUDGET_MS } from "../protocol";
 import type { StartBody, WorkerClient } from "../protocol";
 import { emptyFrame } from "./frames";
 
@@ -139,7 +140,7 @@ test("a step's budget stays within what the worker takes, however slow the steps
   h.sim["stepOverhead"] = 3000;
   h.display(t0 + 16);
   assert.equal(h.pending.length, 2);
-  assert.equal(h.pending[1].budgetMs, MAX_STEP_BUDGET_MS, "half the overhead, at most the worker's limit");
+  assert.equal(h.pending[1].budgetMs, MAX_BUDGET_MS, "half the overhead, at most the worker's limit");
 });
 
 test("while the worker cannot keep up, one more request waits in its queue", async () => {
