@@ -838,7 +838,8 @@ func TestCanvasLayout(t *testing.T) {
 				for i, a := range cs {
 					assert.True(t, a.X >= -0.5 && a.X+a.W <= canvasW+0.5, "%s: controller %d's box %+v inside the canvas's %.1f units", name, a.ID, a, canvasW)
 					for _, b := range cs[i+1:] {
-						assert.True(t, a.X+a.W <= b.X+0.5 || b.X+b.W <= a.X+0.5, "%s: controllers %d and %d overlap: %+v %+v", name, a.ID, b.ID, a, b)
+						apart := a.X+a.W <= b.X+0.5 || b.X+b.W <= a.X+0.5 || a.Y+a.H <= b.Y+0.5 || b.Y+b.H <= a.Y+0.5
+						assert.True(t, apart, "%s: controllers %d and %d overlap: %+v %+v", name, a.ID, b.ID, a, b)
 					}
 					var texts []string
 					for _, s := range shapes {
