@@ -259,6 +259,23 @@ func actorBoxes(t *testing.T, tb *tab) []actorBox {
 	return out
 }
 
+// shapesIn returns the texts drawn in the box of the controller with id `id` (a decimal string),
+// top to bottom.
+func shapesIn(shapes []shape, boxes []actorBox, id string) []string {
+	var out []string
+	for _, b := range boxes {
+		if fmt.Sprint(b.ID) != id {
+			continue
+		}
+		for _, s := range shapes {
+			if s.Kind == "text" && s.X >= b.X && s.X+s.W <= b.X+b.W+0.5 && s.Y >= b.Y-0.5 && s.Y+s.H <= b.Y+b.H+0.5 {
+				out = append(out, s.Text)
+			}
+		}
+	}
+	return out
+}
+
 // controllerRows counts the rows the controllers' boxes are drawn in.
 func controllerRows(boxes []actorBox) int {
 	rows := map[float64]bool{}
@@ -384,11 +401,11 @@ func TestCanvasLayout(t *testing.T) {
 					assert.NotEmpty(t, drawn, "%s: the controllers' links", name)
 				}
 				assert.Empty(t, linksOverInk(drawn, shapes, rowsTop), name)
-				// Nor any box, the controllers' included: on a phone they wrap into two rows, and
-				// a link from the first row runs past the second's boxes.
+				// Nor any box, the controllers' included. On a phone they are compact boxes side
+				// by side in one row (web/ts/layout.ts, controllersCompact).
 				boxes := actorBoxes(t, tb)
 				if size.w == 390 {
-					assert.Equal(t, 2, controllerRows(boxes), "%s: the controllers in two rows", name)
+					assert.Equal(t, 1, controllerRows(boxes), "%s: the controllers in one row", name)
 				}
 				assert.Empty(t, linksOverBoxes(drawn, boxes), name)
 				for _, s := range shapes {
@@ -781,26 +798,71 @@ func TestCanvasLayout(t *testing.T) {
 	t.Run("on a phone every broker box shows its header and a row of numbered cells, the canvas taller than the screen if it must", func(t *testing.T) {
 		// The playground's cluster: four brokers of nine replicas or so. A 320 px phone has
 		// room for one column of boxes; squeezed into two thirds of its screen, they were
-		// slivers without cells.
+		// slivers without cells. In presenter mode as well: a speaker's phone or narrow
+		// window showed three controller boxes stacked over four slivers of brokers.
 		tb := open(t, bctx, url)
 		press(t, tb, " ")
 		poll(t, tb, `document.body.dataset.sim === "paused"`)
-		for _, size := range []struct{ w, h int64 }{{320, 640}, {390, 844}} {
-			shapes := drawnShapes(t, tb, size.w, size.h)
-			grids := 0
-			for _, s := range shapes {
-				// A grid with a row of cells big enough for their numbers (layout.ts, LABEL_CELL).
-				if s.Kind == "cells" && s.H >= 17 {
-					grids++
-				}
-				assert.NotContains(t, s.Text, "not drawn", "at %d px a broker's cells are all drawn", size.w)
-				assert.False(t, s.Squeezed, "at %d px %q is squeezed to fit", size.w, s.Text)
+		for _, presenter := range []bool{false, true} {
+			if presenter {
+				press(t, tb, "p")
+				poll(t, tb, `document.body.classList.contains("presenter")`)
 			}
-			assert.Equal(t, 4, grids, "at %d px every broker's box has a row of numbered cells under its header", size.w)
-			assert.Empty(t, overlaps(shapes), "at %d px", size.w)
-			eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
-			nextFrames(t, tb)
-			screenshot(t, tb, fmt.Sprintf("canvas-layout-phone-%d.png", size.w), "")
+			for _, size := range []struct{ w, h int64 }{{320, 640}, {390, 844}} {
+				name := fmt.Sprintf("at %d px (presenter %v)", size.w, presenter)
+				shapes := drawnShapes(t, tb, size.w, size.h)
+				grids := 0
+				for _, s := range shapes {
+					// A grid with a row of cells big enough for their numbers (layout.ts, LABEL_CELL).
+					if s.Kind == "cells" && s.H >= 17 {
+						grids++
+					}
+					assert.NotContains(t, s.Text, "not drawn", "%s a broker's cells are all drawn", name)
+					assert.False(t, s.Squeezed, "%s %q is squeezed to fit", name, s.Text)
+				}
+				assert.Equal(t, 4, grids, "%s every broker's box has a row of numbered cells under its header", name)
+				assert.Empty(t, overlaps(shapes), name)
+				// The controllers: side by side in one row of compact boxes, apart, inside the
+				// canvas, each saying who it is, its role and (running) its epoch in type at
+				// least 12 CSS px tall.
+				scale := eval[float64](t, tb, `Number(document.querySelector("canvas.traffic-layer").dataset.scale)`)
+				canvasW := eval[float64](t, tb, canvasLayoutW)
+				var cs []actorBox
+				for _, b := range actorBoxes(t, tb) {
+					if b.Kind == "controller" {
+						cs = append(cs, b)
+					}
+				}
+				require.Len(t, cs, 3, name)
+				assert.Equal(t, 1, controllerRows(cs), "%s: the controllers in one row", name)
+				for i, a := range cs {
+					assert.True(t, a.X >= -0.5 && a.X+a.W <= canvasW+0.5, "%s: controller %d's box %+v inside the canvas's %.1f units", name, a.ID, a, canvasW)
+					for _, b := range cs[i+1:] {
+						apart := a.X+a.W <= b.X+0.5 || b.X+b.W <= a.X+0.5 || a.Y+a.H <= b.Y+0.5 || b.Y+b.H <= a.Y+0.5
+						assert.True(t, apart, "%s: controllers %d and %d overlap: %+v %+v", name, a.ID, b.ID, a, b)
+					}
+					var texts []string
+					for _, s := range shapes {
+						if s.Kind == "text" && s.X >= a.X && s.X+s.W <= a.X+a.W+0.5 && s.Y >= a.Y-0.5 && s.Y+s.H <= a.Y+a.H+0.5 {
+							texts = append(texts, s.Text)
+							assert.GreaterOrEqual(t, s.H*scale, 12.0, "%s: controller %d's %q is %.1f CSS px", name, a.ID, s.Text, s.H*scale)
+						}
+					}
+					assert.Contains(t, texts, fmt.Sprint(a.ID), "%s: controller %d's box names it: %q", name, a.ID, texts)
+				}
+				active := eval[string](t, tb, `document.getElementById("cluster-canvas").dataset.activeController`)
+				if texts := shapesIn(shapes, cs, active); assert.Len(t, texts, 3, "%s: the active controller's box: %q", name, texts) {
+					assert.Equal(t, "ACTIVE", texts[1], "%s: the active controller's box says so", name)
+					assert.Regexp(t, `^epoch \d+$`, texts[2], "%s: and gives its epoch", name)
+				}
+				eval[bool](t, tb, `document.getElementById("cluster-canvas").scrollIntoView({block: "start", behavior: "instant"}), true`)
+				nextFrames(t, tb)
+				if presenter {
+					screenshot(t, tb, fmt.Sprintf("canvas-layout-phone-%d-presenter.png", size.w), "")
+				} else {
+					screenshot(t, tb, fmt.Sprintf("canvas-layout-phone-%d.png", size.w), "")
+				}
+			}
 		}
 	})
 

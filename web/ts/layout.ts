@@ -94,30 +94,63 @@ export function boxColumns(n: number, width: number, max: number): number {
 }
 
 /**
- * The controllers' boxes, centred in rows at the top: one row, or more on a canvas too
- * narrow for them side by side.
+ * A compact controller box's height (layout units): three short lines, its id beside its
+ * icon, its role, its epoch, in type larger than the full box's (16 and 14 units, 12 CSS px
+ * and more on a 320 px phone; see controllersCompact).
+ */
+export const COMPACT_CONTROLLER_H = 64;
+/**
+ * The narrowest compact controller box (layout units): "follower" or "epoch 123" in its
+ * 14-unit type with the box's margins; three of them side by side in the narrowest layout
+ * (320 units, render.ts MIN_W).
+ */
+export const MIN_COMPACT_W = 84;
+
+/**
+ * Whether the controllers are drawn as compact boxes: where their full boxes (MIN_BOX_W)
+ * would not fit side by side. Stacked in rows, three full boxes took a third of a phone's
+ * canvas and left the brokers slivers; compact ones sit side by side in one row (or fewer
+ * rows, with many controllers) and keep what a reader needs of each (who leads, its epoch,
+ * running or stopped), the log offsets left to the tooltip.
+ */
+export function controllersCompact(n: number, width: number): boolean {
+  return n > 1 && boxColumns(n, width, n) < n;
+}
+
+/**
+ * The controllers' boxes, centred in rows at the top: one row of full boxes, or on a canvas
+ * too narrow for them side by side, compact boxes (controllersCompact) in as few rows as they
+ * fit.
  */
 export function controllerBoxes(n: number, width: number): Rect[] {
   if (n <= 0) return [];
-  const cols = boxColumns(n, width, n);
+  const { cols, h } = controllerGrid(n, width);
   const w = Math.max(1, Math.min(220, (width - 2 * PAD - (cols - 1) * GAP) / cols));
   const out: Rect[] = [];
   for (let row = 0; row * cols < n; row++) {
     const k = Math.min(cols, n - row * cols);
     let x = (width - (k * w + (k - 1) * GAP)) / 2;
     for (let i = 0; i < k; i++) {
-      out.push({ x, y: PAD + row * (CONTROLLER_H + GAP), w, h: CONTROLLER_H });
+      out.push({ x, y: PAD + row * (h + GAP), w, h });
       x += w + GAP;
     }
   }
   return out;
 }
 
+/** The controllers' boxes a row and their height: full boxes, or compact ones (controllersCompact). */
+function controllerGrid(n: number, width: number): { cols: number; h: number } {
+  if (!controllersCompact(n, width)) return { cols: boxColumns(n, width, n), h: CONTROLLER_H };
+  const fit = Math.floor((width - 2 * PAD + GAP) / (MIN_COMPACT_W + GAP));
+  return { cols: Math.max(1, Math.min(n, fit)), h: COMPACT_CONTROLLER_H };
+}
+
 /** Where the controllers' rows end (PAD when there are none). */
 export function controllersBottom(n: number, width: number): number {
   if (n <= 0) return PAD;
-  const rows = Math.ceil(n / boxColumns(n, width, n));
-  return PAD + rows * CONTROLLER_H + (rows - 1) * GAP;
+  const { cols, h } = controllerGrid(n, width);
+  const rows = Math.ceil(n / cols);
+  return PAD + rows * h + (rows - 1) * GAP;
 }
 
 /** How many brokers a row holds: up to 6, fewer on a narrow canvas. */

@@ -19,7 +19,6 @@
 import { Frame, NO_SLOT, clockText, spanText, type Layout } from "./frame";
 import {
   CAPTION_BAND,
-  CONTROLLER_H,
   GAP,
   LABEL_CELL,
   MAX_CELL,
@@ -37,6 +36,7 @@ import {
   cellAt,
   cellGrid,
   controllerBoxes,
+  controllersCompact,
   cellInner,
   gridRect,
   hitRect,
@@ -549,19 +549,24 @@ export class Renderer {
     const ctx = this.ctx;
     const p = this.palette;
     const boxes = controllerBoxes(cs.length, this.W);
+    const compact = controllersCompact(cs.length, this.W);
     this.controllersDrawn = boxes;
     cs.forEach((c, i) => {
-      const { x, y, w } = boxes[i];
+      const { x, y, w, h } = boxes[i];
       ctx.fillStyle = p.box;
-      ctx.fillRect(x, y, w, CONTROLLER_H);
+      ctx.fillRect(x, y, w, h);
       if (!c.running) {
         ctx.fillStyle = this.hatchPattern(p.stopped);
-        ctx.fillRect(x, y, w, CONTROLLER_H);
+        ctx.fillRect(x, y, w, h);
       }
       ctx.setLineDash([]);
       ctx.lineWidth = c.active ? 4 : 1.5;
       ctx.strokeStyle = c.active ? p.focus : c.running ? p.muted : p.stopped;
-      ctx.strokeRect(x + ctx.lineWidth / 2, y + ctx.lineWidth / 2, w - ctx.lineWidth, CONTROLLER_H - ctx.lineWidth);
+      ctx.strokeRect(x + ctx.lineWidth / 2, y + ctx.lineWidth / 2, w - ctx.lineWidth, h - ctx.lineWidth);
+      if (compact) {
+        this.drawCompactController(c, boxes[i]);
+        return;
+      }
 
       const ix = x + 18;
       const iy = y + 20;
@@ -574,6 +579,26 @@ export class Renderer {
       this.text(line, x + 10, y + 43, c.active ? 700 : 400, 12, c.active ? p.focus : p.fg, w - 16);
       this.text(this.memo(`off${i}`, `${c.highWatermark},${c.endOffset}`, () => S.canvasOffsets(c.highWatermark, c.endOffset)), x + 10, y + 57, 400, 11, p.muted, w - 16);
     });
+  }
+
+  /**
+   * A compact controller box (layout.ts, controllersCompact), for a canvas too narrow for the
+   * full boxes side by side: its icon and id, its role (ACTIVE for the active controller, or
+   * stopped) and its epoch, each on a line of its own in type larger than the full box's, so
+   * that a phone's or a speaker's narrow canvas reads them. The log offsets are the tooltip's.
+   */
+  private drawCompactController(c: ControllerState, r: Rect): void {
+    const p = this.palette;
+    const { x, y, w } = r;
+    const ix = x + 15;
+    const iy = y + 17;
+    if (c.active) this.star(ix, iy, 8.5, p.focus);
+    else if (!c.running) this.cross(ix, iy, 6.5, p.stopped);
+    else this.circle(ix, iy, 5.5, p.muted, false);
+    this.text(String(c.id), x + 28, y + 22, 700, 16, p.fg, w - 34);
+    const role = c.active ? S.canvasActive : c.running ? c.role : S.canvasStopped;
+    this.text(role, x + 9, y + 39, c.active || !c.running ? 700 : 400, 14, c.active ? p.focus : p.fg, w - 16, S.canvasRoleShort(role));
+    if (c.running) this.text(S.canvasEpoch(c.epoch), x + 9, y + 56, c.active ? 700 : 400, 14, c.active ? p.focus : p.muted, w - 16);
   }
 
   /** The keyboard focus ring around the focused controller or broker. */

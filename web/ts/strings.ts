@@ -189,6 +189,12 @@ export const S = {
   canvasActive: "ACTIVE",
   canvasStopped: "stopped",
   canvasEpoch: (epoch: number) => `epoch ${epoch}`,
+  /**
+   * A role's short word, where a compact controller box (render.ts) is too narrow for the
+   * whole one; undefined where it has none.
+   */
+  canvasRoleShort: (role: string): string | undefined =>
+    ({ follower: "follow.", candidate: "cand.", prospective: "prosp.", unattached: "unatt.", resigned: "resign." })[role],
   canvasOffsets: (hw: number, end: number) => `HW ${num(hw)} · end ${num(end)}`,
   canvasBroker: (id: number) => `broker ${id}`,
   canvasState: (state: string, fenced: boolean, shuttingDown: boolean) => {

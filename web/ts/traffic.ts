@@ -16,7 +16,7 @@
 // link and out again, and the leader moves are shown in place.
 
 import { Frame, NO_SLOT } from "./frame";
-import { CONTROLLER_H, GAP, STRIP_COL_PX, STRIP_GAP_PX, cellRing, flowLift, textPlate, type Rect } from "./layout";
+import { GAP, STRIP_COL_PX, STRIP_GAP_PX, cellRing, flowLift, textPlate, type Rect } from "./layout";
 import type { BrokerState, ControllerState, DecisionInfo, FlowInfo, MessageInfo, Traffic } from "./protocol";
 import { cssReader, type BrokerGeometry, type Renderer } from "./render";
 
@@ -954,7 +954,7 @@ export class TrafficLayer {
       // From the bottom edge: between controllers the traffic runs just under their row, so
       // it never covers their text.
       const between = toward !== undefined && f.body.controllers.some((c) => c.id === toward);
-      return { x: (r.x + r.w / 2) * s, y: (r.y + CONTROLLER_H + (between ? 5 : 0)) * s };
+      return { x: (r.x + r.w / 2) * s, y: (r.y + r.h + (between ? 5 : 0)) * s };
     }
     const slot = f.body.brokers.findIndex((b) => b.id === id);
     const g = slot >= 0 ? this.renderer.brokersDrawn[slot] : undefined;
@@ -1585,8 +1585,7 @@ export class TrafficLayer {
       const ci = f.body.controllers.findIndex((c) => c.id === id);
       const r = ci >= 0 ? this.renderer.controllersDrawn[ci] : this.renderer.brokersDrawn[f.body.brokers.findIndex((b) => b.id === id)]?.box;
       if (!r) continue;
-      const h = ci >= 0 ? CONTROLLER_H : r.h;
-      ctx.strokeRect((r.x - 5) * s, (r.y - 5) * s, (r.w + 10) * s, (h + 10) * s);
+      ctx.strokeRect((r.x - 5) * s, (r.y - 5) * s, (r.w + 10) * s, (r.h + 10) * s);
     }
     if (this.followed >= 0 && this.followed < f.count) {
       ctx.strokeStyle = this.fg;

@@ -3,7 +3,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  CAPTION_BAND,
+  COMPACT_CONTROLLER_H,
   CONTROLLER_H,
+  MIN_COMPACT_W,
+  READABLE_BOX_H,
+  SUMMARY_H,
+  SUMMARY_LINE_H,
+  canvasHeights,
+  controllersCompact,
   MIN_CELL_PX,
   MIN_RANGE,
   PAD,
@@ -56,11 +64,7 @@ test("brokers fill rows of at most 6 below the controllers, inside the canvas", 
   assert.deepEqual(brokerBoxes(0, 1200, 700), []);
 });
 
-test("on a narrow canvas controllers and brokers wrap into rows of boxes no narrower than MIN_BOX_W", () => {
-  const c = controllerBoxes(3, 350);
-  assert.equal(new Set(c.map((r) => r.y)).size, 2, "3 controllers at 350: two rows");
-  assert.ok(c.every((r) => r.w >= MIN_BOX_W && r.x >= 0 && r.x + r.w <= 350));
-  assert.equal(controllersBottom(3, 350), c[2].y + c[2].h);
+test("on a narrow canvas brokers wrap into rows of boxes no narrower than MIN_BOX_W", () => {
   assert.equal(controllersBottom(3, 1000), PAD + CONTROLLER_H, "one row when wide");
   assert.equal(brokerColumns(4, 350), 2);
   assert.equal(brokerColumns(4, 1200), 4);
@@ -68,6 +72,61 @@ test("on a narrow canvas controllers and brokers wrap into rows of boxes no narr
   const b = brokerBoxes(4, 350, 900, 200);
   assert.equal(b[2].x, b[0].x, "the third broker starts the second row");
   assert.ok(b.every((r) => r.w >= MIN_BOX_W && r.y >= 200));
+});
+
+/** Asserts that boxes lie inside [0, width) and none overlaps another. */
+function apartInside(boxes: { x: number; y: number; w: number; h: number }[], width: number, name: string): void {
+  for (const [i, a] of boxes.entries()) {
+    assert.ok(a.x >= 0 && a.x + a.w <= width + 1e-9 && a.y >= 0, `${name}: box ${i} at ${a.x}..${a.x + a.w} of ${width}`);
+    for (const b of boxes.slice(i + 1)) {
+      const apart = a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+      assert.ok(apart, `${name}: boxes overlap: ${JSON.stringify([a, b])}`);
+    }
+  }
+}
+
+test("on a canvas too narrow for the full controller boxes side by side, compact ones sit in one row", () => {
+  // A 320 px phone (presenter mode included: its layout is 320 units wide), a 390 px one, a
+  // narrow window, up to where the full boxes fit in one row.
+  for (const width of [300, 320, 350, 366, 420, 497]) {
+    assert.ok(controllersCompact(3, width), `${width}: compact`);
+    const c = controllerBoxes(3, width);
+    assert.equal(new Set(c.map((r) => r.y)).size, 1, `3 controllers at ${width}: one row`);
+    assert.ok(c.every((r) => r.h === COMPACT_CONTROLLER_H && r.w >= MIN_COMPACT_W), `${width}: ${JSON.stringify(c)}`);
+    apartInside(c, width, `${width}`);
+    // The brokers keep the height three stacked full boxes took: two rows of them and more.
+    assert.equal(controllersBottom(3, width), PAD + COMPACT_CONTROLLER_H);
+  }
+  // Where the full boxes fit side by side, they are drawn: wider canvases are as they were.
+  for (const width of [498, 640, 1000]) {
+    assert.ok(!controllersCompact(3, width), `${width}: full boxes`);
+    const c = controllerBoxes(3, width);
+    assert.ok(c.every((r) => r.y === PAD && r.h === CONTROLLER_H && r.w >= MIN_BOX_W), `${width}: ${JSON.stringify(c)}`);
+    apartInside(c, width, `${width}`);
+  }
+  // More controllers than a row of compact boxes holds: rows of as many as fit, apart.
+  const five = controllerBoxes(5, 320);
+  assert.equal(new Set(five.map((r) => r.y)).size, 2, "5 controllers at 320: two rows");
+  assert.ok(five.every((r) => r.w >= MIN_COMPACT_W));
+  apartInside(five, 320, "5 at 320");
+  assert.equal(controllersBottom(5, 320), five[4].y + five[4].h);
+  // One controller has room for its full box anywhere.
+  assert.ok(!controllersCompact(1, 300));
+});
+
+test("at 320 units four brokers' boxes keep their header and a row of cells under three controllers", () => {
+  // The playground's cluster on a 320 px phone, presenter mode or not: a summary of three
+  // lines, four brokers of about ten replicas in one column. The canvas asks for the height
+  // (readable) at which every box shows a row of cells; it is a screen's and a bit, not the
+  // two a column of controllers made it.
+  const width = 320;
+  const top = controllersBottom(3, width) + SUMMARY_H + 2 * SUMMARY_LINE_H;
+  const cols = brokerColumns(4, width);
+  const boxW = (width - 2 * PAD - (cols - 1) * GAP) / cols;
+  const { readable } = canvasHeights(top, 4, cols, brokerContentH(10, boxW));
+  const boxes = brokerBoxes(4, width, readable - CAPTION_BAND + PAD, top, brokerContentH(10, boxW));
+  assert.ok(boxes.every((r) => r.h >= READABLE_BOX_H - 1e-9), JSON.stringify(boxes));
+  assert.ok(readable <= 660, `the readable canvas: ${readable} units`);
 });
 
 test("a broker box is no taller than its cells need", () => {

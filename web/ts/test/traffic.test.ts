@@ -373,7 +373,8 @@ test("a controller's link to a broker runs around the rows of boxes above it, ne
 });
 
 test("no controller's link crosses a box it does not start or end at, the controllers' rows wrapped or not", () => {
-  // 3 controllers in two rows (a phone), 5 in three rows of two, 3 in one row; any broker.
+  // 3 controllers in one row of compact boxes (a phone), 5 in two rows of them (3 and 2), 3
+  // full boxes in one row; any broker.
   for (const [width, nc, nb] of [
     [366, 3, 4],
     [366, 5, 6],
