@@ -99,7 +99,7 @@ func (ik *isrKeeper) alterReply(slot int) {
 		if err := b.alterErrs[i]; err != nil {
 			f.stats.AlterPartitionErrors++
 			f.pt[p].alterSt = alNone
-			f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
+			f.setIsrMax(p, f.rp[lr].view.isr|1<<f.pt[p].leader)
 			var api *controller.APIError
 			if errors.As(err, &api) {
 				ik.watchPartition(slot, p)

@@ -263,6 +263,7 @@ func (cu *catchUp) sessionEvent(s int) {
 			}
 			heapPop(&g.h)
 			r := top.r
+			f.holdForJoin(r)
 			// Its log end as it leaves the group is its floor as a tracking follower (pos).
 			f.rp[r].leo = f.pos(r, f.now())
 			cu.hgen[r]++

@@ -173,7 +173,7 @@ func (ik *isrKeeper) propose(p int32, mask uint8, expand bool) {
 	f.pt[p].alterSt = alQueued
 	ik.alter[p] = alterProposal{le: f.rp[lr].view.leaderEpoch, pe: f.rp[lr].view.partEpoch, isr: mask, expand: expand}
 	if expand {
-		f.pt[p].isrMax = mask
+		f.setIsrMax(p, mask)
 	}
 	b := &f.brokers[slot]
 	b.alterQueue = append(b.alterQueue, p)

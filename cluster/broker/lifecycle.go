@@ -122,6 +122,8 @@ func (f *Fleet) ReplaceDisk(id int32) error {
 	b.emptyDisk, b.logDirGen, b.prevEpoch, b.needRecovery = true, b.logDirGen+1, -1, false
 	for _, p := range f.replicaParts(id) {
 		if r := f.replicaOf(p, slot); r >= 0 {
+			// An ISR member's emptied log must not take its leader's HW down with it.
+			f.holdHW(p)
 			f.rp[r].leo = 0
 		}
 	}

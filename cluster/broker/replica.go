@@ -59,8 +59,10 @@ func (tb *tables) pos(r int32, t int64) float64 {
 }
 
 // hw is the serving leader's high watermark at t: the lowest log end among the maximal ISR
-// and caught-up followers, frozen while there is no leader or the ISR is below
-// min(min.insync.replicas, replicas).
+// and caught-up followers, never below the floor the leader's HW has reached in its epoch
+// (hwFloor), and frozen while there is no leader or the ISR is below
+// min(min.insync.replicas, replicas). It only reads: what an observer sees, and when it looks,
+// leaves the run alone. t must not precede the partition's last event (holdHW).
 func (tb *tables) hw(p int32, t int64) float64 {
 	if tb.pt[p].hwFrozen || tb.pt[p].leader < 0 {
 		return tb.pt[p].hwVal
@@ -76,11 +78,50 @@ func (tb *tables) hw(p int32, t int64) float64 {
 			v = min(v, tb.pos(r, t))
 		}
 	}
-	v = max(v, tb.pt[p].hwFloor)
-	if t >= tb.now() {
+	return max(v, tb.pt[p].hwFloor)
+}
+
+// holdHW keeps the high watermark the serving leader has now as its floor, and returns it. It
+// is Kafka's Partition.maybeIncrementLeaderHW, which the leader runs on every follower fetch, on
+// an ISR change and on becoming leader, and which only ever raises the HW
+// (UnifiedLog.maybeIncrementHighWatermark): the model's follower fetches are continuous, so
+// between events the lowest log end hw reads only grows, and the HW Kafka's leader has is the
+// highest value it has read since the epoch began. That value is lost only where an event
+// lowers the minimum: a follower that is not in the maximal ISR starts counting
+// (holdForJoin), the maximal ISR gains a member behind the others (setIsrMax), a dead ISR
+// member's log is emptied (ReplaceDisk). Those events call holdHW first, so the floor is the
+// same whoever reads hw in between, and whenever.
+func (tb *tables) holdHW(p int32) float64 {
+	v := tb.hw(p, tb.now())
+	if !tb.pt[p].hwFrozen && tb.pt[p].leader >= 0 {
 		tb.pt[p].hwFloor = v
 	}
 	return v
+}
+
+// holdForJoin is holdHW before follower r starts counting towards its partition's high
+// watermark as a caught-up replica outside the maximal ISR: its log end may be below the HW
+// the leader has, which Kafka's leader then keeps ("wait for this replica to catch up to the
+// HW before advancing the HW", Partition.maybeIncrementLeaderHW).
+func (tb *tables) holdForJoin(r int32) {
+	p := tb.rp[r].rpart
+	if ld := tb.pt[p].leader; ld >= 0 && tb.pt[p].isrMax&(1<<(r-tb.pt[p].rbase)) == 0 {
+		tb.holdHW(p)
+	}
+}
+
+// setIsrMax sets the serving leader's maximal ISR. A member it adds that is not caught up may
+// end below the high watermark the leader has: the HW is held first, as Kafka's leader never
+// lowers it.
+func (tb *tables) setIsrMax(p int32, mask uint8) {
+	base, n, ld := tb.pt[p].rbase, int32(tb.pt[p].rf), int32(tb.pt[p].leader)
+	for i := int32(0); i < n; i++ {
+		if i != ld && mask&^tb.pt[p].isrMax&(1<<i) != 0 && tb.rp[base+i].rstate != rsTracking {
+			tb.holdHW(p)
+			break
+		}
+	}
+	tb.pt[p].isrMax = mask
 }
 
 // committedIsr is the ISR the serving leader has from metadata.

@@ -125,7 +125,7 @@ func (ro *roles) updateProduce(p int32) {
 	f := ro.f
 	hwNow := f.pt[p].hwVal
 	if !f.pt[p].hwFrozen && f.pt[p].leader >= 0 {
-		hwNow = f.hw(p, f.now())
+		hwNow = f.holdHW(p)
 	}
 	ro.updateProduceHW(p, hwNow)
 }
@@ -143,7 +143,8 @@ func (ro *roles) updateProduceHW(p int32, hwBefore float64) {
 		mi := f.minIsr(p)
 		under := isr < min(mi, int(f.pt[p].rf))
 		if under && !f.pt[p].hwFrozen {
-			f.pt[p].hwVal = hwBefore
+			// The floor keeps the frozen HW, so that it does not go back when the ISR recovers.
+			f.pt[p].hwVal, f.pt[p].hwFloor = hwBefore, max(f.pt[p].hwFloor, hwBefore)
 			f.pt[p].hwFrozen = true
 		} else if !under && f.pt[p].hwFrozen {
 			f.pt[p].hwFrozen = false
@@ -248,16 +249,16 @@ func (ro *roles) leaderViewChanged(p int32) {
 	// The HW before the change only matters if the change takes the ISR below min ISR.
 	hwBefore := f.pt[p].hwVal
 	if !f.pt[p].hwFrozen && bits.OnesCount8(f.rp[lr].view.isr) < min(f.minIsr(p), int(f.pt[p].rf)) {
-		hwBefore = f.hw(p, f.now())
+		hwBefore = f.holdHW(p)
 	}
 	switch f.pt[p].alterSt {
 	case alAwait, alQueued:
 		if f.rp[lr].view.partEpoch > f.isr.alter[p].pe {
 			f.pt[p].alterSt = alNone
-			f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
+			f.setIsrMax(p, f.rp[lr].view.isr|1<<f.pt[p].leader)
 		}
 	case alNone:
-		f.pt[p].isrMax = f.rp[lr].view.isr | 1<<f.pt[p].leader
+		f.setIsrMax(p, f.rp[lr].view.isr|1<<f.pt[p].leader)
 	}
 	ro.updateProduceHW(p, hwBefore)
 	f.isr.maybeExpand(p)
@@ -313,6 +314,7 @@ func (ro *roles) refreshFollower(r int32) {
 	}
 	f.rp[r].leo = fl
 	if backlog := lnow - fl; backlog <= f.p.ReplicaFetchMaxBytes {
+		f.holdForJoin(r)
 		f.setRState(r, rsTracking)
 		f.isr.caughtUp(r)
 	} else {

@@ -55,8 +55,9 @@ type partState struct {
 	volBase float64
 	hwVal   float64
 	// hwFloor is the highest high watermark the serving leader has had in its epoch: Kafka's
-	// leader only ever raises its HW (Partition.maybeIncrementLeaderHW), even when an ISR
-	// member's known log end goes back, as it does here while a restarted follower recovers.
+	// leader only ever raises its HW (Partition.maybeIncrementLeaderHW), even when a counted
+	// follower's log end is below it, as when one rejoins or an ISR member's disk is replaced.
+	// Only the model's events move it (holdHW); reading the HW does not.
 	hwFloor float64
 	rbase   int32 // first replica slot
 	servEp  int32 // the leader epoch the serving leader runs with, -1 none
