@@ -3,7 +3,7 @@
 // shows the worker's refusal next to the field it names (the worker's messages start with the
 // field: "partitions: 0 is not allowed; allowed: 1 to 99,988").
 
-import type { Frame } from "./frame";
+import type { Frame, Layout } from "./frame";
 import { ProtocolError, type ActBody, type ActRequest, type ConfigDef } from "./protocol";
 import { S } from "./strings";
 
@@ -37,6 +37,8 @@ function fill(select: HTMLSelectElement, values: string[]): void {
 
 export class ActionsPanel {
   private nodesKey = "";
+  /** The layout whose topics the topic-config form lists. */
+  private topicsOf: Layout | undefined;
 
   constructor(
     private readonly dom: ActionsDom,
@@ -83,10 +85,15 @@ export class ActionsPanel {
       fill(this.dom.netB, nodes);
       if (this.dom.netA.value === this.dom.netB.value && nodes.length > 1) this.dom.netB.value = nodes[1];
     }
-    fill(
-      this.dom.tcTopic,
-      f.layout.topics.filter((t) => !t.deleted).map((t) => t.name),
-    );
+    // The topics change only with the partition layout (a frame carries the same one until a
+    // topic is created or deleted): the select's options are compared only then.
+    if (f.layout !== this.topicsOf) {
+      this.topicsOf = f.layout;
+      fill(
+        this.dom.tcTopic,
+        f.layout.topics.filter((t) => !t.deleted).map((t) => t.name),
+      );
+    }
     const cuts = f.body.cuts ?? [];
     const text = cuts.length ? S.netCuts(cuts.map(([a, b]) => `${a} ↔ ${b}`).join(", ")) : S.netNone;
     if (this.dom.netCuts.textContent !== text) this.dom.netCuts.textContent = text;

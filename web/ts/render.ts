@@ -231,6 +231,8 @@ export class Renderer {
   private colours = new Uint32Array(5);
   /** The data-* values written last (describe), so that unchanged ones are not written again. */
   private written = new Map<string, string>();
+  /** What describe last wrote the geometry's data-* values from. */
+  private geometryWritten: { brokers: BrokerGeometry[]; controllers: Rect[]; scale: number; ids: string } | undefined;
   /** The font set last on the context (setFont), and the memo's texts by call site. */
   private font = "";
   private memos = new Map<string, { key: number | string; text: string }>();
@@ -1041,11 +1043,18 @@ export class Renderer {
     set("frames", String(this.drawn));
     // Where things were drawn, in CSS pixels of the canvas (tests click on them), and how
     // each broker's replicas were drawn: cells, or aggregate strips of `per` partitions.
+    // Worked out again only when the geometry, the scale or the actors' ids moved: the
+    // geometry is replaced when the canvas is drawn, at most ten times a second while playing.
     const sc = this.eff;
-    const box = (r: Rect) => `${Math.round(r.x * sc)},${Math.round(r.y * sc)},${Math.round(r.w * sc)},${Math.round(r.h * sc)}`;
-    set("brokerBoxes", this.brokersDrawn.map((g, i) => `${b.brokers[i]?.id}:${box(g.box)}`).join(";"));
-    set("controllerBoxes", this.controllersDrawn.map((r, i) => `${b.controllers[i]?.id}:${box(r)}`).join(";"));
-    set("view", this.brokersDrawn.map((g) => (g.strips ? `strips/${g.strips.per}` : "cells")).join(","));
+    const ids = `${b.brokers.map((x) => x.id).join(",")}/${b.controllers.map((x) => x.id).join(",")}`;
+    const was = this.geometryWritten;
+    if (!was || was.brokers !== this.brokersDrawn || was.controllers !== this.controllersDrawn || was.scale !== sc || was.ids !== ids) {
+      this.geometryWritten = { brokers: this.brokersDrawn, controllers: this.controllersDrawn, scale: sc, ids };
+      const box = (r: Rect) => `${Math.round(r.x * sc)},${Math.round(r.y * sc)},${Math.round(r.w * sc)},${Math.round(r.h * sc)}`;
+      set("brokerBoxes", this.brokersDrawn.map((g, i) => `${b.brokers[i]?.id}:${box(g.box)}`).join(";"));
+      set("controllerBoxes", this.controllersDrawn.map((r, i) => `${b.controllers[i]?.id}:${box(r)}`).join(";"));
+      set("view", this.brokersDrawn.map((g) => (g.strips ? `strips/${g.strips.per}` : "cells")).join(","));
+    }
   }
 
   /** The canvas's text alternative, in sentences. */
