@@ -77,7 +77,8 @@ type eventLog struct {
 	fenced, shutdown map[int32]bool
 	// shutdownAsked: the page asked for a controlled shutdown since the broker last started.
 	shutdownAsked map[int32]bool
-	// heartbeat: the broker's last heartbeat before the page killed it (cluster time).
+	// heartbeat: the broker's last heartbeat before the page killed it (cluster time), when the
+	// active controller knew it.
 	heartbeat map[int32]int64
 	// electedBy: partitions an electPreferred run elected whose records are not read yet, and
 	// the leader chosen; the run's own sentence covers them.
@@ -545,7 +546,7 @@ func (l *eventLog) brokerChange(at int64, r *metadata.BrokerRegistrationChangeRe
 		switch hb, killed := l.heartbeat[b]; {
 		case l.shutdown[b] || l.shutdownAsked[b]:
 			ev.Text = fmt.Sprintf("broker %d fenced: its controlled shutdown is complete and it stops", b)
-		case killed && hb >= 0:
+		case killed:
 			ev.Text = fmt.Sprintf("broker %d fenced: no heartbeat for %s ms (broker.session.timeout.ms is %s ms)",
 				b, thousands(at-hb), thousands(timeout))
 		default:
@@ -674,7 +675,7 @@ func (l *eventLog) action(req ActRequest, ev cluster.Event, out ActBody, activeB
 		if out.LastHeartbeatMs != nil && *out.LastHeartbeatMs >= 0 {
 			e.Text += fmt.Sprintf("; its last heartbeat reached the controller at %s ms", thousands(*out.LastHeartbeatMs))
 		}
-		l.heartbeat[b] = -1
+		delete(l.heartbeat, b)
 		if out.LastHeartbeatMs != nil {
 			l.heartbeat[b] = *out.LastHeartbeatMs
 		}

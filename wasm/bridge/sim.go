@@ -142,7 +142,9 @@ type ActBody struct {
 	// TimeMs is the cluster time the action was applied at.
 	TimeMs int64 `json:"timeMs"`
 	// LastHeartbeatMs is, for kill and shutdown, when the active controller last heard from
-	// the broker (-1 when unknown): the broker is fenced broker.session.timeout.ms after it.
+	// the broker, absent when unknown (no active controller, or no live session); negative
+	// when it was before the run's time zero, as a broker's registration at start-up is. The
+	// broker is fenced broker.session.timeout.ms after it.
 	LastHeartbeatMs *int64 `json:"lastHeartbeatMs,omitempty"`
 	// Truncated counts the recorded actions after this time that the action replaced: an
 	// action taken after scrubbing back rewrites the future, like typing after an undo.
@@ -636,8 +638,9 @@ func (s *Session) apply(a action) (ActBody, error) {
 		activeBefore = node
 	}
 	if ev.Op == cluster.OpKill || ev.Op == cluster.OpShutdown {
-		hb := s.lastHeartbeat(ev.Broker)
-		out.LastHeartbeatMs = &hb
+		if hb, ok := s.lastHeartbeat(ev.Broker); ok {
+			out.LastHeartbeatMs = &hb
+		}
 	}
 	if ev.Op == cluster.OpElectLeaders {
 		// Do drops the per-partition answers; ask the controllers directly, after the same
@@ -667,17 +670,17 @@ func (s *Session) apply(a action) (ActBody, error) {
 }
 
 // lastHeartbeat finds when the active controller last heard from a broker, in cluster time,
-// or -1. The engine exposes only whether a session is alive at a given time, so the moment
+// and whether it knows (false with no active controller or no live session). The engine exposes only whether a session is alive at a given time, so the moment
 // it would expire is found by bisection: the session dies at lastContact + timeout + 1.
 // Asking is read-only, and costs about 30 calls.
-func (s *live) lastHeartbeat(broker int32) int64 {
+func (s *live) lastHeartbeat(broker int32) (int64, bool) {
 	e := s.c.Controllers().ActiveController()
 	if e == nil {
-		return -1
+		return 0, false
 	}
 	now := s.t0 + s.c.Now()
 	if !e.SessionAlive(broker, now) {
-		return -1
+		return 0, false
 	}
 	timeout := s.sessionTimeoutMs()
 	lo, hi := now, now+timeout+1 // alive at lo, dead at hi (the last contact is at or before now)
@@ -689,7 +692,7 @@ func (s *live) lastHeartbeat(broker int32) int64 {
 			hi = mid
 		}
 	}
-	return hi - timeout - 1 - s.t0
+	return hi - timeout - 1 - s.t0, true
 }
 
 func (s *live) sessionTimeoutMs() int64 {

@@ -271,6 +271,27 @@ func TestKillFencesAfterTheSessionTimeoutAndLeadershipsMove(t *testing.T) {
 	assert.Equal(t, 12, total)
 }
 
+// A broker killed in the run's first second has been heard from only at its registration,
+// before time zero: the controller still knows when, and the fence says how long it was silent.
+func TestKillBeforeTheFirstHeartbeatNamesTheSilence(t *testing.T) {
+	b := started(t, `{"brokers":4,"partitions":12}`)
+	act := must[ActBody](t, b, "sim.act", `{"op":"kill","broker":1}`)
+	require.NotNil(t, act.LastHeartbeatMs, "the registration at start-up is a contact")
+	hb := *act.LastHeartbeatMs
+	assert.Less(t, hb, int64(0), "the registration was before time zero")
+	var fenceText string
+	for i := 0; i < 150 && fenceText == ""; i++ {
+		f, _ := frameAt(t, b, "sim.advance", `{"ms":100,"layout":1}`)
+		for _, e := range f.Events {
+			if e.Kind == KindBroker && strings.HasPrefix(e.Text, "broker 1 fenced") {
+				fenceText = e.Text
+				assert.Equal(t, fmt.Sprintf("broker 1 fenced: no heartbeat for %s ms (broker.session.timeout.ms is 9,000 ms)", thousands(e.TimeMs-hb)), e.Text)
+			}
+		}
+	}
+	require.NotEmpty(t, fenceText, "broker 1 was fenced within 15 s")
+}
+
 func texts(evs []LogEvent) []string {
 	out := make([]string, len(evs))
 	for i, e := range evs {

@@ -208,7 +208,9 @@ export interface ActBody {
   timeMs: number;
   /**
    * LastHeartbeatMs is, for kill and shutdown, when the active controller last heard from
-   * the broker (-1 when unknown): the broker is fenced broker.session.timeout.ms after it.
+   * the broker, absent when unknown (no active controller, or no live session); negative
+   * when it was before the run's time zero, as a broker's registration at start-up is. The
+   * broker is fenced broker.session.timeout.ms after it.
    */
   lastHeartbeatMs?: number;
   /**
