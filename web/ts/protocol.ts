@@ -185,6 +185,12 @@ export class WorkerClient {
       if (typeof raw === "object" && raw !== null && "text" in raw && "data" in raw) {
         text = (raw as { text: unknown }).text;
         data = (raw as { data: ArrayBuffer }).data;
+        // The message event keeps this object until V8's next major collection (Blink's
+        // objects go only then), and everything it points to with it: every frame's text
+        // and attachment would outlive the young generation and pile up in the old one.
+        // Emptied, it holds nothing, and a frame dies young once drawn.
+        (raw as { text: unknown }).text = undefined;
+        (raw as { data: unknown }).data = undefined;
         if (!(data instanceof ArrayBuffer)) throw new Error("attachment is not an ArrayBuffer");
       }
       if (typeof text !== "string") throw new Error("not a string");
