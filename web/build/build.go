@@ -79,6 +79,10 @@ type Options struct {
 	// on the wasm and gzip's several, so the edit loop (`make run`, served on loopback) and
 	// tests that do not need them leave both off.
 	Gzip, Brotli bool
+	// BrotliCache is a directory that keeps the wasm programs' .br copies by content
+	// (brotlicache.go, DefaultBrotliCache): a program byte for byte one compressed before
+	// takes the copy kept then instead of tens of seconds of compression. Empty: no cache.
+	BrotliCache string
 	// Go is the go command used for the wasm build and for locating wasm_exec.js. Empty means
 	// "go" from PATH. Both must come from the same toolchain: wasm_exec.js is tied to the Go
 	// release that compiled the binary.
@@ -201,7 +205,7 @@ func Build(ctx context.Context, o Options) ([]Asset, error) {
 	var assets []Asset
 	err = step("compress", func() error {
 		var err error
-		assets, err = compressAll(out, o.Gzip, o.Brotli)
+		assets, err = compressAll(out, o.Gzip, o.Brotli, o.BrotliCache, logf)
 		return err
 	})
 	for i := range assets {
@@ -723,7 +727,7 @@ var compressible = map[string]bool{
 
 // compressAll writes the .gz/.br copies, one goroutine per file (the wasm dominates, so the
 // parallelism mostly overlaps it with everything else), and lists every file with its sizes.
-func compressAll(out string, gz, br bool) ([]Asset, error) {
+func compressAll(out string, gz, br bool, brotliCache string, logf func(string, ...any)) ([]Asset, error) {
 	var assets []Asset
 	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
@@ -755,14 +759,14 @@ func compressAll(out string, gz, br bool) ([]Asset, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = compressOne(filepath.Join(out, filepath.FromSlash(a.Name)), a, gz, br)
+			errs[i] = compressOne(filepath.Join(out, filepath.FromSlash(a.Name)), a, gz, br, brotliCache, logf)
 		}()
 	}
 	wg.Wait()
 	return assets, errors.Join(errs...)
 }
 
-func compressOne(path string, a *Asset, gz, br bool) error {
+func compressOne(path string, a *Asset, gz, br bool, brotliCache string, logf func(string, ...any)) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -783,7 +787,15 @@ func compressOne(path string, a *Asset, gz, br bool) error {
 		}
 	}
 	if br {
-		b, err := brotliBest(raw)
+		var b []byte
+		if brotliCache != "" && cachedFile(a.Name) {
+			var hit bool
+			if b, hit, err = brotliCached(brotliCache, raw); hit {
+				logf("%-10s %s: its copy from the cache (%s)", "brotli", a.Name, brotliCache)
+			}
+		} else {
+			b, err = brotliBest(raw)
+		}
 		if err != nil {
 			return err
 		}

@@ -194,7 +194,7 @@ func TestCompressedCopiesRoundTripAndAreReproducible(t *testing.T) {
 	sourceMap := filepath.Join(dir, "app.js.map")
 	require.NoError(t, os.WriteFile(sourceMap, bytes.Repeat([]byte(`{"mappings":"AAAA"}`), 500), 0o644))
 
-	assets, err := compressAll(dir, true, true)
+	assets, err := compressAll(dir, true, true, "", func(string, ...any) {})
 	require.NoError(t, err)
 	require.Len(t, assets, 4)
 	assert.Equal(t, "app.js", assets[0].Name)
@@ -223,7 +223,7 @@ func TestCompressedCopiesRoundTripAndAreReproducible(t *testing.T) {
 
 	// Identical input, identical bytes: the server's ETags survive a no-op rebuild.
 	require.NoError(t, os.Remove(big+".gz"))
-	_, err = compressAll(dir, true, false)
+	_, err = compressAll(dir, true, false, "", func(string, ...any) {})
 	require.NoError(t, err)
 	gz2, err := os.ReadFile(big + ".gz")
 	require.NoError(t, err)
