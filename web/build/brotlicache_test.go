@@ -27,7 +27,7 @@ func TestBrotliCacheGivesTheCopyOfTheSameBytesOnly(t *testing.T) {
 		out := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(out, "kraftlab.wasm"), content, 0o644))
 		var b strings.Builder
-		_, err := compressAll(out, false, true, cache, func(f string, args ...any) { fmt.Fprintf(&b, f+"\n", args...) })
+		_, err := compressAll(out, compression{brotli: true, brotliCache: cache, logf: func(f string, args ...any) { fmt.Fprintf(&b, f+"\n", args...) }})
 		require.NoError(t, err)
 		br, err = os.ReadFile(filepath.Join(out, "kraftlab.wasm.br"))
 		require.NoError(t, err)
