@@ -27,6 +27,7 @@ func main() {
 	gz := flag.Bool("gzip", true, "write .gz copies")
 	br := flag.Bool("brotli", true, "write .br copies")
 	dev := flag.Bool("dev", false, "the edit loop's build: no .gz or .br copies (brotli at its best quality takes tens of seconds; on loopback the raw files cost nothing), no service worker (it would serve the previous build until its pages close), and plain file names instead of content-hashed ones")
+	brotliCache := flag.String("brotli-cache", build.DefaultBrotliCache(), "where the wasm programs' .br copies are kept by content, so that a program byte for byte one built before is not compressed again (\"\": no cache)")
 	lines := flag.Bool("lines", false, "keep the wasm programs' file, line and inlining tables (tracebacks with file:line; about 130 KB more each, brotli)")
 	quiet := flag.Bool("q", false, "print nothing but errors")
 	flag.Parse()
@@ -35,7 +36,7 @@ func main() {
 		*gz, *br = false, false
 	}
 	start := time.Now()
-	opts := build.Options{Out: *out, Version: *version, Gzip: *gz, Brotli: *br, Offline: !*dev, Hash: !*dev, KeepLines: *lines}
+	opts := build.Options{Out: *out, Version: *version, Gzip: *gz, Brotli: *br, BrotliCache: *brotliCache, Offline: !*dev, Hash: !*dev, KeepLines: *lines}
 	if !*quiet {
 		opts.Log = os.Stderr
 	}

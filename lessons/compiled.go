@@ -115,13 +115,33 @@ type compiledAction struct {
 // JSON (compiled.json) and the Go source of the expression table (compiled_exprs.go).
 // Expressions with the same source share one entry.
 func EncodeCourse(course []*Lesson) (data, exprs []byte, err error) {
+	pics, err := goalPictures(course)
+	if err != nil {
+		return nil, nil, err
+	}
+	return encodeCourse(course, pics)
+}
+
+// goalPictures is each lesson's GoalPictures, in the course's order.
+func goalPictures(course []*Lesson) ([][]*Picture, error) {
+	pics := make([][]*Picture, len(course))
+	for i, l := range course {
+		var err error
+		if pics[i], err = l.GoalPictures(); err != nil {
+			return nil, err
+		}
+	}
+	return pics, nil
+}
+
+// encodeCourse is EncodeCourse with the goal pictures given (goalPictures): replaying the
+// course for them is most of the work, and TestCompiledCourseIsTheCourse compares the same
+// pictures with what the compiled course decodes to.
+func encodeCourse(course []*Lesson, pictures [][]*Picture) (data, exprs []byte, err error) {
 	t := &exprTable{index: map[string]int{}}
 	out := make([]compiledLesson, len(course))
 	for i, l := range course {
-		pics, err := l.GoalPictures()
-		if err != nil {
-			return nil, nil, err
-		}
+		pics := pictures[i]
 		c := compiledLesson{File: l.File, ID: l.ID, Title: l.Title, Summary: l.Summary, Links: l.Links,
 			Intro: l.Intro, Scenario: string(l.ScenarioJSON), Events: string(l.events),
 			StartMs: l.StartMs, LimitMs: l.LimitMs, Steps: make([]compiledStep, len(l.Steps)), Talk: l.Talk}

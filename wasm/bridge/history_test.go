@@ -140,6 +140,7 @@ func TestAnActionAfterScrubbingBackRewritesTheFuture(t *testing.T) {
 }
 
 func TestExportReplaysWithTheCLIToTheSameState(t *testing.T) {
+	jsskip.CoveredNatively(t, "the page's run against the CLI's run of its export, both in this process")
 	const end = 400_000
 	b := playScript(t, end)
 	exp := must[ExportBody](t, b, "sim.export", "")

@@ -194,7 +194,7 @@ func TestCompressedCopiesRoundTripAndAreReproducible(t *testing.T) {
 	sourceMap := filepath.Join(dir, "app.js.map")
 	require.NoError(t, os.WriteFile(sourceMap, bytes.Repeat([]byte(`{"mappings":"AAAA"}`), 500), 0o644))
 
-	assets, err := compressAll(dir, true, true)
+	assets, err := compressAll(dir, compression{gzip: true, brotli: true})
 	require.NoError(t, err)
 	require.Len(t, assets, 4)
 	assert.Equal(t, "app.js", assets[0].Name)
@@ -223,11 +223,24 @@ func TestCompressedCopiesRoundTripAndAreReproducible(t *testing.T) {
 
 	// Identical input, identical bytes: the server's ETags survive a no-op rebuild.
 	require.NoError(t, os.Remove(big+".gz"))
-	_, err = compressAll(dir, true, false)
+	_, err = compressAll(dir, compression{gzip: true})
 	require.NoError(t, err)
 	gz2, err := os.ReadFile(big + ".gz")
 	require.NoError(t, err)
 	assert.Equal(t, gz, gz2)
+
+	// Another level (the end-to-end tests' GzipLevel) writes another copy of the same file.
+	require.NoError(t, os.Remove(big+".gz"))
+	_, err = compressAll(dir, compression{gzip: true, gzipLevel: gzip.BestSpeed})
+	require.NoError(t, err)
+	fast, err := os.ReadFile(big + ".gz")
+	require.NoError(t, err)
+	assert.NotEqual(t, gz, fast)
+	zr, err = gzip.NewReader(bytes.NewReader(fast))
+	require.NoError(t, err)
+	got, err = io.ReadAll(zr)
+	require.NoError(t, err)
+	assert.Equal(t, content, got)
 	_, err = os.Stat(tiny + ".gz")
 	assert.True(t, os.IsNotExist(err))
 }

@@ -24,13 +24,14 @@ func TestReliability(t *testing.T) {
 	bctx := sharedBrowser(t, exe)
 
 	t.Run("bad lab links are explained and the defaults start", func(t *testing.T) {
+		// A link of the wrong shape, and one naming a field the page's form does not have
+		// (the page's own list of fields). The other refusals of decodeLabLink (not base64url,
+		// not JSON, a field of the wrong type) are each named in web/ts/test/links.test.ts and
+		// shown by this same path: each costs a page load here.
 		b64 := base64.RawURLEncoding.EncodeToString
 		for _, c := range []struct{ name, fragment, says string }{
 			{"wrong types", b64([]byte(`{"preset":"small","d":{},"pol":"abc"}`)), `its field "pol" is "abc", not a list of policies`},
-			{"wrong field type", b64([]byte(`{"preset":"small","d":{"brokers":3}}`)), `its field "d.brokers" is 3, not text`},
 			{"unknown field", b64([]byte(`{"preset":"small","d":{"x":"1"}}`)), `it names a form field "x" that the lab does not have`},
-			{"not JSON", b64([]byte(`{"preset":`)), "it is not JSON"},
-			{"corrupt", "%%%not-base64", "it is not base64url text"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				tb := newTab(t, bctx)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kraftlab/kraftlab/internal/jsskip"
 	"github.com/kraftlab/kraftlab/wasm/bridge"
 )
 
@@ -140,6 +141,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // workers of the other runs (imported): the runs they play, gathered, make the report of one
 // worker that imported the texts and played every run itself.
 func TestRehearseHandsTheImportedClusterOver(t *testing.T) {
+	jsskip.CoveredNatively(t, "runs of a handed-over cluster against one worker's rehearsal, both in this process")
 	topics, logDirs, rates := fixtureText(t, "topics-4x.txt"), fixtureText(t, "log-dirs.txt"), fixtureText(t, "rates.prom")
 	body := func(extra map[string]any) map[string]any {
 		out := map[string]any{"description": map[string]any{"data_bytes_per_broker": 1e9}, "plan": "rolling-restart all timeout=10m\n",

@@ -31,9 +31,12 @@ test("share link: each wrong part is named", async () => {
     ["#v=0&t=0&s=AA", /format version \(v=\) is 0, but link formats start at 1/],
     ["#v=x&t=0&s=AA", /format version \(v=\) is "x", not a whole number/],
     ["#v=9&t=0&s=AA", /newer KRaft Lab/],
+    ["#v=7&t=0&s=AA", /^it was made by a newer KRaft Lab \(link format 7; this page reads format 1 and older\)$/],
     ["#v=1&t=-5&s=AA", /time \(t=\) is "-5"/],
+    ["#v=1&t=soon&s=AAAA", /^its time \(t=\) is "soon", not a whole number of milliseconds$/],
     ["#v=1&t=0", /no scenario/],
     ["#v=1&t=0&s=%%%", /not valid base64url/],
+    ["#v=1&t=0&s=**not*base64**", /^its scenario \(s=\) is not valid base64url text$/],
     ["#v=1&t=0&s=AAAA", /not deflate-compressed|not JSON/],
   ];
   for (const [hash, want] of cases) {
@@ -61,8 +64,9 @@ test("lab link: each wrong field is named", async () => {
     [b64('{"preset":"small","d":{},"g":["a"]}'), /its field "g"/],
     [b64('{"preset":"small","d":{},"r":"sweep"}'), /its field "r"/],
     [b64("[1,2]"), /not an object/],
-    [b64('{"preset":'), /not JSON/],
+    [b64('{"preset":'), /^it is not JSON: /],
     ["%%%", /not base64url/],
+    ["%%%not-base64", /^it is not base64url text$/],
     [b64bytes(new Uint8Array([0xff, 0xfe])), /not base64url-encoded UTF-8/],
   ];
   for (const [frag, want] of cases) {
