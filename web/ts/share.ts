@@ -146,6 +146,8 @@ export class LinkKeeper {
   private held = false;
   /** The scenario last compressed and its `s` part, ready for a synchronous write. */
   private packed: { scenario: string; s: string } | undefined;
+  /** How many times the URL was written: an asynchronous write overtaken by another is dropped. */
+  private writes = 0;
   /** When the URL was last written (performance.now()). */
   private writtenAt = -Infinity;
   /** The pending write of a time alone (see setTime). */
@@ -189,6 +191,7 @@ export class LinkKeeper {
   }
 
   private write(frag: string): void {
+    this.writes++;
     this.writtenAt = performance.now();
     if (frag !== this.written) {
       this.written = frag;
@@ -224,7 +227,11 @@ export class LinkKeeper {
     window.clearTimeout(this.timer);
     this.timer = 0;
     if (this.scenario === undefined || this.held) return location.href;
-    this.write(await encodeRun({ scenario: this.scenario, timeMs: this.timeMs }));
+    const writes = this.writes;
+    const frag = await encodeRun({ scenario: this.scenario, timeMs: this.timeMs });
+    // A synchronous write while this one compressed (flushNow: the page hidden or left) wrote a
+    // later moment of the same actions; this one's would take the URL back, maybe for good.
+    if (this.writes === writes) this.write(frag);
     return location.href;
   }
 

@@ -190,12 +190,20 @@ test("while the worker cannot keep up, one more request waits in its queue", asy
   assert.equal(h.pending.length, 8, "a paused run asks for nothing more");
 });
 
-test("a step that waited in the worker's queue is timed from the reply before it", async (t) => {
+test("a step that waited in the worker's queue is timed from the reply before it", async () => {
   // The page's clock is the test's: waited for in real time, the 80 ms below lasted longer on
   // a loaded machine and the budget came out smaller than the rule gives.
   let clock = performance.now();
   Object.defineProperty(performance, "now", { value: () => clock, configurable: true });
-  t.after(() => delete (performance as { now?: unknown }).now);
+  try {
+    await queuedStepBudget(() => (clock += 80));
+  } finally {
+    delete (performance as { now?: unknown }).now;
+  }
+});
+
+/** The queued-step test's body; wait80 lets 80 ms pass on the page's clock. */
+async function queuedStepBudget(wait80: () => void): Promise<void> {
   const h = harness();
   h.sim["begin"]({} as StartBody);
   h.sim.setSpeed(10_000);
@@ -212,7 +220,7 @@ test("a step that waited in the worker's queue is timed from the reply before it
   assert.equal(h.pending[3].budgetMs, 30);
   // The first comes back 80 ms later, having spent its budget: 50 ms of overhead. The second
   // comes right after it: its step cost its budget, not the 80 ms it waited.
-  clock += 80;
+  wait80();
   h.pending[2].release(2);
   await h.settle();
   h.pending[3].release(3);
@@ -223,4 +231,4 @@ test("a step that waited in the worker's queue is timed from the reply before it
   // budget of 21 ms. Timed from its send, the second would have cost 50 ms as well (22 ms
   // smoothed: a budget of 8 ms).
   assert.equal(h.pending[4].budgetMs, 21, "after a late step and a queued one");
-});
+}
