@@ -730,8 +730,6 @@ var compressible = map[string]bool{
 	".json": true, ".txt": true, ".md": true,
 }
 
-// compressAll writes the .gz/.br copies, one goroutine per file (the wasm dominates, so the
-// parallelism mostly overlaps it with everything else), and lists every file with its sizes.
 // compression is what compressAll writes: .gz copies at gzipLevel (0: the best), .br copies
 // through brotliCache when it is not "" (brotlicache.go), and where it logs.
 type compression struct {
@@ -741,6 +739,8 @@ type compression struct {
 	logf         func(string, ...any)
 }
 
+// compressAll writes the .gz/.br copies, one goroutine per file (the wasm dominates, so the
+// parallelism mostly overlaps it with everything else), and lists every file with its sizes.
 func compressAll(out string, c compression) ([]Asset, error) {
 	var assets []Asset
 	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
