@@ -42,6 +42,9 @@ function nodeName(id: number): string {
   return id >= 3000 ? `controller ${id}` : `broker ${id}`;
 }
 
+/** A controller role's short word (S.canvasRoleShort). */
+const ROLE_SHORT: Readonly<Record<string, string>> = { follower: "follow.", candidate: "cand.", prospective: "prosp.", unattached: "unatt.", resigned: "resign." };
+
 export const S = {
   appTitle: "KRaft Lab",
   labLink: "Config lab: compare policies on your cluster",
@@ -193,8 +196,7 @@ export const S = {
    * A role's short word, where a compact controller box (render.ts) is too narrow for the
    * whole one; undefined where it has none.
    */
-  canvasRoleShort: (role: string): string | undefined =>
-    ({ follower: "follow.", candidate: "cand.", prospective: "prosp.", unattached: "unatt.", resigned: "resign." })[role],
+  canvasRoleShort: (role: string): string | undefined => ROLE_SHORT[role],
   canvasOffsets: (hw: number, end: number) => `HW ${num(hw)} · end ${num(end)}`,
   canvasBroker: (id: number) => `broker ${id}`,
   canvasState: (state: string, fenced: boolean, shuttingDown: boolean) => {
