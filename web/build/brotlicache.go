@@ -114,14 +114,14 @@ func pruneBrotliCache(dir string) {
 	if err != nil {
 		return
 	}
-	type copy struct {
+	type kept struct {
 		name string
 		used int64
 	}
-	var copies []copy
+	var copies []kept
 	for _, e := range entries {
 		if info, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".br") {
-			copies = append(copies, copy{e.Name(), info.ModTime().UnixNano()})
+			copies = append(copies, kept{e.Name(), info.ModTime().UnixNano()})
 		}
 	}
 	sort.Slice(copies, func(i, j int) bool { return copies[i].used > copies[j].used })
